@@ -1,0 +1,43 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from './context.ts';
+import type { App } from './http/app-types.ts';
+import { installEnvelopeHandlers } from './http/envelope.ts';
+import { installOpenApi } from './http/openapi.ts';
+import { ROUTES } from './http/routes/index.ts';
+import { installSecurityHeaders } from './http/security.ts';
+import { installWebApp } from './http/web-app.ts';
+import { loggerOptions } from './logging.ts';
+
+export interface BuildOptions {
+  /** Override the logger (tests pass a stream to capture or silence logs). */
+  logger?: FastifyInstance['log'] | boolean;
+  /** Largest JSON body accepted, in bytes. */
+  bodyLimit?: number;
+}
+
+/** The HTTP application: envelope errors, security headers, OpenAPI, every route, and the web app. */
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
+  const base = Fastify({
+    loggerInstance: typeof options.logger === 'object' ? options.logger : undefined,
+    logger:
+      typeof options.logger === 'object'
+        ? undefined
+        : options.logger === false
+          ? false
+          : loggerOptions(ctx.config.logLevel),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    trustProxy: true,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+  base.setValidatorCompiler(validatorCompiler);
+  base.setSerializerCompiler(serializerCompiler);
+  const app = base.withTypeProvider<ZodTypeProvider>();
+  installEnvelopeHandlers(app);
+  installSecurityHeaders(app);
+  await installOpenApi(app, ctx.config.publicUrl);
+  for (const register of ROUTES) await register(app, ctx);
+  await installWebApp(app, ctx.config.webDist);
+  return app;
+}

@@ -1,0 +1,112 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { BILLING_MODES } from '@skyferry/contract';
+
+/**
+ * Configuration from the environment, validated once at start. Every variable is documented in
+ * the README's configuration table; keep the two in step.
+ */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  SKYFERRY_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.string().optional(),
+  REDIS_URL: z.string().url().optional(),
+  SKYFERRY_SECRET: z.string().min(32, 'SKYFERRY_SECRET must have at least 32 characters').optional(),
+  PUBLIC_URL: z.string().url().optional(),
+  BILLING_MODE: z.enum(BILLING_MODES).default('off'),
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().default('Skyferry <no-reply@skyferry.local>'),
+  SKYFERRY_LOCAL_ROOTS: z.string().optional(),
+  SKYFERRY_WEB_DIST: z.string().optional(),
+  SKYFERRY_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  SKYFERRY_SERVICE_NOTICE: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  /** Master secret: credentials encryption and token signing keys derive from it. */
+  secret: string;
+  publicUrl: string;
+  billingMode: Env['BILLING_MODE'];
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  outboxDir: string;
+  /** Folders the local-folder cloud kind may use. */
+  localRoots: string[];
+  webDist: string;
+  workers: number;
+  serviceNotice: string | undefined;
+  logLevel: Env['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === 'localhost' || host === '::1';
+}
+
+/** Reads the secret from the data dir, generating it (0600) on first start. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${detail}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(cwd, e.SKYFERRY_DATA_DIR);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const secret = e.SKYFERRY_SECRET ?? loadOrCreateSecret(dataDir);
+  const databaseUrl = e.DATABASE_URL ?? join(dataDir, 'skyferry.db');
+  const shownHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
+  const publicUrl = (e.PUBLIC_URL ?? `http://${shownHost}:${e.PORT}`).replace(/\/+$/, '');
+  const localRoots =
+    e.SKYFERRY_LOCAL_ROOTS !== undefined
+      ? e.SKYFERRY_LOCAL_ROOTS.split(':')
+          .filter(Boolean)
+          .map((p) => resolve(cwd, p))
+      : isLoopback(e.HOST)
+        ? [homedir()]
+        : [];
+  for (const root of localRoots) {
+    if (!isAbsolute(root)) throw new ConfigError(`SKYFERRY_LOCAL_ROOTS entry is not absolute: ${root}`);
+  }
+  const webDist = resolve(cwd, e.SKYFERRY_WEB_DIST ?? join(import.meta.dirname, '../../web/dist'));
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl,
+    redisUrl: e.REDIS_URL,
+    secret,
+    publicUrl,
+    billingMode: e.BILLING_MODE,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    outboxDir: join(dataDir, 'outbox'),
+    localRoots,
+    webDist,
+    workers: e.SKYFERRY_WORKERS,
+    serviceNotice: e.SKYFERRY_SERVICE_NOTICE,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,86 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { Code, fail, message, type Language } from '@skyferry/contract';
+import { ApiError } from './errors.ts';
+import { requestLanguage } from './language.ts';
+
+function send(reply: FastifyReply, status: number, code: number, msg: string, data: unknown = null) {
+  return reply
+    .status(status)
+    .type('application/json; charset=utf-8')
+    .send(fail(code, msg, data));
+}
+
+/** A readable summary of zod issues: "body.email: Invalid email address; querystring.page: ...". */
+function describeValidation(error: FastifyError & { validation?: unknown; validationContext?: string }): string {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    return error.validation
+      .map((issue) => {
+        const where = [
+          error.validationContext,
+          ...(issue.instancePath ? issue.instancePath.split('/').filter(Boolean) : []),
+        ]
+          .filter(Boolean)
+          .join('.');
+        return `${where}: ${issue.message}`;
+      })
+      .join('; ');
+  }
+  return error.message;
+}
+
+/** Every error leaves as the envelope with the right code and HTTP status, never a stack trace. */
+export function installEnvelopeHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const lang: Language = requestLanguage(request);
+    if (error instanceof ApiError) {
+      return send(reply, error.status, error.code, message(lang, error.key, error.params), error.data);
+    }
+    if (error.validation) {
+      return send(
+        reply,
+        400,
+        Code.BAD_REQUEST,
+        message(lang, 'invalid_request', { detail: describeValidation(error) }),
+      );
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return send(reply, 400, Code.BAD_REQUEST, message(lang, 'invalid_json'));
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return send(reply, 413, Code.PAYLOAD_TOO_LARGE, message(lang, 'body_too_large'));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return send(reply, 400, Code.BAD_REQUEST, message(lang, 'invalid_request', { detail: error.message }));
+      default:
+        break;
+    }
+    if (error instanceof SyntaxError) {
+      return send(reply, 400, Code.BAD_REQUEST, message(lang, 'invalid_json'));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const code = status === 404 ? Code.NOT_FOUND : status === 429 ? Code.RATE_LIMITED : Code.BAD_REQUEST;
+      return send(
+        reply,
+        status,
+        code,
+        message(lang, code === Code.RATE_LIMITED ? 'too_many_requests' : 'invalid_request', { detail: error.message }),
+      );
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(reply, 500, Code.INTERNAL, message(lang, 'server_error'));
+  });
+}
+
+/** The envelope for an unknown API path. */
+export function apiNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const lang = requestLanguage(request);
+  return send(
+    reply,
+    404,
+    Code.NOT_FOUND,
+    message(lang, 'route_not_found', { method: request.method, path: request.url.split('?')[0] ?? '' }),
+  );
+}

@@ -1,0 +1,153 @@
+import {
+  Code,
+  FRONT_END_VERSION,
+  HEADERS,
+  PLATFORM,
+  PRODUCT_ID,
+  TIMEOUTS,
+  isEnvelope,
+  type Language,
+} from '@skyferry/contract';
+
+/** Who is calling: read at each request so a login or refresh takes effect at once. */
+export interface ClientIdentity {
+  tokenType?: string;
+  accessToken?: string;
+  tempToken?: string;
+  uid?: string;
+  email?: string;
+}
+
+export interface ClientEnvironment {
+  identity(): ClientIdentity;
+  language(): Language;
+  runtime(): 'web' | 'app-win' | 'app-mac';
+  debug?: () => boolean;
+}
+
+/** A response whose envelope code is not 0: the code, the server's message (already translated), and data. */
+export class ApiRequestError extends Error {
+  readonly code: number;
+  readonly status: number;
+  readonly data: unknown;
+  constructor(code: number, msg: string, status: number, data: unknown) {
+    super(msg);
+    this.name = 'ApiRequestError';
+    this.code = code;
+    this.status = status;
+    this.data = data;
+  }
+  get isUnauthenticated(): boolean {
+    return this.code === Code.UNAUTHENTICATED;
+  }
+}
+
+/** The request never got an answer: offline, refused, or timed out. */
+export class NetworkError extends Error {
+  readonly timedOut: boolean;
+  constructor(message: string, timedOut: boolean) {
+    super(message);
+    this.name = 'NetworkError';
+    this.timedOut = timedOut;
+  }
+}
+
+const UUID_KEY = 'skyferry.uuid';
+function deviceUuid(): string {
+  try {
+    let id = localStorage.getItem(UUID_KEY);
+    if (!id) {
+      id = crypto.randomUUID();
+      localStorage.setItem(UUID_KEY, id);
+    }
+    return id;
+  } catch {
+    return 'no-storage';
+  }
+}
+
+let env: ClientEnvironment = {
+  identity: () => ({}),
+  language: () => 'en',
+  runtime: () => 'web',
+};
+
+export function configureClient(next: ClientEnvironment): void {
+  env = next;
+}
+
+/** The headers every main call sends (spec section 7). */
+export function requestHeaders(): Record<string, string> {
+  const id = env.identity();
+  const runtime = env.runtime();
+  const platform = runtime === 'app-win' ? PLATFORM.windows : runtime === 'app-mac' ? PLATFORM.mac : PLATFORM.web;
+  const pid = runtime === 'app-win' ? PRODUCT_ID.windows : runtime === 'app-mac' ? PRODUCT_ID.mac : PRODUCT_ID.web;
+  const headers: Record<string, string> = {
+    [HEADERS.language]: env.language(),
+    [HEADERS.timezone]: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    [HEADERS.platform]: String(platform),
+    [HEADERS.pid]: String(pid),
+    [HEADERS.timestamp]: String(Date.now()),
+    [HEADERS.version]: FRONT_END_VERSION,
+    [HEADERS.uuid]: deviceUuid(),
+  };
+  if (id.accessToken) headers[HEADERS.authorization] = `${id.tokenType ?? 'Bearer'} ${id.accessToken}`;
+  if (id.tempToken) headers[HEADERS.tempAuthorization] = id.tempToken;
+  if (id.uid) headers[HEADERS.uid] = id.uid;
+  if (id.email) headers[HEADERS.email] = id.email;
+  if (env.debug?.()) headers[HEADERS.tempDebug] = '1';
+  return headers;
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined>;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * Calls the API and unwraps the envelope: resolves with `data` when code is 0, rejects with
+ * ApiRequestError otherwise, or NetworkError when no answer came (60 s timeout, POST by default).
+ */
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const method = options.method ?? 'POST';
+  const url = new URL(path, window.location.origin);
+  for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+  const controller = new AbortController();
+  const timeout = setTimeout(
+    () => controller.abort(new DOMException('timeout', 'TimeoutError')),
+    options.timeoutMs ?? TIMEOUTS.mainRequest,
+  );
+  const onAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const headers = requestHeaders();
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: controller.signal,
+      credentials: 'same-origin',
+    });
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    const timedOut = controller.signal.aborted;
+    throw new NetworkError(timedOut ? 'Server did not respond, please try again later.' : 'Network Error', timedOut);
+  } finally {
+    clearTimeout(timeout);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    throw new ApiRequestError(Code.INTERNAL, 'Server did not respond, please try again later.', response.status, null);
+  }
+  if (!isEnvelope(body)) throw new ApiRequestError(Code.INTERNAL, 'An unknown error occurred', response.status, null);
+  if (body.code !== Code.OK) throw new ApiRequestError(body.code, body.msg, response.status, body.data);
+  return body.data as T;
+}

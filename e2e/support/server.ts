@@ -1,0 +1,53 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface RunningSkyferry {
+  url: string;
+  dataDir: string;
+  child: ChildProcess;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+const MAIN = resolve(import.meta.dirname, '../../apps/server/src/main.ts');
+
+/** Starts the real Skyferry server (embedded defaults) on a free port with its own data folder. */
+export async function startSkyferry(env: Record<string, string> = {}): Promise<RunningSkyferry> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'skyferry-e2e-'));
+  let logs = '';
+  const child = fork(MAIN, [], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SKYFERRY_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  child.stdout?.on('data', (c: Buffer) => (logs += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (logs += c.toString()));
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), 30_000);
+    child.on('message', (msg: { type?: string; url?: string }) => {
+      if (msg.type === 'listening' && msg.url) {
+        clearTimeout(timer);
+        resolvePromise(msg.url);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${logs}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    child,
+    logs: () => logs,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,2 @@
+// Zod schemas of every call, one file per area. Server routes validate with them; the web client types its calls with them.
+export * from './common.ts';

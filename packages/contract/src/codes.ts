@@ -1,0 +1,89 @@
+/**
+ * Response codes carried in the envelope's `code`. 0 is success.
+ * The spec's own codes (section 8) keep their numbers; Skyferry's additions use six-digit codes
+ * whose first three digits are the HTTP status they travel with.
+ */
+export const Code = {
+  OK: 0,
+  // Spec section 8.
+  /** The request is malformed or invalid; msg says why. */
+  BAD_REQUEST: 400,
+  /** A connected cloud's authorisation has expired; the user must reauthorize it. */
+  CLOUD_AUTH_EXPIRED: 401,
+  /** The resource does not exist or is not the caller's. */
+  NOT_FOUND: 404,
+  /** The caller's access token is missing, invalid or expired (passes through; the client refreshes). */
+  UNAUTHENTICATED: 140013,
+  /** A refresh or auto-login credential was rejected: the client does a light logout. */
+  REFRESH_REJECTED: 230011,
+  /** A ticket's e-mail address is malformed. */
+  EMAIL_FORMAT: 312212,
+  /** The user's licence has expired (or the feature needs a licence). */
+  LICENSE_EXPIRED: 4011001,
+  /** Not enough transfer traffic left. */
+  TRAFFIC_INSUFFICIENT: 4001001,
+  /** The payment provider's transaction cap was exceeded. */
+  TRANSACTION_CAP: 6007001,
+  // Skyferry's additions.
+  PREMIUM_REQUIRED: 403001,
+  CLOUD_LIMIT_REACHED: 403002,
+  FORBIDDEN: 403003,
+  CLOUD_ALREADY_BOUND: 409001,
+  ALREADY_EXISTS: 409002,
+  CONFIRM_SAME_CLOUD: 409003,
+  CONFIRM_INSUFFICIENT_SPACE: 409004,
+  CONFIRM_DELETIONS: 409005,
+  CONFLICT: 409006,
+  PAYLOAD_TOO_LARGE: 413001,
+  CLOUD_CREDENTIALS_INVALID: 422001,
+  RATE_LIMITED: 429001,
+  INTERNAL: 500001,
+  CLOUD_OPERATION_ERROR: 502001,
+  CLOUD_UNAVAILABLE: 503001,
+  INSUFFICIENT_TARGET_STORAGE: 507001,
+} as const;
+
+export type CodeName = keyof typeof Code;
+export type CodeValue = (typeof Code)[CodeName];
+
+/** What each code means, for documentation and the OpenAPI description. */
+export const CODE_MEANINGS: Record<CodeValue, string> = {
+  [Code.OK]: 'Success.',
+  [Code.BAD_REQUEST]: 'The request is invalid; msg tells why (or "An unknown error occurred").',
+  [Code.CLOUD_AUTH_EXPIRED]: 'The cloud authorisation has expired; reauthorize the cloud.',
+  [Code.NOT_FOUND]: 'Not found (or not yours). A progress poll answering 404 stops polling.',
+  [Code.UNAUTHENTICATED]: 'Not signed in, or the access token is invalid or expired.',
+  [Code.REFRESH_REJECTED]: 'The refresh or auto-login credential was rejected; the client does a light logout.',
+  [Code.EMAIL_FORMAT]: 'Email format error.',
+  [Code.LICENSE_EXPIRED]: 'Your current license has expired.',
+  [Code.TRAFFIC_INSUFFICIENT]: 'Your current remaining transfer data is insufficient.',
+  [Code.TRANSACTION_CAP]: 'Transaction cap exceeded.',
+  [Code.PREMIUM_REQUIRED]: 'This feature needs a premium licence.',
+  [Code.CLOUD_LIMIT_REACHED]: 'The maximum number of cloud drives is reached.',
+  [Code.FORBIDDEN]: 'The cloud or folder does not allow this operation.',
+  [Code.CLOUD_ALREADY_BOUND]: 'This cloud drive has been bound.',
+  [Code.ALREADY_EXISTS]: 'A file or folder with this name already exists.',
+  [Code.CONFIRM_SAME_CLOUD]: 'Source and target are the same cloud drive; confirm to continue.',
+  [Code.CONFIRM_INSUFFICIENT_SPACE]: 'Not enough space on a cloud drive; confirm to continue.',
+  [Code.CONFIRM_DELETIONS]: 'The sync would delete more than half of the target; confirm to continue.',
+  [Code.CONFLICT]: 'The request conflicts with the current state of the resource.',
+  [Code.PAYLOAD_TOO_LARGE]: 'The request body is too large.',
+  [Code.CLOUD_CREDENTIALS_INVALID]: 'The cloud credentials are incorrect.',
+  [Code.RATE_LIMITED]: 'Too many requests; try again later.',
+  [Code.INTERNAL]: 'Server did not respond, please try again later.',
+  [Code.CLOUD_OPERATION_ERROR]: 'The cloud drive reported an error.',
+  [Code.CLOUD_UNAVAILABLE]: 'The cloud drive could not be reached.',
+  [Code.INSUFFICIENT_TARGET_STORAGE]: 'Insufficient target cloud storage.',
+};
+
+/** The HTTP status each code travels with. */
+export function httpStatusOf(code: number): number {
+  if (code === Code.OK) return 200;
+  if (code === Code.BAD_REQUEST || code === Code.CLOUD_AUTH_EXPIRED || code === Code.NOT_FOUND) return code;
+  if (code === Code.UNAUTHENTICATED || code === Code.REFRESH_REJECTED) return 401;
+  if (code === Code.EMAIL_FORMAT) return 400;
+  if (code === Code.LICENSE_EXPIRED || code === Code.TRAFFIC_INSUFFICIENT) return 402;
+  if (code === Code.TRANSACTION_CAP) return 429;
+  if (code >= 100_000 && code <= 599_999) return Math.floor(code / 1000);
+  return 400;
+}

@@ -1,0 +1,87 @@
+import { STORAGE_BAR, TASK_NAME_TRUNCATION, USAGE_COLOUR } from './constants.ts';
+import { wallClockAt } from './time.ts';
+
+export const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB', 'YB'] as const;
+
+/** Bytes as B to YB, base 1024, 2 decimals ("1.50 MB"); 0 is "0 B". */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes <= 0) return '0 B';
+  let i = Math.floor(Math.log(bytes) / Math.log(1024));
+  i = Math.max(0, Math.min(i, BYTE_UNITS.length - 1));
+  let value = bytes / 1024 ** i;
+  // 1023.999 KB rounds to 1024.00 KB: carry it into the next unit.
+  if (Number(value.toFixed(2)) >= 1024 && i < BYTE_UNITS.length - 1) {
+    i += 1;
+    value = bytes / 1024 ** i;
+  }
+  return `${value.toFixed(2)} ${BYTE_UNITS[i]}`;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** YYYY/MM/DD in a time zone (default: the runtime's). */
+export function formatDate(instant: Date | number, timeZone?: string): string {
+  const w = wallClockAt(instant, timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
+  return `${w.year}/${pad(w.month)}/${pad(w.day)}`;
+}
+
+/** YYYY/MM/DD HH:mm:ss in a time zone (default: the runtime's). */
+export function formatDateTime(instant: Date | number, timeZone?: string): string {
+  const w = wallClockAt(instant, timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
+  return `${w.year}/${pad(w.month)}/${pad(w.day)} ${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
+}
+
+/** Whether a code point is shown double-width (East Asian wide and fullwidth, emoji). */
+export function isWideCodePoint(cp: number): boolean {
+  return (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0x303e) ||
+    (cp >= 0x3041 && cp <= 0x33ff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0xa000 && cp <= 0xa4cf) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  );
+}
+
+/** Visual width: wide characters count 2, others 1. */
+export function visualWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += isWideCodePoint(ch.codePointAt(0) ?? 0) ? 2 : 1;
+  return width;
+}
+
+/** A task file name over 23 wide-aware columns becomes its first 7 characters, "...", and its last 6. */
+export function truncateTaskName(name: string): string {
+  const { threshold, head, tail } = TASK_NAME_TRUNCATION;
+  if (visualWidth(name) <= threshold) return name;
+  const chars = Array.from(name);
+  return `${chars.slice(0, head).join('')}...${chars.slice(-tail).join('')}`;
+}
+
+export type UsageColour = 'danger' | 'warn' | 'normal';
+/** A cloud's usage bar colour: above .75 danger, above .5 warn. */
+export function usageColour(used: number, total: number): UsageColour {
+  if (!(total > 0)) return 'normal';
+  const ratio = used / total;
+  if (ratio > USAGE_COLOUR.danger) return 'danger';
+  if (ratio > USAGE_COLOUR.warn) return 'warn';
+  return 'normal';
+}
+
+export type StorageLevel = 'enough' | 'narrow' | 'hard';
+/** The storage bar: under .7 enough, under .9 narrow, otherwise hard. */
+export function storageLevel(used: number, total: number): StorageLevel {
+  if (!(total > 0)) return 'enough';
+  const ratio = used / total;
+  if (ratio < STORAGE_BAR.enough) return 'enough';
+  if (ratio < STORAGE_BAR.narrow) return 'narrow';
+  return 'hard';
+}

@@ -1,0 +1,55 @@
+export const LANGUAGES = ['en', 'ar', 'br', 'de', 'es', 'fr', 'it', 'ja', 'ko', 'nl'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const DEFAULT_LANGUAGE: Language = 'en';
+/** Local-storage key of the chosen language. */
+export const LANGUAGE_STORAGE_KEY = 'Language';
+
+export const LANGUAGE_NAMES: Record<Language, string> = {
+  en: 'English',
+  ar: 'العربية',
+  br: 'Português (Brasil)',
+  de: 'Deutsch',
+  es: 'Español',
+  fr: 'Français',
+  it: 'Italiano',
+  ja: '日本語',
+  ko: '한국어',
+  nl: 'Nederlands',
+};
+
+export function isRtl(lang: Language): boolean {
+  return lang === 'ar';
+}
+
+/** Maps a browser or header language tag to one of ours (pt maps to br); undefined when unsupported. */
+export function toLanguage(tag: string | null | undefined): Language | undefined {
+  if (!tag) return undefined;
+  const primary = tag.trim().toLowerCase().split(/[-_]/)[0] ?? '';
+  if (primary === 'pt') return 'br';
+  return (LANGUAGES as readonly string[]).includes(primary) ? (primary as Language) : undefined;
+}
+
+/** The language to use: the stored choice, then the browser's, then English. */
+export function pickLanguage(stored: string | null | undefined, browser: readonly string[]): Language {
+  const fromStored = toLanguage(stored);
+  if (fromStored) return fromStored;
+  for (const tag of browser) {
+    const lang = toLanguage(tag);
+    if (lang) return lang;
+  }
+  return DEFAULT_LANGUAGE;
+}
+
+/** Picks our language from an Accept-Language or X-Language header value. */
+export function languageFromHeader(value: string | undefined): Language {
+  if (!value) return DEFAULT_LANGUAGE;
+  const tags = value
+    .split(',')
+    .map((part) => {
+      const [tag, q] = part.trim().split(';q=');
+      return { tag: tag ?? '', q: q === undefined ? 1 : Number(q) };
+    })
+    .sort((a, b) => b.q - a.q)
+    .map((t) => t.tag);
+  return pickLanguage(undefined, tags);
+}

@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Migrator, type MigrationProvider } from 'kysely/migration';
+import pg from 'pg';
+import { migrations } from './migrations/index.ts';
+import type { Database } from './schema/index.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DbOptions {
+  /** A postgres:// URL, a SQLite file path, `sqlite:<path>` or `:memory:`. */
+  url: string;
+  /** Connection pool size for PostgreSQL. */
+  poolSize?: number;
+}
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: Dialect;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// PostgreSQL returns int8 and numeric as strings; every bigint we store is a millisecond time or a
+// byte count, well inside Number's exact range.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export function dialectOf(url: string): Dialect {
+  return /^postgres(ql)?:\/\//i.test(url) ? 'postgres' : 'sqlite';
+}
+
+export function createDb(options: DbOptions): Db {
+  const dialect = dialectOf(options.url);
+  let kysely: Kysely<Database>;
+  if (dialect === 'postgres') {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    const file = options.url.replace(/^sqlite:(\/\/)?/, '');
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('synchronous = NORMAL');
+    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  }
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  return {
+    kysely,
+    dialect,
+    async migrate() {
+      const migrator = new Migrator({ db: kysely, provider });
+      const { error, results } = await migrator.migrateToLatest();
+      const failed = results?.find((r) => r.status === 'Error');
+      if (error || failed) {
+        throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+      }
+    },
+    async close() {
+      await kysely.destroy();
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely/migration';
+import * as m0001 from './0001_foundation.ts';
+
+/**
+ * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
+ * next number. Each area of the product owns its own files.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};

@@ -1,0 +1,131 @@
+import type { Readable } from 'node:stream';
+
+/** Hash kinds a service may report or accept. */
+export type HashType = 'md5' | 'sha1' | 'sha256' | 'crc32' | 'quickxor' | 'dropbox';
+export type Hashes = Partial<Record<HashType, string>>;
+
+export type EntryKind = 'file' | 'dir';
+
+/** A file or folder in a cloud. Paths are POSIX-style and absolute inside the cloud ("/a/b.txt"). */
+export interface Entry {
+  path: string;
+  name: string;
+  kind: EntryKind;
+  /** Bytes; 0 for folders. */
+  size: number;
+  /** The service's own id where it has one (ID-based services). */
+  id?: string;
+  modTime?: Date;
+  mimeType?: string;
+  /** Hashes the service reports, lower-case hex (base64 for quickxor, as services print it). */
+  hashes?: Hashes;
+}
+
+export interface Page {
+  entries: Entry[];
+  /** Present when more entries follow; pass it back to `list`. */
+  nextPageToken?: string;
+}
+
+/** What the source knows about a file being written. `size` is -1 when unknown. */
+export interface SrcInfo {
+  size: number;
+  modTime?: Date;
+  hashes?: Hashes;
+  mimeType?: string;
+}
+
+export interface ReadOptions {
+  /** Inclusive start and inclusive end, as in HTTP ranges; end omitted reads to the end. */
+  range?: { start: number; end?: number };
+  signal?: AbortSignal;
+}
+
+export interface WriteOptions {
+  signal?: AbortSignal;
+  /** Called with the running total of bytes sent. */
+  onProgress?: (bytes: number) => void;
+}
+
+export interface ListOptions {
+  signal?: AbortSignal;
+  pageToken?: string;
+  /** A hint; backends may return fewer or more. */
+  pageSize?: number;
+}
+
+export interface About {
+  total?: number;
+  used?: number;
+  free?: number;
+  trashed?: number;
+}
+
+/**
+ * Parallel multipart upload of one large file: chunks of `chunkSize` bytes (the last may be
+ * shorter) written in any order, `concurrency` at a time, then closed to publish the file.
+ * Nothing is visible at the path until `close` succeeds; `abort` discards every chunk.
+ */
+export interface ChunkWriter {
+  readonly chunkSize: number;
+  readonly concurrency: number;
+  writeChunk(index: number, data: Buffer, signal?: AbortSignal): Promise<void>;
+  close(): Promise<Entry>;
+  abort(): Promise<void>;
+}
+
+/** Optional capabilities, discovered from what a backend implements plus flags it declares. */
+export interface Features {
+  /** Server-side copy within one account. */
+  copy: boolean;
+  move: boolean;
+  trash: boolean;
+  about: boolean;
+  chunkWriter: boolean;
+  listRecursive: boolean;
+  /** Modification times given on write are kept. */
+  setModTime: boolean;
+  /** Names differing only in case are the same file. */
+  caseInsensitive: boolean;
+  /** Folders exist only through the files in them (object stores keep marker objects for empty ones). */
+  bucketBased: boolean;
+  /** Writing needs the size up front (the executor buffers to disk only then). */
+  needsSize: boolean;
+}
+
+/**
+ * One small interface every backend implements (after rclone's fs.Fs). Every method throws
+ * ProviderError with a code the engine can act on.
+ */
+export interface Provider {
+  readonly kind: string;
+  /** Identifies the account and store: equal keys mean server-side copy between them is possible. */
+  readonly accountKey: string;
+  readonly features: Features;
+  /** Hashes this service reports for its files. */
+  readonly hashes: ReadonlySet<HashType>;
+
+  list(dir: string, opts?: ListOptions): Promise<Page>;
+  stat(path: string, opts?: { signal?: AbortSignal }): Promise<Entry>;
+  openRead(path: string, opts?: ReadOptions): Promise<Readable>;
+  /** Writes a whole file from a stream; creates missing parent folders; replaces an existing file. */
+  put(path: string, body: Readable, src: SrcInfo, opts?: WriteOptions): Promise<Entry>;
+  /** Creates a folder and any missing parents; succeeds when it already exists. */
+  mkdir(path: string): Promise<void>;
+  /** Removes a file. */
+  remove(path: string): Promise<void>;
+  /** Removes a folder and everything in it. */
+  rmdir(path: string): Promise<void>;
+  /** Renames in place (same parent folder). */
+  rename(path: string, newName: string): Promise<Entry>;
+
+  about?(): Promise<About>;
+  copy?(src: Entry, dst: string, opts?: { signal?: AbortSignal }): Promise<Entry>;
+  move?(src: Entry, dst: string, opts?: { signal?: AbortSignal }): Promise<Entry>;
+  openChunkWriter?(path: string, src: SrcInfo, opts?: { signal?: AbortSignal }): Promise<ChunkWriter>;
+  listRecursive?(dir: string, opts?: { signal?: AbortSignal }): AsyncIterable<Entry[]>;
+  /** Moves to the service's trash. */
+  trash?(path: string): Promise<void>;
+  /** Releases pooled connections. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,3 @@
+export * from './process.ts';
+export * from './postgres.ts';
+export * from './redis.ts';
