@@ -1,2 +1,4 @@
 // Zod schemas of every call, one file per area. Server routes validate with them; the web client types its calls with them.
 export * from './common.ts';
+export * from './accounts.ts';
+export * from './clouds.ts';
