@@ -124,6 +124,11 @@ export interface Provider {
   move?(src: Entry, dst: string, opts?: { signal?: AbortSignal }): Promise<Entry>;
   openChunkWriter?(path: string, src: SrcInfo, opts?: { signal?: AbortSignal }): Promise<ChunkWriter>;
   listRecursive?(dir: string, opts?: { signal?: AbortSignal }): AsyncIterable<Entry[]>;
+  /**
+   * A hash of a file's content of one of the types in `hashes`, fetched or computed on demand (for
+   * services whose listings do not carry it, or the local disk). Undefined when this file has none.
+   */
+  hash?(path: string, type: HashType, opts?: { signal?: AbortSignal }): Promise<string | undefined>;
   /** Moves to the service's trash. */
   trash?(path: string): Promise<void>;
   /** Releases pooled connections. */

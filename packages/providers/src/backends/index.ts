@@ -1,0 +1,2 @@
+// Importing this module registers every backend kind. One line per backend folder.
+export * from './local/index.ts';

@@ -1,0 +1,571 @@
+import { randomBytes } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import {
+  copyFile,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  stat,
+  statfs,
+  unlink,
+  utimes,
+  type FileHandle,
+} from 'node:fs/promises';
+import { isAbsolute, join, sep } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
+import type { ProviderContext } from '../../api/registry.ts';
+import type {
+  About,
+  ChunkWriter,
+  Entry,
+  Features,
+  HashType,
+  ListOptions,
+  Page,
+  Provider,
+  ReadOptions,
+  SrcInfo,
+  WriteOptions,
+} from '../../api/types.ts';
+import { hashFile } from '../../hashing.ts';
+import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { fsError } from './errors.ts';
+
+/** Prefix of in-progress writes; such files are hidden from listings and never returned by stat. */
+export const LOCAL_TEMP_PREFIX = '.skyferry-tmp-';
+/** Folder at the top of the root holding trashed items; hidden from listings. */
+export const LOCAL_TRASH_DIR = '.skyferry-trash';
+
+const DEFAULT_PAGE_SIZE = 1000;
+const STAT_CONCURRENCY = 32;
+
+export interface LocalOptions {
+  /** Chunk size of the chunk writer (bytes). */
+  chunkSize?: number;
+  /** How many chunks the engine may write at once. */
+  concurrency?: number;
+}
+
+function isHidden(name: string, atRoot: boolean): boolean {
+  return name.startsWith(LOCAL_TEMP_PREFIX) || (atRoot && name === LOCAL_TRASH_DIR);
+}
+
+function tempName(): string {
+  return LOCAL_TEMP_PREFIX + randomBytes(8).toString('hex');
+}
+
+function within(root: string, real: string): boolean {
+  return root === sep || real === root || real.startsWith(root + sep);
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  });
+  await Promise.all(workers);
+  return out;
+}
+
+/**
+ * A folder on the server's own disk, confined to one root: every path is resolved to its real path
+ * (following links) and refused with `permission` when it lands outside the root. Writes go to a
+ * hidden temporary file in the target folder and are renamed into place only when complete.
+ */
+export class LocalProvider implements Provider {
+  readonly kind = 'local';
+  readonly accountKey: string;
+  readonly features: Features = {
+    copy: true,
+    move: true,
+    trash: true,
+    about: true,
+    chunkWriter: true,
+    listRecursive: true,
+    setModTime: true,
+    caseInsensitive: false,
+    bucketBased: false,
+    needsSize: false,
+  };
+  readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['md5', 'sha1', 'sha256']);
+  /** The real path of the root folder. */
+  readonly root: string;
+  readonly chunkSize: number;
+  readonly concurrency: number;
+
+  constructor(realRoot: string, opts: LocalOptions = {}) {
+    this.root = realRoot;
+    this.accountKey = `local:${realRoot}`;
+    this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
+    this.concurrency = opts.concurrency ?? 4;
+  }
+
+  /** The real path for a cloud path whose parents exist; throws `permission` when outside the root. */
+  private async realOf(path: string, follow = true): Promise<string> {
+    const segs = pathSegments(path);
+    if (segs.length === 0) return this.root;
+    const lexical = join(this.root, ...segs);
+    let real: string;
+    try {
+      if (follow) {
+        real = await realpath(lexical);
+      } else {
+        // The item itself (not what a link points to) inside its real parent folder.
+        const parentReal = await realpath(join(this.root, ...segs.slice(0, -1)));
+        real = join(parentReal, segs[segs.length - 1] as string);
+        // Items that links lead out of the root are invisible and untouchable, like everything outside.
+        this.confine(await realpath(real), path);
+      }
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'ENOTDIR' || code === 'ELOOP') throw new ProviderError('not_found', `not found: ${path}`);
+      throw fsError(err, path);
+    }
+    this.confine(real, path);
+    return real;
+  }
+
+  private confine(real: string, path: string): void {
+    if (!within(this.root, real)) {
+      throw new ProviderError('permission', `outside the allowed folder: ${path}`);
+    }
+  }
+
+  /** Creates the folders of `path` as needed and returns the real path of the last one. */
+  private async mkdirp(path: string): Promise<string> {
+    let cur = this.root;
+    const done: string[] = [];
+    for (const seg of pathSegments(path)) {
+      done.push(seg);
+      const cloudPath = '/' + done.join('/');
+      if (done.length === 1 && seg === LOCAL_TRASH_DIR) {
+        throw new ProviderError('invalid_name', `reserved name: ${seg}`);
+      }
+      const next = join(cur, seg);
+      let st: Stats | undefined;
+      try {
+        st = await lstat(next);
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'ENOENT') throw fsError(err, cloudPath);
+      }
+      if (!st) {
+        try {
+          await mkdir(next);
+        } catch (err) {
+          if ((err as { code?: string }).code !== 'EEXIST') throw fsError(err, cloudPath);
+        }
+        st = await lstat(next).catch((err: unknown) => {
+          throw fsError(err, cloudPath);
+        });
+      }
+      if (st.isSymbolicLink()) {
+        const real = await realpath(next).catch((err: unknown) => {
+          throw fsError(err, cloudPath);
+        });
+        this.confine(real, cloudPath);
+        st = await stat(real);
+        cur = real;
+      } else {
+        cur = next;
+      }
+      if (!st.isDirectory()) throw new ProviderError('not_dir', `not a folder: ${cloudPath}`);
+    }
+    return cur;
+  }
+
+  private entryOf(path: string, st: Stats): Entry {
+    const p = cleanPath(path);
+    const dir = st.isDirectory();
+    return {
+      path: p,
+      name: baseName(p),
+      kind: dir ? 'dir' : 'file',
+      size: dir ? 0 : st.size,
+      modTime: new Date(Math.floor(st.mtimeMs)),
+    };
+  }
+
+  async stat(path: string): Promise<Entry> {
+    const p = cleanPath(path);
+    if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    const real = await this.realOf(p);
+    const st = await stat(real).catch((err: unknown) => {
+      throw fsError(err, p);
+    });
+    return this.entryOf(p, st);
+  }
+
+  private isHiddenPath(p: string): boolean {
+    const segs = pathSegments(p);
+    return segs.some((s, i) => isHidden(s, i === 0));
+  }
+
+  async list(dir: string, opts: ListOptions = {}): Promise<Page> {
+    const d = cleanPath(dir);
+    if (this.isHiddenPath(d)) throw new ProviderError('not_found', `not found: ${d}`);
+    const real = await this.realOf(d);
+    const st = await stat(real).catch((err: unknown) => {
+      throw fsError(err, d);
+    });
+    if (!st.isDirectory()) throw new ProviderError('not_dir', `not a folder: ${d}`);
+    if (opts.signal?.aborted) throw canceled();
+    let names: string[];
+    try {
+      names = await readdir(real);
+    } catch (err) {
+      throw fsError(err, d);
+    }
+    const atRoot = d === '/';
+    names = names.filter((n) => !isHidden(n, atRoot)).sort();
+    // The page token is the last name returned: stable when entries are added or removed meanwhile.
+    const after = opts.pageToken;
+    const start = after === undefined ? 0 : names.findIndex((n) => n > after);
+    const size = Math.max(1, opts.pageSize ?? DEFAULT_PAGE_SIZE);
+    const slice = start < 0 ? [] : names.slice(start, start + size);
+    const stats = await mapLimit(slice, STAT_CONCURRENCY, async (name) => {
+      const full = join(real, name);
+      try {
+        const ls = await lstat(full);
+        if (!ls.isSymbolicLink()) return ls;
+        const target = await realpath(full);
+        // Links that leave the root are not shown at all.
+        if (!within(this.root, target)) return undefined;
+        return await stat(target);
+      } catch {
+        return undefined; // vanished meanwhile, or a dangling link
+      }
+    });
+    if (opts.signal?.aborted) throw canceled();
+    const entries: Entry[] = [];
+    slice.forEach((name, i) => {
+      const s = stats[i];
+      if (s && (s.isFile() || s.isDirectory())) entries.push(this.entryOf(joinPath(d, name), s));
+    });
+    const last = slice[slice.length - 1];
+    const more = start >= 0 && start + size < names.length;
+    return more && last !== undefined ? { entries, nextPageToken: last } : { entries };
+  }
+
+  async *listRecursive(dir: string, opts: { signal?: AbortSignal } = {}): AsyncIterable<Entry[]> {
+    const queue = [cleanPath(dir)];
+    while (queue.length > 0) {
+      const d = queue.shift() as string;
+      let pageToken: string | undefined;
+      do {
+        const page = await this.list(d, { signal: opts.signal, pageToken });
+        for (const e of page.entries) if (e.kind === 'dir') queue.push(e.path);
+        if (page.entries.length > 0) yield page.entries;
+        pageToken = page.nextPageToken;
+      } while (pageToken !== undefined);
+    }
+  }
+
+  async openRead(path: string, opts: ReadOptions = {}): Promise<Readable> {
+    const p = cleanPath(path);
+    if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    const real = await this.realOf(p);
+    let fh: FileHandle;
+    try {
+      fh = await open(real, 'r');
+    } catch (err) {
+      throw fsError(err, p);
+    }
+    const st = await fh.stat();
+    if (st.isDirectory()) {
+      await fh.close();
+      throw new ProviderError('is_dir', `is a folder: ${p}`);
+    }
+    const start = opts.range?.start ?? 0;
+    const end = opts.range?.end;
+    if (start >= st.size || (end !== undefined && end < start)) {
+      await fh.close();
+      return Readable.from([]);
+    }
+    return fh.createReadStream({ start, end, signal: opts.signal, highWaterMark: 256 * 1024 });
+  }
+
+  async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {
+    const p = cleanPath(path);
+    const name = baseName(p);
+    if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    checkName(name);
+    if (opts.signal?.aborted) {
+      body.destroy();
+      throw canceled();
+    }
+    const dirReal = await this.mkdirp(parentPath(p));
+    const target = join(dirReal, name);
+    await this.refuseDirTarget(target, p);
+    const tmp = join(dirReal, tempName());
+    let written = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        written += chunk.length;
+        opts.onProgress?.(written);
+        cb(null, chunk);
+      },
+    });
+    try {
+      const fh = await open(tmp, 'wx');
+      await pipeline(body, counter, fh.createWriteStream({ highWaterMark: 256 * 1024 }), { signal: opts.signal });
+      if (src.size >= 0 && written !== src.size) {
+        throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${written}`);
+      }
+      if (src.modTime) await utimes(tmp, new Date(), src.modTime);
+      await rename(tmp, target);
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      body.destroy();
+      if (opts.signal?.aborted) throw canceled();
+      throw fsError(err, p);
+    }
+    return this.stat(p);
+  }
+
+  private async refuseDirTarget(target: string, p: string): Promise<void> {
+    try {
+      const st = await lstat(target);
+      if (st.isDirectory()) throw new ProviderError('is_dir', `is a folder: ${p}`);
+    } catch (err) {
+      if (err instanceof ProviderError) throw err;
+      if ((err as { code?: string }).code !== 'ENOENT') throw fsError(err, p);
+    }
+  }
+
+  async mkdir(path: string): Promise<void> {
+    const p = cleanPath(path);
+    try {
+      await this.mkdirp(p);
+    } catch (err) {
+      // A file where the last folder should be is an `exists` conflict, not a broken parent.
+      if (ProviderError.is(err, 'not_dir') && err.message === `not a folder: ${p}`) {
+        throw new ProviderError('exists', `a file exists at ${p}`);
+      }
+      throw err;
+    }
+  }
+
+  async remove(path: string): Promise<void> {
+    const p = cleanPath(path);
+    if (this.isHiddenPath(p) || p === '/') throw new ProviderError('not_found', `not found: ${p}`);
+    const real = await this.realOf(p, false);
+    const st = await lstat(real).catch((err: unknown) => {
+      throw fsError(err, p);
+    });
+    if (st.isDirectory()) throw new ProviderError('is_dir', `is a folder: ${p}`);
+    await unlink(real).catch((err: unknown) => {
+      throw fsError(err, p);
+    });
+  }
+
+  async rmdir(path: string): Promise<void> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('permission', 'refusing to remove the root folder');
+    if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    const real = await this.realOf(p, false);
+    const st = await stat(real).catch((err: unknown) => {
+      throw fsError(err, p);
+    });
+    if (!st.isDirectory()) throw new ProviderError('not_dir', `not a folder: ${p}`);
+    // rm never follows links inside the tree: a link to elsewhere is removed, not what it points to.
+    await rm(real, { recursive: true, force: false }).catch((err: unknown) => {
+      throw fsError(err, p);
+    });
+  }
+
+  async rename(path: string, newName: string): Promise<Entry> {
+    const p = cleanPath(path);
+    checkName(newName);
+    if (p === '/') throw new ProviderError('permission', 'cannot rename the root folder');
+    const dst = joinPath(parentPath(p), newName);
+    if (dst === p) return this.stat(p);
+    await this.moveInside(p, dst, false);
+    return this.stat(dst);
+  }
+
+  async move(src: Entry, dst: string): Promise<Entry> {
+    const d = cleanPath(dst);
+    await this.moveInside(cleanPath(src.path), d, src.kind === 'file');
+    return this.stat(d);
+  }
+
+  private async moveInside(from: string, to: string, replaceFile: boolean): Promise<void> {
+    if (this.isHiddenPath(from)) throw new ProviderError('not_found', `not found: ${from}`);
+    if (to === '/' || from === '/') throw new ProviderError('invalid_name', `cannot move ${from} to ${to}`);
+    if (to.startsWith(from + '/')) throw new ProviderError('invalid_name', `cannot move ${from} into itself`);
+    const real = await this.realOf(from, false);
+    const srcSt = await lstat(real);
+    const dirReal = await this.mkdirp(parentPath(to));
+    const target = join(dirReal, baseName(to));
+    checkName(baseName(to));
+    try {
+      const dstSt = await lstat(target);
+      const sameItem = dstSt.ino === srcSt.ino && dstSt.dev === srcSt.dev; // a change of case only
+      if (!sameItem && !(replaceFile && dstSt.isFile() && !srcSt.isDirectory())) {
+        throw new ProviderError('exists', `already exists: ${to}`);
+      }
+    } catch (err) {
+      if (err instanceof ProviderError) throw err;
+      if ((err as { code?: string }).code !== 'ENOENT') throw fsError(err, to);
+    }
+    await rename(real, target).catch((err: unknown) => {
+      throw fsError(err, to);
+    });
+  }
+
+  async copy(src: Entry, dst: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+    const from = cleanPath(src.path);
+    const d = cleanPath(dst);
+    if (this.isHiddenPath(from)) throw new ProviderError('not_found', `not found: ${from}`);
+    const real = await this.realOf(from);
+    const st = await stat(real).catch((err: unknown) => {
+      throw fsError(err, from);
+    });
+    if (st.isDirectory()) throw new ProviderError('is_dir', `is a folder: ${from}`);
+    if (opts.signal?.aborted) throw canceled();
+    const dirReal = await this.mkdirp(parentPath(d));
+    const target = join(dirReal, checkName(baseName(d)));
+    await this.refuseDirTarget(target, d);
+    const tmp = join(dirReal, tempName());
+    try {
+      await copyFile(real, tmp, constants.COPYFILE_FICLONE);
+      await utimes(tmp, new Date(), st.mtime);
+      if (opts.signal?.aborted) throw canceled();
+      await rename(tmp, target);
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      throw fsError(err, d);
+    }
+    return this.stat(d);
+  }
+
+  async about(): Promise<About> {
+    const s = await statfs(this.root);
+    const total = s.blocks * s.bsize;
+    const free = s.bavail * s.bsize;
+    return { total, free, used: total - s.bfree * s.bsize };
+  }
+
+  /** Moves an item into `<root>/.skyferry-trash/<time>-<random>/<its path>`; empty it by hand. */
+  async trash(path: string): Promise<void> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('permission', 'refusing to trash the root folder');
+    if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    const real = await this.realOf(p, false);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-') + '-' + randomBytes(3).toString('hex');
+    const bin = join(this.root, LOCAL_TRASH_DIR, stamp, ...pathSegments(parentPath(p)));
+    await mkdir(bin, { recursive: true });
+    await rename(real, join(bin, baseName(p))).catch((err: unknown) => {
+      throw fsError(err, p);
+    });
+  }
+
+  /** Computes a hash of a file's content (local files carry no stored hashes). */
+  async hash(path: string, type: HashType, opts: { signal?: AbortSignal } = {}): Promise<string | undefined> {
+    if (!this.hashes.has(type)) return undefined;
+    const stream = await this.openRead(path, { signal: opts.signal });
+    return hashFile(stream, type);
+  }
+
+  async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
+    const p = cleanPath(path);
+    const name = checkName(baseName(p));
+    if (opts.signal?.aborted) throw canceled();
+    const dirReal = await this.mkdirp(parentPath(p));
+    const target = join(dirReal, name);
+    await this.refuseDirTarget(target, p);
+    const tmp = join(dirReal, tempName());
+    const fh = await open(tmp, 'wx').catch((err: unknown) => {
+      throw fsError(err, p);
+    });
+    const chunkSize = this.chunkSize;
+    let finished = false;
+    const discard = async () => {
+      if (finished) return;
+      finished = true;
+      await fh.close().catch(() => undefined);
+      await unlink(tmp).catch(() => undefined);
+    };
+    return {
+      chunkSize,
+      concurrency: this.concurrency,
+      writeChunk: async (index, data, signal) => {
+        if (finished) throw new ProviderError('canceled', 'chunk writer is closed');
+        if (signal?.aborted || opts.signal?.aborted) throw canceled();
+        try {
+          let off = 0;
+          while (off < data.length) {
+            const { bytesWritten } = await fh.write(data, off, data.length - off, index * chunkSize + off);
+            off += bytesWritten;
+          }
+        } catch (err) {
+          throw fsError(err, p);
+        }
+      },
+      close: async () => {
+        if (finished) throw new ProviderError('canceled', 'chunk writer is closed');
+        try {
+          const st = await fh.stat();
+          if (src.size >= 0 && st.size !== src.size) {
+            throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${st.size}`);
+          }
+          await fh.close();
+          finished = true;
+          if (src.modTime) await utimes(tmp, new Date(), src.modTime);
+          await rename(tmp, target);
+        } catch (err) {
+          finished = false;
+          await discard();
+          throw fsError(err, p);
+        }
+        return this.stat(p);
+      },
+      abort: discard,
+    };
+  }
+}
+
+function credentialPath(credentials: Record<string, unknown>): string {
+  const path = credentials.path;
+  if (typeof path !== 'string' || path.trim() === '') {
+    throw new ProviderError('invalid_name', 'a folder path is required', { retry: 'fatal' });
+  }
+  if (!isAbsolute(path)) throw new ProviderError('invalid_name', `not an absolute path: ${path}`, { retry: 'fatal' });
+  return path;
+}
+
+/** Opens a local folder after checking that its real path lies inside one of the operator's roots. */
+export async function openLocal(
+  credentials: Record<string, unknown>,
+  ctx: ProviderContext,
+  opts: LocalOptions = {},
+): Promise<LocalProvider> {
+  const path = credentialPath(credentials);
+  const roots = ctx.localRoots ?? [];
+  if (roots.length === 0) {
+    throw new ProviderError('permission', 'local folders are not enabled on this server', { retry: 'fatal' });
+  }
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch (err) {
+    throw toProviderError(fsError(err, path));
+  }
+  const st = await stat(real);
+  if (!st.isDirectory()) throw new ProviderError('not_dir', `not a folder: ${path}`, { retry: 'fatal' });
+  const realRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => undefined)));
+  if (!realRoots.some((r) => r !== undefined && within(r, real))) {
+    throw new ProviderError('permission', `outside the allowed folders: ${path}`, { retry: 'fatal' });
+  }
+  return new LocalProvider(real, opts);
+}

@@ -1,0 +1,200 @@
+import type { Readable } from 'node:stream';
+import { Transform, type TransformCallback } from 'node:stream';
+import { createCRC32, createMD5, createSHA1, createSHA256, type IHasher } from 'hash-wasm';
+import type { HashType, Hashes } from './api/types.ts';
+
+/** An incremental hash: feed bytes, then read the digest in the form the services print. */
+export interface StreamHasher {
+  update(data: Uint8Array): void;
+  digest(): string;
+}
+
+class WasmHasher implements StreamHasher {
+  private readonly h: IHasher;
+  constructor(h: IHasher) {
+    this.h = h;
+    h.init();
+  }
+  update(data: Uint8Array): void {
+    this.h.update(data);
+  }
+  digest(): string {
+    return this.h.digest('hex');
+  }
+}
+
+const QXH_WIDTH_BYTES = 20; // 160 bits
+const QXH_SHIFT = 11;
+
+/**
+ * Microsoft's QuickXorHash (OneDrive): each byte is XORed into a 160-bit circular register at
+ * bit (index * 11) mod 160; the total length (64-bit little-endian) is XORed into the last 8 bytes.
+ * Printed in base64, as OneDrive does.
+ */
+export class QuickXorHasher implements StreamHasher {
+  private readonly state = new Uint8Array(QXH_WIDTH_BYTES);
+  private length = 0;
+  private bitPos = 0;
+
+  update(data: Uint8Array): void {
+    const s = this.state;
+    let pos = this.bitPos;
+    for (let i = 0; i < data.length; i++) {
+      const b = data[i] as number;
+      const byteIdx = pos >>> 3;
+      const off = pos & 7;
+      s[byteIdx] = (s[byteIdx] as number) ^ ((b << off) & 0xff);
+      if (off !== 0) {
+        const nextIdx = byteIdx + 1 === QXH_WIDTH_BYTES ? 0 : byteIdx + 1;
+        s[nextIdx] = (s[nextIdx] as number) ^ (b >>> (8 - off));
+      }
+      pos += QXH_SHIFT;
+      if (pos >= 160) pos -= 160;
+    }
+    this.bitPos = pos;
+    this.length += data.length;
+  }
+
+  digest(): string {
+    const out = Uint8Array.from(this.state);
+    let len = BigInt(this.length);
+    for (let i = 0; i < 8; i++) {
+      const idx = QXH_WIDTH_BYTES - 8 + i;
+      out[idx] = (out[idx] as number) ^ Number(len & 0xffn);
+      len >>= 8n;
+    }
+    return Buffer.from(out).toString('base64');
+  }
+}
+
+const DROPBOX_BLOCK = 4 * 1024 * 1024;
+
+/** Dropbox's content hash: SHA-256 over the SHA-256 digests of each 4 MiB block, in hex. */
+export class DropboxHasher implements StreamHasher {
+  private readonly outer: IHasher;
+  private readonly block: IHasher;
+  private inBlock = 0;
+
+  constructor(outer: IHasher, block: IHasher) {
+    this.outer = outer;
+    this.block = block;
+    outer.init();
+    block.init();
+  }
+
+  update(data: Uint8Array): void {
+    let off = 0;
+    while (off < data.length) {
+      const take = Math.min(DROPBOX_BLOCK - this.inBlock, data.length - off);
+      this.block.update(data.subarray(off, off + take));
+      this.inBlock += take;
+      off += take;
+      if (this.inBlock === DROPBOX_BLOCK) this.finishBlock();
+    }
+  }
+
+  private finishBlock(): void {
+    this.outer.update(this.block.digest('binary'));
+    this.block.init();
+    this.inBlock = 0;
+  }
+
+  digest(): string {
+    if (this.inBlock > 0) this.finishBlock();
+    return this.outer.digest('hex');
+  }
+}
+
+/** Every hash type this module computes. */
+export const SUPPORTED_HASHES: readonly HashType[] = ['md5', 'sha1', 'sha256', 'crc32', 'quickxor', 'dropbox'];
+
+export async function createHasher(type: HashType): Promise<StreamHasher> {
+  switch (type) {
+    case 'md5':
+      return new WasmHasher(await createMD5());
+    case 'sha1':
+      return new WasmHasher(await createSHA1());
+    case 'sha256':
+      return new WasmHasher(await createSHA256());
+    case 'crc32':
+      return new WasmHasher(await createCRC32());
+    case 'quickxor':
+      return new QuickXorHasher();
+    case 'dropbox':
+      return new DropboxHasher(await createSHA256(), await createSHA256());
+  }
+}
+
+/**
+ * A pass-through stream that hashes the bytes flowing through it. Read `digests()` (or await
+ * `result`) after the stream has finished.
+ */
+export class HashingStream extends Transform {
+  private readonly hashers: Map<HashType, StreamHasher>;
+  private bytes = 0;
+  private done: Hashes | undefined;
+
+  constructor(hashers: Map<HashType, StreamHasher>) {
+    super();
+    this.hashers = hashers;
+  }
+
+  /** Total bytes seen so far. */
+  get bytesSeen(): number {
+    return this.bytes;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    for (const h of this.hashers.values()) h.update(chunk);
+    this.bytes += chunk.length;
+    cb(null, chunk);
+  }
+
+  override _flush(cb: TransformCallback): void {
+    this.digests();
+    cb();
+  }
+
+  /** The hashes of everything that passed; call once the stream has ended. */
+  digests(): Hashes {
+    if (!this.done) {
+      const out: Hashes = {};
+      for (const [type, h] of this.hashers) out[type] = h.digest();
+      this.done = out;
+    }
+    return this.done;
+  }
+}
+
+/** Creates a HashingStream for the given types (hash-wasm loads its modules asynchronously). */
+export async function hashingStream(types: Iterable<HashType>): Promise<HashingStream> {
+  const map = new Map<HashType, StreamHasher>();
+  for (const t of new Set(types)) map.set(t, await createHasher(t));
+  return new HashingStream(map);
+}
+
+/** Hashes a whole stream with one or several hash types. */
+export async function hashStream(stream: Readable, types: Iterable<HashType>): Promise<Hashes> {
+  const map = new Map<HashType, StreamHasher>();
+  for (const t of new Set(types)) map.set(t, await createHasher(t));
+  for await (const chunk of stream) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    for (const h of map.values()) h.update(buf);
+  }
+  const out: Hashes = {};
+  for (const [type, h] of map) out[type] = h.digest();
+  return out;
+}
+
+/** Hashes a whole stream with one hash type. */
+export async function hashFile(stream: Readable, type: HashType): Promise<string> {
+  const out = await hashStream(stream, [type]);
+  return out[type] as string;
+}
+
+/** Hashes a buffer (tests and small payloads). */
+export async function hashBuffer(data: Uint8Array, type: HashType): Promise<string> {
+  const h = await createHasher(type);
+  h.update(data);
+  return h.digest();
+}

@@ -1,0 +1,54 @@
+import { ProviderError } from './api/errors.ts';
+
+/**
+ * Cloud paths are POSIX-style and absolute: "/", "/a", "/a/b.txt". These helpers normalise what
+ * callers pass ("a/b/", "//a") and refuse "." and ".." segments and NUL, so no backend ever lets a
+ * path climb above its root.
+ */
+export function cleanPath(path: string): string {
+  if (path.includes('\0')) throw new ProviderError('invalid_name', `invalid name (NUL): ${JSON.stringify(path)}`);
+  const parts = path.split('/').filter((p) => p !== '');
+  for (const p of parts) {
+    if (p === '.' || p === '..') throw new ProviderError('invalid_name', `invalid path segment "${p}" in ${path}`);
+  }
+  return '/' + parts.join('/');
+}
+
+/** The segments of a clean path ("/" has none). */
+export function pathSegments(path: string): string[] {
+  return cleanPath(path)
+    .split('/')
+    .filter((p) => p !== '');
+}
+
+export function joinPath(dir: string, ...names: string[]): string {
+  return cleanPath([dir, ...names].join('/'));
+}
+
+/** "/a/b" -> "/a"; "/a" -> "/"; "/" -> "/". */
+export function parentPath(path: string): string {
+  const p = cleanPath(path);
+  const i = p.lastIndexOf('/');
+  return i <= 0 ? '/' : p.slice(0, i);
+}
+
+/** "/a/b.txt" -> "b.txt"; "/" -> "". */
+export function baseName(path: string): string {
+  const p = cleanPath(path);
+  return p.slice(p.lastIndexOf('/') + 1);
+}
+
+/** Checks a single name given to rename or mkdir: no separators, not "." or "..", not empty. */
+export function checkName(name: string): string {
+  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
+    throw new ProviderError('invalid_name', `invalid name: ${JSON.stringify(name)}`);
+  }
+  return name;
+}
+
+/** True when `path` is `dir` or lies below it. */
+export function isWithin(dir: string, path: string): boolean {
+  const d = cleanPath(dir);
+  const p = cleanPath(path);
+  return d === '/' || p === d || p.startsWith(d + '/');
+}
