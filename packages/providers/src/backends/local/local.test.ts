@@ -15,7 +15,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openProvider } from '../../api/registry.ts';
 import { ProviderError } from '../../api/errors.ts';
 import '../index.ts';
-import { LOCAL_TEMP_PREFIX, LocalProvider, openLocal } from './local.ts';
+import type { LocalProvider } from './local.ts';
+import { LOCAL_TEMP_PREFIX, openLocal } from './local.ts';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
