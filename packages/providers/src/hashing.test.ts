@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { hashBuffer, hashStream, hashingStream } from './hashing.ts';
+
+function pattern(size: number): Buffer {
+  const b = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) b[i] = (i * 31 + 7) & 255;
+  return b;
+}
+
+function chunked(data: Buffer, size: number): Readable {
+  const parts: Buffer[] = [];
+  for (let i = 0; i < data.length; i += size) parts.push(data.subarray(i, i + size));
+  return Readable.from(parts);
+}
+
+const FOX = Buffer.from('The quick brown fox jumps over the lazy dog');
+const BIG = pattern(9 * 1024 * 1024 + 123);
+
+describe('hashing while bytes stream', () => {
+  it('md5, sha1 and sha256 match node:crypto over odd chunk sizes', async () => {
+    const stream = await hashingStream(['md5', 'sha1', 'sha256']);
+    let seen = 0;
+    await pipeline(
+      chunked(BIG, 65_537),
+      stream,
+      new Writable({
+        write(c: Buffer, _e, cb) {
+          seen += c.length;
+          cb();
+        },
+      }),
+    );
+    expect(seen).toBe(BIG.length);
+    expect(stream.bytesSeen).toBe(BIG.length);
+    const d = stream.digests();
+    for (const t of ['md5', 'sha1', 'sha256'] as const) {
+      expect(d[t]).toBe(createHash(t).update(BIG).digest('hex'));
+    }
+  });
+
+  it('crc32 matches the standard check value', async () => {
+    expect(await hashBuffer(Buffer.from('123456789'), 'crc32')).toBe('cbf43926');
+  });
+
+  // Reference values printed by `rclone hashsum quickxor|dropbox` for the same bytes.
+  it('quickxor matches rclone (OneDrive) for empty, short and multi-block input', async () => {
+    const hex = async (b: Buffer, chunk: number) =>
+      Buffer.from((await hashStream(chunked(b, chunk), ['quickxor'])).quickxor as string, 'base64').toString('hex');
+    expect(await hashBuffer(Buffer.alloc(0), 'quickxor')).toBe('AAAAAAAAAAAAAAAAAAAAAAAAAAA=');
+    expect(await hex(FOX, 5)).toBe('6cc4a56f2b26c492fa4bbe57c1f31c4193a972be');
+    expect(await hex(BIG, 1_000_003)).toBe('3ff2c8b16ffdd586da5200eb395aa4b308add057');
+  });
+
+  it('dropbox content hash matches rclone across 4 MiB block boundaries', async () => {
+    expect(await hashBuffer(Buffer.alloc(0), 'dropbox')).toBe(
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    );
+    expect(await hashBuffer(FOX, 'dropbox')).toBe('6d37795021e544d82b41850edf7aabab9a0ebe274e54a519840c4666f35b3937');
+    const h = await hashStream(chunked(BIG, 3_000_001), ['dropbox']);
+    expect(h.dropbox).toBe('fab198582439e4baf5565806dd49872e8842c7c1d6e6f5de1cd54991d6b7ff49');
+  });
+});
