@@ -80,9 +80,9 @@ for (const [type, exts] of Object.entries(EXTENSIONS) as [FileType, readonly str
   for (const ext of exts) BY_EXTENSION.set(ext, type);
 }
 
-/** The extension of a file name, lower-cased, without the dot; '' when it has none. */
+/** The extension of a file name or path (slash or backslash separated), lower-cased, without the dot; '' when none. */
 export function extensionOf(fileName: string): string {
-  const base = fileName.slice(fileName.lastIndexOf('/') + 1);
+  const base = fileName.slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1);
   const dot = base.lastIndexOf('.');
   if (dot <= 0 || dot === base.length - 1) return '';
   return base.slice(dot + 1).toLowerCase();

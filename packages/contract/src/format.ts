@@ -45,24 +45,64 @@ export function isWideCodePoint(cp: number): boolean {
     (cp >= 0xfe30 && cp <= 0xfe4f) ||
     (cp >= 0xff00 && cp <= 0xff60) ||
     (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f1e6 && cp <= 0x1f1ff) ||
     (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f680 && cp <= 0x1f6ff) ||
     (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x1fa70 && cp <= 0x1faff) ||
     (cp >= 0x20000 && cp <= 0x3fffd)
   );
 }
 
-/** Visual width: wide characters count 2, others 1. */
-export function visualWidth(text: string): number {
+/** Whether a code point takes no column of its own (combining marks, joiners, variation selectors, skin tones). */
+export function isZeroWidthCodePoint(cp: number): boolean {
+  return (
+    (cp >= 0x0300 && cp <= 0x036f) ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    (cp >= 0x1f3fb && cp <= 0x1f3ff) ||
+    (cp >= 0xe0020 && cp <= 0xe007f) ||
+    (cp >= 0xe0100 && cp <= 0xe01ef)
+  );
+}
+
+const segmenter =
+  typeof Intl.Segmenter === 'function' ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+
+/** The user-perceived characters of a text (an emoji sequence or a letter with its accents is one). */
+export function graphemes(text: string): string[] {
+  if (!segmenter) return Array.from(text);
+  return Array.from(segmenter.segment(text), (s) => s.segment);
+}
+
+function graphemeWidth(grapheme: string): number {
   let width = 0;
-  for (const ch of text) width += isWideCodePoint(ch.codePointAt(0) ?? 0) ? 2 : 1;
+  for (const ch of grapheme) {
+    const cp = ch.codePointAt(0) ?? 0;
+    // U+FE0F asks for emoji presentation, which is shown double-width.
+    if (isWideCodePoint(cp) || cp === 0xfe0f) return 2;
+    if (!isZeroWidthCodePoint(cp)) width = 1;
+  }
   return width;
 }
 
-/** A task file name over 23 wide-aware columns becomes its first 7 characters, "...", and its last 6. */
+/** Visual width: wide characters and emoji count 2, combining marks and joiners 0, others 1. */
+export function visualWidth(text: string): number {
+  let width = 0;
+  for (const g of graphemes(text)) width += graphemeWidth(g);
+  return width;
+}
+
+/**
+ * A task file name over 23 wide-aware columns becomes its first 7 characters, "...", and its last 6
+ * (characters are user-perceived, so an emoji or accented letter is never cut in half). A name of 13
+ * characters or fewer is kept whole: cutting it would not make it shorter.
+ */
 export function truncateTaskName(name: string): string {
   const { threshold, head, tail } = TASK_NAME_TRUNCATION;
   if (visualWidth(name) <= threshold) return name;
-  const chars = Array.from(name);
+  const chars = graphemes(name);
+  if (chars.length <= head + tail) return name;
   return `${chars.slice(0, head).join('')}...${chars.slice(-tail).join('')}`;
 }
 

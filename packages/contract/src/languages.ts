@@ -40,16 +40,22 @@ export function pickLanguage(stored: string | null | undefined, browser: readonl
   return DEFAULT_LANGUAGE;
 }
 
-/** Picks our language from an Accept-Language or X-Language header value. */
+/**
+ * Picks our language from an Accept-Language or X-Language header value: tags in order of their
+ * q-value (ties keep header order), `q=0` meaning "not acceptable"; English when none is ours.
+ */
 export function languageFromHeader(value: string | undefined): Language {
   if (!value) return DEFAULT_LANGUAGE;
   const tags = value
     .split(',')
-    .map((part) => {
-      const [tag, q] = part.trim().split(';q=');
-      return { tag: tag ?? '', q: q === undefined ? 1 : Number(q) };
+    .map((part, index) => {
+      const [tag = '', ...params] = part.split(';').map((s) => s.trim());
+      const qParam = params.find((p) => /^q\s*=/i.test(p));
+      const q = qParam === undefined ? 1 : Number(qParam.replace(/^q\s*=\s*/i, ''));
+      return { tag, q: Number.isFinite(q) ? q : 0, index };
     })
-    .sort((a, b) => b.q - a.q)
+    .filter((t) => t.tag !== '' && t.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index)
     .map((t) => t.tag);
   return pickLanguage(undefined, tags);
 }

@@ -1,3 +1,5 @@
+import type { MessageKey } from './i18n/en.ts';
+
 /** Characters a file or folder name may not contain (spec section 5). */
 export const FORBIDDEN_NAME_CHARS = ['/', ':', '*', '?', '\\', '"', '<', '>', '|'] as const;
 const FORBIDDEN_RE = /[/:*?\\"<>|]/;
@@ -5,6 +7,16 @@ const FORBIDDEN_RE = /[/:*?\\"<>|]/;
 export const MAX_NAME_BYTES = 255;
 
 export type NameProblem = 'empty' | 'forbidden_chars' | 'dot_name' | 'trailing_space' | 'too_long' | 'control_chars';
+
+/** The server message (a key of i18n/en.ts) that explains each name problem. */
+export const NAME_PROBLEM_MESSAGE: Record<NameProblem, MessageKey> = {
+  empty: 'name_empty',
+  forbidden_chars: 'name_forbidden_chars',
+  dot_name: 'name_dot',
+  trailing_space: 'name_trailing_space',
+  too_long: 'name_too_long',
+  control_chars: 'name_control_chars',
+};
 
 /** Why a name is not acceptable, or null when it is. */
 export function validateName(name: string): NameProblem | null {

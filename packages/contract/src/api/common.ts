@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validateName } from '../names.ts';
+import { NAME_PROBLEM_MESSAGE, validateName } from '../names.ts';
 
 /** Ids travel as strings (they are opaque; the database may use any key type). */
 export const idSchema = z.string().min(1).max(64);
@@ -20,10 +20,10 @@ export const cloudPathSchema = z
   })
   .refine((p) => !p.includes('\u0000'), { message: 'must not contain NUL' });
 
-/** A single file or folder name, validated by the contract's naming rules. */
+/** A single file or folder name, validated by the contract's naming rules; the issue message is an i18n key. */
 export const entryNameSchema = z.string().superRefine((name, ctx) => {
   const problem = validateName(name);
-  if (problem) ctx.addIssue({ code: 'custom', message: `name_${problem}` });
+  if (problem) ctx.addIssue({ code: 'custom', message: NAME_PROBLEM_MESSAGE[problem] });
 });
 
 export const emptyDataSchema = z.null();
