@@ -1,2 +1,3 @@
 // Importing this module registers every backend kind. One line per backend folder.
 export * from './local/index.ts';
+export * from './webdav/index.ts';

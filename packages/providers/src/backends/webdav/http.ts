@@ -1,0 +1,167 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ProviderError, toProviderError } from '../../api/errors.ts';
+
+export interface DavRequest {
+  method: string;
+  url: URL;
+  headers?: OutgoingHttpHeaders;
+  /** A string/Buffer body, or a stream sent as-is (Content-Length from headers, else chunked). */
+  body?: string | Buffer | Readable;
+  signal?: AbortSignal;
+}
+
+/**
+ * A small HTTP client over node:http with keep-alive agents: bodies stream both ways, nothing is
+ * buffered whole except the short XML answers read with `text()`.
+ */
+export class DavHttp {
+  private readonly agent: HttpAgent | HttpsAgent;
+  private readonly authorization: string;
+  private readonly secure: boolean;
+
+  constructor(base: URL, username: string, password: string, opts: { rejectUnauthorized?: boolean } = {}) {
+    this.secure = base.protocol === 'https:';
+    const agentOpts = { keepAlive: true, maxSockets: 16, maxFreeSockets: 16, keepAliveMsecs: 10_000 };
+    this.agent = this.secure
+      ? new HttpsAgent({ ...agentOpts, rejectUnauthorized: opts.rejectUnauthorized ?? true })
+      : new HttpAgent(agentOpts);
+    this.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  }
+
+  /** Sends a request and resolves with the response once its headers arrive (any status). */
+  send(req: DavRequest): Promise<IncomingMessage> {
+    const { method, url, signal } = req;
+    if (signal?.aborted) return Promise.reject(new ProviderError('canceled', 'canceled'));
+    const headers: OutgoingHttpHeaders = { authorization: this.authorization, ...req.headers };
+    const body = req.body;
+    if (typeof body === 'string' || Buffer.isBuffer(body)) headers['content-length'] = Buffer.byteLength(body);
+    const doRequest = this.secure ? httpsRequest : httpRequest;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const r = doRequest(url, { method, headers, agent: this.agent, signal });
+      // A stalled server must not hang a transfer forever.
+      r.setTimeout(300_000, () => r.destroy(new ProviderError('network', `timeout: ${method} ${url.pathname}`)));
+      let settled = false;
+      r.once('response', (res) => {
+        settled = true;
+        resolve(res);
+      });
+      r.once('error', (err) => {
+        if (settled) return;
+        settled = true;
+        reject(signal?.aborted ? new ProviderError('canceled', 'canceled', { cause: err }) : toProviderError(err));
+      });
+      if (body === undefined) r.end();
+      else if (typeof body === 'string' || Buffer.isBuffer(body)) r.end(body);
+      else {
+        pipeline(body, r).catch((err: unknown) => {
+          // The request is destroyed by pipeline; the 'error' handler above rejects.
+          if (!settled) {
+            settled = true;
+            reject(signal?.aborted ? new ProviderError('canceled', 'canceled', { cause: err }) : toProviderError(err));
+          }
+        });
+      }
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Reads a (short) response body as text. */
+export async function text(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads and discards a response body so the socket returns to the pool. */
+export async function drain(res: IncomingMessage): Promise<void> {
+  res.resume();
+  if (res.complete) return;
+  await new Promise<void>((resolve) => {
+    res.once('end', resolve);
+    res.once('close', resolve);
+    res.once('error', () => resolve());
+  });
+}
+
+function retryAfterMs(value: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  const secs = Number(v);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
+}
+
+/** Maps an HTTP error status to a ProviderError (the body is read for the message). */
+export async function statusError(res: IncomingMessage, what: string): Promise<ProviderError> {
+  const status = res.statusCode ?? 0;
+  const body = (await text(res).catch(() => '')).slice(0, 500);
+  const detail = body.match(/<(?:\w+:)?message>([^<]*)</)?.[1] ?? body.match(/<title>([^<]*)</)?.[1] ?? '';
+  const msg = `${what}: HTTP ${status}${detail ? ` (${detail.trim()})` : ''}`;
+  const opts = { serviceCode: status };
+  switch (status) {
+    case 401:
+      return new ProviderError('auth_invalid', msg, opts);
+    case 403:
+      return new ProviderError('permission', msg, opts);
+    case 404:
+    case 410:
+      return new ProviderError('not_found', msg, opts);
+    case 405:
+      return new ProviderError('exists', msg, opts);
+    case 409:
+      return new ProviderError('not_found', msg, opts);
+    case 412:
+      return new ProviderError('exists', msg, opts);
+    case 413:
+      return new ProviderError('quota', msg, { ...opts, retry: 'no_retry' });
+    case 423:
+      return new ProviderError('conflict', msg, opts);
+    case 429:
+      return new ProviderError('rate_limited', msg, {
+        ...opts,
+        retryAfterMs: retryAfterMs(res.headers['retry-after']),
+      });
+    case 507:
+      return new ProviderError('quota', msg, opts);
+    case 503:
+      return new ProviderError('server', msg, { ...opts, retryAfterMs: retryAfterMs(res.headers['retry-after']) });
+    default:
+      if (status >= 500) return new ProviderError('server', msg, opts);
+      return new ProviderError('unknown', msg, opts);
+  }
+}
+
+/** Counts bytes passing through, reporting the running total. */
+export function byteCounter(onBytes: (total: number) => void): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      total += chunk.length;
+      onBytes(total);
+      cb(null, chunk);
+    },
+  });
+}
+
+/** Skips `skip` bytes and passes at most `limit` bytes (for servers that ignore Range). */
+export function sliceStream(skip: number, limit: number | undefined): Transform {
+  let pos = 0;
+  const end = limit === undefined ? Infinity : skip + limit;
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      const from = Math.max(0, skip - pos);
+      const to = Math.min(chunk.length, end - pos);
+      pos += chunk.length;
+      cb(null, to > from ? chunk.subarray(from, to) : undefined);
+    },
+  });
+}

@@ -1,0 +1,92 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApacheWebdav, startRcloneServe, type WebdavServer } from '@skyferry/testing';
+import { ProviderError } from '../../api/errors.ts';
+import { openWebdav, type WebdavProvider } from './webdav.ts';
+
+async function readAll(r: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of r) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const servers: Array<[string, () => Promise<WebdavServer>]> = [
+  ['apache mod_dav', startApacheWebdav],
+  ['rclone serve webdav', () => startRcloneServe('webdav')],
+];
+
+// Backend-specific behaviour; the shared conformance suite covers the rest.
+describe.each(servers)('webdav on %s', (_name, start) => {
+  let server: WebdavServer;
+  let dav: WebdavProvider;
+
+  beforeAll(async () => {
+    server = await start();
+    dav = await openWebdav({ url: server.url, username: server.username, password: server.password });
+  });
+  afterAll(async () => {
+    await dav?.close();
+    await server?.stop();
+  });
+
+  it('detects a generic server and refuses a wrong password when opened', async () => {
+    expect(dav.vendor).toBe('other');
+    expect(dav.features.setModTime).toBe(false);
+    const err = await openWebdav({ url: server.url, username: server.username, password: 'wrong' }).catch(
+      (e: unknown) => e,
+    );
+    expect(ProviderError.is(err, 'auth_invalid')).toBe(true);
+  });
+
+  it('pages a listing the server returns in one answer, in name order, without repeats', async () => {
+    await Promise.all(
+      Array.from({ length: 45 }, (_, i) =>
+        dav.put(`/paged/f${String(44 - i).padStart(2, '0')}`, Readable.from([Buffer.from('x')]), { size: 1 }),
+      ),
+    );
+    const names: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const page = await dav.list('/paged', { pageSize: 10, pageToken: token });
+      names.push(...page.entries.map((e) => e.name));
+      token = page.nextPageToken;
+      pages += 1;
+    } while (token);
+    expect(pages).toBe(5);
+    expect(names).toEqual(Array.from({ length: 45 }, (_, i) => `f${String(i).padStart(2, '0')}`));
+  });
+
+  it('uploads under a hidden name and moves into place: a cancelled upload leaves nothing', async () => {
+    const ac = new AbortController();
+    const body = new Readable({ read() {} });
+    body.push(Buffer.alloc(256 * 1024, 1));
+    setTimeout(() => ac.abort(), 150);
+    const err = await dav
+      .put('/cancelled/big.bin', body, { size: 50 * 1024 * 1024 }, { signal: ac.signal })
+      .catch((e: unknown) => e);
+    expect(ProviderError.is(err, 'canceled')).toBe(true);
+    const page = await dav.list('/cancelled');
+    expect(page.entries).toEqual([]);
+  });
+
+  it('reads ranges and percent-encodes names with spaces, unicode and reserved characters', async () => {
+    const name = 'a b#?%&+ü€ 日本.txt';
+    await dav.put(`/enc/${name}`, Readable.from([Buffer.from('0123456789')]), { size: 10 });
+    const listed = await dav.list('/enc');
+    expect(listed.entries.map((e) => e.name)).toEqual([name]);
+    expect((await readAll(await dav.openRead(`/enc/${name}`, { range: { start: 3, end: 5 } }))).toString()).toBe('345');
+    expect((await readAll(await dav.openRead(`/enc/${name}`, { range: { start: 8 } }))).toString()).toBe('89');
+  });
+
+  it('maps folder/file mix-ups to the right codes', async () => {
+    await dav.put('/mix/file.txt', Readable.from([Buffer.from('x')]), { size: 1 });
+    const code = async (p: Promise<unknown>) => ((await p.catch((e: unknown) => e)) as ProviderError).code;
+    expect(await code(dav.remove('/mix'))).toBe('is_dir');
+    expect(await code(dav.rmdir('/mix/file.txt'))).toBe('not_dir');
+    expect(await code(dav.list('/mix/file.txt'))).toBe('not_dir');
+    expect(await code(dav.openRead('/mix'))).toBe('is_dir');
+    expect(await code(dav.mkdir('/mix/file.txt'))).toBe('exists');
+    expect(await code(dav.stat('/mix/none'))).toBe('not_found');
+  });
+});

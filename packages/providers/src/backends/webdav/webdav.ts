@@ -1,0 +1,594 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
+import type { ProviderContext } from '../../api/registry.ts';
+import type {
+  About,
+  ChunkWriter,
+  Entry,
+  Features,
+  HashType,
+  ListOptions,
+  Page,
+  Provider,
+  ReadOptions,
+  SrcInfo,
+  WriteOptions,
+} from '../../api/types.ts';
+import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { DavHttp, byteCounter, drain, sliceStream, statusError, text } from './http.ts';
+import { openNextcloudChunkWriter } from './nextcloud.ts';
+import { PROPFIND_BODY, QUOTA_BODY, hrefToPath, parseQuota, parseResources, type DavResource } from './propfind.ts';
+
+/** Prefix of in-progress uploads on generic servers; hidden from listings, never returned by stat. */
+export const WEBDAV_TEMP_PREFIX = '.skyferry-tmp-';
+
+export type WebdavVendor = 'nextcloud' | 'owncloud' | 'other';
+
+export interface WebdavOptions {
+  /** Which server this is; detected from /status.php when the URL has "/remote.php/" in it. */
+  vendor?: WebdavVendor;
+  /** Largest page `list` returns when the caller gives no page size (PROPFIND returns everything). */
+  pageSize?: number;
+  /** Nextcloud chunked upload: chunk size (5 MB to 5 GB; default 10 MB) and parallel chunks. */
+  chunkSize?: number;
+  concurrency?: number;
+  /** Accept a self-signed HTTPS certificate (documented as unsafe; for private servers). */
+  insecureSkipVerify?: boolean;
+}
+
+const DEFAULT_PAGE_SIZE = 1000;
+/** How long a listing fetched for page 1 serves later pages of the same folder. */
+const SNAPSHOT_TTL_MS = 120_000;
+const MAX_SNAPSHOTS = 16;
+
+function encodePath(path: string): string {
+  return pathSegments(path).map(encodeURIComponent).join('/');
+}
+
+function tempName(): string {
+  return WEBDAV_TEMP_PREFIX + randomBytes(8).toString('hex');
+}
+
+function isOk(res: IncomingMessage): boolean {
+  const s = res.statusCode ?? 0;
+  return s >= 200 && s < 300;
+}
+
+/**
+ * WebDAV (RFC 4918) for Nextcloud, ownCloud and any generic server (Apache mod_dav, rclone serve
+ * webdav, ...). Listings are PROPFIND depth 1, paged here because servers answer all at once.
+ * Generic servers get uploads under a hidden temporary name then MOVEd into place, so a cancelled
+ * upload leaves nothing visible; Nextcloud/ownCloud write atomically themselves (".part" files),
+ * keep the modification time we send in X-OC-Mtime, report checksums, and take big files through
+ * Nextcloud's chunked upload v2.
+ */
+export class WebdavProvider implements Provider {
+  readonly kind = 'webdav';
+  readonly accountKey: string;
+  readonly features: Features;
+  readonly hashes: ReadonlySet<HashType>;
+  readonly vendor: WebdavVendor;
+  readonly base: URL;
+  readonly username: string;
+  readonly http: DavHttp;
+  private readonly basePath: string;
+  private readonly pageSize: number;
+  readonly chunkSize: number;
+  readonly concurrency: number;
+  private readonly knownDirs = new Set<string>(['/']);
+  private readonly dirsInFlight = new Map<string, Promise<void>>();
+  private readonly snapshots = new Map<string, { at: number; entries: Entry[] }>();
+
+  constructor(base: URL, username: string, password: string, vendor: WebdavVendor, opts: WebdavOptions = {}) {
+    this.base = base;
+    this.username = username;
+    this.vendor = vendor;
+    this.basePath = hrefToPath(base.pathname);
+    this.http = new DavHttp(base, username, password, { rejectUnauthorized: !opts.insecureSkipVerify });
+    this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.chunkSize = Math.max(5 * 1024 * 1024, opts.chunkSize ?? 10 * 1024 * 1024);
+    this.concurrency = opts.concurrency ?? 4;
+    this.accountKey = `webdav:${username}@${base.href}`;
+    const oc = vendor !== 'other';
+    this.features = {
+      copy: true,
+      move: true,
+      trash: false,
+      about: true,
+      chunkWriter: vendor === 'nextcloud',
+      listRecursive: false,
+      setModTime: oc,
+      caseInsensitive: false,
+      bucketBased: false,
+      needsSize: false,
+    };
+    this.hashes = new Set<HashType>(oc ? ['sha1', 'md5'] : []);
+  }
+
+  /** The URL of a cloud path; folders get a trailing slash. */
+  url(path: string, dir = false): URL {
+    const enc = encodePath(path);
+    const u = new URL(this.base.href);
+    u.pathname = this.base.pathname + enc + (dir && enc !== '' ? '/' : '');
+    return u;
+  }
+
+  private cloudPath(hrefPath: string): string | undefined {
+    if (this.basePath === '/') return cleanPath(hrefPath);
+    if (hrefPath === this.basePath) return '/';
+    if (hrefPath.startsWith(this.basePath + '/')) return cleanPath(hrefPath.slice(this.basePath.length));
+    return undefined;
+  }
+
+  private entryOf(path: string, r: DavResource): Entry {
+    const e: Entry = { path, name: baseName(path), kind: r.isDir ? 'dir' : 'file', size: r.isDir ? 0 : r.size };
+    if (r.modTime) e.modTime = r.modTime;
+    if (r.mimeType && !r.isDir) e.mimeType = r.mimeType;
+    if (r.fileId) e.id = r.fileId;
+    if (r.hashes && !r.isDir) e.hashes = r.hashes;
+    return e;
+  }
+
+  private async propfind(path: string, depth: 0 | 1, signal?: AbortSignal, body = PROPFIND_BODY): Promise<string> {
+    const res = await this.http.send({
+      method: 'PROPFIND',
+      // A folder's URL ends in "/"; some servers (rclone) refuse a file's URL with one.
+      url: this.url(path, depth === 1),
+      headers: { depth: String(depth), 'content-type': 'application/xml; charset=utf-8' },
+      body,
+      signal,
+    });
+    if (res.statusCode !== 207) throw await statusError(res, `PROPFIND ${path}`);
+    return text(res);
+  }
+
+  private hidden(path: string): boolean {
+    return pathSegments(path).some((s) => s.startsWith(WEBDAV_TEMP_PREFIX));
+  }
+
+  async stat(path: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+    const p = cleanPath(path);
+    if (this.hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    const xml = await this.propfind(p, 0, opts.signal);
+    const r = parseResources(xml)[0];
+    if (!r) throw new ProviderError('not_found', `not found: ${p}`);
+    if (r.isDir) this.knownDirs.add(p);
+    return this.entryOf(p, r);
+  }
+
+  private async fetchListing(d: string, signal?: AbortSignal): Promise<Entry[]> {
+    let xml: string;
+    try {
+      xml = await this.propfind(d, 1, signal);
+    } catch (err) {
+      // A file's URL with a trailing slash is an error on some servers (Apache: 400/404-ish).
+      if (ProviderError.is(err, 'auth_invalid') || ProviderError.is(err, 'canceled')) throw err;
+      const st = await this.stat(d, { signal }).catch(() => undefined);
+      if (st && st.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${d}`);
+      throw err;
+    }
+    const entries: Entry[] = [];
+    let self: DavResource | undefined;
+    for (const r of parseResources(xml)) {
+      const p = this.cloudPath(r.hrefPath);
+      if (p === undefined) continue;
+      if (p === d) {
+        self = r;
+        continue;
+      }
+      if (parentPath(p) !== d || this.hidden(p)) continue;
+      entries.push(this.entryOf(p, r));
+    }
+    if (self && !self.isDir) throw new ProviderError('not_dir', `not a folder: ${d}`);
+    if (!self && entries.length === 0) {
+      // Some servers answer depth 1 on a file with the file only, under another href form.
+      const st = await this.stat(d, { signal });
+      if (st.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${d}`);
+    }
+    this.knownDirs.add(d);
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async list(dir: string, opts: ListOptions = {}): Promise<Page> {
+    const d = cleanPath(dir);
+    if (this.hidden(d)) throw new ProviderError('not_found', `not found: ${d}`);
+    const size = Math.max(1, opts.pageSize ?? this.pageSize);
+    const after = opts.pageToken;
+    let entries: Entry[];
+    const snap = this.snapshots.get(d);
+    if (after !== undefined && snap && Date.now() - snap.at < SNAPSHOT_TTL_MS) {
+      entries = snap.entries;
+    } else {
+      entries = await this.fetchListing(d, opts.signal);
+    }
+    // The page token is the last name returned: stable even when the snapshot is refetched.
+    const start = after === undefined ? 0 : entries.findIndex((e) => e.name > after);
+    const slice = start < 0 ? [] : entries.slice(start, start + size);
+    const more = start >= 0 && start + size < entries.length;
+    if (more) {
+      this.snapshots.delete(d);
+      this.snapshots.set(d, { at: Date.now(), entries });
+      while (this.snapshots.size > MAX_SNAPSHOTS) {
+        const oldest = this.snapshots.keys().next().value;
+        if (oldest === undefined) break;
+        this.snapshots.delete(oldest);
+      }
+    } else {
+      this.snapshots.delete(d);
+    }
+    const last = slice[slice.length - 1];
+    return more && last ? { entries: slice, nextPageToken: last.name } : { entries: slice };
+  }
+
+  async openRead(path: string, opts: ReadOptions = {}): Promise<Readable> {
+    const p = cleanPath(path);
+    if (this.hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    const start = opts.range?.start ?? 0;
+    const end = opts.range?.end;
+    if (end !== undefined && end < start) return Readable.from([]);
+    const headers: OutgoingHttpHeaders = {};
+    if (start > 0 || end !== undefined) headers.range = `bytes=${start}-${end ?? ''}`;
+    const res = await this.http.send({ method: 'GET', url: this.url(p), headers, signal: opts.signal });
+    const status = res.statusCode ?? 0;
+    if (status === 416) {
+      await drain(res);
+      const st = await this.stat(p, opts);
+      if (st.kind === 'dir') throw new ProviderError('is_dir', `is a folder: ${p}`);
+      return Readable.from([]);
+    }
+    if (!isOk(res)) {
+      const err = await statusError(res, `GET ${p}`);
+      // Servers answer a folder's GET with 404 (Apache without an index), 403 or 405.
+      const st = await this.stat(p, opts).catch(() => undefined);
+      if (st?.kind === 'dir') throw new ProviderError('is_dir', `is a folder: ${p}`);
+      throw err;
+    }
+    const ctype = String(res.headers['content-type'] ?? '');
+    if (ctype.startsWith('httpd/unix-directory') || ctype.startsWith('text/html')) {
+      // Servers answer a folder's GET with an index page; a real .html file passes this check.
+      const st = await this.stat(p, opts);
+      if (st.kind === 'dir') {
+        res.destroy();
+        throw new ProviderError('is_dir', `is a folder: ${p}`);
+      }
+    }
+    const out = new PassThrough({ highWaterMark: 256 * 1024 });
+    const stages: NodeJS.ReadWriteStream[] = [];
+    if (status === 200 && headers.range)
+      stages.push(sliceStream(start, end === undefined ? undefined : end - start + 1));
+    pipeline([res, ...stages, out]).catch((err: unknown) => {
+      out.destroy(opts.signal?.aborted ? canceled() : toProviderError(err));
+    });
+    return out;
+  }
+
+  /** Creates each missing folder of `dir` (MKCOL), remembering which exist; one request per folder at a time. */
+  private ensureDir(dir: string): Promise<void> {
+    const d = cleanPath(dir);
+    if (this.knownDirs.has(d)) return Promise.resolve();
+    let pending = this.dirsInFlight.get(d);
+    if (!pending) {
+      pending = this.makeDir(d).finally(() => this.dirsInFlight.delete(d));
+      this.dirsInFlight.set(d, pending);
+    }
+    return pending;
+  }
+
+  private async makeDir(d: string): Promise<void> {
+    const res = await this.http.send({ method: 'MKCOL', url: this.url(d, true) });
+    const status = res.statusCode ?? 0;
+    if (status === 201) {
+      await drain(res);
+      this.knownDirs.add(d);
+      return;
+    }
+    if (status === 409) {
+      // A parent is missing: make it, then this one.
+      await drain(res);
+      await this.ensureDir(parentPath(d));
+      return this.makeDir(d);
+    }
+    const err = await statusError(res, `MKCOL ${d}`);
+    // Already there (405), or made by someone else meanwhile (some servers answer 403): look.
+    const st = await this.stat(d).catch(() => undefined);
+    if (st?.kind === 'dir') return;
+    if (st) throw new ProviderError('exists', `a file exists at ${d}`);
+    throw err;
+  }
+
+  async mkdir(path: string): Promise<void> {
+    const p = cleanPath(path);
+    for (const seg of pathSegments(p)) {
+      checkName(seg);
+      if (seg.startsWith(WEBDAV_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${seg}`);
+    }
+    this.knownDirs.delete(p);
+    await this.ensureDir(p);
+  }
+
+  private async refuseDirTarget(p: string): Promise<void> {
+    try {
+      const st = await this.stat(p);
+      if (st.kind === 'dir') throw new ProviderError('is_dir', `is a folder: ${p}`);
+    } catch (err) {
+      if (!ProviderError.is(err, 'not_found')) throw err;
+    }
+  }
+
+  async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    const name = baseName(p);
+    checkName(name);
+    if (name.startsWith(WEBDAV_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
+    if (opts.signal?.aborted) {
+      body.destroy();
+      throw canceled();
+    }
+    const direct = this.vendor !== 'other';
+    let tmp: string | undefined;
+    let written = 0;
+    try {
+      await this.ensureDir(parentPath(p));
+      await this.refuseDirTarget(p);
+      tmp = direct ? undefined : joinPath(parentPath(p), tempName());
+      const headers: OutgoingHttpHeaders = { 'content-type': src.mimeType ?? 'application/octet-stream' };
+      if (src.size >= 0) headers['content-length'] = src.size;
+      if (direct) {
+        if (src.modTime) headers['x-oc-mtime'] = Math.floor(src.modTime.getTime() / 1000);
+        if (src.hashes?.sha1) headers['oc-checksum'] = `SHA1:${src.hashes.sha1}`;
+        else if (src.hashes?.md5) headers['oc-checksum'] = `MD5:${src.hashes.md5}`;
+      }
+      const counter = byteCounter((n) => {
+        written = n;
+        opts.onProgress?.(n);
+      });
+      body.on('error', (err) => counter.destroy(err));
+      const res = await this.http.send({
+        method: 'PUT',
+        url: this.url(tmp ?? p),
+        headers,
+        body: body.pipe(counter),
+        signal: opts.signal,
+      });
+      if (!isOk(res)) throw await statusError(res, `PUT ${p}`);
+      await drain(res);
+      if (src.size >= 0 && written !== src.size) {
+        throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, sent ${written}`);
+      }
+      if (tmp) {
+        await this.moveRaw(tmp, p, true, opts.signal);
+        tmp = undefined;
+      }
+    } catch (err) {
+      body.destroy();
+      if (tmp) await this.deleteQuietly(tmp);
+      if (opts.signal?.aborted) throw canceled();
+      throw toProviderError(err);
+    }
+    return this.stat(p);
+  }
+
+  private async deleteQuietly(path: string): Promise<void> {
+    try {
+      const res = await this.http.send({ method: 'DELETE', url: this.url(path) });
+      await drain(res);
+    } catch {
+      // best effort: a leftover is hidden from listings anyway
+    }
+  }
+
+  /** MOVE or COPY one resource; Overwrite only for files. */
+  private async transfer(
+    method: 'MOVE' | 'COPY',
+    from: string,
+    to: string,
+    overwrite: boolean,
+    isDir: boolean,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const res = await this.http.send({
+      method,
+      url: this.url(from, isDir),
+      headers: { destination: this.url(to, isDir).href, overwrite: overwrite ? 'T' : 'F', depth: 'infinity' },
+      signal,
+    });
+    if (isOk(res)) {
+      await drain(res);
+      return;
+    }
+    const err = await statusError(res, `${method} ${from} -> ${to}`);
+    if (res.statusCode === 412) throw new ProviderError('exists', `already exists: ${to}`, { serviceCode: 412 });
+    throw err;
+  }
+
+  private async moveRaw(from: string, to: string, overwrite: boolean, signal?: AbortSignal): Promise<void> {
+    await this.transfer('MOVE', from, to, overwrite, false, signal);
+  }
+
+  private forgetDirs(path: string): void {
+    for (const d of [...this.knownDirs]) if (d !== '/' && isWithin(path, d)) this.knownDirs.delete(d);
+    this.snapshots.clear();
+  }
+
+  async remove(path: string): Promise<void> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    const st = await this.stat(p);
+    if (st.kind === 'dir') throw new ProviderError('is_dir', `is a folder: ${p}`);
+    const res = await this.http.send({ method: 'DELETE', url: this.url(p) });
+    if (!isOk(res)) throw await statusError(res, `DELETE ${p}`);
+    await drain(res);
+    this.snapshots.delete(parentPath(p));
+  }
+
+  async rmdir(path: string): Promise<void> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('permission', 'refusing to remove the root folder');
+    const st = await this.stat(p);
+    if (st.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${p}`);
+    const res = await this.http.send({ method: 'DELETE', url: this.url(p, true) });
+    if (!isOk(res)) throw await statusError(res, `DELETE ${p}`);
+    await drain(res);
+    this.forgetDirs(p);
+  }
+
+  async rename(path: string, newName: string): Promise<Entry> {
+    const p = cleanPath(path);
+    checkName(newName);
+    if (p === '/') throw new ProviderError('permission', 'cannot rename the root folder');
+    const dst = joinPath(parentPath(p), newName);
+    if (dst === p) return this.stat(p);
+    const st = await this.stat(p);
+    await this.transfer('MOVE', p, dst, false, st.kind === 'dir');
+    if (st.kind === 'dir') this.forgetDirs(p);
+    this.snapshots.clear();
+    return this.stat(dst);
+  }
+
+  async move(src: Entry, dst: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+    const from = cleanPath(src.path);
+    const to = cleanPath(dst);
+    if (from === '/' || to === '/') throw new ProviderError('invalid_name', `cannot move ${from} to ${to}`);
+    if (to.startsWith(from + '/')) throw new ProviderError('invalid_name', `cannot move ${from} into itself`);
+    if (from === to) return this.stat(to, opts);
+    const isDir = src.kind === 'dir';
+    await this.ensureDir(parentPath(to));
+    if (!isDir) await this.refuseDirTarget(to);
+    await this.transfer('MOVE', from, to, !isDir, isDir, opts.signal);
+    if (isDir) this.forgetDirs(from);
+    this.snapshots.clear();
+    return this.stat(to, opts);
+  }
+
+  async copy(src: Entry, dst: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+    const from = cleanPath(src.path);
+    const to = cleanPath(dst);
+    if (src.kind === 'dir') throw new ProviderError('is_dir', `is a folder: ${from}`);
+    if (to === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    checkName(baseName(to));
+    if (from === to) return this.stat(to, opts);
+    await this.ensureDir(parentPath(to));
+    await this.refuseDirTarget(to);
+    await this.transfer('COPY', from, to, true, false, opts.signal);
+    this.snapshots.delete(parentPath(to));
+    return this.stat(to, opts);
+  }
+
+  /** RFC 4331 quota of the share; empty when the server does not report it. */
+  async about(): Promise<About> {
+    const q = parseQuota(await this.propfind('/', 0, undefined, QUOTA_BODY));
+    const about: About = {};
+    if (q.used !== undefined) about.used = q.used;
+    if (q.available !== undefined) about.free = q.available;
+    if (q.used !== undefined && q.available !== undefined) about.total = q.used + q.available;
+    return about;
+  }
+
+  async hash(path: string, type: HashType, opts: { signal?: AbortSignal } = {}): Promise<string | undefined> {
+    const st = await this.stat(path, opts);
+    return st.hashes?.[type];
+  }
+
+  async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
+    if (this.vendor !== 'nextcloud') throw new ProviderError('not_supported', 'chunked upload needs Nextcloud');
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    checkName(baseName(p));
+    await this.ensureDir(parentPath(p));
+    await this.refuseDirTarget(p);
+    return openNextcloudChunkWriter(this, p, src, opts.signal);
+  }
+
+  /** Called by the chunk writer once the file is in place. */
+  async afterChunkedUpload(p: string): Promise<Entry> {
+    this.snapshots.delete(parentPath(p));
+    return this.stat(p);
+  }
+
+  async close(): Promise<void> {
+    this.http.close();
+  }
+}
+
+function stringOpt(credentials: Record<string, unknown>, key: string): string | undefined {
+  const v = credentials[key];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** Finds out whether the server is Nextcloud or ownCloud (their /status.php), else generic. */
+async function detectVendor(http: DavHttp, base: URL): Promise<WebdavVendor> {
+  const i = base.pathname.indexOf('/remote.php/');
+  if (i < 0) return 'other';
+  const status = new URL(base.href);
+  status.pathname = base.pathname.slice(0, i) + '/status.php';
+  status.search = '';
+  try {
+    const res = await http.send({ method: 'GET', url: status, headers: { accept: 'application/json' } });
+    if (!isOk(res)) {
+      await drain(res);
+      return 'other';
+    }
+    const info = JSON.parse(await text(res)) as { productname?: unknown; installed?: unknown };
+    const product = String(info.productname ?? '').toLowerCase();
+    if (product.includes('owncloud')) return 'owncloud';
+    if (product.includes('nextcloud') || info.installed !== undefined) return 'nextcloud';
+  } catch {
+    // not a Nextcloud/ownCloud
+  }
+  return 'other';
+}
+
+/**
+ * Opens a WebDAV share. Credentials: `url` (the share's base URL, e.g.
+ * https://cloud.example.com/remote.php/dav/files/alice/), `username`, `password`; optional `vendor`
+ * ("nextcloud", "owncloud", "other"; detected when omitted) and `insecure_skip_verify` (accept any
+ * HTTPS certificate: only for a private server with a self-signed certificate).
+ */
+export async function openWebdav(
+  credentials: Record<string, unknown>,
+  _ctx: ProviderContext = {},
+  opts: WebdavOptions = {},
+): Promise<WebdavProvider> {
+  const rawUrl = stringOpt(credentials, 'url');
+  if (!rawUrl) throw new ProviderError('invalid_name', 'a WebDAV URL is required', { retry: 'fatal' });
+  let base: URL;
+  try {
+    base = new URL(rawUrl);
+  } catch {
+    throw new ProviderError('invalid_name', `not a URL: ${rawUrl}`, { retry: 'fatal' });
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new ProviderError('invalid_name', `not an http(s) URL: ${rawUrl}`, { retry: 'fatal' });
+  }
+  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  base.search = '';
+  base.hash = '';
+  const username = stringOpt(credentials, 'username') ?? '';
+  const password = typeof credentials.password === 'string' ? credentials.password : '';
+  const insecure = credentials.insecure_skip_verify === true || opts.insecureSkipVerify === true;
+  const vendorOpt = stringOpt(credentials, 'vendor') ?? opts.vendor;
+  let vendor: WebdavVendor;
+  if (vendorOpt === 'nextcloud' || vendorOpt === 'owncloud' || vendorOpt === 'other') vendor = vendorOpt;
+  else {
+    const probe = new DavHttp(base, username, password, { rejectUnauthorized: !insecure });
+    try {
+      vendor = await detectVendor(probe, base);
+    } finally {
+      probe.close();
+    }
+  }
+  const provider = new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure });
+  try {
+    // Checks the address and the login now, so a wrong one fails when the cloud is added.
+    const root = await provider.stat('/');
+    if (root.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${base.href}`, { retry: 'fatal' });
+  } catch (err) {
+    await provider.close();
+    throw err;
+  }
+  return provider;
+}
