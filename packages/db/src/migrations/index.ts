@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_foundation.ts';
+import * as m0003 from './0003_queue.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -7,4 +8,5 @@ import * as m0001 from './0001_foundation.ts';
  */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0003_queue': m0003,
 };

@@ -1,6 +1,8 @@
 import type { FoundationTables } from './foundation.ts';
+import type { QueueTables } from './queue.ts';
 
 export type * from './foundation.ts';
+export type * from './queue.ts';
 
 /** Every table of the database; each area adds its own interface here. */
-export type Database = FoundationTables;
+export type Database = FoundationTables & QueueTables;
