@@ -24,6 +24,17 @@ const envSchema = z.object({
   SKYFERRY_WEB_DIST: z.string().optional(),
   SKYFERRY_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   SKYFERRY_SERVICE_NOTICE: z.string().optional(),
+  SKYFERRY_SERVICE_NOTICE_DATE: z.string().max(100).optional(),
+  SKYFERRY_SERVICE_NOTICE_URL: z.string().url().optional(),
+  SKYFERRY_ALLOWED_ORIGINS: z.string().optional(),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
+  MICROSOFT_CLIENT_SECRET: z.string().min(1).optional(),
+  DROPBOX_CLIENT_ID: z.string().min(1).optional(),
+  DROPBOX_CLIENT_SECRET: z.string().min(1).optional(),
+  BOX_CLIENT_ID: z.string().min(1).optional(),
+  BOX_CLIENT_SECRET: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -47,10 +58,59 @@ export interface Config {
   webDist: string;
   workers: number;
   serviceNotice: string | undefined;
+  serviceNoticeDate: string | undefined;
+  serviceNoticeUrl: string | undefined;
+  /** Origins besides PUBLIC_URL's whose windows may frame the account pages and receive their messages. */
+  allowedOrigins: string[];
+  /** Whether PUBLIC_URL was set (otherwise links are built from the address a request came to). */
+  publicUrlExplicit: boolean;
+  /** OAuth clients of the cloud services; a kind whose client is missing is unavailable. */
+  oauth: Partial<Record<OAuthService, OAuthClient>>;
   logLevel: Env['LOG_LEVEL'];
 }
 
+export type OAuthService = 'google' | 'microsoft' | 'dropbox' | 'box';
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+}
+
 export class ConfigError extends Error {}
+
+function oauthClients(e: Env): Partial<Record<OAuthService, OAuthClient>> {
+  const pairs: Record<OAuthService, [string | undefined, string | undefined]> = {
+    google: [e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET],
+    microsoft: [e.MICROSOFT_CLIENT_ID, e.MICROSOFT_CLIENT_SECRET],
+    dropbox: [e.DROPBOX_CLIENT_ID, e.DROPBOX_CLIENT_SECRET],
+    box: [e.BOX_CLIENT_ID, e.BOX_CLIENT_SECRET],
+  };
+  const out: Partial<Record<OAuthService, OAuthClient>> = {};
+  for (const [service, [clientId, clientSecret]] of Object.entries(pairs) as [OAuthService, [string?, string?]][]) {
+    if (Boolean(clientId) !== Boolean(clientSecret)) {
+      const env = service.toUpperCase();
+      throw new ConfigError(`${env}_CLIENT_ID and ${env}_CLIENT_SECRET must be set together`);
+    }
+    if (clientId && clientSecret) out[service] = { clientId, clientSecret };
+  }
+  return out;
+}
+
+function parseOrigins(value: string | undefined): string[] {
+  if (!value) return [];
+  return value
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+    .map((o) => {
+      try {
+        const url = new URL(o);
+        if (url.origin === 'null') throw new Error('opaque');
+        return url.origin;
+      } catch {
+        throw new ConfigError(`SKYFERRY_ALLOWED_ORIGINS entry is not an origin: ${o}`);
+      }
+    });
+}
 
 function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === 'localhost' || host === '::1';
@@ -107,6 +167,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     webDist,
     workers: e.SKYFERRY_WORKERS,
     serviceNotice: e.SKYFERRY_SERVICE_NOTICE,
+    serviceNoticeDate: e.SKYFERRY_SERVICE_NOTICE_DATE,
+    serviceNoticeUrl: e.SKYFERRY_SERVICE_NOTICE_URL,
+    allowedOrigins: parseOrigins(e.SKYFERRY_ALLOWED_ORIGINS),
+    publicUrlExplicit: e.PUBLIC_URL !== undefined,
+    oauth: oauthClients(e),
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -2,6 +2,17 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createDb, type Db } from '@skyferry/db';
 import type { Config } from './config.ts';
+import { CloudsRepository } from './repositories/clouds.ts';
+import { PlansRepository } from './repositories/plans.ts';
+import { RateLimitsRepository } from './repositories/rate-limits.ts';
+import { SessionsRepository } from './repositories/sessions.ts';
+import { UsersRepository } from './repositories/users.ts';
+import { VisitorsRepository } from './repositories/visitors.ts';
+import { AccountsService } from './services/accounts.ts';
+import { CloudsService } from './services/clouds.ts';
+import { SecretBox } from './services/crypto.ts';
+import { TokenService } from './services/tokens.ts';
+import { UsersService } from './services/users.ts';
 
 /**
  * What the API and worker processes are built from: configuration, the database and the services
@@ -11,6 +22,16 @@ export interface AppContext {
   readonly config: Config;
   readonly db: Db;
   readonly log: Logger;
+  /** Credential encryption and token MAC keys, derived from the master secret. */
+  readonly secrets: SecretBox;
+  /** Sessions, access/refresh/auto-login tokens, visitor tokens. */
+  readonly tokens: TokenService;
+  /** Sign-up, sign-in, grants, logout. */
+  readonly accounts: AccountsService;
+  /** Users, plans, the paid check, traffic accounting. */
+  readonly users: UsersService;
+  /** The clouds registry and connected clouds (open, markExpired, touch). */
+  readonly clouds: CloudsService;
   /** Throws when the process cannot serve (database unreachable). */
   health(): Promise<void>;
   close(): Promise<void>;
@@ -20,10 +41,52 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const db = createDb({ url: config.databaseUrl });
   await db.migrate();
   const closers: Array<() => Promise<void>> = [];
+  const secrets = new SecretBox(config.secret);
+  const tokens = new TokenService({
+    sessions: new SessionsRepository(db.kysely),
+    visitors: new VisitorsRepository(db.kysely),
+    box: secrets,
+  });
+  const usersRepo = new UsersRepository(db.kysely);
+  const users = new UsersService({
+    users: usersRepo,
+    plans: new PlansRepository(db.kysely),
+    billingMode: config.billingMode,
+  });
+  const rateLimits = new RateLimitsRepository(db.kysely);
+  const accounts = new AccountsService({ users: usersRepo, userService: users, tokens, limits: rateLimits });
+  const clouds = new CloudsService({
+    repo: new CloudsRepository(db.kysely),
+    users,
+    box: secrets,
+    log,
+    localRoots: config.localRoots,
+    oauthConfigured: (service) => config.oauth[service] !== undefined,
+  });
+  // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
+  const visitors = new VisitorsRepository(db.kysely);
+  const housekeeping = async () => {
+    try {
+      await tokens.purgeExpired();
+      await clouds.purgeUnusedTemporary();
+      await visitors.purgeUnused(Date.now() - 30 * 86_400_000);
+      await rateLimits.purgeExpired(Date.now());
+    } catch (err) {
+      log.warn({ err }, 'housekeeping failed');
+    }
+  };
+  const housekeepingTimer = setInterval(() => void housekeeping(), 60 * 60_000);
+  housekeepingTimer.unref();
+  closers.push(async () => clearInterval(housekeepingTimer));
   return {
     config,
     db,
     log,
+    secrets,
+    tokens,
+    accounts,
+    users,
+    clouds,
     async health() {
       await sql`select 1`.execute(db.kysely);
     },

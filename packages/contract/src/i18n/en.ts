@@ -39,6 +39,10 @@ export const en = {
   cloud_kind_unavailable: '{kind} is not available on this server: {reason}',
   cloud_credentials_invalid: 'Your Bucket Name, ID or key is incorrect, please try again',
   cloud_connect_failed: 'Could not connect to the cloud drive: {reason}',
+  cloud_login_invalid: 'The address, user name or password is incorrect, please try again',
+  cloud_oauth_only: '{kind} is connected through its own sign-in window.',
+  cloud_reauthorize_other:
+    'These credentials are for a different cloud drive. Connect it as a new cloud drive instead.',
   cloud_operation_error: 'Cloud Drive operation error! [{code}]',
   cloud_unreachable: 'The cloud drive could not be reached, please try again later.',
   cloud_read_only: 'This cloud drive does not allow this operation.',

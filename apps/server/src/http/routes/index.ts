@@ -1,6 +1,20 @@
 import type { AppContext } from '../../context.ts';
 import type { App } from '../app-types.ts';
 import systemRoutes from './system.ts';
+import accountPageRoutes from './account-pages.ts';
+import accountRoutes from './account.ts';
+import cloudRoutes from './clouds.ts';
+import initRoutes from './init.ts';
+import systemCloudRoutes from './system-clouds.ts';
+import userRoutes from './users.ts';
 
 /** Every route module, each a thin layer over services. Add yours here. */
-export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [systemRoutes];
+export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
+  systemRoutes,
+  initRoutes,
+  accountRoutes,
+  accountPageRoutes,
+  userRoutes,
+  systemCloudRoutes,
+  cloudRoutes,
+];

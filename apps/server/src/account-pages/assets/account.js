@@ -1,0 +1,79 @@
+/* global window, document */
+// Skyferry account pages: sign in, sign up, sign out. Served as a file (the CSP forbids inline
+// scripts). Messages go to the exact client origin the server validated, never '*'.
+(function () {
+  'use strict';
+  var root = document.getElementById('account');
+  if (!root) return;
+  var page = root.getAttribute('data-page');
+  var lang = root.getAttribute('data-lang') || 'en';
+  var origin = root.getAttribute('data-origin');
+
+  function target() {
+    if (window.parent && window.parent !== window) return window.parent;
+    if (window.opener) return window.opener;
+    return null;
+  }
+
+  function post(message) {
+    var w = target();
+    if (w && origin) w.postMessage(message, origin);
+  }
+
+  if (!origin) return;
+
+  if (page === 'signout') {
+    post({ type: 'logout_success' });
+    return;
+  }
+
+  var form = document.getElementById('account-form');
+  var error = document.getElementById('error');
+  var submit = document.getElementById('submit');
+  var done = document.getElementById('done');
+  if (!form || !error || !submit) return;
+  var submitText = submit.textContent;
+
+  form.addEventListener('input', function () {
+    error.textContent = '';
+  });
+
+  form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    error.textContent = '';
+    var email = form.elements.namedItem('email').value;
+    var password = form.elements.namedItem('password').value;
+    var confirm = form.elements.namedItem('confirm');
+    if (confirm && confirm.value !== password) {
+      error.textContent = root.getAttribute('data-passwords-differ');
+      return;
+    }
+    submit.disabled = true;
+    submit.textContent = root.getAttribute('data-working');
+    fetch(page === 'signup' ? '/api/account/signup' : '/api/account/login', {
+      method: 'POST',
+      credentials: 'omit',
+      headers: { 'content-type': 'application/json', 'x-language': lang },
+      body: JSON.stringify({ email: email, password: password }),
+    })
+      .then(function (response) {
+        return response.json();
+      })
+      .then(function (body) {
+        if (!body || body.code !== 0) {
+          error.textContent = (body && body.msg) || root.getAttribute('data-network-error');
+          return;
+        }
+        post({ type: 'login_success', data: body.data });
+        form.hidden = true;
+        if (done) done.hidden = false;
+      })
+      .catch(function () {
+        error.textContent = root.getAttribute('data-network-error');
+      })
+      .then(function () {
+        submit.disabled = false;
+        submit.textContent = submitText;
+      });
+  });
+})();

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { toLanguage } from '@skyferry/contract';
+import { allowedClientOrigin, allowedOrigins } from '../../account-pages/origins.ts';
+import { renderAccountPage, type AccountPage } from '../../account-pages/render.ts';
+import type { AppContext } from '../../context.ts';
+import type { App } from '../app-types.ts';
+import { CONTENT_SECURITY_POLICY } from '../security.ts';
+import { requestLanguage } from '../language.ts';
+
+const ASSETS_DIR = join(import.meta.dirname, '../../account-pages/assets');
+const ASSETS: Record<string, { body: Buffer; type: string }> = {
+  'account.js': { body: readFileSync(join(ASSETS_DIR, 'account.js')), type: 'text/javascript; charset=utf-8' },
+  'account.css': { body: readFileSync(join(ASSETS_DIR, 'account.css')), type: 'text/css; charset=utf-8' },
+};
+const ASSET_VERSION = createHash('sha256')
+  .update(
+    Object.values(ASSETS)
+      .map((a) => a.body.toString())
+      .join('\n'),
+  )
+  .digest('hex')
+  .slice(0, 12);
+
+const pageQuerySchema = z.object({
+  origin: z.string().max(300).optional(),
+  lang: z.string().max(20).optional(),
+  cookies: z.string().max(5).optional(),
+});
+
+/**
+ * The account pages the client frames (init's sign_in_url and friends): plain server-rendered
+ * HTML plus one small script. They may be framed only by allowed origins.
+ */
+export default async function accountPageRoutes(app: App, ctx: AppContext): Promise<void> {
+  const pages: AccountPage[] = ['signin', 'signup', 'signout'];
+  for (const page of pages) {
+    app.get(`/account/${page}`, { schema: { hide: true, querystring: pageQuerySchema } }, async (request, reply) => {
+      const q = request.query;
+      const lang = toLanguage(q.lang) ?? requestLanguage(request);
+      const origin = allowedClientOrigin(ctx.config, request, q.origin);
+      const ancestors = allowedOrigins(ctx.config, request).join(' ');
+      const csp = CONTENT_SECURITY_POLICY.replace("frame-ancestors 'self'", `frame-ancestors 'self' ${ancestors}`);
+      return reply
+        .header('content-security-policy', csp)
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(
+          renderAccountPage({
+            page,
+            lang,
+            origin,
+            noCookies: q.cookies === '0',
+            requestedOrigin: q.origin,
+            assetVersion: ASSET_VERSION,
+          }),
+        );
+    });
+  }
+
+  app.get(
+    '/account/assets/:file',
+    { schema: { hide: true, params: z.object({ file: z.string().max(64) }) } },
+    async (request, reply) => {
+      const asset = ASSETS[request.params.file];
+      if (!asset) return reply.callNotFound();
+      return reply.header('cache-control', 'public, max-age=3600').type(asset.type).send(asset.body);
+    },
+  );
+}

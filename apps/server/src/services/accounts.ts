@@ -1,0 +1,206 @@
+import argon2 from 'argon2';
+import {
+  Code,
+  MIN_PASSWORD_LENGTH,
+  type AuthorizationData,
+  type AuthorizationsBody,
+  type Language,
+} from '@skyferry/contract';
+import { ApiError, errors } from '../http/errors.ts';
+import type { RateLimitsRepository } from '../repositories/rate-limits.ts';
+import type { UsersRepository } from '../repositories/users.ts';
+import { newId, sha256Hex } from './crypto.ts';
+import type { IssuedTokens, TokenService } from './tokens.ts';
+import { licenseOffers, type UsersService } from './users.ts';
+
+/** Argon2id at OWASP's recommended minimum (19 MiB, 2 passes): memory-hard, yet quick enough on small servers. */
+const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+/**
+ * Sign-in attempt limits, counted in the database (shared by every API process): failures per
+ * account and per client address in a fixed window. A success clears the account's counter.
+ */
+export const SIGN_IN_LIMITS = {
+  windowMs: 15 * 60_000,
+  perAccount: 10,
+  perAddress: 50,
+  /** Sign-ups per address per hour. */
+  signUpPerAddress: 20,
+  signUpWindowMs: 60 * 60_000,
+} as const;
+
+const EMAIL_RE = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]+$/;
+
+/** Trims and lower-cases an e-mail address; undefined when it is not one. */
+export function normalizeEmail(email: string): string | undefined {
+  const e = email.trim().toLowerCase();
+  return e.length <= 254 && EMAIL_RE.test(e) ? e : undefined;
+}
+
+/** The e-mail check of the forms: empty, malformed, or the normalised address. */
+export function checkEmail(email: string): string {
+  if (email.trim() === '') throw errors.badRequest('email_empty');
+  const normalized = normalizeEmail(email);
+  if (!normalized) throw new ApiError(Code.EMAIL_FORMAT, 'email_format');
+  return normalized;
+}
+
+export interface ClientInfo {
+  /** The client's address, for rate limits. */
+  ip: string;
+  language: Language;
+}
+
+/**
+ * Sign-up, sign-in, token grants and logout. Each successful one answers the same data: tokens,
+ * user info, packets, subscriptions and the licence offers.
+ */
+export class AccountsService {
+  private readonly users: UsersRepository;
+  private readonly userService: UsersService;
+  private readonly tokens: TokenService;
+  private readonly limits: RateLimitsRepository;
+  private readonly now: () => number;
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(deps: {
+    users: UsersRepository;
+    userService: UsersService;
+    tokens: TokenService;
+    limits: RateLimitsRepository;
+    now?: () => number;
+  }) {
+    this.users = deps.users;
+    this.userService = deps.userService;
+    this.tokens = deps.tokens;
+    this.limits = deps.limits;
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** The answer of every successful sign-in or grant. */
+  async authorizationData(userId: string, tokens: IssuedTokens): Promise<AuthorizationData> {
+    const me = await this.userService.me(userId);
+    if (!me) throw errors.refreshRejected();
+    return {
+      access_token: tokens.accessToken,
+      refresh_token: tokens.refreshToken,
+      token_type: 'Bearer',
+      expires_in: tokens.expiresIn,
+      uid: userId,
+      auto_login_token: tokens.autoLoginToken,
+      licenses: licenseOffers(),
+      ...me,
+    };
+  }
+
+  async signUp(input: { email: string; password: string }, client: ClientInfo): Promise<AuthorizationData> {
+    const email = checkEmail(input.email);
+    if (input.password.length < MIN_PASSWORD_LENGTH) {
+      throw errors.badRequest('password_too_short', { min: MIN_PASSWORD_LENGTH });
+    }
+    const now = this.now();
+    const ipKey = `signup:ip:${client.ip}`;
+    const ipCount = await this.limits.get(ipKey, now);
+    if (ipCount.count >= SIGN_IN_LIMITS.signUpPerAddress) throw errors.rateLimited();
+    await this.limits.hit(ipKey, SIGN_IN_LIMITS.signUpWindowMs, now);
+    const id = newId();
+    const inserted = await this.users.insert({
+      id,
+      email,
+      password_hash: await argon2.hash(input.password, ARGON2_OPTIONS),
+      nickname: email.split('@')[0] ?? '',
+      firstname: '',
+      lastname: '',
+      country: '',
+      mobile: '',
+      avatar: '',
+      notify_email: '',
+      remind_me: 1,
+      language: client.language,
+      created_at: now,
+      updated_at: now,
+    });
+    if (!inserted) throw new ApiError(Code.CONFLICT, 'account_exists');
+    return this.authorizationData(id, await this.tokens.startSession(id));
+  }
+
+  private async verifyOrBurn(hash: string | undefined, password: string): Promise<boolean> {
+    if (hash) {
+      try {
+        return await argon2.verify(hash, password);
+      } catch {
+        return false;
+      }
+    }
+    // No such account: spend the same time, so timing does not tell which e-mails exist.
+    this.dummyHash ??= argon2.hash('skyferry-no-such-account', ARGON2_OPTIONS);
+    await argon2.verify(await this.dummyHash, password).catch(() => false);
+    return false;
+  }
+
+  async signIn(input: { email: string; password: string }, client: ClientInfo): Promise<AuthorizationData> {
+    const email = checkEmail(input.email);
+    if (input.password === '') throw errors.badRequest('field_required', { field: 'password' });
+    const now = this.now();
+    const accountKey = `signin:acct:${sha256Hex(email)}`;
+    const ipKey = `signin:ip:${client.ip}`;
+    const [perAccount, perAddress] = await Promise.all([this.limits.get(accountKey, now), this.limits.get(ipKey, now)]);
+    const blocked =
+      perAccount.count >= SIGN_IN_LIMITS.perAccount
+        ? perAccount
+        : perAddress.count >= SIGN_IN_LIMITS.perAddress
+          ? perAddress
+          : undefined;
+    if (blocked) {
+      const minutes = Math.max(1, Math.ceil((blocked.resetAt - now) / 60_000));
+      throw errors.rateLimited('login_rate_limited', { minutes });
+    }
+    const user = await this.users.findByEmail(email);
+    if (!(await this.verifyOrBurn(user?.password_hash, input.password)) || !user) {
+      await this.limits.hit(accountKey, SIGN_IN_LIMITS.windowMs, now);
+      await this.limits.hit(ipKey, SIGN_IN_LIMITS.windowMs, now);
+      throw errors.badRequest('login_failed');
+    }
+    await this.limits.reset(accountKey);
+    if (user.language !== client.language) await this.userService.setLanguage(user.id, client.language);
+    return this.authorizationData(user.id, await this.tokens.startSession(user.id));
+  }
+
+  /** POST /api/v2/authorizations: refresh (rotating) or auto-login. Any rejection is code 230011. */
+  async authorize(body: AuthorizationsBody): Promise<AuthorizationData> {
+    const outcome =
+      body.grant_type === 'refresh_token'
+        ? await this.tokens.refresh(body.refresh_token)
+        : await this.tokens.autoLogin(body.auto_login_token);
+    if (!outcome.ok) throw errors.refreshRejected();
+    if (body.username) {
+      const user = await this.users.findById(outcome.userId);
+      const name = body.username.trim().toLowerCase();
+      if (!user || (name !== user.email && body.username !== user.id)) {
+        await this.tokens.revokeSession(outcome.tokens.sessionId, 'username_mismatch');
+        throw errors.refreshRejected();
+      }
+    }
+    return this.authorizationData(outcome.userId, outcome.tokens);
+  }
+
+  /**
+   * Logout: ends the session of the access token, or of the refresh or auto-login token given.
+   * Answers whether a session was ended (logging out twice is not an error).
+   */
+  async logout(
+    sessionId: string | undefined,
+    body: { refresh_token?: string; auto_login_token?: string },
+  ): Promise<boolean> {
+    const sessions = new Set<string>();
+    if (sessionId) sessions.add(sessionId);
+    const fromBody = await this.tokens.sessionOf({
+      refreshToken: body.refresh_token,
+      autoLoginToken: body.auto_login_token,
+    });
+    if (fromBody) sessions.add(fromBody);
+    let ended = false;
+    for (const id of sessions) ended = (await this.tokens.revokeSession(id, 'logout')) || ended;
+    return ended;
+  }
+}

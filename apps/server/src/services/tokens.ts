@@ -1,0 +1,195 @@
+import type { SessionsRepository } from '../repositories/sessions.ts';
+import type { VisitorsRepository } from '../repositories/visitors.ts';
+import { newId, randomToken, sha256Hex, type SecretBox } from './crypto.ts';
+
+const SECOND = 1000;
+const DAY = 86_400_000;
+
+/** Lifetimes. The client refreshes every 30 minutes (spec section 9), well inside the access lifetime. */
+export const TOKEN_LIFETIMES = {
+  accessMs: 60 * 60 * SECOND,
+  refreshMs: 30 * DAY,
+  autoLoginMs: 90 * DAY,
+  /** A visitor's last-seen time is written at most this often. */
+  visitorTouchMs: 10 * 60 * SECOND,
+} as const;
+
+const PREFIX = { access: 'sk_at_', refresh: 'sk_rt_', autoLogin: 'sk_al_', visitor: 'sk_vt_' } as const;
+
+export interface IssuedTokens {
+  sessionId: string;
+  accessToken: string;
+  refreshToken: string;
+  autoLoginToken: string;
+  /** Seconds. */
+  expiresIn: number;
+}
+
+export type RefreshOutcome =
+  | { ok: true; userId: string; tokens: IssuedTokens }
+  /** reuse: a rotated token came back and the whole session was revoked. */
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reuse' };
+
+/**
+ * Sessions and tokens. Access and refresh tokens are opaque random strings stored as SHA-256
+ * hashes; refresh tokens rotate on every use and a rotated one presented again revokes its whole
+ * session (theft detection). The auto-login token is `sk_al_<session id>.<HMAC>`: long-lived,
+ * derivable only with the master secret, and revoked with its session.
+ */
+export class TokenService {
+  private readonly sessions: SessionsRepository;
+  private readonly visitors: VisitorsRepository;
+  private readonly box: SecretBox;
+  private readonly now: () => number;
+
+  constructor(deps: {
+    sessions: SessionsRepository;
+    visitors: VisitorsRepository;
+    box: SecretBox;
+    now?: () => number;
+  }) {
+    this.sessions = deps.sessions;
+    this.visitors = deps.visitors;
+    this.box = deps.box;
+    this.now = deps.now ?? Date.now;
+  }
+
+  private autoLoginTokenOf(sessionId: string): string {
+    return `${PREFIX.autoLogin}${sessionId}.${this.box.mac('auto-login', sessionId)}`;
+  }
+
+  /** The session id an auto-login token names, when its MAC is genuine. */
+  private sessionOfAutoLoginToken(token: string): string | undefined {
+    if (!token.startsWith(PREFIX.autoLogin)) return undefined;
+    const [sessionId, mac, extra] = token.slice(PREFIX.autoLogin.length).split('.');
+    if (!sessionId || !mac || extra !== undefined) return undefined;
+    return this.box.verifyMac('auto-login', sessionId, mac) ? sessionId : undefined;
+  }
+
+  private async issueInSession(sessionId: string, userId: string, now: number): Promise<IssuedTokens> {
+    const accessToken = randomToken(PREFIX.access);
+    const refreshToken = randomToken(PREFIX.refresh);
+    await this.sessions.insertAccessToken({
+      token_hash: sha256Hex(accessToken),
+      session_id: sessionId,
+      user_id: userId,
+      created_at: now,
+      expires_at: now + TOKEN_LIFETIMES.accessMs,
+    });
+    await this.sessions.insertRefreshToken({
+      token_hash: sha256Hex(refreshToken),
+      session_id: sessionId,
+      user_id: userId,
+      created_at: now,
+      expires_at: now + TOKEN_LIFETIMES.refreshMs,
+      status: 'active',
+      used_at: null,
+    });
+    return {
+      sessionId,
+      accessToken,
+      refreshToken,
+      autoLoginToken: this.autoLoginTokenOf(sessionId),
+      expiresIn: Math.floor(TOKEN_LIFETIMES.accessMs / SECOND),
+    };
+  }
+
+  /** A new session (sign-in or sign-up) with its first tokens. */
+  async startSession(userId: string): Promise<IssuedTokens> {
+    const now = this.now();
+    const sessionId = newId();
+    await this.sessions.insertSession({
+      id: sessionId,
+      user_id: userId,
+      created_at: now,
+      last_used_at: now,
+      auto_login_expires_at: now + TOKEN_LIFETIMES.autoLoginMs,
+      revoked_at: null,
+      revoked_reason: null,
+    });
+    return this.issueInSession(sessionId, userId, now);
+  }
+
+  /** Exchanges a refresh token for new tokens (the presented one is used up). */
+  async refresh(refreshToken: string): Promise<RefreshOutcome> {
+    const now = this.now();
+    const hash = sha256Hex(refreshToken);
+    const row = await this.sessions.findRefreshToken(hash);
+    if (!row) return { ok: false, reason: 'unknown' };
+    const session = await this.sessions.findSession(row.session_id);
+    if (!session || session.revoked_at !== null) return { ok: false, reason: 'revoked' };
+    if (row.status === 'rotated') {
+      await this.sessions.revokeSession(row.session_id, 'reuse', now);
+      return { ok: false, reason: 'reuse' };
+    }
+    if (row.status !== 'active') return { ok: false, reason: 'revoked' };
+    if (row.expires_at <= now) return { ok: false, reason: 'expired' };
+    if (!(await this.sessions.rotateRefreshToken(hash, now))) {
+      // Another request rotated it a moment ago: the same token twice is reuse.
+      await this.sessions.revokeSession(row.session_id, 'reuse', now);
+      return { ok: false, reason: 'reuse' };
+    }
+    // An active session keeps its auto-login credential alive.
+    await this.sessions.touchSession(row.session_id, now, now + TOKEN_LIFETIMES.autoLoginMs);
+    return { ok: true, userId: row.user_id, tokens: await this.issueInSession(row.session_id, row.user_id, now) };
+  }
+
+  /** Signs in again with an auto-login token: a fresh refresh chain in the same session. */
+  async autoLogin(token: string): Promise<RefreshOutcome> {
+    const now = this.now();
+    const sessionId = this.sessionOfAutoLoginToken(token);
+    if (!sessionId) return { ok: false, reason: 'unknown' };
+    const session = await this.sessions.findSession(sessionId);
+    if (!session) return { ok: false, reason: 'unknown' };
+    if (session.revoked_at !== null) return { ok: false, reason: 'revoked' };
+    if (session.auto_login_expires_at <= now) return { ok: false, reason: 'expired' };
+    await this.sessions.revokeActiveRefreshTokens(sessionId);
+    await this.sessions.touchSession(sessionId, now, now + TOKEN_LIFETIMES.autoLoginMs);
+    return { ok: true, userId: session.user_id, tokens: await this.issueInSession(sessionId, session.user_id, now) };
+  }
+
+  /** Who an access token belongs to, or undefined when it is unknown, expired or revoked. */
+  async authenticate(accessToken: string): Promise<{ userId: string; email: string; sessionId: string } | undefined> {
+    if (!accessToken.startsWith(PREFIX.access)) return undefined;
+    return this.sessions.findAccessTokenOwner(sha256Hex(accessToken), this.now());
+  }
+
+  /** Ends a session: its access, refresh and auto-login tokens stop working at once. */
+  async revokeSession(sessionId: string, reason = 'logout'): Promise<boolean> {
+    return this.sessions.revokeSession(sessionId, reason, this.now());
+  }
+
+  /** The session a refresh or auto-login token belongs to (for logout without an access token). */
+  async sessionOf(token: { refreshToken?: string; autoLoginToken?: string }): Promise<string | undefined> {
+    if (token.refreshToken) {
+      const row = await this.sessions.findRefreshToken(sha256Hex(token.refreshToken));
+      if (row) return row.session_id;
+    }
+    if (token.autoLoginToken) return this.sessionOfAutoLoginToken(token.autoLoginToken);
+    return undefined;
+  }
+
+  /** A new visitor identity. */
+  async issueVisitor(): Promise<{ visitorId: string; token: string }> {
+    const now = this.now();
+    const token = randomToken(PREFIX.visitor);
+    const visitorId = newId();
+    await this.visitors.insert({ id: visitorId, token_hash: sha256Hex(token), created_at: now, last_seen_at: now });
+    return { visitorId, token };
+  }
+
+  /** The visitor a temporary token names (its last-seen time refreshed), or undefined. */
+  async authenticateVisitor(token: string): Promise<string | undefined> {
+    if (!token.startsWith(PREFIX.visitor)) return undefined;
+    const row = await this.visitors.findByTokenHash(sha256Hex(token));
+    if (!row) return undefined;
+    const now = this.now();
+    if (now - row.last_seen_at > TOKEN_LIFETIMES.visitorTouchMs) await this.visitors.touch(row.id, now);
+    return row.id;
+  }
+
+  async purgeExpired(): Promise<void> {
+    const now = this.now();
+    await this.sessions.purgeExpired(now, now - TOKEN_LIFETIMES.refreshMs);
+  }
+}
