@@ -1,0 +1,3 @@
+export * from './catalogue.ts';
+export * from './mailer.ts';
+export * from './transfer-finished.ts';
