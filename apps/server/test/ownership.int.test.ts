@@ -1,0 +1,227 @@
+/**
+ * Ownership: every user-owned endpoint, called by someone else against the first user's
+ * resources, answers "not found" (or "please log in" for a visitor on a signed-in-only call), and
+ * nothing of the owner's changes. To cover a new endpoint, append one entry to OWNED_ENDPOINTS
+ * (and, when it needs a resource of its own, a SETUPS entry that creates it as the owner and an
+ * OWNED_TABLES entry so the snapshot sees its rows).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Code } from '@skyferry/contract';
+import { sql } from '@skyferry/db';
+import { startTestApp, type SignedUpUser, type TestApp, type TestVisitor } from './support/app.ts';
+
+/** The owner's side: a signed-up user and a visitor (the same person before signing in). */
+export interface Owner {
+  user: SignedUpUser;
+  visitor: TestVisitor;
+}
+
+export interface SetupContext {
+  t: TestApp;
+  owner: Owner;
+  /** Sends a request as the owner (user headers plus the visitor header); throws unless code 0. */
+  asOwner<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    body?: unknown,
+    as?: 'user' | 'visitor',
+  ): Promise<T>;
+}
+
+/** Resources the owner creates before the walk; each returns an id stored under its key. */
+export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
+  cloud: async (s) =>
+    (
+      await s.asOwner<{ id: string }>('POST', '/api/clouds', {
+        cloud_name: 'local',
+        alias: 'owner cloud',
+        credentials: { path: s.t.makeLocalFolder() },
+      })
+    ).id,
+  tempCloud: async (s) =>
+    (
+      await s.asOwner<{ id: string }>(
+        'POST',
+        '/api/clouds',
+        { cloud_name: 'local', alias: 'owner temp', credentials: { path: s.t.makeLocalFolder() } },
+        'visitor',
+      )
+    ).id,
+};
+
+export interface AttackerRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  body?: unknown;
+}
+
+export interface OwnedEndpoint {
+  name: string;
+  /** The request the other party sends, built from the owner's resource ids (SETUPS keys). */
+  request: (ids: Record<string, string>, attacker: { folder: string }) => AttackerRequest;
+  /**
+   * For listing endpoints: instead of expecting 404, check the answer (it must not show the
+   * owner's resources). Leave out to expect "not found".
+   */
+  check?: (body: { code: number; data: unknown }, ids: Record<string, string>) => void;
+}
+
+export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
+  {
+    name: 'PUT /api/clouds/{id} (rename, space)',
+    request: (ids) => ({
+      method: 'PUT',
+      url: `/api/clouds/${ids.cloud}`,
+      body: { alias: 'pwned', space: 1, used_space: 1 },
+    }),
+  },
+  {
+    name: 'PUT /api/clouds/{id} on a temporary cloud',
+    request: (ids) => ({ method: 'PUT', url: `/api/clouds/${ids.tempCloud}`, body: { alias: 'pwned' } }),
+  },
+  {
+    name: 'PUT /api/clouds/{id}/credentials (reauthorize)',
+    request: (ids, a) => ({
+      method: 'PUT',
+      url: `/api/clouds/${ids.cloud}/credentials`,
+      body: { credentials: { path: a.folder } },
+    }),
+  },
+  { name: 'DELETE /api/clouds/{id}', request: (ids) => ({ method: 'DELETE', url: `/api/clouds/${ids.cloud}` }) },
+  {
+    name: 'DELETE /api/clouds/{id} on a temporary cloud',
+    request: (ids) => ({ method: 'DELETE', url: `/api/clouds/${ids.tempCloud}` }),
+  },
+  {
+    name: 'PUT /api/clouds/sort',
+    request: (ids) => ({ method: 'PUT', url: '/api/clouds/sort', body: { sort_val: JSON.stringify([ids.cloud]) } }),
+  },
+  {
+    name: 'POST /api/clouds/bind (someone else’s temporary cloud)',
+    request: (ids) => ({ method: 'POST', url: '/api/clouds/bind', body: { relation_id: ids.tempCloud } }),
+  },
+  {
+    name: 'GET /api/v2/clouds/me',
+    request: () => ({ method: 'GET', url: '/api/v2/clouds/me' }),
+    check: (body, ids) => {
+      const text = JSON.stringify(body.data ?? null);
+      expect(text).not.toContain(ids.cloud);
+      expect(text).not.toContain(ids.tempCloud);
+    },
+  },
+];
+
+/** Tables with rows that belong to someone: the snapshot compares the owner's rows before and after. */
+export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'user' | 'visitor' }> = [
+  { table: 'clouds', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'clouds', ownerColumn: 'visitor_id', owner: 'visitor' },
+];
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`ownership: nothing of one user's is reachable by another [${dialect}]`, () => {
+    let t: TestApp;
+    let owner: Owner;
+    let ownerVisitorId: string;
+    let attacker: SignedUpUser;
+    let attackerVisitor: TestVisitor;
+    const ids: Record<string, string> = {};
+
+    const send = async (headers: Record<string, string>, r: AttackerRequest) => {
+      const res = await t.app.inject({
+        method: r.method,
+        url: r.url,
+        headers,
+        ...(r.body === undefined ? {} : { payload: r.body as Record<string, unknown> }),
+      });
+      return { status: res.statusCode, body: JSON.parse(res.body) as { code: number; msg: string; data: unknown } };
+    };
+
+    async function snapshot(): Promise<string> {
+      const parts: unknown[] = [];
+      for (const { table, ownerColumn, owner: who } of OWNED_TABLES) {
+        const id = who === 'user' ? owner.user.uid : ownerVisitorId;
+        const rows = await sql<
+          Record<string, unknown>
+        >`select * from ${sql.table(table)} where ${sql.ref(ownerColumn)} = ${id}`.execute(t.ctx.db.kysely);
+        parts.push({ table, ownerColumn, rows: rows.rows.map((r) => JSON.stringify(r)).sort() });
+      }
+      const view = await send(
+        { ...owner.user.headers, ...owner.visitor.headers },
+        { method: 'GET', url: '/api/v2/clouds/me' },
+      );
+      parts.push(view.body);
+      return JSON.stringify(parts);
+    }
+
+    beforeAll(async () => {
+      t = await startTestApp({ dialect });
+      owner = { user: await t.signUp(), visitor: await t.visitor() };
+      const setup: SetupContext = {
+        t,
+        owner,
+        async asOwner<T>(
+          method: AttackerRequest['method'],
+          url: string,
+          body?: unknown,
+          as: 'user' | 'visitor' = 'user',
+        ) {
+          const headers = as === 'user' ? owner.user.headers : owner.visitor.headers;
+          const r = await send(headers, { method, url, body });
+          if (r.body.code !== 0) throw new Error(`setup ${method} ${url} failed: ${JSON.stringify(r.body)}`);
+          return r.body.data as T;
+        },
+      };
+      for (const [key, make] of Object.entries(SETUPS)) ids[key] = await make(setup);
+      ownerVisitorId = (await t.ctx.tokens.authenticateVisitor(owner.visitor.tempToken)) ?? '';
+      attacker = await t.signUp();
+      attackerVisitor = await t.visitor();
+      // The attacker has resources of their own, so "not found" is not merely "has nothing".
+      await send(attacker.headers, {
+        method: 'POST',
+        url: '/api/clouds',
+        body: { cloud_name: 'local', credentials: { path: t.makeLocalFolder() } },
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    for (const endpoint of OWNED_ENDPOINTS) {
+      it(`${endpoint.name}: another user`, async () => {
+        const before = await snapshot();
+        const r = await send(
+          { ...attacker.headers, ...attackerVisitor.headers },
+          endpoint.request(ids, { folder: t.makeLocalFolder() }),
+        );
+        if (endpoint.check) {
+          expect(r.body.code).toBe(0);
+          endpoint.check(r.body, ids);
+        } else {
+          expect([r.status, r.body.code]).toEqual([404, Code.NOT_FOUND]);
+        }
+        expect(await snapshot()).toBe(before);
+      });
+
+      it(`${endpoint.name}: a visitor`, async () => {
+        const before = await snapshot();
+        const r = await send(attackerVisitor.headers, endpoint.request(ids, { folder: t.makeLocalFolder() }));
+        if (endpoint.check && r.body.code === 0) endpoint.check(r.body, ids);
+        else expect([Code.NOT_FOUND, Code.UNAUTHENTICATED]).toContain(r.body.code);
+        expect(await snapshot()).toBe(before);
+      });
+    }
+
+    it('the owner still reaches everything afterwards', async () => {
+      const view = await send(
+        { ...owner.user.headers, ...owner.visitor.headers },
+        { method: 'GET', url: '/api/v2/clouds/me' },
+      );
+      const data = view.body.data as {
+        clouds: Array<{ id: string; cloud_alias_name: string }>;
+        temp_clouds: Array<{ id: string }>;
+      };
+      expect(data.clouds.map((c) => [c.id, c.cloud_alias_name])).toEqual([[ids.cloud, 'owner cloud']]);
+      expect(data.temp_clouds.map((c) => c.id)).toEqual([ids.tempCloud]);
+    });
+  });
+}
