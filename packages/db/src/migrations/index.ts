@@ -2,6 +2,7 @@ import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_foundation.ts';
 import * as m0002 from './0002_accounts.ts';
 import * as m0003 from './0003_queue.ts';
+import * as m0004 from './0004_tasks.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_accounts': m0002,
   '0003_queue': m0003,
+  '0004_tasks': m0004,
 };
