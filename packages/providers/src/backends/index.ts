@@ -1,3 +1,4 @@
 // Importing this module registers every backend kind. One line per backend folder.
 export * from './local/index.ts';
 export * from './webdav/index.ts';
+export * from './sftp/index.ts';

@@ -1,0 +1,238 @@
+import { createHash } from 'node:crypto';
+import { connect as netConnect, type Socket } from 'node:net';
+import { Client, type ConnectConfig, type SFTPWrapper } from 'ssh2';
+import { ProviderError, toProviderError } from '../../api/errors.ts';
+
+export interface SftpLogin {
+  host: string;
+  port: number;
+  username: string;
+  password?: string;
+  privateKey?: string;
+  passphrase?: string;
+  /** The host key fingerprint ("SHA256:...") recorded before; undefined on first connect. */
+  knownHostKey?: string;
+  readyTimeoutMs?: number;
+}
+
+/** One SSH connection with its SFTP channel. */
+export interface SftpConnection {
+  readonly client: Client;
+  readonly sftp: SFTPWrapper;
+  readonly hostKey: string;
+  /** SFTP extensions the server announced (name -> version). */
+  readonly extensions: Record<string, string>;
+  /** Requests now using this connection (for the pool's least-busy choice). */
+  busy: number;
+  closed: boolean;
+}
+
+/** OpenSSH-style fingerprint of a raw host key: "SHA256:" + unpadded base64. */
+export function fingerprint(key: Buffer): string {
+  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+}
+
+function openSocket(host: string, port: number, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const sock = netConnect({ host, port });
+    // Without this, Nagle's algorithm and delayed ACKs throttle SFTP's small request packets
+    // (a 20 MB upload on loopback took 12 s instead of 0.15 s).
+    sock.setNoDelay(true);
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new ProviderError('network', `timed out connecting to ${host}:${port}`));
+    }, timeoutMs);
+    sock.once('connect', () => {
+      clearTimeout(timer);
+      resolve(sock);
+    });
+    sock.once('error', (err) => {
+      clearTimeout(timer);
+      reject(toProviderError(err));
+    });
+  });
+}
+
+/** Connects, verifies the host key, logs in and opens the SFTP subsystem. */
+export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
+  const timeout = login.readyTimeoutMs ?? 20_000;
+  const sock = await openSocket(login.host, login.port, timeout);
+  const client = new Client();
+  let seenKey: string | undefined;
+  let keyRefused = false;
+  const config: ConnectConfig = {
+    sock,
+    username: login.username,
+    readyTimeout: timeout,
+    keepaliveInterval: 15_000,
+    keepaliveCountMax: 4,
+    tryKeyboard: login.password !== undefined,
+    hostVerifier: (key: Buffer) => {
+      seenKey = fingerprint(key);
+      if (login.knownHostKey && login.knownHostKey !== seenKey) {
+        keyRefused = true;
+        return false;
+      }
+      return true;
+    },
+  };
+  if (login.password !== undefined) config.password = login.password;
+  if (login.privateKey) {
+    config.privateKey = login.privateKey;
+    if (login.passphrase) config.passphrase = login.passphrase;
+  }
+  if (login.password !== undefined) {
+    // Servers that take passwords only through keyboard-interactive get the same password.
+    client.on('keyboard-interactive', (_name, _instr, _lang, prompts, finish) => {
+      finish(prompts.map(() => login.password ?? ''));
+    });
+  }
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error & { level?: string }) => {
+      client.removeListener('ready', onReady);
+      sock.destroy();
+      if (keyRefused) {
+        reject(
+          new ProviderError(
+            'host_key_changed',
+            `The SFTP server ${login.host}:${login.port} presented a different host key (${seenKey}) from the one ` +
+              `recorded when this cloud was added (${login.knownHostKey}). The connection was refused: someone ` +
+              `may be intercepting it. If the server was reinstalled or its key rotated, add the cloud again to trust the new key.`,
+            { cause: err },
+          ),
+        );
+      } else if (err.level === 'client-authentication') {
+        reject(new ProviderError('auth_invalid', `SFTP login refused for ${login.username}`, { cause: err }));
+      } else if (/timed out/i.test(err.message)) {
+        reject(new ProviderError('network', `SFTP connect timed out: ${err.message}`, { cause: err }));
+      } else {
+        const pe = toProviderError(err);
+        reject(
+          pe.code === 'unknown'
+            ? new ProviderError('network', `SFTP connect failed: ${err.message}`, { cause: err })
+            : pe,
+        );
+      }
+    };
+    const onReady = () => {
+      client.removeListener('error', onError);
+      resolve();
+    };
+    client.once('ready', onReady);
+    client.once('error', onError);
+    try {
+      client.connect(config);
+    } catch (err) {
+      // Bad key material is reported synchronously.
+      client.removeListener('error', onError);
+      sock.destroy();
+      reject(new ProviderError('auth_invalid', `SFTP key unusable: ${(err as Error).message}`, { cause: err }));
+    }
+  });
+  const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
+    client.sftp((err, s) => (err ? reject(toProviderError(err)) : resolve(s)));
+  }).catch((err: unknown) => {
+    client.end();
+    throw err;
+  });
+  const extensions = (sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? {};
+  const conn: SftpConnection = { client, sftp, hostKey: seenKey ?? '', extensions, busy: 0, closed: false };
+  const markClosed = () => {
+    conn.closed = true;
+  };
+  client.on('close', markClosed);
+  client.on('end', markClosed);
+  // Errors after login (a dropped link) surface on the pending requests; keep them from crashing.
+  client.on('error', markClosed);
+  sftp.on('close', markClosed);
+  return conn;
+}
+
+/**
+ * A few SSH connections shared by all requests: each request takes the least busy one, and a new
+ * connection is opened while all are busy and fewer than `max` exist. SFTP pipelines requests on
+ * one channel, so the pool mostly spreads large parallel transfers over several server processes.
+ */
+export class SftpPool {
+  private readonly conns: SftpConnection[] = [];
+  private opening: Promise<SftpConnection> | undefined;
+  private readonly login: SftpLogin;
+  private readonly max: number;
+  private closing = false;
+
+  constructor(login: SftpLogin, max: number) {
+    this.login = login;
+    this.max = max;
+  }
+
+  /** Adds a connection made elsewhere (the first one, made at open to check the login). */
+  adopt(conn: SftpConnection): void {
+    this.conns.push(conn);
+    this.login.knownHostKey = conn.hostKey;
+  }
+
+  private live(): SftpConnection[] {
+    for (let i = this.conns.length - 1; i >= 0; i--) if (this.conns[i]?.closed) this.conns.splice(i, 1);
+    return this.conns;
+  }
+
+  private async acquire(): Promise<SftpConnection> {
+    if (this.closing) throw new ProviderError('canceled', 'connection pool closed');
+    const conns = this.live();
+    let best: SftpConnection | undefined;
+    for (const c of conns) if (!best || c.busy < best.busy) best = c;
+    if (best && (best.busy === 0 || conns.length >= this.max)) return best;
+    if (!this.opening) {
+      this.opening = connectSftp(this.login)
+        .then((c) => {
+          this.conns.push(c);
+          return c;
+        })
+        .finally(() => {
+          this.opening = undefined;
+        });
+    }
+    if (best) {
+      // Use the existing one now; the new connection serves later requests.
+      this.opening.catch(() => undefined);
+      return best;
+    }
+    return this.opening;
+  }
+
+  /** Runs `fn` on a pooled connection, counting it busy meanwhile. */
+  async use<T>(fn: (conn: SftpConnection) => Promise<T>): Promise<T> {
+    const conn = await this.acquire();
+    conn.busy += 1;
+    try {
+      return await fn(conn);
+    } finally {
+      conn.busy -= 1;
+    }
+  }
+
+  /** A connection held by the caller until `release` (streams keep theirs for their lifetime). */
+  async hold(): Promise<{ conn: SftpConnection; release: () => void }> {
+    const conn = await this.acquire();
+    conn.busy += 1;
+    let released = false;
+    return {
+      conn,
+      release: () => {
+        if (!released) {
+          released = true;
+          conn.busy -= 1;
+        }
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.opening?.catch(() => undefined);
+    for (const c of this.conns.splice(0)) {
+      c.closed = true;
+      c.client.end();
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRcloneServe, startSshd, type RcloneServer, type SshServer } from '@skyferry/testing';
+import { ProviderError } from '../../api/errors.ts';
+import type { ProviderContext } from '../../api/registry.ts';
+import { openSftp, type SftpProvider } from './sftp.ts';
+
+async function readAll(r: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of r) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function memoryContext(): ProviderContext & { saved: Record<string, unknown>[] } {
+  const ctx: ProviderContext & { saved: Record<string, unknown>[] } = {
+    state: {},
+    saved: [],
+    async saveState(s) {
+      ctx.state = s;
+      ctx.saved.push(s);
+    },
+  };
+  return ctx;
+}
+
+function pattern(size: number): Buffer {
+  const b = Buffer.alloc(size);
+  for (let i = 0; i < size; i += 1) b[i] = (i * 31 + (i >> 10)) & 255;
+  return b;
+}
+
+// Backend-specific behaviour; the shared conformance suite covers the rest.
+describe('sftp on OpenSSH sshd', () => {
+  let server: SshServer;
+  const ctx = memoryContext();
+  let sftp: SftpProvider;
+  const creds = () => ({
+    host: server.host,
+    port: server.port,
+    username: server.username,
+    private_key: server.privateKey,
+  });
+
+  beforeAll(async () => {
+    server = await startSshd();
+    sftp = await openSftp(creds(), ctx);
+  });
+  afterAll(async () => {
+    await sftp?.close();
+    await server?.stop();
+  });
+
+  it('records the host key at first connect and accepts it again', async () => {
+    expect(ctx.saved).toHaveLength(1);
+    expect(String(ctx.state?.host_key)).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    const again = await openSftp(creds(), ctx);
+    await again.close();
+    expect(ctx.saved).toHaveLength(1);
+  });
+
+  it('logs in with a passphrase-protected key, and refuses a wrong passphrase', async () => {
+    const withKey = await openSftp(
+      { ...creds(), private_key: server.encryptedKey, passphrase: server.passphrase },
+      { state: { ...ctx.state } },
+    );
+    expect((await withKey.stat('/')).kind).toBe('dir');
+    await withKey.close();
+    const err = await openSftp({ ...creds(), private_key: server.encryptedKey, passphrase: 'nope' }, {}).catch(
+      (e: unknown) => e,
+    );
+    expect(ProviderError.is(err, 'auth_invalid')).toBe(true);
+  });
+
+  it('keeps modification times and reports quota through statvfs', async () => {
+    const mtime = new Date('2021-03-04T05:06:07Z');
+    const e = await sftp.put('/mt/file.txt', Readable.from([Buffer.from('abc')]), { size: 3, modTime: mtime });
+    expect(e.modTime?.getTime()).toBe(mtime.getTime());
+    expect(sftp.features.about).toBe(true);
+    const about = await sftp.about();
+    expect(about.total).toBeGreaterThan(0);
+    expect(about.free).toBeGreaterThan(0);
+  });
+
+  it('copies server-side with copy-data and writes out-of-order chunks', async () => {
+    const data = pattern(3 * 1024 * 1024 + 123);
+    const w = await sftp.openChunkWriter('/chunks/out.bin', { size: data.length });
+    const n = Math.ceil(data.length / w.chunkSize);
+    const order = Array.from({ length: n }, (_, i) => n - 1 - i);
+    await Promise.all(order.map((i) => w.writeChunk(i, data.subarray(i * w.chunkSize, (i + 1) * w.chunkSize))));
+    expect((await sftp.list('/chunks')).entries).toEqual([]);
+    const e = await w.close();
+    expect(e.size).toBe(data.length);
+    expect((await readAll(await sftp.openRead('/chunks/out.bin'))).equals(data)).toBe(true);
+    expect(sftp.features.copy).toBe(true);
+    const c = await sftp.copy(e, '/chunks/copy.bin');
+    expect(c.size).toBe(data.length);
+    expect(
+      (await readAll(await sftp.openRead('/chunks/copy.bin', { range: { start: 1000, end: 1999 } }))).equals(
+        data.subarray(1000, 2000),
+      ),
+    ).toBe(true);
+  });
+
+  it('runs parallel transfers over several pooled connections', async () => {
+    const data = pattern(2 * 1024 * 1024);
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => sftp.put(`/par/f${i}`, Readable.from([data]), { size: data.length })),
+    );
+    const back = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => readAll(await sftp.openRead(`/par/f${i}`))),
+    );
+    for (const b of back) expect(b.equals(data)).toBe(true);
+  });
+
+  it('refuses a changed host key with host_key_changed and a clear message', async () => {
+    await server.rotateHostKey();
+    const err = await openSftp(creds(), ctx).catch((e: unknown) => e);
+    expect(ProviderError.is(err, 'host_key_changed')).toBe(true);
+    expect((err as Error).message).toMatch(/different host key/);
+    expect((err as ProviderError).retry).toBe('fatal');
+  });
+});
+
+describe('sftp on rclone serve sftp', () => {
+  let server: RcloneServer;
+  let sftp: SftpProvider;
+
+  beforeAll(async () => {
+    server = await startRcloneServe('sftp');
+    sftp = await openSftp(
+      { host: server.host, port: server.port, username: server.username, password: server.password },
+      memoryContext(),
+    );
+  });
+  afterAll(async () => {
+    await sftp?.close();
+    await server?.stop();
+  });
+
+  it('logs in with a password and refuses a wrong one', async () => {
+    expect((await sftp.stat('/')).kind).toBe('dir');
+    const err = await openSftp(
+      { host: server.host, port: server.port, username: server.username, password: 'wrong' },
+      {},
+    ).catch((e: unknown) => e);
+    expect(ProviderError.is(err, 'auth_invalid')).toBe(true);
+  });
+
+  it('hides nothing half-written after a cancelled upload', async () => {
+    const ac = new AbortController();
+    const body = new Readable({ read() {} });
+    body.push(Buffer.alloc(512 * 1024, 7));
+    setTimeout(() => ac.abort(), 150);
+    const err = await sftp
+      .put('/cancel/big.bin', body, { size: 64 * 1024 * 1024 }, { signal: ac.signal })
+      .catch((e: unknown) => e);
+    expect(ProviderError.is(err, 'canceled')).toBe(true);
+    expect((await sftp.list('/cancel')).entries).toEqual([]);
+  });
+
+  it('streams a file up and down intact', async () => {
+    const data = pattern(5 * 1024 * 1024 + 17);
+    const e = await sftp.put('/rt/data.bin', Readable.from([data]), { size: data.length });
+    expect(e.size).toBe(data.length);
+    expect((await readAll(await sftp.openRead('/rt/data.bin'))).equals(data)).toBe(true);
+  });
+});

@@ -1,0 +1,692 @@
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Stats } from 'ssh2';
+import { ProviderError, canceled } from '../../api/errors.ts';
+import type { ProviderContext } from '../../api/registry.ts';
+import type {
+  About,
+  ChunkWriter,
+  Entry,
+  Features,
+  HashType,
+  ListOptions,
+  Page,
+  Provider,
+  ReadOptions,
+  SrcInfo,
+  WriteOptions,
+} from '../../api/types.ts';
+import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { SftpPool, connectSftp, type SftpConnection, type SftpLogin } from './connection.ts';
+import { sftpError } from './errors.ts';
+import { pipelinedReadStream, sftpCall } from './io.ts';
+
+/** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
+export const SFTP_TEMP_PREFIX = '.skyferry-tmp-';
+
+export interface SftpOptions {
+  /** Most SSH connections kept open (default 4). */
+  maxConnections?: number;
+  /** Bytes per read/write request and requests in flight per stream (defaults 32 KB and 32). */
+  requestSize?: number;
+  inFlight?: number;
+  /** Page size `list` uses when the caller gives none. */
+  pageSize?: number;
+  /** Chunk writer: chunk size and parallel chunks. */
+  chunkSize?: number;
+  concurrency?: number;
+}
+
+const DEFAULT_PAGE_SIZE = 1000;
+const SNAPSHOT_TTL_MS = 120_000;
+const MAX_SNAPSHOTS = 16;
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+const S_IFLNK = 0o120000;
+
+function tempName(): string {
+  return SFTP_TEMP_PREFIX + randomBytes(8).toString('hex');
+}
+
+function hidden(path: string): boolean {
+  return pathSegments(path).some((s) => s.startsWith(SFTP_TEMP_PREFIX));
+}
+
+/**
+ * SFTP over ssh2: a small pool of SSH connections (the host key is recorded at the first connect
+ * and checked on every later one), pipelined reads and writes for throughput, uploads to a hidden
+ * temporary name renamed into place (a cancelled upload leaves nothing visible), modification
+ * times by setstat, quota by statvfs@openssh.com and server-side copy by the copy-data extension
+ * where the server has them.
+ */
+export class SftpProvider implements Provider {
+  readonly kind = 'sftp';
+  readonly accountKey: string;
+  readonly features: Features;
+  readonly hashes: ReadonlySet<HashType> = new Set<HashType>();
+  /** The remote folder the cloud's "/" maps to. */
+  readonly root: string;
+  readonly chunkSize: number;
+  readonly concurrency: number;
+  private readonly pool: SftpPool;
+  private readonly extensions: Record<string, string>;
+  private readonly requestSize: number;
+  private readonly inFlight: number;
+  private readonly pageSize: number;
+  private readonly knownDirs = new Set<string>(['/']);
+  private readonly dirsInFlight = new Map<string, Promise<void>>();
+  private readonly snapshots = new Map<string, { at: number; entries: Entry[] }>();
+
+  constructor(
+    pool: SftpPool,
+    first: SftpConnection,
+    root: string,
+    accountKey: string,
+    hasStatvfs: boolean,
+    opts: SftpOptions = {},
+  ) {
+    this.pool = pool;
+    this.root = root === '/' ? '' : root.replace(/\/+$/, '');
+    this.accountKey = accountKey;
+    this.extensions = first.extensions;
+    this.requestSize = opts.requestSize ?? 32 * 1024;
+    this.inFlight = opts.inFlight ?? 32;
+    this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
+    this.concurrency = opts.concurrency ?? 4;
+    this.features = {
+      copy: this.extensions['copy-data'] === '1',
+      move: true,
+      trash: false,
+      about: hasStatvfs,
+      chunkWriter: true,
+      listRecursive: false,
+      setModTime: true,
+      caseInsensitive: false,
+      bucketBased: false,
+      needsSize: false,
+    };
+  }
+
+  private remote(path: string): string {
+    const p = cleanPath(path);
+    return p === '/' ? this.root || '/' : this.root + p;
+  }
+
+  private kindOf(st: Stats): 'file' | 'dir' | undefined {
+    const t = st.mode & S_IFMT;
+    if (t === S_IFDIR) return 'dir';
+    if (t === S_IFREG) return 'file';
+    return undefined;
+  }
+
+  private entryOf(path: string, st: Stats, kind: 'file' | 'dir'): Entry {
+    const e: Entry = { path, name: baseName(path), kind, size: kind === 'dir' ? 0 : st.size };
+    if (st.mtime) e.modTime = new Date(st.mtime * 1000);
+    return e;
+  }
+
+  async stat(path: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+    const p = cleanPath(path);
+    if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    if (opts.signal?.aborted) throw canceled();
+    const st = await this.pool
+      .use((c) => sftpCall.stat(c.sftp, this.remote(p)))
+      .catch((err: unknown) => {
+        throw sftpError(err, p);
+      });
+    const kind = this.kindOf(st);
+    if (!kind) throw new ProviderError('not_found', `not a file or folder: ${p}`);
+    if (kind === 'dir') this.knownDirs.add(p);
+    return this.entryOf(p, st, kind);
+  }
+
+  private async fetchListing(d: string): Promise<Entry[]> {
+    const raw = await this.pool
+      .use(async (c) => {
+        const st = await sftpCall.stat(c.sftp, this.remote(d));
+        if (this.kindOf(st) !== 'dir') throw new ProviderError('not_dir', `not a folder: ${d}`);
+        const list = await sftpCall.readdir(c.sftp, this.remote(d));
+        // Links: show what they point to (and leave out dangling ones).
+        return Promise.all(
+          list.map(async (f) => {
+            if (f.filename === '.' || f.filename === '..' || f.filename.startsWith(SFTP_TEMP_PREFIX)) return undefined;
+            let st2: Stats = f.attrs as Stats;
+            if ((f.attrs.mode & S_IFMT) === S_IFLNK) {
+              st2 = await sftpCall.stat(c.sftp, `${this.remote(d)}/${f.filename}`).catch(() => f.attrs as Stats);
+            }
+            return { name: f.filename, st: st2 };
+          }),
+        );
+      })
+      .catch((err: unknown) => {
+        throw sftpError(err, d);
+      });
+    const entries: Entry[] = [];
+    for (const r of raw) {
+      if (!r) continue;
+      const kind = this.kindOf(r.st);
+      if (!kind) continue;
+      entries.push(this.entryOf(joinPath(d, r.name), r.st, kind));
+    }
+    this.knownDirs.add(d);
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async list(dir: string, opts: ListOptions = {}): Promise<Page> {
+    const d = cleanPath(dir);
+    if (hidden(d)) throw new ProviderError('not_found', `not found: ${d}`);
+    if (opts.signal?.aborted) throw canceled();
+    const size = Math.max(1, opts.pageSize ?? this.pageSize);
+    const after = opts.pageToken;
+    const snap = this.snapshots.get(d);
+    const entries =
+      after !== undefined && snap && Date.now() - snap.at < SNAPSHOT_TTL_MS ? snap.entries : await this.fetchListing(d);
+    // The page token is the last name returned: stable even when the listing is fetched again.
+    const start = after === undefined ? 0 : entries.findIndex((e) => e.name > after);
+    const slice = start < 0 ? [] : entries.slice(start, start + size);
+    const more = start >= 0 && start + size < entries.length;
+    this.snapshots.delete(d);
+    if (more) {
+      this.snapshots.set(d, { at: Date.now(), entries });
+      while (this.snapshots.size > MAX_SNAPSHOTS) {
+        const oldest = this.snapshots.keys().next().value;
+        if (oldest === undefined) break;
+        this.snapshots.delete(oldest);
+      }
+    }
+    const last = slice[slice.length - 1];
+    return more && last ? { entries: slice, nextPageToken: last.name } : { entries: slice };
+  }
+
+  async openRead(path: string, opts: ReadOptions = {}): Promise<Readable> {
+    const p = cleanPath(path);
+    if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    if (opts.signal?.aborted) throw canceled();
+    const { conn, release } = await this.pool.hold();
+    const sftp = conn.sftp;
+    let handle: Buffer | undefined;
+    try {
+      const st = await sftpCall.stat(sftp, this.remote(p));
+      const kind = this.kindOf(st);
+      if (kind === 'dir') throw new ProviderError('is_dir', `is a folder: ${p}`);
+      if (!kind) throw new ProviderError('not_found', `not a file: ${p}`);
+      handle = await sftpCall.open(sftp, this.remote(p), 'r');
+      const start = opts.range?.start ?? 0;
+      const endExcl = Math.min(st.size, opts.range?.end === undefined ? st.size : opts.range.end + 1);
+      const h = handle;
+      const stream = pipelinedReadStream({
+        sftp,
+        handle: h,
+        start,
+        end: Math.max(start, endExcl),
+        chunk: this.requestSize,
+        inFlight: this.inFlight,
+        onDone: async () => {
+          try {
+            await sftpCall.close(sftp, h);
+          } finally {
+            release();
+          }
+        },
+        mapError: (err) => sftpError(err, p),
+      });
+      if (opts.signal) {
+        const signal = opts.signal;
+        const onAbort = () => stream.destroy(canceled());
+        signal.addEventListener('abort', onAbort, { once: true });
+        stream.once('close', () => signal.removeEventListener('abort', onAbort));
+      }
+      return stream;
+    } catch (err) {
+      if (handle) await sftpCall.close(sftp, handle).catch(() => undefined);
+      release();
+      throw sftpError(err, p);
+    }
+  }
+
+  /** Creates each missing folder of `dir`, remembering which exist; one request per folder at a time. */
+  private ensureDir(dir: string): Promise<void> {
+    const d = cleanPath(dir);
+    if (this.knownDirs.has(d)) return Promise.resolve();
+    let pending = this.dirsInFlight.get(d);
+    if (!pending) {
+      pending = this.makeDir(d).finally(() => this.dirsInFlight.delete(d));
+      this.dirsInFlight.set(d, pending);
+    }
+    return pending;
+  }
+
+  private async makeDir(d: string): Promise<void> {
+    await this.pool.use(async (c) => {
+      try {
+        await sftpCall.mkdir(c.sftp, this.remote(d));
+      } catch (err) {
+        // Exists already, or a parent is missing (servers answer both with vague codes): look.
+        const st = await sftpCall.stat(c.sftp, this.remote(d)).catch(() => undefined);
+        if (st) {
+          if (this.kindOf(st) === 'dir') return;
+          throw new ProviderError('exists', `a file exists at ${d}`);
+        }
+        const parent = parentPath(d);
+        if (parent === d) throw sftpError(err, d);
+        const pst = await sftpCall.stat(c.sftp, this.remote(parent)).catch(() => undefined);
+        if (pst && this.kindOf(pst) !== 'dir') throw new ProviderError('not_dir', `not a folder: ${parent}`);
+        if (pst) throw sftpError(err, d);
+        await this.ensureDir(parent);
+        await sftpCall.mkdir(c.sftp, this.remote(d)).catch(async (err2: unknown) => {
+          const again = await sftpCall.stat(c.sftp, this.remote(d)).catch(() => undefined);
+          if (!again || this.kindOf(again) !== 'dir') throw sftpError(err2, d);
+        });
+      }
+    });
+    this.knownDirs.add(d);
+  }
+
+  async mkdir(path: string): Promise<void> {
+    const p = cleanPath(path);
+    for (const seg of pathSegments(p)) {
+      checkName(seg);
+      if (seg.startsWith(SFTP_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${seg}`);
+    }
+    this.knownDirs.delete(p);
+    await this.ensureDir(p);
+  }
+
+  private async refuseDirTarget(c: SftpConnection, p: string): Promise<void> {
+    const st = await sftpCall.stat(c.sftp, this.remote(p)).catch(() => undefined);
+    if (st && this.kindOf(st) === 'dir') throw new ProviderError('is_dir', `is a folder: ${p}`);
+  }
+
+  /** Renames a finished temporary file onto its final name, replacing a file there. */
+  private async publish(c: SftpConnection, tmpRemote: string, p: string): Promise<void> {
+    const target = this.remote(p);
+    if (c.extensions['posix-rename@openssh.com'] === '1') {
+      await sftpCall.posixRename(c.sftp, tmpRemote, target);
+      return;
+    }
+    try {
+      await sftpCall.rename(c.sftp, tmpRemote, target);
+    } catch (err) {
+      // Plain SFTP rename refuses an existing target: remove it, then rename.
+      const st = await sftpCall.lstat(c.sftp, target).catch(() => undefined);
+      if (!st) throw err;
+      await sftpCall.unlink(c.sftp, target);
+      await sftpCall.rename(c.sftp, tmpRemote, target);
+    }
+  }
+
+  private checkWritable(p: string): void {
+    if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    const name = baseName(p);
+    checkName(name);
+    if (name.startsWith(SFTP_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
+  }
+
+  async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {
+    const p = cleanPath(path);
+    this.checkWritable(p);
+    if (opts.signal?.aborted) {
+      body.destroy();
+      throw canceled();
+    }
+    await this.ensureDir(parentPath(p)).catch((err: unknown) => {
+      body.destroy();
+      throw err;
+    });
+    const { conn, release } = await this.pool.hold();
+    const sftp = conn.sftp;
+    const tmpRemote = this.remote(joinPath(parentPath(p), tempName()));
+    let handle: Buffer | undefined;
+    let published = false;
+    // A stalled source must not keep a cancelled upload waiting: end the body on abort.
+    const onAbort = () => body.destroy(canceled());
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.refuseDirTarget(conn, p);
+      handle = await sftpCall.open(sftp, tmpRemote, 'w');
+      const h = handle;
+      let pos = 0;
+      let acked = 0;
+      const pending = new Set<Promise<void>>();
+      let failure: unknown;
+      const maxPending = this.inFlight;
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (opts.signal?.aborted) throw canceled();
+        if (failure) throw failure;
+        const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+        const w: Promise<void> = sftpCall.write(sftp, h, data, pos).then(
+          () => {
+            pending.delete(w);
+            acked += data.length;
+            opts.onProgress?.(acked);
+          },
+          (err: unknown) => {
+            pending.delete(w);
+            failure ??= err;
+          },
+        );
+        pending.add(w);
+        pos += data.length;
+        // Keep a bounded window of writes in flight (memory stays at window x chunk size).
+        while (pending.size >= maxPending) await Promise.race(pending);
+      }
+      await Promise.all(pending);
+      if (failure) throw failure;
+      if (opts.signal?.aborted) throw canceled();
+      if (src.size >= 0 && pos !== src.size) {
+        throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${pos}`);
+      }
+      if (src.modTime) await sftpCall.futimes(sftp, h, new Date(), src.modTime).catch(() => undefined);
+      handle = undefined;
+      await sftpCall.close(sftp, h);
+      if (src.modTime) {
+        // Some servers apply times only on a closed file.
+        await sftpCall.setstat(sftp, tmpRemote, { atime: new Date(), mtime: src.modTime }).catch(() => undefined);
+      }
+      await this.publish(conn, tmpRemote, p);
+      published = true;
+    } catch (err) {
+      body.destroy();
+      if (handle) await sftpCall.close(sftp, handle).catch(() => undefined);
+      if (!published) await sftpCall.unlink(sftp, tmpRemote).catch(() => undefined);
+      if (opts.signal?.aborted) throw canceled();
+      throw sftpError(err, p);
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+      release();
+    }
+    this.snapshots.delete(parentPath(p));
+    return this.stat(p);
+  }
+
+  async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
+    const p = cleanPath(path);
+    this.checkWritable(p);
+    await this.ensureDir(parentPath(p));
+    const { conn, release } = await this.pool.hold();
+    const sftp = conn.sftp;
+    const tmpRemote = this.remote(joinPath(parentPath(p), tempName()));
+    let handle: Buffer;
+    try {
+      await this.refuseDirTarget(conn, p);
+      handle = await sftpCall.open(sftp, tmpRemote, 'w');
+    } catch (err) {
+      release();
+      throw sftpError(err, p);
+    }
+    const h = handle;
+    let finished = false;
+    const chunkSize = this.chunkSize;
+    const requestSize = Math.max(this.requestSize, 64 * 1024);
+    const discard = async () => {
+      await sftpCall.close(sftp, h).catch(() => undefined);
+      await sftpCall.unlink(sftp, tmpRemote).catch(() => undefined);
+      release();
+    };
+    return {
+      chunkSize,
+      concurrency: this.concurrency,
+      writeChunk: async (index, data, signal) => {
+        if (finished) throw new ProviderError('canceled', 'chunk writer is closed');
+        if (signal?.aborted || opts.signal?.aborted) throw canceled();
+        const base = index * chunkSize;
+        const writes: Promise<void>[] = [];
+        for (let off = 0; off < data.length; off += requestSize) {
+          writes.push(sftpCall.write(sftp, h, data.subarray(off, off + requestSize), base + off));
+        }
+        await Promise.all(writes).catch((err: unknown) => {
+          throw sftpError(err, p);
+        });
+      },
+      close: async () => {
+        if (finished) throw new ProviderError('canceled', 'chunk writer is closed');
+        finished = true;
+        try {
+          if (opts.signal?.aborted) throw canceled();
+          const st = await sftpCall.fstat(sftp, h);
+          if (src.size >= 0 && st.size !== src.size) {
+            throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${st.size}`);
+          }
+          if (src.modTime) await sftpCall.futimes(sftp, h, new Date(), src.modTime).catch(() => undefined);
+          await sftpCall.close(sftp, h);
+          if (src.modTime) {
+            await sftpCall.setstat(sftp, tmpRemote, { atime: new Date(), mtime: src.modTime }).catch(() => undefined);
+          }
+          await this.publish(conn, tmpRemote, p);
+        } catch (err) {
+          await discard();
+          throw sftpError(err, p);
+        }
+        release();
+        this.snapshots.delete(parentPath(p));
+        return this.stat(p);
+      },
+      abort: async () => {
+        if (finished) return;
+        finished = true;
+        await discard();
+      },
+    };
+  }
+
+  async remove(path: string): Promise<void> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    await this.pool
+      .use(async (c) => {
+        const st = await sftpCall.lstat(c.sftp, this.remote(p));
+        if (this.kindOf(st) === 'dir') throw new ProviderError('is_dir', `is a folder: ${p}`);
+        await sftpCall.unlink(c.sftp, this.remote(p));
+      })
+      .catch((err: unknown) => {
+        throw sftpError(err, p);
+      });
+    this.snapshots.delete(parentPath(p));
+  }
+
+  /** Deletes a remote tree depth-first, several requests at a time. */
+  private async removeTree(c: SftpConnection, remote: string): Promise<void> {
+    const list = await sftpCall.readdir(c.sftp, remote);
+    const items = list.filter((f) => f.filename !== '.' && f.filename !== '..');
+    for (let i = 0; i < items.length; i += 32) {
+      await Promise.all(
+        items.slice(i, i + 32).map(async (f) => {
+          const child = `${remote}/${f.filename}`;
+          if ((f.attrs.mode & S_IFMT) === S_IFDIR) await this.removeTree(c, child);
+          else await sftpCall.unlink(c.sftp, child);
+        }),
+      );
+    }
+    await sftpCall.rmdir(c.sftp, remote);
+  }
+
+  private forget(path: string): void {
+    for (const d of [...this.knownDirs]) if (d !== '/' && isWithin(path, d)) this.knownDirs.delete(d);
+    this.snapshots.clear();
+  }
+
+  async rmdir(path: string): Promise<void> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('permission', 'refusing to remove the root folder');
+    if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    await this.pool
+      .use(async (c) => {
+        const st = await sftpCall.lstat(c.sftp, this.remote(p));
+        if (this.kindOf(st) !== 'dir') throw new ProviderError('not_dir', `not a folder: ${p}`);
+        await this.removeTree(c, this.remote(p));
+      })
+      .catch((err: unknown) => {
+        throw sftpError(err, p);
+      });
+    this.forget(p);
+  }
+
+  private async moveInside(from: string, to: string, replaceFile: boolean): Promise<void> {
+    if (hidden(from)) throw new ProviderError('not_found', `not found: ${from}`);
+    if (from === '/' || to === '/') throw new ProviderError('invalid_name', `cannot move ${from} to ${to}`);
+    if (to.startsWith(from + '/')) throw new ProviderError('invalid_name', `cannot move ${from} into itself`);
+    checkName(baseName(to));
+    await this.ensureDir(parentPath(to));
+    await this.pool
+      .use(async (c) => {
+        const srcSt = await sftpCall.lstat(c.sftp, this.remote(from));
+        const dstSt = await sftpCall.lstat(c.sftp, this.remote(to)).catch(() => undefined);
+        const srcIsDir = this.kindOf(srcSt) === 'dir';
+        if (dstSt) {
+          if (!replaceFile || srcIsDir || this.kindOf(dstSt) === 'dir') {
+            throw new ProviderError('exists', `already exists: ${to}`);
+          }
+          await this.publish(c, this.remote(from), to);
+        } else {
+          await sftpCall.rename(c.sftp, this.remote(from), this.remote(to));
+        }
+        if (srcIsDir) this.forget(from);
+      })
+      .catch((err: unknown) => {
+        throw sftpError(err, from);
+      });
+    this.snapshots.clear();
+  }
+
+  async rename(path: string, newName: string): Promise<Entry> {
+    const p = cleanPath(path);
+    checkName(newName);
+    if (p === '/') throw new ProviderError('permission', 'cannot rename the root folder');
+    const dst = joinPath(parentPath(p), newName);
+    if (dst === p) return this.stat(p);
+    await this.moveInside(p, dst, false);
+    return this.stat(dst);
+  }
+
+  async move(src: Entry, dst: string): Promise<Entry> {
+    const from = cleanPath(src.path);
+    const to = cleanPath(dst);
+    if (from === to) return this.stat(to);
+    await this.moveInside(from, to, src.kind === 'file');
+    return this.stat(to);
+  }
+
+  async copy(src: Entry, dst: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+    if (!this.features.copy) throw new ProviderError('not_supported', 'this SFTP server has no copy-data extension');
+    const from = cleanPath(src.path);
+    const to = cleanPath(dst);
+    if (src.kind === 'dir') throw new ProviderError('is_dir', `is a folder: ${from}`);
+    this.checkWritable(to);
+    if (from === to) return this.stat(to);
+    await this.ensureDir(parentPath(to));
+    const tmpRemote = this.remote(joinPath(parentPath(to), tempName()));
+    await this.pool
+      .use(async (c) => {
+        await this.refuseDirTarget(c, to);
+        const srcSt = await sftpCall.stat(c.sftp, this.remote(from));
+        if (this.kindOf(srcSt) === 'dir') throw new ProviderError('is_dir', `is a folder: ${from}`);
+        const rh = await sftpCall.open(c.sftp, this.remote(from), 'r');
+        let wh: Buffer | undefined;
+        try {
+          wh = await sftpCall.open(c.sftp, tmpRemote, 'w');
+          if (opts.signal?.aborted) throw canceled();
+          await sftpCall.copyData(c.sftp, rh, wh);
+          await sftpCall.futimes(c.sftp, wh, new Date(), new Date(srcSt.mtime * 1000)).catch(() => undefined);
+          await sftpCall.close(c.sftp, wh);
+          wh = undefined;
+          await this.publish(c, tmpRemote, to);
+        } catch (err) {
+          if (wh) await sftpCall.close(c.sftp, wh).catch(() => undefined);
+          await sftpCall.unlink(c.sftp, tmpRemote).catch(() => undefined);
+          throw err;
+        } finally {
+          await sftpCall.close(c.sftp, rh).catch(() => undefined);
+        }
+      })
+      .catch((err: unknown) => {
+        throw sftpError(err, from);
+      });
+    this.snapshots.delete(parentPath(to));
+    return this.stat(to);
+  }
+
+  async about(): Promise<About> {
+    if (!this.features.about) throw new ProviderError('not_supported', 'this SFTP server reports no disk usage');
+    const info = await this.pool
+      .use((c) => sftpCall.statvfs(c.sftp, this.remote('/')))
+      .catch((err: unknown) => {
+        throw sftpError(err, '/');
+      });
+    const unit = info.f_frsize || info.f_bsize;
+    return {
+      total: info.f_blocks * unit,
+      used: (info.f_blocks - info.f_bfree) * unit,
+      free: info.f_bavail * unit,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+function str(credentials: Record<string, unknown>, key: string): string | undefined {
+  const v = credentials[key];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/**
+ * Opens an SFTP cloud. Credentials: `host`, `port` (default 22), `username`, and `password` or
+ * `private_key` (OpenSSH or PEM, with `passphrase` when encrypted); optional `root` (the remote
+ * folder shown as "/", default the login's start folder). The server's host key is recorded in
+ * `ctx.state.host_key` at the first connect and every later connection must present the same key.
+ */
+export async function openSftp(
+  credentials: Record<string, unknown>,
+  ctx: ProviderContext = {},
+  opts: SftpOptions = {},
+): Promise<SftpProvider> {
+  const host = str(credentials, 'host');
+  if (!host) throw new ProviderError('invalid_name', 'an SFTP host is required', { retry: 'fatal' });
+  const port = Number(credentials.port ?? 22);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ProviderError('invalid_name', `bad port: ${String(credentials.port)}`, { retry: 'fatal' });
+  }
+  const username = str(credentials, 'username');
+  if (!username) throw new ProviderError('invalid_name', 'an SFTP username is required', { retry: 'fatal' });
+  const password = typeof credentials.password === 'string' ? credentials.password : undefined;
+  const privateKey = str(credentials, 'private_key');
+  if (password === undefined && !privateKey) {
+    throw new ProviderError('auth_invalid', 'a password or a private key is required');
+  }
+  const known = ctx.state?.host_key;
+  const login: SftpLogin = { host, port, username };
+  if (password !== undefined) login.password = password;
+  if (privateKey) login.privateKey = privateKey;
+  const passphrase = str(credentials, 'passphrase');
+  if (passphrase) login.passphrase = passphrase;
+  if (typeof known === 'string' && known) login.knownHostKey = known;
+  const first = await connectSftp(login);
+  try {
+    if (!login.knownHostKey) await ctx.saveState?.({ ...(ctx.state ?? {}), host_key: first.hostKey });
+    const wanted = str(credentials, 'root');
+    const root = await sftpCall.realpath(first.sftp, wanted ?? '.').catch((err: unknown) => {
+      throw sftpError(err, wanted ?? '.');
+    });
+    const st = await sftpCall.stat(first.sftp, root).catch((err: unknown) => {
+      throw sftpError(err, root);
+    });
+    if ((st.mode & S_IFMT) !== S_IFDIR) throw new ProviderError('not_dir', `not a folder: ${root}`, { retry: 'fatal' });
+    // Some servers announce statvfs@openssh.com but answer "unsupported": try it once.
+    const hasStatvfs =
+      first.extensions['statvfs@openssh.com'] === '2' &&
+      (await sftpCall.statvfs(first.sftp, root).then(
+        () => true,
+        () => false,
+      ));
+    const pool = new SftpPool(login, Math.max(1, opts.maxConnections ?? 4));
+    pool.adopt(first);
+    return new SftpProvider(pool, first, root, `sftp:${username}@${host}:${port}${root}`, hasStatvfs, opts);
+  } catch (err) {
+    first.client.end();
+    throw err;
+  }
+}
