@@ -1,7 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { BILLING_MODES } from '@skyferry/contract';
 
@@ -116,18 +116,37 @@ function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === 'localhost' || host === '::1';
 }
 
-/** Reads the secret from the data dir, generating it (0600) on first start. */
+/**
+ * Reads the secret from the data dir, generating it (0600) on first start. The file appears
+ * atomically (written aside, then hard-linked into place), so an API and a worker process starting
+ * together agree on one secret.
+ */
 function loadOrCreateSecret(dataDir: string): string {
   const file = join(dataDir, 'secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const secret = randomBytes(32).toString('base64url');
-  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
+  if (!existsSync(file)) {
+    const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(aside, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
+    chmodSync(aside, 0o600);
+    try {
+      linkSync(aside, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      rmSync(aside, { force: true });
+    }
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  if (secret.length < 32) throw new ConfigError(`${file} must hold a secret of at least 32 characters`);
   return secret;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
-  const parsed = envSchema.safeParse(env);
+  // A variable set to an empty value (`REDIS_URL=` in a compose file) means "unset", not "";
+  // except SKYFERRY_LOCAL_ROOTS, where empty means "no folders".
+  const given = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => v !== undefined && (v.trim() !== '' || k === 'SKYFERRY_LOCAL_ROOTS')),
+  );
+  const parsed = envSchema.safeParse(given);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${detail}`);
@@ -141,7 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const publicUrl = (e.PUBLIC_URL ?? `http://${shownHost}:${e.PORT}`).replace(/\/+$/, '');
   const localRoots =
     e.SKYFERRY_LOCAL_ROOTS !== undefined
-      ? e.SKYFERRY_LOCAL_ROOTS.split(':')
+      ? e.SKYFERRY_LOCAL_ROOTS.split(delimiter)
           .filter(Boolean)
           .map((p) => resolve(cwd, p))
       : isLoopback(e.HOST)

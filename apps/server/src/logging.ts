@@ -1,23 +1,32 @@
 import type { LoggerOptions } from 'pino';
 
+/** Fields that hold secrets wherever they appear, at the top of a log object or one level down. */
+const SECRET_FIELDS = [
+  'password',
+  'access_token',
+  'refresh_token',
+  'auto_login_token',
+  'temp_token',
+  'secret_access_key',
+  'private_key',
+  'passphrase',
+  'credentials',
+  'token',
+  'secret',
+  'authorization',
+];
+
 /** Paths pino replaces with "[redacted]": tokens, passwords, keys and cloud credentials. */
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["x-temp-authorization"]',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
-  '*.password',
-  '*.access_token',
-  '*.refresh_token',
-  '*.auto_login_token',
-  '*.secret_access_key',
-  '*.private_key',
-  '*.passphrase',
-  '*.credentials',
-  '*.token',
-  '*.secret',
-  'credentials',
-  'password',
+  '*.headers.authorization',
+  '*.headers["x-temp-authorization"]',
+  '*.headers.cookie',
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((field) => `*.${field}`),
 ];
 
 export function loggerOptions(level: string): LoggerOptions {

@@ -31,6 +31,10 @@ export async function installWebApp(app: FastifyInstance, webDist: string): Prom
     if (SERVER_PREFIXES.some((p) => path === p.replace(/\/$/, '') || path.startsWith(p)) || request.method !== 'GET') {
       return apiNotFound(request, reply);
     }
+    // A missing file (a stale hashed asset, favicon.png...) is a 404, not the app's HTML page.
+    if (/\.[A-Za-z0-9]+$/.test(path.slice(path.lastIndexOf('/') + 1))) {
+      return reply.status(404).type('text/plain; charset=utf-8').send('Not found');
+    }
     if (!hasBuild) {
       return reply
         .status(503)
