@@ -6,3 +6,4 @@ export * from './rclone-serve.ts';
 export * from './sshd.ts';
 export * from './vsftpd.ts';
 export * from './ftp-srv.ts';
+export * from './s3rver.ts';

@@ -1,4 +1,5 @@
 // Importing this module registers every backend kind. One line per backend folder.
 export * from './local/index.ts';
+export * from './s3/index.ts';
 export * from './webdav/index.ts';
 export * from './sftp/index.ts';

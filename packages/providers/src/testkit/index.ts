@@ -1,0 +1,8 @@
+export {
+  runConformance,
+  patternBytes,
+  readAll,
+  errorCode,
+  type ConformanceFixture,
+  type ConformanceOptions,
+} from './conformance.ts';
