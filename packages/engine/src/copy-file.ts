@@ -1,0 +1,358 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ProviderError, SUPPORTED_HASHES, canceled, createHasher } from '@skyferry/providers';
+import type { Pacer } from '@skyferry/providers';
+import type { Entry, HashType, Hashes, Provider, SrcInfo, StreamHasher } from '@skyferry/providers';
+import type { Fingerprint } from './types.ts';
+import { baseName, sameHashes } from './util.ts';
+import type { Semaphore } from './util.ts';
+
+/** How a file was checked after it was written. */
+export type Verification = 'hash' | 'size';
+
+export interface CopyFileResult {
+  entry: Entry;
+  /** Bytes read from the source (the file size for server-side copies). */
+  bytes: number;
+  serverSide: boolean;
+  chunked: boolean;
+  verified: Verification;
+}
+
+export interface CopyContext {
+  signal: AbortSignal;
+  pacer: Pacer;
+  /** Files at least this large go through the target's chunk writer when it has one. */
+  chunkThreshold: number;
+  /** Shared budget (bytes) for chunk buffers of all files in flight. */
+  memory: Semaphore;
+  memoryBudget: number;
+  tempDir: string;
+  /** 'auto': compare what the services report; 'strict': also stat the target when its write did not report a hash. */
+  verify: 'auto' | 'strict';
+  /** Bytes moved (negative to take back the bytes of a failed attempt). */
+  onBytes: (delta: number) => void;
+}
+
+/** Reads a stream in pieces of exactly `size` bytes (the last may be shorter), each in its own buffer. */
+class ChunkReader {
+  private readonly it: AsyncIterator<unknown>;
+  private rest: Buffer | undefined;
+  private ended = false;
+  constructor(stream: Readable) {
+    this.it = stream[Symbol.asyncIterator]();
+  }
+  async read(size: number, signal?: AbortSignal): Promise<Buffer | null> {
+    const out = Buffer.allocUnsafe(size);
+    let fill = 0;
+    while (fill < size) {
+      let piece = this.rest;
+      this.rest = undefined;
+      if (!piece) {
+        if (this.ended) break;
+        if (signal?.aborted) throw canceled();
+        const r = await this.it.next();
+        if (r.done) {
+          this.ended = true;
+          break;
+        }
+        piece = Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value as Uint8Array);
+      }
+      const take = Math.min(size - fill, piece.length);
+      piece.copy(out, fill, 0, take);
+      fill += take;
+      if (take < piece.length) this.rest = piece.subarray(take);
+    }
+    if (fill === 0 && this.ended) return null;
+    return fill === size ? out : out.subarray(0, fill);
+  }
+}
+
+/** A pass-through that counts and hashes bytes on their way to the target. */
+class Meter extends Transform {
+  bytes = 0;
+  private readonly hashers: [HashType, StreamHasher][];
+  private readonly onBytes: (n: number) => void;
+  constructor(hashers: [HashType, StreamHasher][], onBytes: (n: number) => void) {
+    super({ highWaterMark: 256 * 1024 });
+    this.hashers = hashers;
+    this.onBytes = onBytes;
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.bytes += chunk.length;
+    for (const [, h] of this.hashers) h.update(chunk);
+    this.onBytes(chunk.length);
+    cb(null, chunk);
+  }
+  digests(): Hashes {
+    const out: Hashes = {};
+    for (const [t, h] of this.hashers) out[t] = h.digest();
+    return out;
+  }
+}
+
+/**
+ * Hash types worth computing while bytes stream: ones the target reports (compared with what its
+ * write returns) and ones the source declared (a check of the read itself).
+ */
+function inflightTypes(to: Provider, src: Fingerprint): HashType[] {
+  const types = new Set<HashType>();
+  const supported = new Set<HashType>(SUPPORTED_HASHES);
+  for (const t of to.hashes) if (supported.has(t)) types.add(t);
+  for (const t of Object.keys(src.hashes ?? {}) as HashType[]) if (supported.has(t)) types.add(t);
+  // One strong hash is enough: prefer what both share, then md5.
+  const ordered = [...types].sort((a, b) => rank(a, to, src) - rank(b, to, src));
+  return ordered.slice(0, 1);
+}
+
+function rank(t: HashType, to: Provider, src: Fingerprint): number {
+  const both = to.hashes.has(t) && src.hashes?.[t] !== undefined;
+  return (both ? 0 : 10) + (t === 'md5' ? 0 : t === 'sha1' ? 1 : 2);
+}
+
+async function hashersFor(types: HashType[]): Promise<[HashType, StreamHasher][]> {
+  return Promise.all(types.map(async (t) => [t, await createHasher(t)] as [HashType, StreamHasher]));
+}
+
+function corrupted(message: string): ProviderError {
+  return new ProviderError('corrupted', message);
+}
+
+/** The source changed since it was planned: not retried here; the next run picks the new version up. */
+function sourceChanged(message: string): ProviderError {
+  return new ProviderError('corrupted', message, { retry: 'no_retry', serviceCode: 'source_changed' });
+}
+
+/**
+ * Checks a written file: sizes always; then a hash both sides know (declared by the source or
+ * computed in flight, against what the target reports). Throws `corrupted` (retried) on mismatch.
+ */
+async function verify(
+  to: Provider,
+  toPath: string,
+  src: Fingerprint,
+  bytes: number,
+  computed: Hashes,
+  written: Entry,
+  ctx: CopyContext,
+): Promise<Verification> {
+  if (src.size >= 0 && bytes !== src.size) {
+    throw sourceChanged(`source changed while copying: read ${bytes} bytes, expected ${src.size}`);
+  }
+  const declared = sameHashes(computed, src.hashes);
+  if (declared === false) throw corrupted(`content read does not match the source's hash`);
+  if (written.size >= 0 && written.size !== bytes) {
+    throw corrupted(`target reports ${written.size} bytes, ${bytes} were sent`);
+  }
+  let reported = written.hashes;
+  const known: Hashes = { ...src.hashes, ...computed };
+  if (sameHashes(known, reported) === undefined && ctx.verify === 'strict' && to.hashes.size > 0) {
+    reported = (await to.stat(toPath, { signal: ctx.signal })).hashes;
+  }
+  const cmp = sameHashes(known, reported);
+  if (cmp === false) throw corrupted(`target's hash of ${toPath} does not match the source`);
+  return cmp === true ? 'hash' : 'size';
+}
+
+function srcInfoOf(fp: Fingerprint, size: number): SrcInfo {
+  const info: SrcInfo = { size };
+  if (fp.mtime !== undefined) info.modTime = new Date(fp.mtime);
+  if (fp.hashes) info.hashes = fp.hashes;
+  if (fp.mimeType) info.mimeType = fp.mimeType;
+  return info;
+}
+
+/** Copies within one account with the service's own copy. */
+async function serverSideCopy(
+  to: Provider,
+  fromPath: string,
+  toPath: string,
+  fp: Fingerprint,
+  ctx: CopyContext,
+): Promise<CopyFileResult> {
+  const src: Entry = { path: fromPath, name: baseName(fromPath), kind: 'file', size: fp.size };
+  if (fp.id !== undefined) src.id = fp.id;
+  if (fp.mtime !== undefined) src.modTime = new Date(fp.mtime);
+  if (fp.hashes) src.hashes = fp.hashes;
+  const entry = await (to.copy as NonNullable<Provider['copy']>)(src, toPath, { signal: ctx.signal });
+  if (fp.size >= 0 && entry.size !== fp.size)
+    throw sourceChanged(`server-side copy gave ${entry.size} bytes, expected ${fp.size}`);
+  const h = sameHashes(fp.hashes, entry.hashes);
+  if (h === false) throw corrupted(`server-side copy of ${fromPath} has a different hash`);
+  ctx.onBytes(entry.size);
+  return { entry, bytes: entry.size, serverSide: true, chunked: false, verified: h ? 'hash' : 'size' };
+}
+
+/** Streams one file through `put`. */
+async function streamedPut(
+  from: Provider,
+  to: Provider,
+  fromPath: string,
+  toPath: string,
+  fp: Fingerprint,
+  ctx: CopyContext,
+  counted: { bytes: number },
+): Promise<CopyFileResult> {
+  const hashers = await hashersFor(inflightTypes(to, fp));
+  const body = await from.openRead(fromPath, { signal: ctx.signal });
+  const meter = new Meter(hashers, (n) => {
+    counted.bytes += n;
+    ctx.onBytes(n);
+  });
+  body.on('error', (err) => meter.destroy(err));
+  body.pipe(meter);
+  try {
+    const entry = await to.put(toPath, meter, srcInfoOf(fp, fp.size), { signal: ctx.signal });
+    const verified = await verify(to, toPath, fp, meter.bytes, meter.digests(), entry, ctx);
+    return { entry, bytes: meter.bytes, serverSide: false, chunked: false, verified };
+  } finally {
+    body.destroy();
+    meter.destroy();
+  }
+}
+
+/** Buffers a source of unknown size to a temporary file (only for targets that need the size first). */
+async function viaTempFile(
+  from: Provider,
+  to: Provider,
+  fromPath: string,
+  toPath: string,
+  fp: Fingerprint,
+  ctx: CopyContext,
+  counted: { bytes: number },
+): Promise<CopyFileResult> {
+  const tmp = join(ctx.tempDir, `skyferry-${randomUUID()}`);
+  try {
+    const hashers = await hashersFor(inflightTypes(to, fp));
+    const meter = new Meter(hashers, () => {});
+    const body = await from.openRead(fromPath, { signal: ctx.signal });
+    await pipeline(body, meter, createWriteStream(tmp), { signal: ctx.signal });
+    const size = meter.bytes;
+    const file = createReadStream(tmp);
+    const sent = new Meter([], (n) => {
+      counted.bytes += n;
+      ctx.onBytes(n);
+    });
+    file.on('error', (err) => sent.destroy(err));
+    file.pipe(sent);
+    const entry = await to.put(toPath, sent, srcInfoOf(fp, size), { signal: ctx.signal });
+    const verified = await verify(to, toPath, { ...fp, size }, size, meter.digests(), entry, ctx);
+    return { entry, bytes: size, serverSide: false, chunked: false, verified };
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/**
+ * Uploads one large file through the target's chunk writer: the source is read once, in order
+ * (hashed on the way), and chunks are written `writer.concurrency` at a time, each retried on its
+ * own. Chunk buffers come from a budget shared by all files, so memory stays bounded.
+ */
+async function chunkedUpload(
+  from: Provider,
+  to: Provider,
+  fromPath: string,
+  toPath: string,
+  fp: Fingerprint,
+  ctx: CopyContext,
+  counted: { bytes: number },
+): Promise<CopyFileResult> {
+  const open = to.openChunkWriter as NonNullable<Provider['openChunkWriter']>;
+  const writer = await open.call(to, toPath, srcInfoOf(fp, fp.size), { signal: ctx.signal });
+  const hashers = await hashersFor(inflightTypes(to, fp));
+  const chunkSize = writer.chunkSize;
+  const cost = Math.min(chunkSize, ctx.memoryBudget);
+  const concurrency = Math.max(1, writer.concurrency);
+  let body: Readable | undefined;
+  const inflight = new Set<Promise<void>>();
+  let failure: unknown;
+  try {
+    body = await from.openRead(fromPath, { signal: ctx.signal });
+    const reader = new ChunkReader(body);
+    let index = 0;
+    let total = 0;
+    for (;;) {
+      if (failure) break;
+      if (ctx.signal.aborted) throw canceled();
+      while (inflight.size >= concurrency) await Promise.race(inflight);
+      if (failure) break;
+      await ctx.memory.acquire(cost);
+      let data: Buffer | null;
+      try {
+        data = await reader.read(chunkSize, ctx.signal);
+      } catch (err) {
+        ctx.memory.release(cost);
+        throw err;
+      }
+      if (!data || (data.length === 0 && index > 0)) {
+        ctx.memory.release(cost);
+        if (index > 0) break;
+        data = Buffer.alloc(0); // an empty file still needs one (empty) chunk
+      }
+      for (const [, h] of hashers) h.update(data);
+      total += data.length;
+      counted.bytes += data.length;
+      ctx.onBytes(data.length);
+      const i = index++;
+      const chunk = data;
+      const p = ctx.pacer
+        .call(() => writer.writeChunk(i, chunk, ctx.signal), { signal: ctx.signal })
+        .catch((err: unknown) => {
+          failure ??= err;
+        })
+        .finally(() => {
+          ctx.memory.release(cost);
+          inflight.delete(p);
+        });
+      inflight.add(p);
+      if (chunk.length < chunkSize) break;
+    }
+    await Promise.all(inflight);
+    if (failure) throw failure;
+    if (ctx.signal.aborted) throw canceled();
+    const entry = await writer.close();
+    const digests: Hashes = {};
+    for (const [t, h] of hashers) digests[t] = h.digest();
+    const verified = await verify(to, toPath, fp, total, digests, entry, ctx);
+    return { entry, bytes: total, serverSide: false, chunked: true, verified };
+  } catch (err) {
+    await Promise.allSettled([...inflight]);
+    await writer.abort().catch(() => undefined);
+    throw err;
+  } finally {
+    body?.destroy();
+  }
+}
+
+/**
+ * Copies one file from `from` to `to` and verifies it: server-side within one account, through the
+ * chunk writer above the threshold, via a temporary file only when the target needs the size and
+ * the source cannot give it, else streamed through `put`. Not retried here (the caller's pacer does).
+ */
+export async function copyFile(
+  from: Provider,
+  to: Provider,
+  fromPath: string,
+  toPath: string,
+  fp: Fingerprint,
+  ctx: CopyContext,
+): Promise<CopyFileResult> {
+  if (from.accountKey === to.accountKey && to.copy) return serverSideCopy(to, fromPath, toPath, fp, ctx);
+  const counted = { bytes: 0 };
+  try {
+    const sizeKnown = fp.size >= 0;
+    if (to.openChunkWriter && ((sizeKnown && fp.size >= ctx.chunkThreshold) || (!sizeKnown && to.features.needsSize))) {
+      return await chunkedUpload(from, to, fromPath, toPath, fp, ctx, counted);
+    }
+    if (!sizeKnown && to.features.needsSize) return await viaTempFile(from, to, fromPath, toPath, fp, ctx, counted);
+    return await streamedPut(from, to, fromPath, toPath, fp, ctx, counted);
+  } catch (err) {
+    // A failed attempt's bytes do not count as moved.
+    if (counted.bytes > 0) ctx.onBytes(-counted.bytes);
+    throw err;
+  }
+}

@@ -1,0 +1,719 @@
+import { tmpdir } from 'node:os';
+import { Pacer, ProviderError, toProviderError } from '@skyferry/providers';
+import type { Entry, Provider } from '@skyferry/providers';
+import { copyFile, type CopyContext, type Verification } from './copy-file.ts';
+import { ProgressTracker } from './progress.ts';
+import type { CheckpointInfo, CheckpointStore, TwoWayRecord, TwoWayStateStore } from './stores.ts';
+import type {
+  ConflictPlan,
+  FailedItem,
+  Fingerprint,
+  PlanItem,
+  PlanPair,
+  ResultSummary,
+  Side,
+  TransferOutcome,
+  TransferPlan,
+  TransferProgress,
+  TransferResult,
+} from './types.ts';
+import { Semaphore, baseName, fingerprintOf, joinRel, parentPath } from './util.ts';
+
+/** Lets the caller meter and cap the bytes a run moves (the user's traffic allowance). */
+export interface TrafficHook {
+  /** Before anything moves, with the bytes the run still has to move. Return false to stop (traffic_exceeded). */
+  beforeRun?(bytes: number): boolean | Promise<boolean>;
+  /** Before each file, with its size. Return false to stop the run (traffic_exceeded); files in flight finish. */
+  beforeBytes(bytes: number, info: { path: string; serverSide: boolean }): boolean | Promise<boolean>;
+  /** After each file, with the bytes it moved. */
+  afterBytes?(bytes: number, info: { path: string; serverSide: boolean }): void | Promise<void>;
+}
+
+export interface ItemEvent {
+  type: 'done' | 'failed' | 'resumed';
+  item: PlanItem;
+  bytes: number;
+  /** Copies: how the written file was checked; server-side copies and deletes: undefined. */
+  verified?: Verification;
+  serverSide?: boolean;
+  chunked?: boolean;
+  error?: { code: string; message: string };
+}
+
+export interface ExecuteOptions {
+  source: Provider;
+  target: Provider;
+  signal?: AbortSignal;
+  /** Files in parallel. Default 8. */
+  transfers?: number;
+  /** Finished items, for resuming after a crash. Default: none (nothing is resumed). */
+  checkpoints?: CheckpointStore;
+  /** two_way: where the state for the next run is staged and committed. Required for two_way plans. */
+  twoWayState?: TwoWayStateStore;
+  /** The caller confirmed a plan that deletes more than half of a side. */
+  confirmDeletes?: boolean;
+  /** The user chose to continue although a side reports too little free space. */
+  ignoreSpaceCheck?: boolean;
+  traffic?: TrafficHook;
+  onProgress?: (p: TransferProgress) => void;
+  /** How often progress is emitted while running. Default 500 ms. */
+  progressIntervalMs?: number;
+  onItem?: (e: ItemEvent) => void;
+  /** Whole-file retries of `retry`-class errors. Defaults: 6 retries, 200 ms first backoff ceiling, 8 s max. */
+  retries?: { retries?: number; minSleepMs?: number; maxSleepMs?: number };
+  /** Files at least this large use the target's chunk writer when it has one. Default 64 MiB. */
+  chunkThreshold?: number;
+  /** Memory for chunk buffers of all files together. Default 128 MiB. */
+  memoryBudget?: number;
+  /** Deleted items go to the side's trash where it has one. Default true. */
+  useTrash?: boolean;
+  /** 'strict' stats the target when its write returned no hash to compare. Default 'auto'. */
+  verify?: 'auto' | 'strict';
+  /** The caller's ids of the two clouds, copied into failed items (the spec's source.token_id). */
+  tokenIds?: Partial<Record<Side, string>>;
+  /** Where a source of unknown size is buffered for targets that need the size first. Default os.tmpdir(). */
+  tempDir?: string;
+}
+
+const other = (s: Side): Side => (s === 'source' ? 'target' : 'source');
+
+/** The key of an item in the checkpoint store: stable across re-planning, changed when the file read changes. */
+export function checkpointKey(plan: TransferPlan, item: PlanItem): string {
+  const pair = plan.pairs[item.pair] as PlanPair;
+  const readFrom = item.action === 'delete' ? item.side : other(item.side);
+  const fp = readFrom === 'source' ? item.source : item.target;
+  const conflictWinner = item.conflict ? `|${item.conflict.resolution}:${item.conflict.winner}` : '';
+  return [
+    item.action,
+    item.side,
+    pair.source,
+    pair.target,
+    item.rel,
+    fp?.size ?? '',
+    fp?.mtime ?? '',
+    conflictWinner,
+  ].join('|');
+}
+
+function pathOn(plan: TransferPlan, item: PlanItem, side: Side, rel = item.rel): string {
+  const pair = plan.pairs[item.pair] as PlanPair;
+  return joinRel(side === 'source' ? pair.source : pair.target, rel);
+}
+
+function renamedRel(rel: string, name: string): string {
+  const parent = parentPath(rel);
+  return parent === '/' ? `/${name}` : `${parent}/${name}`;
+}
+
+class FatalStop extends Error {
+  readonly outcome: TransferOutcome;
+  readonly error: ProviderError | undefined;
+  constructor(outcome: TransferOutcome, error?: ProviderError) {
+    super(outcome);
+    this.outcome = outcome;
+    this.error = error;
+  }
+}
+
+class Execution {
+  readonly plan: TransferPlan;
+  readonly opts: ExecuteOptions;
+  readonly providers: Record<Side, Provider>;
+  readonly controller = new AbortController();
+  readonly progress: ProgressTracker;
+  readonly copyCtx: CopyContext;
+  readonly failed: FailedItem[] = [];
+  readonly summary: ResultSummary = {
+    added: 0,
+    updated: 0,
+    deleted: 0,
+    skipped: 0,
+    conflicts: 0,
+    failed: 0,
+    resumed: 0,
+  };
+  readonly startedAt = Date.now();
+  readonly done = new Map<string, CheckpointInfo>();
+  stop: FatalStop | undefined;
+  successCount = 0;
+  transferredBytes = 0;
+  trafficStopped = false;
+  private readonly onUserAbort = () => this.controller.abort();
+
+  constructor(plan: TransferPlan, opts: ExecuteOptions) {
+    this.plan = plan;
+    this.opts = opts;
+    this.providers = { source: opts.source, target: opts.target };
+    this.progress = new ProgressTracker(opts.onProgress);
+    const budget = opts.memoryBudget ?? 128 * 1024 * 1024;
+    this.copyCtx = {
+      signal: this.controller.signal,
+      pacer: new Pacer({
+        retries: opts.retries?.retries ?? 6,
+        minSleepMs: opts.retries?.minSleepMs ?? 200,
+        maxSleepMs: opts.retries?.maxSleepMs ?? 8000,
+        maxRetryAfterMs: 60_000,
+      }),
+      chunkThreshold: opts.chunkThreshold ?? 64 * 1024 * 1024,
+      memory: new Semaphore(budget),
+      memoryBudget: budget,
+      tempDir: opts.tempDir ?? tmpdir(),
+      verify: opts.verify ?? 'auto',
+      onBytes: (n) => {
+        this.transferredBytes += n;
+        this.progress.transferred += n;
+      },
+    };
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  private userCanceled(): boolean {
+    return this.opts.signal?.aborted === true;
+  }
+
+  private fail(item: PlanItem, err: unknown): void {
+    const e = toProviderError(err);
+    const readFrom: Side = item.action === 'delete' || item.action === 'mkdir' ? item.side : other(item.side);
+    const path = pathOn(this.plan, item, readFrom);
+    const failed: FailedItem = {
+      sourceFile: { name: baseName(path), parent: parentPath(path) },
+      sourceSide: readFrom,
+      reason: e.serviceCode === 'source_changed' ? 'source_changed' : e.code,
+      message: e.message,
+      item,
+      pair: this.plan.pairs[item.pair] as PlanPair,
+    };
+    const token = this.opts.tokenIds?.[readFrom];
+    if (token !== undefined) failed.sourceTokenId = token;
+    this.failed.push(failed);
+    this.progress.failed++;
+    this.opts.onItem?.({ type: 'failed', item, bytes: 0, error: { code: failed.reason, message: e.message } });
+  }
+
+  /** Classifies an error of an item: fatal ones stop the whole run. */
+  private handleError(item: PlanItem, err: unknown): void {
+    const e = toProviderError(err);
+    if (this.userCanceled() || (e.code === 'canceled' && this.signal.aborted)) {
+      this.stop ??= new FatalStop('canceled');
+      return;
+    }
+    if (e.retry === 'fatal') {
+      const outcome: TransferOutcome =
+        e.code === 'quota' ? 'insufficient_space' : e.code === 'canceled' ? 'canceled' : 'failed';
+      this.stop ??= new FatalStop(outcome, e);
+      if (outcome === 'insufficient_space') this.stopSide = item.side;
+      this.fail(item, e);
+      this.controller.abort();
+      return;
+    }
+    this.fail(item, e);
+  }
+
+  stopSide: Side | undefined;
+
+  get managesState(): boolean {
+    return this.plan.options.mode === 'two_way' && this.plan.kind === 'full';
+  }
+
+  private async stageRecords(records: TwoWayRecord[]): Promise<void> {
+    if (records.length > 0 && this.managesState) await this.opts.twoWayState?.stage(records);
+  }
+
+  private async markDone(item: PlanItem, info: CheckpointInfo): Promise<void> {
+    await this.stageRecords(info.records ?? []);
+    await this.opts.checkpoints?.markDone(checkpointKey(this.plan, item), info);
+  }
+
+  private record(
+    item: PlanItem,
+    rel: string,
+    source: Fingerprint | undefined,
+    target: Fingerprint | undefined,
+  ): TwoWayRecord {
+    const r: TwoWayRecord = { rel, kind: item.kind };
+    if (source) r.source = source;
+    if (target) r.target = target;
+    return r;
+  }
+
+  // ---- items -----------------------------------------------------------------------------------
+
+  private async copyOne(
+    item: PlanItem,
+    to: Side,
+    fromRel: string,
+    toRel: string,
+    fp: Fingerprint,
+  ): Promise<{ entry: Entry; bytes: number; verified: Verification; serverSide: boolean; chunked: boolean }> {
+    const from = other(to);
+    const fromPath = pathOn(this.plan, item, from, fromRel);
+    const toPath = pathOn(this.plan, item, to, toRel);
+    return this.copyCtx.pacer.call(
+      () => copyFile(this.providers[from], this.providers[to], fromPath, toPath, fp, this.copyCtx),
+      { signal: this.signal },
+    );
+  }
+
+  private async traffic(item: PlanItem, bytes: number): Promise<boolean> {
+    const hook = this.opts.traffic;
+    if (!hook) return true;
+    const to = item.side;
+    const serverSide =
+      this.providers.source.accountKey === this.providers.target.accountKey && this.providers[to].copy !== undefined;
+    const ok = await hook.beforeBytes(bytes, { path: pathOn(this.plan, item, to), serverSide });
+    if (!ok) {
+      this.trafficStopped = true;
+      this.stop ??= new FatalStop('traffic_exceeded');
+    }
+    return ok;
+  }
+
+  private async afterTraffic(item: PlanItem, bytes: number, serverSide: boolean): Promise<void> {
+    await this.opts.traffic?.afterBytes?.(bytes, { path: pathOn(this.plan, item, item.side), serverSide });
+  }
+
+  async runCopy(item: PlanItem): Promise<boolean> {
+    const to = item.side;
+    const fp = (to === 'target' ? item.source : item.target) as Fingerprint;
+    if (!(await this.traffic(item, item.size))) return false;
+    const r = await this.copyOne(item, to, item.rel, item.rel, fp);
+    await this.afterTraffic(item, r.bytes, r.serverSide);
+    const written = fingerprintOf(r.entry);
+    const records =
+      this.plan.options.mode === 'two_way'
+        ? [this.record(item, item.rel, to === 'target' ? fp : written, to === 'target' ? written : fp)]
+        : undefined;
+    await this.markDone(item, { action: item.action, bytes: r.bytes, ...(records ? { records } : {}) });
+    if (item.action === 'copy') this.summary.added++;
+    else this.summary.updated++;
+    this.opts.onItem?.({
+      type: 'done',
+      item,
+      bytes: r.bytes,
+      verified: r.verified,
+      serverSide: r.serverSide,
+      chunked: r.chunked,
+    });
+    return true;
+  }
+
+  async runConflict(item: PlanItem): Promise<boolean> {
+    const c = item.conflict as ConflictPlan;
+    const winner = c.winner;
+    const loser = other(winner);
+    const winFp = (winner === 'source' ? item.source : item.target) as Fingerprint;
+    const loseFp = (loser === 'source' ? item.source : item.target) as Fingerprint;
+    if (!(await this.traffic(item, item.size))) return false;
+    let bytes: number;
+    let verified: Verification = 'hash';
+    const records: TwoWayRecord[] = [];
+    if (c.resolution === 'keep_both' && c.loserName) {
+      const loserRel = renamedRel(item.rel, c.loserName);
+      const loserPath = pathOn(this.plan, item, loser);
+      // 1. the loser steps aside on its own side, 2. the winner takes the name there, 3. the loser is copied across.
+      await this.copyCtx.pacer.call(
+        async () => {
+          try {
+            await this.providers[loser].rename(loserPath, c.loserName as string);
+          } catch (err) {
+            // Renamed by an earlier attempt: carry on.
+            if (!(
+              ProviderError.is(err, 'not_found') && (await this.exists(loser, pathOn(this.plan, item, loser, loserRel)))
+            ))
+              throw err;
+          }
+        },
+        { signal: this.signal },
+      );
+      const w = await this.copyOne(item, loser, item.rel, item.rel, winFp);
+      const l = await this.copyOne(item, winner, loserRel, loserRel, loseFp);
+      bytes = w.bytes + l.bytes;
+      if (w.verified === 'size' || l.verified === 'size') verified = 'size';
+      const wf = fingerprintOf(w.entry);
+      const lf = fingerprintOf(l.entry);
+      records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
+      records.push(this.record(item, loserRel, loser === 'source' ? loseFp : lf, loser === 'source' ? lf : loseFp));
+    } else {
+      const w = await this.copyOne(item, loser, item.rel, item.rel, winFp);
+      bytes = w.bytes;
+      verified = w.verified;
+      const wf = fingerprintOf(w.entry);
+      records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
+    }
+    await this.afterTraffic(item, bytes, false);
+    await this.markDone(item, { action: 'conflict', bytes, records });
+    this.summary.conflicts++;
+    this.opts.onItem?.({ type: 'done', item, bytes, verified });
+    return true;
+  }
+
+  private async exists(side: Side, path: string): Promise<boolean> {
+    try {
+      await this.providers[side].stat(path, { signal: this.signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async runDelete(item: PlanItem): Promise<boolean> {
+    const p = this.providers[item.side];
+    const path = pathOn(this.plan, item, item.side);
+    await this.copyCtx.pacer.call(
+      async () => {
+        try {
+          if (this.opts.useTrash !== false && p.features.trash && p.trash) await p.trash(path);
+          else if (item.kind === 'dir') await p.rmdir(path);
+          else await p.remove(path);
+        } catch (err) {
+          if (!ProviderError.is(err, 'not_found')) throw err; // already gone: done
+        }
+      },
+      { signal: this.signal },
+    );
+    await this.markDone(item, { action: 'delete', bytes: 0 });
+    this.summary.deleted += item.kind === 'dir' ? (item.files ?? 0) : 1;
+    this.opts.onItem?.({ type: 'done', item, bytes: 0 });
+    return true;
+  }
+
+  async runMkdir(item: PlanItem): Promise<boolean> {
+    const path = pathOn(this.plan, item, item.side);
+    await this.copyCtx.pacer.call(() => this.providers[item.side].mkdir(path), { signal: this.signal });
+    await this.markDone(item, {
+      action: 'mkdir',
+      bytes: 0,
+      records: [this.record(item, item.rel, undefined, undefined)],
+    });
+    return true;
+  }
+
+  /** Runs items `transfers` at a time until done or stopped. */
+  async pool(items: PlanItem[], n: number, fn: (item: PlanItem) => Promise<boolean>, counted: boolean): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length && !this.stop) {
+        const item = items[next++] as PlanItem;
+        try {
+          if (!(await fn(item))) continue; // not started (traffic allowance reached)
+          this.finishedItems.add(item);
+          if (counted) this.successCount++;
+        } catch (err) {
+          this.handleError(item, err);
+        }
+        if (counted) this.progress.finished++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
+  }
+
+  // ---- the run -----------------------------------------------------------------------------------
+
+  private async lookupCheckpoints(items: PlanItem[]): Promise<void> {
+    const store = this.opts.checkpoints;
+    if (!store || items.length === 0) return;
+    const keys = items.map((it) => checkpointKey(this.plan, it));
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000);
+      if (store.getMany) {
+        for (const [k, v] of await store.getMany(batch)) this.done.set(k, v);
+      } else {
+        for (const k of batch) {
+          const v = await store.get(k);
+          if (v) this.done.set(k, v);
+        }
+      }
+    }
+  }
+
+  private async spaceCheck(need: Record<Side, number>): Promise<FatalStop | undefined> {
+    if (this.opts.ignoreSpaceCheck) return undefined;
+    for (const side of ['target', 'source'] as Side[]) {
+      const p = this.providers[side];
+      if (need[side] <= 0 || !p.about) continue;
+      let free: number | undefined;
+      try {
+        const a = await p.about();
+        free = a.free ?? (a.total !== undefined && a.used !== undefined ? a.total - a.used : undefined);
+      } catch {
+        continue; // the service cannot tell: find out while writing
+      }
+      if (free !== undefined && need[side] > free) {
+        this.stopSide = side;
+        this.neededBytes = need[side];
+        return new FatalStop('insufficient_space');
+      }
+    }
+    return undefined;
+  }
+
+  neededBytes: number | undefined;
+
+  async run(): Promise<TransferResult> {
+    const plan = this.plan;
+    const opts = this.opts;
+    if (opts.signal?.aborted) this.controller.abort();
+    opts.signal?.addEventListener('abort', this.onUserAbort, { once: true });
+    // A retry plan covers only part of the tree: it never replaces the two-way state.
+    const isTwoWay = this.managesState;
+    if (isTwoWay && !opts.twoWayState) throw new Error('two_way plans need a twoWayState store');
+
+    const mkdirs: PlanItem[] = [];
+    const transfers: PlanItem[] = [];
+    const deletes: PlanItem[] = [];
+    const skips: PlanItem[] = [];
+    for (const it of plan.items) {
+      if (it.action === 'mkdir') mkdirs.push(it);
+      else if (it.action === 'copy' || it.action === 'update' || it.action === 'conflict') transfers.push(it);
+      else if (it.action === 'delete') deletes.push(it);
+      else skips.push(it);
+    }
+    this.summary.skipped = plan.summary.skip.count;
+    const actionable = transfers.length + deletes.length;
+    this.progress.total = actionable;
+    this.progress.length = transfers.reduce((s, it) => s + it.size, 0);
+
+    if (plan.deletes.needsConfirmation && !opts.confirmDeletes) {
+      return this.finish('needs_delete_confirmation', false);
+    }
+    this.progress.start(opts.progressIntervalMs ?? 500);
+    try {
+      if (isTwoWay) {
+        await opts.twoWayState?.beginStaging();
+        // Unchanged files and folders carry over to the next state as they are.
+        const carried: TwoWayRecord[] = [];
+        for (const it of skips) {
+          if (it.reason === 'unchanged') carried.push(this.record(it, it.rel, it.source, it.target));
+          if (carried.length >= 1000) await this.stageRecords(carried.splice(0));
+        }
+        await this.stageRecords(carried);
+      }
+
+      // Items finished by an earlier attempt of this run are not done again.
+      await this.lookupCheckpoints([...mkdirs, ...transfers, ...deletes]);
+      const resumedRecords: TwoWayRecord[] = [];
+      const pending = (list: PlanItem[]) => {
+        const out: PlanItem[] = [];
+        for (const it of list) {
+          const info = this.done.get(checkpointKey(plan, it));
+          if (!info) {
+            out.push(it);
+            continue;
+          }
+          if (it.action !== 'mkdir') {
+            this.summary.resumed++;
+            this.successCount++;
+            this.progress.finished++;
+            this.progress.transferred += it.action === 'delete' ? 0 : it.size;
+            if (it.action === 'copy') this.summary.added++;
+            else if (it.action === 'update') this.summary.updated++;
+            else if (it.action === 'conflict') this.summary.conflicts++;
+            else if (it.action === 'delete') this.summary.deleted += it.kind === 'dir' ? (it.files ?? 0) : 1;
+            opts.onItem?.({ type: 'resumed', item: it, bytes: info.bytes });
+          }
+          if (info.records) resumedRecords.push(...info.records);
+        }
+        return out;
+      };
+      const todoMkdirs = pending(mkdirs);
+      const todoTransfers = pending(transfers);
+      const todoDeletes = pending(deletes);
+      await this.stageRecords(resumedRecords);
+
+      const need: Record<Side, number> = { source: 0, target: 0 };
+      for (const it of todoTransfers) {
+        if (it.action === 'conflict' && it.conflict?.resolution === 'keep_both') {
+          need.source += it.target?.size ?? 0;
+          need.target += it.source?.size ?? 0;
+        } else {
+          const old = it.side === 'target' ? it.target?.size : it.source?.size;
+          need[it.side] += Math.max(0, it.size - (it.action === 'update' || it.action === 'conflict' ? (old ?? 0) : 0));
+        }
+      }
+      const left = todoTransfers.reduce((s, it) => s + it.size, 0);
+      const spaceStop = await this.spaceCheck(need);
+      if (spaceStop) {
+        this.stop = spaceStop;
+        return this.finish(spaceStop.outcome, true, [...todoTransfers, ...todoDeletes]);
+      }
+      if (opts.traffic?.beforeRun && left > 0 && !(await opts.traffic.beforeRun(left))) {
+        this.stop = new FatalStop('traffic_exceeded');
+        this.neededBytes = left;
+        return this.finish('traffic_exceeded', true, [...todoTransfers, ...todoDeletes]);
+      }
+
+      const n = Math.max(1, opts.transfers ?? 8);
+      this.progress.phase = 'transferring';
+      this.progress.emit();
+      // Folders first, parents before children; then files, the largest first (they take longest).
+      const byDepth = new Map<number, PlanItem[]>();
+      for (const it of todoMkdirs) {
+        const d = it.rel === '/' ? 0 : it.rel.split('/').length;
+        let l = byDepth.get(d);
+        if (!l) byDepth.set(d, (l = []));
+        l.push(it);
+      }
+      for (const d of [...byDepth.keys()].sort((a, b) => a - b)) {
+        await this.pool(byDepth.get(d) as PlanItem[], n, (it) => this.runMkdir(it), false);
+        if (this.stop) break;
+      }
+      const ordered = todoTransfers.slice().sort((a, b) => b.size - a.size);
+      if (!this.stop) {
+        await this.pool(ordered, n, (it) => (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it)), true);
+      }
+
+      // Deletes last. Mirror deletes only after every copy succeeded.
+      if (!this.stop && todoDeletes.length > 0) {
+        const copyFailed = this.failed.length > 0 || plan.errors.length > 0;
+        if (plan.options.mode === 'mirror' && copyFailed) {
+          for (const it of todoDeletes) {
+            this.fail(
+              it,
+              new ProviderError('unknown', 'not deleted because some copies failed', {
+                serviceCode: 'skipped_after_failure',
+              }),
+            );
+            this.failed[this.failed.length - 1]!.reason = 'skipped_after_failure';
+            this.progress.finished++;
+          }
+        } else {
+          this.progress.phase = 'deleting';
+          this.progress.emit();
+          await this.pool(todoDeletes, n, (it) => this.runDelete(it), true);
+        }
+      }
+      if (this.stop) {
+        const remaining = this.notDone(ordered, todoDeletes);
+        return this.finish(this.stop.outcome, true, remaining);
+      }
+      const outcome: TransferOutcome =
+        this.failed.length === 0 && plan.errors.length === 0 && !plan.items.some((i) => i.reason === 'kind_mismatch')
+          ? 'success'
+          : this.successCount === 0 && actionable > 0
+            ? 'failed'
+            : 'partial';
+      return this.finish(outcome, false);
+    } finally {
+      this.progress.stop();
+      opts.signal?.removeEventListener('abort', this.onUserAbort);
+    }
+  }
+
+  /** Items neither finished nor already reported failed (when a run stops early). */
+  private notDone(transfers: PlanItem[], deletes: PlanItem[]): PlanItem[] {
+    const failed = new Set(this.failed.map((f) => f.item));
+    return [...transfers, ...deletes].filter((it) => !failed.has(it) && !this.finishedItems.has(it));
+  }
+
+  readonly finishedItems = new Set<PlanItem>();
+
+  private async finish(
+    outcome: TransferOutcome,
+    stopped: boolean,
+    unfinished: PlanItem[] = [],
+  ): Promise<TransferResult> {
+    const plan = this.plan;
+    const opts = this.opts;
+    // Folders that could not be listed and kind clashes are failures too (a retry looks at them again).
+    if (outcome !== 'needs_delete_confirmation') {
+      for (const e of plan.errors) {
+        const pairIdx = Math.max(
+          0,
+          plan.pairs.findIndex((p) => e.path.startsWith(e.side === 'source' ? p.source : p.target)),
+        );
+        const pair = plan.pairs[pairIdx] ?? { source: '/', target: '/' };
+        const root = e.side === 'source' ? pair.source : pair.target;
+        const rel = root === '/' ? e.path : e.path.slice(root.length) || '/';
+        const item: PlanItem = {
+          action: 'copy',
+          kind: 'dir',
+          pair: pairIdx,
+          rel,
+          side: other(e.side),
+          reason: 'new',
+          size: 0,
+        };
+        this.failed.push({
+          sourceFile: { name: baseName(e.path), parent: parentPath(e.path) },
+          sourceSide: e.side,
+          ...(opts.tokenIds?.[e.side] !== undefined ? { sourceTokenId: opts.tokenIds[e.side] } : {}),
+          reason: e.code,
+          message: e.message,
+          item,
+          pair,
+        });
+      }
+      for (const it of plan.items) {
+        if (it.reason !== 'kind_mismatch') continue;
+        this.fail(it, new ProviderError('conflict', `a file and a folder have the same name: ${it.rel}`));
+        this.failed[this.failed.length - 1]!.reason = 'kind_mismatch';
+      }
+    }
+    // A stopped run lists what it did not get to, so a retry does exactly that.
+    if (stopped) {
+      const reason =
+        outcome === 'canceled'
+          ? 'canceled'
+          : outcome === 'traffic_exceeded'
+            ? 'traffic_exceeded'
+            : outcome === 'insufficient_space'
+              ? 'quota'
+              : (this.stop?.error?.code ?? outcome);
+      for (const it of unfinished)
+        this.fail(it, new ProviderError('unknown', `not done: ${outcome}`, { serviceCode: reason }));
+      for (const f of this.failed.slice(this.failed.length - unfinished.length)) f.reason = reason;
+    }
+    this.summary.failed = this.failed.length;
+    this.progress.phase = 'finishing';
+    let committed: boolean | undefined;
+    if (this.managesState && outcome !== 'needs_delete_confirmation') {
+      const state = opts.twoWayState as TwoWayStateStore;
+      if (outcome === 'success') {
+        await state.commit();
+        committed = true;
+      } else {
+        await state.discard();
+        committed = false;
+      }
+    }
+    // A run that came to an end forgets its checkpoints; a canceled or stopped one keeps them to resume.
+    if (opts.checkpoints && (outcome === 'success' || outcome === 'partial' || (outcome === 'failed' && !stopped))) {
+      await opts.checkpoints.clear();
+    }
+    this.progress.emit();
+    const finishedAt = Date.now();
+    const result: TransferResult = {
+      outcome,
+      successCount: this.successCount,
+      totalCount: this.progress.total,
+      totalSize: this.progress.length,
+      transferredBytes: this.transferredBytes,
+      timeTakenMs: finishedAt - this.startedAt,
+      startedAt: this.startedAt,
+      finishedAt,
+      source: { kind: plan.source.kind, paths: plan.options.sourcePaths },
+      target: { kind: plan.target.kind, path: plan.options.targetPath },
+      failed: this.failed,
+      summary: this.summary,
+    };
+    if (outcome === 'insufficient_space' || outcome === 'traffic_exceeded') {
+      result.neededBytes =
+        this.neededBytes ?? unfinished.reduce((s, it) => s + (it.action === 'delete' ? 0 : it.size), 0);
+      if (this.stopSide) result.fullSide = this.stopSide;
+    }
+    if (this.stop?.error) result.error = { code: this.stop.error.code, message: this.stop.error.message };
+    if (committed !== undefined) result.twoWayStateCommitted = committed;
+    return result;
+  }
+}
+
+/**
+ * Executes a plan: folders, then files in parallel (streamed, verified, checkpointed), then deletes.
+ * Never throws for what happens to items: the result tells the outcome and lists failed items.
+ */
+export async function executePlan(plan: TransferPlan, opts: ExecuteOptions): Promise<TransferResult> {
+  return new Execution(plan, opts).run();
+}

@@ -1,0 +1,306 @@
+import { describe, expect, it } from 'vitest';
+import { ProviderError } from '@skyferry/providers';
+import { MemoryProvider, MemoryStore } from './testing/memory-provider.ts';
+import { planTransfer, conflictName } from './planner.ts';
+import { planPage } from './tools.ts';
+import type { PlanItem, TransferPlan } from './types.ts';
+
+const T0 = Date.UTC(2026, 0, 1);
+const HOUR = 3600_000;
+
+function cloud(
+  files: Record<string, string | [string, number]>,
+  opts: { caseInsensitive?: boolean } = {},
+): MemoryProvider {
+  const store = new MemoryStore(opts);
+  for (const [path, v] of Object.entries(files)) {
+    if (path.endsWith('/')) store.mkdirp(path);
+    else if (typeof v === 'string') store.writeFile(path, v, { mtime: T0 });
+    else store.writeFile(path, v[0], { mtime: v[1] });
+  }
+  return new MemoryProvider({ store });
+}
+
+/** "action side rel reason" lines, sorted: easy to compare whole plans. */
+function lines(plan: TransferPlan, opts: { skips?: boolean } = {}): string[] {
+  return plan.items
+    .filter((i) => opts.skips !== false || i.action !== 'skip')
+    .map(
+      (i: PlanItem) => `${i.action} ${i.side} ${plan.pairs[i.pair]?.target}${i.rel === '/' ? '' : i.rel} ${i.reason}`,
+    )
+    .sort();
+}
+
+describe('planner: migrate', () => {
+  it('copies each selected folder under its own name and root contents as they are', async () => {
+    const source = cloud({ '/Photos/a.jpg': 'a', '/Photos/2024/b.jpg': 'bb', '/Docs/c.txt': 'c', '/top.txt': 't' });
+    const target = cloud({ '/Backup/': '' });
+    const plan = await planTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/Photos', '/top.txt'],
+      targetPath: '/Backup',
+    });
+    expect(lines(plan)).toEqual([
+      'copy target /Backup/Photos/2024/b.jpg new',
+      'copy target /Backup/Photos/a.jpg new',
+      'copy target /Backup/top.txt new',
+      'mkdir target /Backup/Photos missing_folder',
+      'mkdir target /Backup/Photos/2024 missing_folder',
+    ]);
+    expect(plan.summary.copy).toEqual({ count: 3, bytes: 4 });
+    const root = await planTransfer({ source, target, mode: 'migrate', sourcePaths: ['/'], targetPath: '/Backup' });
+    expect(lines(root).filter((l) => l.startsWith('copy'))).toEqual([
+      'copy target /Backup/Docs/c.txt new',
+      'copy target /Backup/Photos/2024/b.jpg new',
+      'copy target /Backup/Photos/a.jpg new',
+      'copy target /Backup/top.txt new',
+    ]);
+  });
+
+  it('applies each same-name policy', async () => {
+    const source = cloud({
+      '/s/same.txt': ['1234', T0],
+      '/s/bigger.txt': ['123456', T0],
+      '/s/newer.txt': ['abcd', T0 + HOUR],
+      '/s/older.txt': ['abcd', T0 - HOUR],
+    });
+    const target = cloud({
+      '/t/same.txt': ['abcd', T0],
+      '/t/bigger.txt': ['1234', T0],
+      '/t/newer.txt': ['1234', T0],
+      '/t/older.txt': ['1234', T0],
+    });
+    const byPolicy = async (sameNamePolicy: 'overwrite' | 'skip' | 'size_differs' | 'size_differs_or_newer') => {
+      const plan = await planTransfer({
+        source,
+        target,
+        mode: 'one_way',
+        sourcePaths: ['/s'],
+        targetPath: '/t',
+        sameNamePolicy,
+      });
+      return lines(plan);
+    };
+    expect(await byPolicy('overwrite')).toEqual([
+      'update target /t/bigger.txt overwrite',
+      'update target /t/newer.txt overwrite',
+      'update target /t/older.txt overwrite',
+      'update target /t/same.txt overwrite',
+    ]);
+    expect(await byPolicy('skip')).toEqual([
+      'skip target /t/bigger.txt exists',
+      'skip target /t/newer.txt exists',
+      'skip target /t/older.txt exists',
+      'skip target /t/same.txt exists',
+    ]);
+    expect(await byPolicy('size_differs')).toEqual([
+      'skip target /t/newer.txt same_size',
+      'skip target /t/older.txt same_size',
+      'skip target /t/same.txt same_size',
+      'update target /t/bigger.txt size_differs',
+    ]);
+    expect(await byPolicy('size_differs_or_newer')).toEqual([
+      'skip target /t/older.txt not_newer',
+      'skip target /t/same.txt not_newer',
+      'update target /t/bigger.txt size_differs',
+      'update target /t/newer.txt newer',
+    ]);
+  });
+
+  it('incremental copies only new files and newer same-name files', async () => {
+    const source = cloud({
+      '/s/new.txt': 'n',
+      '/s/newer.txt': ['xx', T0 + HOUR],
+      '/s/bigger-but-older.txt': ['xxxxxx', T0 - HOUR],
+    });
+    const target = cloud({ '/t/newer.txt': ['y', T0], '/t/bigger-but-older.txt': ['y', T0], '/t/extra.txt': 'e' });
+    const plan = await planTransfer({
+      source,
+      target,
+      mode: 'incremental',
+      sourcePaths: ['/s'],
+      targetPath: '/t',
+      sameNamePolicy: 'overwrite',
+    });
+    expect(lines(plan)).toEqual([
+      'copy target /t/new.txt new',
+      'skip target /t/bigger-but-older.txt not_newer',
+      'update target /t/newer.txt newer',
+    ]);
+  });
+
+  it('mirror updates what differs and deletes extras (whole folders at once)', async () => {
+    const source = cloud({ '/s/keep.txt': 'k', '/s/changed.txt': 'new content', '/s/sub/x.txt': 'x' });
+    const target = cloud({
+      '/t/keep.txt': 'k',
+      '/t/changed.txt': 'old',
+      '/t/extra.txt': 'e',
+      '/t/gone/a.txt': 'a',
+      '/t/gone/deep/b.txt': 'b',
+      '/t/sub/x.txt': 'x',
+      '/t/sub/y.txt': 'y',
+    });
+    const plan = await planTransfer({
+      source,
+      target,
+      mode: 'mirror',
+      sourcePaths: ['/s'],
+      targetPath: '/t',
+      sameNamePolicy: 'skip',
+    });
+    expect(lines(plan, { skips: false })).toEqual([
+      'delete target /t/extra.txt extra_on_target',
+      'delete target /t/gone extra_on_target',
+      'delete target /t/sub/y.txt extra_on_target',
+      'update target /t/changed.txt differs',
+    ]);
+    const gone = plan.items.find((i) => i.rel === '/gone');
+    expect(gone).toMatchObject({ kind: 'dir', files: 2, size: 2 });
+    expect(plan.deletes).toMatchObject({ count: 3, files: 4 });
+    // 4 of 7 target files would go: more than half, so the run needs confirmation.
+    expect(plan.filesSeen.target).toBe(7);
+    expect(plan.deletes.needsConfirmation).toBe(true);
+  });
+
+  it('mirror under half of the target needs no confirmation', async () => {
+    const source = cloud({ '/s/a': '1', '/s/b': '2', '/s/c': '3' });
+    const target = cloud({ '/t/a': '1', '/t/b': '2', '/t/c': '3', '/t/d': '4' });
+    const plan = await planTransfer({ source, target, mode: 'mirror', sourcePaths: ['/s'], targetPath: '/t' });
+    expect(plan.deletes).toMatchObject({ count: 1, files: 1, needsConfirmation: false });
+  });
+
+  it('filters by category on both sides; mirror leaves files the filter hides', async () => {
+    const source = cloud({ '/s/a.jpg': 'a', '/s/b.txt': 'b', '/s/c.mp4': 'c' });
+    const target = cloud({ '/t/old.jpg': 'o', '/t/notes.txt': 'n', '/t/dir/x.jpg': 'x', '/t/dir/y.pdf': 'y' });
+    const plan = await planTransfer({
+      source,
+      target,
+      mode: 'mirror',
+      sourcePaths: ['/s'],
+      targetPath: '/t',
+      filter: { mode: 'include', categories: ['picture'] },
+    });
+    expect(lines(plan)).toEqual([
+      'copy target /t/a.jpg new',
+      'delete target /t/dir/x.jpg extra_on_target',
+      'delete target /t/old.jpg extra_on_target',
+    ]);
+    const excl = await planTransfer({
+      source,
+      target: cloud({}),
+      mode: 'migrate',
+      sourcePaths: ['/s'],
+      targetPath: '/t',
+      filter: { mode: 'exclude', categories: ['picture', 'video'] },
+    });
+    expect(lines(excl)).toEqual(['copy target /t/s/b.txt new', 'mkdir target /t/s missing_folder']);
+  });
+
+  it('creates empty source folders but not folders emptied by the filter', async () => {
+    const source = cloud({ '/s/empty/': '', '/s/docs/a.txt': 'a' });
+    const target = cloud({ '/t/': '' });
+    const all = await planTransfer({ source, target, mode: 'one_way', sourcePaths: ['/s'], targetPath: '/t' });
+    expect(lines(all)).toEqual([
+      'copy target /t/docs/a.txt new',
+      'mkdir target /t/docs missing_folder',
+      'mkdir target /t/empty missing_folder',
+    ]);
+    const pics = await planTransfer({
+      source,
+      target,
+      mode: 'one_way',
+      sourcePaths: ['/s'],
+      targetPath: '/t',
+      filter: { mode: 'include', categories: ['picture'] },
+    });
+    expect(lines(pics)).toEqual([]);
+  });
+
+  it('pages through big folders and matches names case-insensitively when a side ignores case', async () => {
+    const store = new MemoryStore();
+    for (let i = 0; i < 2500; i++) store.writeFile(`/s/f${String(i).padStart(5, '0')}.txt`, 'x', { mtime: T0 });
+    const source = new MemoryProvider({ store, pageSize: 100 });
+    const tstore = new MemoryStore({ caseInsensitive: true });
+    tstore.writeFile('/t/F00001.TXT', 'x', { mtime: T0 });
+    const target = new MemoryProvider({ store: tstore, pageSize: 100 });
+    const plan = await planTransfer({ source, target, mode: 'one_way', sourcePaths: ['/s'], targetPath: '/t' });
+    expect(plan.summary.copy.count).toBe(2499);
+    expect(plan.summary.skip.count).toBe(1);
+    expect(source.opCount('list')).toBe(25);
+    const skip = plan.items.find((i) => i.action === 'skip');
+    expect(skip?.rel).toBe('/F00001.TXT');
+  });
+
+  it('records folders it cannot list and leaves them alone (no deletes under them)', async () => {
+    const source = cloud({ '/s/ok/a': 'a', '/s/bad/b': 'b' });
+    const target = cloud({ '/t/bad/zzz': 'z', '/t/ok/x': 'x' });
+    source.faults.before = (op, path) =>
+      op === 'list' && path === '/s/bad' ? new ProviderError('permission', 'denied') : undefined;
+    const plan = await planTransfer({
+      source,
+      target,
+      mode: 'mirror',
+      sourcePaths: ['/s'],
+      targetPath: '/t',
+      keepSkipped: false,
+    });
+    expect(plan.errors).toEqual([{ side: 'source', path: '/s/bad', code: 'permission', message: 'denied' }]);
+    expect(lines(plan)).toEqual(['copy target /t/ok/a new', 'delete target /t/ok/x extra_on_target']);
+  });
+
+  it('throws when the run cannot start', async () => {
+    const source = cloud({ '/s/a': 'a' });
+    await expect(
+      planTransfer({ source, target: cloud({}), mode: 'one_way', sourcePaths: ['/nope'], targetPath: '/t' }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      planTransfer({ source, target: cloud({}), mode: 'one_way', sourcePaths: ['/s/a'], targetPath: '/t' }),
+    ).rejects.toMatchObject({ code: 'not_dir' });
+    const ac = new AbortController();
+    ac.abort();
+    await expect(
+      planTransfer({
+        source,
+        target: cloud({}),
+        mode: 'one_way',
+        sourcePaths: ['/s'],
+        targetPath: '/t',
+        signal: ac.signal,
+      }),
+    ).rejects.toMatchObject({ code: 'canceled' });
+  });
+
+  it('reports scan progress and pages items', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`/s/d${i % 3}/f${i}.txt`] = 'abc';
+    const source = cloud(files);
+    const scans: number[] = [];
+    const plan = await planTransfer({
+      source,
+      target: cloud({}),
+      mode: 'migrate',
+      sourcePaths: ['/s'],
+      targetPath: '/t',
+      onScan: (p) => scans.push(p.files),
+    });
+    expect(scans.at(-1)).toBe(30);
+    const page = planPage(plan, { actions: ['copy'], offset: 10, limit: 5 });
+    expect(page.total).toBe(30);
+    expect(page.items).toHaveLength(5);
+    expect(planPage(plan, { actions: ['mkdir'] }).total).toBe(4); // /t/s and its 3 subfolders
+    expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+  });
+
+  it('names conflict copies clearly and uniquely', () => {
+    const now = new Date(Date.UTC(2026, 10, 22, 10, 30));
+    expect(conflictName('report.docx', now, 'Dropbox', () => false)).toBe(
+      'report (conflict 2026-11-22 1030 from Dropbox).docx',
+    );
+    const taken = new Set(['notes (conflict 2026-11-22 1030 from target)']);
+    expect(conflictName('notes', now, 'target', (c) => taken.has(c))).toBe(
+      'notes (conflict 2026-11-22 1030 from target 2)',
+    );
+  });
+});

@@ -1,0 +1,956 @@
+import { normalizePath, passesFilter } from '@skyferry/contract';
+import type { ConflictResolution, FileFilter, SameNamePolicy } from '@skyferry/contract';
+import { ProviderError, toProviderError } from '@skyferry/providers';
+import type { Entry, Provider } from '@skyferry/providers';
+import type { TwoWayRecord, TwoWayStateStore } from './stores.ts';
+import type {
+  ConflictPlan,
+  FailedItem,
+  Fingerprint,
+  PlanAction,
+  PlanError,
+  PlanItem,
+  PlanPair,
+  PlanReason,
+  PlanSummary,
+  ScanProgress,
+  Side,
+  TransferMode,
+  TransferPlan,
+} from './types.ts';
+import {
+  Semaphore,
+  baseName,
+  childRel,
+  fingerprintOf,
+  isNewer,
+  joinRel,
+  mtimeDiffers,
+  parentPath,
+  sameHashes,
+} from './util.ts';
+
+export interface PlanRequest {
+  source: Provider;
+  target: Provider;
+  mode: TransferMode;
+  /**
+   * migrate: the selected files and folders; each is copied into `targetPath` under its own name
+   * (`/` copies the contents of the root). Sync modes: exactly one folder, whose contents are paired
+   * with `targetPath`.
+   */
+  sourcePaths: string[];
+  targetPath: string;
+  /** Same-name policy for migrate, one_way and incremental (mirror and two_way ignore it). Default size_differs_or_newer. */
+  sameNamePolicy?: SameNamePolicy;
+  filter?: FileFilter | null;
+  /** two_way: how a file changed on both sides is resolved. Default keep_both. */
+  conflictResolution?: ConflictResolution;
+  /** two_way: the previous run's state (required for two_way). */
+  twoWayState?: TwoWayStateStore;
+  signal?: AbortSignal;
+  /** Called while listing ("Loading N items"), at most every 250 ms and once at the end. */
+  onScan?: (progress: ScanProgress) => void;
+  /** Folder listings in flight at once. Default 8. */
+  listConcurrency?: number;
+  /** Keep skip items in the plan (counts are always kept). Default true; two_way always keeps them. */
+  keepSkipped?: boolean;
+  /** Names of the sides used in conflict file names ("... from <name>"). Default 'source'/'target'. */
+  sideNames?: { source: string; target: string };
+  /** Time written into conflict names. Default now. */
+  now?: Date;
+}
+
+function emptySummary(): PlanSummary {
+  return {
+    copy: { count: 0, bytes: 0 },
+    update: { count: 0, bytes: 0 },
+    delete: { count: 0, bytes: 0 },
+    skip: { count: 0, bytes: 0 },
+    conflict: { count: 0, bytes: 0 },
+    mkdir: { count: 0, bytes: 0 },
+  };
+}
+
+/** Sort/merge key of a name: NFC, and lower-cased when either side ignores case. */
+function makeKey(caseInsensitive: boolean): (name: string) => string {
+  return (name: string) => {
+    // eslint-disable-next-line no-control-regex
+    const n = /[^\u0000-\u007f]/.test(name) ? name.normalize('NFC') : name;
+    return caseInsensitive ? n.toLowerCase() : n;
+  };
+}
+
+interface Keyed<T> {
+  key: string;
+  value: T;
+}
+
+function keyed<T>(values: T[], nameOf: (v: T) => string, key: (n: string) => string): Keyed<T>[] {
+  const out = values.map((value) => ({ key: key(nameOf(value)), value }));
+  out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return out;
+}
+
+/** Conflict file name: "name (conflict 2026-11-22 1030 from target).ext". */
+export function conflictName(name: string, now: Date, from: string, taken: (candidate: string) => boolean): string {
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${now.getUTCFullYear()}-${p(now.getUTCMonth() + 1)}-${p(now.getUTCDate())} ${p(now.getUTCHours())}${p(now.getUTCMinutes())}`;
+  for (let i = 1; ; i++) {
+    const candidate = `${stem} (conflict ${stamp} from ${from}${i > 1 ? ` ${i}` : ''})${ext}`;
+    if (!taken(candidate)) return candidate;
+  }
+}
+
+const FATAL_LIST_CODES = new Set(['auth_expired', 'auth_invalid', 'canceled', 'host_key_changed']);
+
+class Planner {
+  readonly req: PlanRequest;
+  readonly mode: TransferMode;
+  readonly policy: SameNamePolicy;
+  readonly filter: FileFilter | null;
+  readonly resolution: ConflictResolution;
+  readonly keepSkipped: boolean;
+  readonly key: (name: string) => string;
+  readonly lists: Semaphore;
+  readonly pairs: PlanPair[] = [];
+  readonly items: PlanItem[] = [];
+  readonly summary = emptySummary();
+  readonly errors: PlanError[] = [];
+  readonly filesSeen: Record<Side, number> = { source: 0, target: 0 };
+  readonly deletedFiles: Record<Side, number> = { source: 0, target: 0 };
+  readonly bytesTo: Record<Side, number> = { source: 0, target: 0 };
+  readonly scan: ScanProgress = { folders: 0, files: 0, bytes: 0 };
+  readonly now: Date;
+  private lastScan = 0;
+  filesToTransfer = 0;
+  state: TwoWayStateStore | undefined;
+  hasState = false;
+
+  constructor(req: PlanRequest) {
+    this.req = req;
+    this.mode = req.mode;
+    this.policy = req.sameNamePolicy ?? 'size_differs_or_newer';
+    this.filter = req.filter && req.filter.categories.length > 0 ? req.filter : null;
+    this.resolution = req.conflictResolution ?? 'keep_both';
+    this.keepSkipped = req.mode === 'two_way' || (req.keepSkipped ?? true);
+    this.key = makeKey(req.source.features.caseInsensitive || req.target.features.caseInsensitive);
+    this.lists = new Semaphore(req.listConcurrency ?? 8);
+    this.now = req.now ?? new Date();
+  }
+
+  private checkAbort(): void {
+    if (this.req.signal?.aborted) throw new ProviderError('canceled', 'canceled');
+  }
+
+  private reportScan(force = false): void {
+    if (!this.req.onScan) return;
+    const t = Date.now();
+    if (!force && t - this.lastScan < 250) return;
+    this.lastScan = t;
+    this.req.onScan({ ...this.scan });
+  }
+
+  /**
+   * Lists a whole folder (all pages). Returns null when the folder does not exist, undefined when
+   * it could not be listed (the error is recorded; fatal errors are thrown).
+   */
+  async listAll(side: Side, path: string): Promise<Entry[] | null | undefined> {
+    const p = side === 'source' ? this.req.source : this.req.target;
+    await this.lists.acquire();
+    try {
+      this.checkAbort();
+      const out: Entry[] = [];
+      let token: string | undefined;
+      do {
+        const page = await p.list(path, { signal: this.req.signal, pageToken: token });
+        for (const e of page.entries) out.push(e);
+        token = page.nextPageToken;
+      } while (token);
+      if (side === 'source') {
+        this.scan.folders++;
+        for (const e of out) {
+          if (e.kind === 'file') {
+            this.scan.files++;
+            this.scan.bytes += e.size;
+          }
+        }
+        this.reportScan();
+      }
+      return out;
+    } catch (err) {
+      const e = toProviderError(err);
+      if (e.code === 'not_found') return null;
+      if (FATAL_LIST_CODES.has(e.code) || e.retry === 'fatal') throw e;
+      this.errors.push({ side, path, code: e.code, message: e.message });
+      return undefined;
+    } finally {
+      this.lists.release();
+    }
+  }
+
+  passes(e: Entry): boolean {
+    return e.kind === 'dir' || passesFilter(e.name, this.filter);
+  }
+
+  emit(sink: PlanItem[], item: PlanItem): void {
+    if (item.action === 'skip' && !this.keepSkipped) {
+      if (item.kind === 'file') {
+        this.summary.skip.count++;
+        this.summary.skip.bytes += item.size;
+      }
+      return;
+    }
+    sink.push(item);
+  }
+
+  /** Adds an item's counts (done when it is final: collapsed subtrees are counted once). */
+  count(item: PlanItem): void {
+    const a = item.action;
+    if (a === 'skip' && item.kind === 'dir') return;
+    const t = this.summary[a];
+    t.count++;
+    t.bytes += item.size;
+    if (a === 'copy' || a === 'update') {
+      this.bytesTo[item.side] += item.size;
+      this.filesToTransfer++;
+    } else if (a === 'conflict') {
+      const c = item.conflict as ConflictPlan;
+      this.filesToTransfer++;
+      if (c.resolution === 'keep_both') {
+        this.bytesTo.source += item.target?.size ?? 0;
+        this.bytesTo.target += item.source?.size ?? 0;
+      } else {
+        this.bytesTo[c.winner === 'source' ? 'target' : 'source'] += item.size;
+      }
+    } else if (a === 'delete') {
+      this.deletedFiles[item.side] += item.kind === 'dir' ? (item.files ?? 0) : 1;
+    }
+  }
+
+  flushInto(items: PlanItem[]): void {
+    for (const it of items) {
+      this.count(it);
+      this.items.push(it);
+    }
+  }
+
+  // ---- one-way family (migrate, one_way, mirror, incremental) --------------------------------
+
+  /** Decides what to do with a file present on both sides. */
+  sameName(s: Entry, t: Entry): { action: PlanAction; reason: PlanReason } {
+    const update = (reason: PlanReason) => ({ action: 'update' as const, reason });
+    const skip = (reason: PlanReason) => ({ action: 'skip' as const, reason });
+    if (this.mode === 'mirror') return this.differs(s, t) ? update('differs') : skip('unchanged');
+    const newer = isNewer(s.modTime?.getTime(), t.modTime?.getTime());
+    if (this.mode === 'incremental' && !newer) return skip('not_newer');
+    switch (this.policy) {
+      case 'overwrite':
+        return update(this.mode === 'incremental' ? 'newer' : 'overwrite');
+      case 'skip':
+        return skip('exists');
+      case 'size_differs':
+        return s.size !== t.size ? update('size_differs') : skip('same_size');
+      case 'size_differs_or_newer':
+        if (s.size !== t.size) return update('size_differs');
+        return newer ? update('newer') : skip('not_newer');
+    }
+  }
+
+  /** Mirror: whether the target file differs from the source (size, shared hash, or mod time where kept). */
+  differs(s: Entry, t: Entry): boolean {
+    if (s.size !== t.size) return true;
+    const h = sameHashes(s.hashes, t.hashes);
+    if (h !== undefined) return !h;
+    if (!this.req.target.features.setModTime) return false;
+    return mtimeDiffers(s.modTime?.getTime(), t.modTime?.getTime()) ?? false;
+  }
+
+  /**
+   * Walks one folder of a pair. Returns whether anything will be written below it (to decide
+   * whether a missing target folder must be created).
+   */
+  async walkOneWay(pairIdx: number, rel: string, targetExists: boolean, only?: Set<string>): Promise<boolean> {
+    this.checkAbort();
+    const pair = this.pairs[pairIdx] as PlanPair;
+    const sPath = joinRel(pair.source, rel);
+    const tPath = joinRel(pair.target, rel);
+    const [sList, tListRaw] = await Promise.all([
+      this.listAll('source', sPath),
+      targetExists ? this.listAll('target', tPath) : Promise.resolve(null),
+    ]);
+    if (sList === undefined || tListRaw === undefined) return false; // listing failed: leave this folder alone
+    if (sList === null) {
+      this.errors.push({ side: 'source', path: sPath, code: 'not_found', message: `not found: ${sPath}` });
+      return false;
+    }
+    const tExists = tListRaw !== null;
+    const sEntries = sList.filter((e) => this.passes(e) && (!only || only.has(e.name)));
+    const tEntries = (tListRaw ?? []).filter((e) => this.passes(e) && (!only || only.has(e.name)));
+    for (const e of tEntries) if (e.kind === 'file') this.filesSeen.target++;
+    for (const e of sEntries) if (e.kind === 'file') this.filesSeen.source++;
+
+    const S = keyed(sEntries, (e) => e.name, this.key);
+    const T = keyed(tEntries, (e) => e.name, this.key);
+    const local: PlanItem[] = [];
+    const subdirs: Promise<boolean>[] = [];
+    let writes = false;
+    let i = 0;
+    let j = 0;
+    while (i < S.length || j < T.length) {
+      const s = S[i];
+      const t = T[j];
+      let se: Entry | undefined;
+      let te: Entry | undefined;
+      if (s && (!t || s.key < t.key)) {
+        se = s.value;
+        i++;
+      } else if (t && (!s || t.key < s.key)) {
+        te = t.value;
+        j++;
+      } else {
+        se = s?.value;
+        te = t?.value;
+        i++;
+        j++;
+        // Two source names with one key (case-insensitive target): the later one is reported, not copied.
+        while (S[i] && S[i]?.key === s?.key) {
+          const dup = S[i]?.value as Entry;
+          this.errors.push({
+            side: 'source',
+            path: dup.path,
+            code: 'exists',
+            message: `name clash on the target: ${dup.name}`,
+          });
+          i++;
+        }
+      }
+      const name = (se ?? te)?.name as string;
+      const r = childRel(rel, se?.name ?? name);
+      if (se && !te) {
+        if (se.kind === 'file') {
+          this.emit(local, {
+            action: 'copy',
+            kind: 'file',
+            pair: pairIdx,
+            rel: r,
+            side: 'target',
+            reason: 'new',
+            size: se.size,
+            source: fingerprintOf(se),
+          });
+          writes = true;
+        } else {
+          subdirs.push(this.walkOneWay(pairIdx, r, false));
+        }
+      } else if (se && te) {
+        if (se.kind !== te.kind) {
+          this.emit(local, {
+            action: 'skip',
+            kind: se.kind,
+            pair: pairIdx,
+            rel: r,
+            side: 'target',
+            reason: 'kind_mismatch',
+            size: se.size,
+            source: fingerprintOf(se),
+            target: fingerprintOf(te),
+          });
+        } else if (se.kind === 'dir') {
+          subdirs.push(this.walkOneWay(pairIdx, childRel(rel, te.name), true));
+        } else {
+          const d = this.sameName(se, te);
+          // Keep the target's spelling of the name (case-insensitive targets).
+          const tr = childRel(rel, te.name);
+          this.emit(local, {
+            action: d.action,
+            kind: 'file',
+            pair: pairIdx,
+            rel: tr,
+            side: 'target',
+            reason: d.reason,
+            size: se.size,
+            source: fingerprintOf(se),
+            target: fingerprintOf(te),
+          });
+          if (d.action === 'update') writes = true;
+        }
+      } else if (te && !se && this.mode === 'mirror') {
+        if (te.kind === 'file') {
+          this.emit(local, {
+            action: 'delete',
+            kind: 'file',
+            pair: pairIdx,
+            rel: r,
+            side: 'target',
+            reason: 'extra_on_target',
+            size: te.size,
+            target: fingerprintOf(te),
+          });
+        } else {
+          subdirs.push(this.extraFolder(pairIdx, r).then(() => false));
+        }
+      }
+    }
+    this.flushInto(local);
+    const below = await Promise.all(subdirs);
+    if (below.some(Boolean)) writes = true;
+    if (!tExists && (writes || (sList.length === 0 && !only && !this.filter))) {
+      const item: PlanItem = {
+        action: 'mkdir',
+        kind: 'dir',
+        pair: pairIdx,
+        rel,
+        side: 'target',
+        reason: 'missing_folder',
+        size: 0,
+      };
+      this.count(item);
+      this.items.push(item);
+      writes = true;
+    }
+    return writes;
+  }
+
+  /** Mirror: a folder only on the target. Deleted whole, unless the filter protects some of its files. */
+  async extraFolder(pairIdx: number, rel: string): Promise<void> {
+    const pair = this.pairs[pairIdx] as PlanPair;
+    const passing: PlanItem[] = [];
+    let protectedFiles = 0;
+    let files = 0;
+    let bytes = 0;
+    let failed = false;
+    const walk = async (r: string): Promise<void> => {
+      const list = await this.listAll('target', joinRel(pair.target, r));
+      if (!list) {
+        if (list === undefined) failed = true;
+        return;
+      }
+      const subs: Promise<void>[] = [];
+      for (const e of list) {
+        const er = childRel(r, e.name);
+        if (e.kind === 'dir') subs.push(walk(er));
+        else if (passesFilter(e.name, this.filter)) {
+          files++;
+          bytes += e.size;
+          passing.push({
+            action: 'delete',
+            kind: 'file',
+            pair: pairIdx,
+            rel: er,
+            side: 'target',
+            reason: 'extra_on_target',
+            size: e.size,
+            target: fingerprintOf(e),
+          });
+        } else protectedFiles++;
+      }
+      await Promise.all(subs);
+    };
+    await walk(rel);
+    this.filesSeen.target += files;
+    if (failed) return; // part of it could not be listed: leave it all alone
+    if (protectedFiles === 0) {
+      const item: PlanItem = {
+        action: 'delete',
+        kind: 'dir',
+        pair: pairIdx,
+        rel,
+        side: 'target',
+        reason: 'extra_on_target',
+        size: bytes,
+        files,
+      };
+      this.count(item);
+      this.items.push(item);
+    } else this.flushInto(passing);
+  }
+
+  // ---- two-way ---------------------------------------------------------------------------------
+
+  /** Whether a side's file changed since the previous run's record of it. */
+  changedSince(e: Entry, rec: Fingerprint | undefined): boolean {
+    if (!rec) return true;
+    if (e.size !== rec.size) return true;
+    const h = sameHashes(e.hashes, rec.hashes);
+    if (h !== undefined) return !h;
+    return mtimeDiffers(e.modTime?.getTime(), rec.mtime) ?? false;
+  }
+
+  /** Whether the two sides' files are the same content, as far as can be told without reading them. */
+  sameFile(a: Entry, b: Entry): boolean {
+    if (a.size !== b.size) return false;
+    const h = sameHashes(a.hashes, b.hashes);
+    if (h !== undefined) return h;
+    // Without a shared hash, equal sizes count as equal where a side cannot keep mod times.
+    if (!this.req.source.features.setModTime || !this.req.target.features.setModTime) return true;
+    return !(mtimeDiffers(a.modTime?.getTime(), b.modTime?.getTime()) ?? false);
+  }
+
+  conflict(a: Entry, b: Entry, names: Set<string>): ConflictPlan {
+    const am = a.modTime?.getTime() ?? 0;
+    const bm = b.modTime?.getTime() ?? 0;
+    const newer: Side = isNewer(bm, am) ? 'target' : 'source';
+    let winner: Side;
+    switch (this.resolution) {
+      case 'source':
+        winner = 'source';
+        break;
+      case 'larger':
+        winner = a.size > b.size ? 'source' : b.size > a.size ? 'target' : newer;
+        break;
+      default:
+        winner = newer;
+    }
+    const plan: ConflictPlan = { resolution: this.resolution, winner };
+    if (this.resolution === 'keep_both') {
+      const loser: Side = winner === 'source' ? 'target' : 'source';
+      const from = this.req.sideNames?.[loser] ?? loser;
+      const name = conflictName(a.name, this.now, from, (c) => names.has(this.key(c)));
+      names.add(this.key(name));
+      plan.loserName = name;
+    }
+    return plan;
+  }
+
+  /**
+   * Walks one folder of a two-way sync: the source (A), the target (B) and the previous state (P).
+   * Items go to `sink`. Returns whether anything is written below (for mkdir of missing folders).
+   */
+  async walkTwoWay(
+    rel: string,
+    aExists: boolean,
+    bExists: boolean,
+    inState: boolean,
+    sink: PlanItem[],
+  ): Promise<{ writesTo: Record<Side, boolean> }> {
+    this.checkAbort();
+    const pair = this.pairs[0] as PlanPair;
+    const [aRaw, bRaw, pRaw] = await Promise.all([
+      aExists ? this.listAll('source', joinRel(pair.source, rel)) : Promise.resolve(null),
+      bExists ? this.listAll('target', joinRel(pair.target, rel)) : Promise.resolve(null),
+      inState && this.state ? this.state.loadFolder(rel) : Promise.resolve([] as TwoWayRecord[]),
+    ]);
+    const writesTo: Record<Side, boolean> = { source: false, target: false };
+    if (aRaw === undefined || bRaw === undefined) return { writesTo };
+    const aEntries = (aRaw ?? []).filter((e) => this.passes(e));
+    const bEntries = (bRaw ?? []).filter((e) => this.passes(e));
+    for (const e of aEntries) if (e.kind === 'file') this.filesSeen.source++;
+    for (const e of bEntries) if (e.kind === 'file') this.filesSeen.target++;
+    const A = keyed(aEntries, (e) => e.name, this.key);
+    const B = keyed(bEntries, (e) => e.name, this.key);
+    const P = new Map<string, TwoWayRecord>();
+    for (const r of pRaw) P.set(this.key(baseName(r.rel)), r);
+    const names = new Set<string>([...A.map((x) => x.key), ...B.map((x) => x.key)]);
+
+    const subs: Promise<{ writesTo: Record<Side, boolean> }>[] = [];
+    const fileItem = (
+      action: PlanAction,
+      side: Side,
+      reason: PlanReason,
+      r: string,
+      a?: Entry,
+      b?: Entry,
+    ): PlanItem => {
+      const item: PlanItem = { action, kind: 'file', pair: 0, rel: r, side, reason, size: 0 };
+      if (a) item.source = fingerprintOf(a);
+      if (b) item.target = fingerprintOf(b);
+      item.size =
+        action === 'delete'
+          ? ((side === 'source' ? a : b)?.size ?? 0)
+          : action === 'skip'
+            ? ((a ?? b)?.size ?? 0)
+            : ((side === 'target' ? a : b)?.size ?? 0);
+      return item;
+    };
+
+    let i = 0;
+    let j = 0;
+    while (i < A.length || j < B.length) {
+      const x = A[i];
+      const y = B[j];
+      let a: Entry | undefined;
+      let b: Entry | undefined;
+      let k: string;
+      if (x && (!y || x.key < y.key)) {
+        a = x.value;
+        k = x.key;
+        i++;
+      } else if (y && (!x || y.key < x.key)) {
+        b = y.value;
+        k = y.key;
+        j++;
+      } else {
+        a = x?.value;
+        b = y?.value;
+        k = (x ?? y)?.key as string;
+        i++;
+        j++;
+      }
+      const prev = P.get(k);
+      const r = childRel(rel, (a ?? b)?.name as string);
+      if (a && b) {
+        if (a.kind !== b.kind) {
+          this.emit(sink, { ...fileItem('skip', 'target', 'kind_mismatch', r, a, b), kind: a.kind });
+          continue;
+        }
+        if (a.kind === 'dir') {
+          this.emit(sink, {
+            action: 'skip',
+            kind: 'dir',
+            pair: 0,
+            rel: r,
+            side: 'target',
+            reason: 'unchanged',
+            size: 0,
+          });
+          subs.push(this.walkTwoWay(r, true, true, prev?.kind === 'dir', sink));
+          continue;
+        }
+        const pf = prev?.kind === 'file' ? prev : undefined;
+        const ca = pf ? this.changedSince(a, pf.source) : true;
+        const cb = pf ? this.changedSince(b, pf.target) : true;
+        if (pf && !ca && !cb) this.emit(sink, fileItem('skip', 'target', 'unchanged', r, a, b));
+        else if (pf && ca && !cb) {
+          this.emit(sink, fileItem('update', 'target', 'changed', r, a, b));
+          writesTo.target = true;
+        } else if (pf && !ca && cb) {
+          this.emit(sink, fileItem('update', 'source', 'changed', r, a, b));
+          writesTo.source = true;
+        } else if (this.sameFile(a, b)) {
+          this.emit(sink, fileItem('skip', 'target', 'unchanged', r, a, b));
+        } else {
+          const c = this.conflict(a, b, names);
+          const item = fileItem(
+            'conflict',
+            c.winner === 'source' ? 'target' : 'source',
+            pf ? 'both_changed' : 'both_new',
+            r,
+            a,
+            b,
+          );
+          item.conflict = c;
+          item.size = c.resolution === 'keep_both' ? a.size + b.size : c.winner === 'source' ? a.size : b.size;
+          this.emit(sink, item);
+          writesTo.source = true;
+          writesTo.target = true;
+        }
+        continue;
+      }
+      // Present on one side only.
+      const side: Side = a ? 'source' : 'target';
+      const other: Side = a ? 'target' : 'source';
+      const e = (a ?? b) as Entry;
+      const prevMatch = prev && prev.kind === e.kind ? prev : undefined;
+      if (e.kind === 'file') {
+        if (!prevMatch || !this.hasState) {
+          this.emit(sink, fileItem('copy', other, 'new', r, a, b));
+          writesTo[other] = true;
+        } else if (this.changedSince(e, side === 'source' ? prevMatch.source : prevMatch.target)) {
+          this.emit(sink, fileItem('copy', other, 'changed_vs_deleted', r, a, b));
+          writesTo[other] = true;
+        } else {
+          this.emit(sink, fileItem('delete', side, 'deleted_on_other_side', r, a, b));
+        }
+        continue;
+      }
+      // A folder on one side only.
+      if (!prevMatch || !this.hasState) {
+        subs.push(this.walkTwoWay(r, side === 'source', side === 'target', false, sink));
+        continue;
+      }
+      // It was there last time: the other side deleted it. Walk it against the state; if nothing in
+      // it changed, the whole folder goes; otherwise changed files survive and are copied back.
+      const buffer: PlanItem[] = [];
+      subs.push(
+        this.walkTwoWay(r, side === 'source', side === 'target', true, buffer).then((w) => {
+          const allDeletes = buffer.every((it) => it.action === 'delete' && it.side === side);
+          if (allDeletes && !w.writesTo[other]) {
+            let files = 0;
+            let bytes = 0;
+            for (const it of buffer) {
+              files += it.kind === 'dir' ? (it.files ?? 0) : 1;
+              bytes += it.size;
+            }
+            this.emit(sink, {
+              action: 'delete',
+              kind: 'dir',
+              pair: 0,
+              rel: r,
+              side,
+              reason: 'deleted_on_other_side',
+              size: bytes,
+              files,
+            });
+            return { writesTo: { source: false, target: false } };
+          }
+          for (const it of buffer) sink.push(it);
+          return w;
+        }),
+      );
+    }
+    const below = await Promise.all(subs);
+    for (const w of below) {
+      if (w.writesTo.source) writesTo.source = true;
+      if (w.writesTo.target) writesTo.target = true;
+    }
+    // A folder missing on a side is created there when something is written into it, or when it is
+    // new and empty on the other side (and no filter hides what it holds). A folder the other side
+    // deleted is not re-created for being empty: the caller deletes it.
+    for (const s of ['source', 'target'] as Side[]) {
+      if ((s === 'source' ? aRaw : bRaw) !== null) continue;
+      const otherRaw = s === 'source' ? bRaw : aRaw;
+      const newEmpty = otherRaw !== null && otherRaw.length === 0 && !this.filter && !(inState && this.hasState);
+      if (writesTo[s] || newEmpty) {
+        this.emit(sink, { action: 'mkdir', kind: 'dir', pair: 0, rel, side: s, reason: 'missing_folder', size: 0 });
+        writesTo[s] = true;
+      }
+    }
+    return { writesTo };
+  }
+
+  // ---- roots -----------------------------------------------------------------------------------
+
+  async statOrNull(side: Side, path: string): Promise<Entry | null> {
+    const p = side === 'source' ? this.req.source : this.req.target;
+    if (path === '/') return { path: '/', name: '', kind: 'dir', size: 0 };
+    try {
+      return await p.stat(path, { signal: this.req.signal });
+    } catch (err) {
+      const e = toProviderError(err);
+      if (e.code === 'not_found') return null;
+      throw e;
+    }
+  }
+
+  async run(): Promise<TransferPlan> {
+    const req = this.req;
+    const targetPath = normalizePath(req.targetPath);
+    const sourcePaths = req.sourcePaths.map(normalizePath);
+    if (sourcePaths.length === 0) throw new ProviderError('not_found', 'no source paths selected');
+    const targetRoot = await this.statOrNull('target', targetPath);
+    if (targetRoot && targetRoot.kind !== 'dir')
+      throw new ProviderError('not_dir', `target is not a folder: ${targetPath}`);
+
+    if (this.mode === 'migrate') {
+      const filesByParent = new Map<string, Set<string>>();
+      const tasks: Promise<unknown>[] = [];
+      for (const sp of sourcePaths) {
+        const st = await this.statOrNull('source', sp);
+        if (!st) {
+          this.errors.push({ side: 'source', path: sp, code: 'not_found', message: `not found: ${sp}` });
+          continue;
+        }
+        if (st.kind === 'dir') {
+          const dst = sp === '/' ? targetPath : joinRel(targetPath, '/' + baseName(sp));
+          const dstEntry = sp === '/' ? targetRoot : targetRoot ? await this.statOrNull('target', dst) : null;
+          this.pairs.push({ source: sp, target: dst });
+          if (dstEntry && dstEntry.kind !== 'dir') {
+            this.errors.push({ side: 'target', path: dst, code: 'not_dir', message: `a file is in the way: ${dst}` });
+            this.pairs.pop();
+            continue;
+          }
+          tasks.push(this.walkOneWay(this.pairs.length - 1, '/', dstEntry !== null));
+        } else {
+          const parent = parentPath(sp);
+          let set = filesByParent.get(parent);
+          if (!set) filesByParent.set(parent, (set = new Set()));
+          set.add(baseName(sp));
+        }
+      }
+      for (const [parent, names] of filesByParent) {
+        this.pairs.push({ source: parent, target: targetPath });
+        tasks.push(this.walkOneWay(this.pairs.length - 1, '/', targetRoot !== null, names));
+      }
+      await Promise.all(tasks);
+    } else {
+      if (sourcePaths.length !== 1)
+        throw new ProviderError('invalid_name', 'a sync pairs exactly one source folder with the target folder');
+      const sp = sourcePaths[0] as string;
+      const st = await this.statOrNull('source', sp);
+      if (!st) throw new ProviderError('not_found', `not found: ${sp}`);
+      if (st.kind !== 'dir') throw new ProviderError('not_dir', `a sync needs a source folder: ${sp}`);
+      this.pairs.push({ source: sp, target: targetPath });
+      if (this.mode === 'two_way') {
+        if (!req.twoWayState) throw new Error('two_way needs a twoWayState store');
+        this.state = req.twoWayState;
+        this.hasState = await this.state.hasState();
+        const sink: PlanItem[] = [];
+        await this.walkTwoWay('/', true, targetRoot !== null, this.hasState, sink);
+        this.flushInto(sink);
+      } else {
+        await this.walkOneWay(0, '/', targetRoot !== null);
+      }
+    }
+    this.reportScan(true);
+    return this.result('full', sourcePaths, targetPath);
+  }
+
+  /** Builds the plan object from what was walked. */
+  result(kind: 'full' | 'retry', sourcePaths: string[], targetPath: string): TransferPlan {
+    const deletes = {
+      count: this.summary.delete.count,
+      files: 0,
+      bytes: this.summary.delete.bytes,
+      needsConfirmation: false,
+    };
+    for (const side of ['source', 'target'] as Side[]) {
+      const d = this.deletedFiles[side];
+      deletes.files += d;
+      if (kind === 'full' && d > 0 && d * 2 > this.filesSeen[side]) deletes.needsConfirmation = true;
+    }
+    const plan: TransferPlan = {
+      version: 1,
+      kind,
+      createdAt: Date.now(),
+      options: {
+        mode: this.mode,
+        sameNamePolicy: this.policy,
+        filter: this.filter,
+        conflictResolution: this.resolution,
+        sourcePaths,
+        targetPath,
+      },
+      source: { kind: this.req.source.kind, accountKey: this.req.source.accountKey },
+      target: { kind: this.req.target.kind, accountKey: this.req.target.accountKey },
+      pairs: this.pairs,
+      items: this.items,
+      summary: this.summary,
+      bytesTo: this.bytesTo,
+      filesToTransfer: this.filesToTransfer,
+      filesSeen: this.filesSeen,
+      deletes,
+      errors: this.errors,
+    };
+    if (this.mode === 'two_way') plan.twoWay = { firstRun: !this.hasState };
+    return plan;
+  }
+
+  /** A retry: the failed items of an earlier run, looked at again. */
+  async retry(failed: FailedItem[]): Promise<TransferPlan> {
+    const pairIndex = new Map<string, number>();
+    const pairOf = (p: PlanPair): number => {
+      const k = `${p.source}\u0000${p.target}`;
+      let i = pairIndex.get(k);
+      if (i === undefined) {
+        i = this.pairs.length;
+        this.pairs.push({ source: p.source, target: p.target });
+        pairIndex.set(k, i);
+      }
+      return i;
+    };
+    if (this.mode === 'two_way' && this.req.twoWayState) {
+      this.state = this.req.twoWayState;
+      this.hasState = await this.state.hasState();
+    }
+    const seen = new Set<string>();
+    const tasks: Promise<unknown>[] = [];
+    for (const f of failed) {
+      const pi = pairOf(f.pair);
+      const it: PlanItem = { ...f.item, pair: pi };
+      const k = `${pi}|${it.action}|${it.side}|${it.rel}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const pair = this.pairs[pi] as PlanPair;
+      if (it.kind === 'dir' && it.action === 'copy') {
+        // A folder that could not be listed: plan it now.
+        if (this.mode === 'two_way') {
+          tasks.push(
+            (async () => {
+              const sink: PlanItem[] = [];
+              const [a, b] = await Promise.all([
+                this.statOrNull('source', joinRel(pair.source, it.rel)),
+                this.statOrNull('target', joinRel(pair.target, it.rel)),
+              ]);
+              await this.walkTwoWay(it.rel, a !== null, b !== null, this.hasState, sink);
+              for (const x of sink) x.pair = pi;
+              this.flushInto(sink.filter((x) => x.action !== 'skip'));
+            })(),
+          );
+        } else {
+          tasks.push(
+            (async () => {
+              const t = await this.statOrNull('target', joinRel(pair.target, it.rel));
+              await this.walkOneWay(pi, it.rel, t !== null && t.kind === 'dir');
+            })(),
+          );
+        }
+        continue;
+      }
+      if (it.action === 'copy' || it.action === 'update' || it.action === 'conflict') {
+        tasks.push(
+          (async () => {
+            const refresh = async (side: Side): Promise<Fingerprint | null | undefined> => {
+              const fp = side === 'source' ? it.source : it.target;
+              if (!fp) return undefined;
+              const e = await this.statOrNull(side, joinRel(side === 'source' ? pair.source : pair.target, it.rel));
+              return e && e.kind === 'file' ? fingerprintOf(e) : null;
+            };
+            const [s, t] = await Promise.all([refresh('source'), refresh('target')]);
+            const from = it.action === 'conflict' ? undefined : it.side === 'target' ? s : t;
+            if (from === null) return; // the file to copy is gone: nothing to retry
+            if (s) it.source = s;
+            if (t) it.target = t;
+            if (it.action !== 'conflict') it.size = (it.side === 'target' ? it.source : it.target)?.size ?? it.size;
+            this.count(it);
+            this.items.push(it);
+          })(),
+        );
+        continue;
+      }
+      this.count(it);
+      this.items.push(it);
+    }
+    await Promise.all(tasks);
+    return this.result('retry', this.req.sourcePaths.map(normalizePath), normalizePath(this.req.targetPath));
+  }
+}
+
+/**
+ * Plans a migration or sync: lists both sides (folders in parallel, page by page), compares each
+ * folder by a sorted merge and decides per file. Nothing is written. Throws a ProviderError when
+ * the run cannot start (source missing, auth expired, canceled); folders that cannot be listed are
+ * recorded in `plan.errors` and left alone.
+ */
+export async function planTransfer(req: PlanRequest): Promise<TransferPlan> {
+  return new Planner(req).run();
+}
+
+export interface RetryRequest {
+  source: Provider;
+  target: Provider;
+  /** The failed items of the earlier run (`result.failed`). */
+  failed: FailedItem[];
+  /** The earlier plan's options (`plan.options`): mode, policy, filter, conflict resolution, paths. */
+  options: Pick<PlanRequest, 'mode' | 'sourcePaths' | 'targetPath'> &
+    Partial<Pick<PlanRequest, 'sameNamePolicy' | 'filter' | 'conflictResolution'>>;
+  /** two_way: the state store, to re-plan folders that could not be listed (the state is not replaced by a retry). */
+  twoWayState?: TwoWayStateStore;
+  signal?: AbortSignal;
+  sideNames?: { source: string; target: string };
+}
+
+/**
+ * Plans "retry the failed part": each failed file is looked at again (gone: dropped; changed: its
+ * new size and time are used), folders that could not be listed are planned now, deletes and
+ * folder creations are tried again. Execute it with `executePlan` like any plan.
+ */
+export async function planRetry(req: RetryRequest): Promise<TransferPlan> {
+  const planner = new Planner({
+    source: req.source,
+    target: req.target,
+    mode: req.options.mode,
+    sourcePaths: req.options.sourcePaths,
+    targetPath: req.options.targetPath,
+    sameNamePolicy: req.options.sameNamePolicy,
+    filter: req.options.filter ?? null,
+    conflictResolution: req.options.conflictResolution,
+    twoWayState: req.twoWayState,
+    signal: req.signal,
+    sideNames: req.sideNames,
+  });
+  return planner.retry(req.failed);
+}

@@ -1,0 +1,315 @@
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { EntryKind } from '@skyferry/providers';
+import type { Fingerprint, PlanAction } from './types.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoints: every finished item is recorded, so a run restarted after a crash skips it.
+// ---------------------------------------------------------------------------------------------
+
+/** What is remembered about a finished item. */
+export interface CheckpointInfo {
+  action: PlanAction;
+  /** Bytes the item moved. */
+  bytes: number;
+  /** two_way: the state record(s) the item produced, staged again when the run resumes. */
+  records?: TwoWayRecord[];
+}
+
+/**
+ * Where a run records finished items. The caller owns it and scopes it to one task (the server
+ * keeps it in its database). Keys are stable across re-planning: they name the action, the paths
+ * and the source file's size and modification time, so a file changed since is copied again.
+ */
+export interface CheckpointStore {
+  /** The record of a finished item, or undefined. */
+  get(key: string): Promise<CheckpointInfo | undefined>;
+  /** Optional bulk lookup (used in batches when present). */
+  getMany?(keys: string[]): Promise<Map<string, CheckpointInfo>>;
+  /** Called once an item has fully succeeded (after verification). Must be durable when it resolves. */
+  markDone(key: string, info: CheckpointInfo): Promise<void>;
+  /** Forget everything: called when a run ends (success, partial or failed), not when it is interrupted. */
+  clear(): Promise<void>;
+}
+
+export class MemoryCheckpointStore implements CheckpointStore {
+  readonly done = new Map<string, CheckpointInfo>();
+  async get(key: string): Promise<CheckpointInfo | undefined> {
+    return this.done.get(key);
+  }
+  async getMany(keys: string[]): Promise<Map<string, CheckpointInfo>> {
+    const out = new Map<string, CheckpointInfo>();
+    for (const k of keys) {
+      const v = this.done.get(k);
+      if (v) out.set(k, v);
+    }
+    return out;
+  }
+  async markDone(key: string, info: CheckpointInfo): Promise<void> {
+    this.done.set(key, info);
+  }
+  async clear(): Promise<void> {
+    this.done.clear();
+  }
+}
+
+/** Appends one JSON line per write to a file; concurrent appends are coalesced into one write. */
+class LineAppender {
+  readonly path: string;
+  private handle: FileHandle | undefined;
+  private pending: string[] = [];
+  private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private writing = false;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  append(line: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push(line);
+      this.waiters.push({ resolve, reject });
+      if (!this.writing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.writing = true;
+    while (this.pending.length > 0) {
+      const lines = this.pending;
+      const waiters = this.waiters;
+      this.pending = [];
+      this.waiters = [];
+      try {
+        if (!this.handle) {
+          await mkdir(dirname(this.path), { recursive: true });
+          this.handle = await open(this.path, 'a');
+        }
+        // write() returning means the kernel has the bytes: they survive the process being killed.
+        await this.handle.write(lines.join(''));
+        for (const w of waiters) w.resolve();
+      } catch (err) {
+        for (const w of waiters) w.reject(err);
+      }
+    }
+    this.writing = false;
+  }
+
+  async close(): Promise<void> {
+    while (this.writing || this.pending.length > 0) await new Promise((r) => setTimeout(r, 1));
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+}
+
+async function readLines(path: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return [];
+    throw err;
+  }
+  const lines = text.split('\n');
+  // A process killed mid-write can leave a torn last line; it is ignored.
+  return lines.filter((l) => l.length > 0);
+}
+
+function parseLine<T>(line: string): T | undefined {
+  try {
+    return JSON.parse(line) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A checkpoint store in one append-only JSON-lines file (for the CLI and tests; the server uses its database). */
+export class FileCheckpointStore implements CheckpointStore {
+  private readonly appender: LineAppender;
+  private done: Map<string, CheckpointInfo> | undefined;
+
+  constructor(path: string) {
+    this.appender = new LineAppender(path);
+  }
+
+  private async load(): Promise<Map<string, CheckpointInfo>> {
+    if (!this.done) {
+      const map = new Map<string, CheckpointInfo>();
+      for (const line of await readLines(this.appender.path)) {
+        const rec = parseLine<{ k: string; i: CheckpointInfo }>(line);
+        if (rec) map.set(rec.k, rec.i);
+      }
+      this.done = map;
+    }
+    return this.done;
+  }
+
+  async get(key: string): Promise<CheckpointInfo | undefined> {
+    return (await this.load()).get(key);
+  }
+  async getMany(keys: string[]): Promise<Map<string, CheckpointInfo>> {
+    const done = await this.load();
+    const out = new Map<string, CheckpointInfo>();
+    for (const k of keys) {
+      const v = done.get(k);
+      if (v) out.set(k, v);
+    }
+    return out;
+  }
+  async markDone(key: string, info: CheckpointInfo): Promise<void> {
+    (await this.load()).set(key, info);
+    await this.appender.append(JSON.stringify({ k: key, i: info }) + '\n');
+  }
+  async clear(): Promise<void> {
+    await this.appender.close();
+    await rm(this.appender.path, { force: true });
+    this.done = new Map();
+  }
+  async close(): Promise<void> {
+    await this.appender.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Two-way sync state: what both sides looked like after the last successful run.
+// ---------------------------------------------------------------------------------------------
+
+/** One path as it was on both sides after a successful two-way run. */
+export interface TwoWayRecord {
+  /** Path below the sync roots, starting with '/'. */
+  rel: string;
+  kind: EntryKind;
+  /** Files: the source side's entry. */
+  source?: Fingerprint;
+  /** Files: the target side's entry. */
+  target?: Fingerprint;
+}
+
+/**
+ * The previous run's state of a two-way sync, read folder by folder (memory grows with the widest
+ * folder), and the next state, staged while a run goes and made current only when it succeeds.
+ */
+export interface TwoWayStateStore {
+  /** Whether a previous successful run left state. */
+  hasState(): Promise<boolean>;
+  /** Records of the children of folder `dir` ('/' for the root) after the previous run. */
+  loadFolder(dir: string): Promise<TwoWayRecord[]>;
+  /** Starts staging a new state (drops anything staged by an earlier, unfinished attempt). */
+  beginStaging(): Promise<void>;
+  stage(records: TwoWayRecord[]): Promise<void>;
+  /** The staged state becomes current (only after a fully successful run). */
+  commit(): Promise<void>;
+  /** Drops the staged state; the previous one stays current. */
+  discard(): Promise<void>;
+}
+
+export function parentRel(rel: string): string {
+  const i = rel.lastIndexOf('/');
+  return i <= 0 ? '/' : rel.slice(0, i);
+}
+
+function indexByFolder(records: Iterable<TwoWayRecord>): Map<string, TwoWayRecord[]> {
+  const map = new Map<string, TwoWayRecord[]>();
+  for (const r of records) {
+    const dir = parentRel(r.rel);
+    let list = map.get(dir);
+    if (!list) map.set(dir, (list = []));
+    list.push(r);
+  }
+  return map;
+}
+
+export class MemoryTwoWayStateStore implements TwoWayStateStore {
+  private current: Map<string, TwoWayRecord[]> | null = null;
+  private staged: TwoWayRecord[] = [];
+
+  async hasState(): Promise<boolean> {
+    return this.current !== null;
+  }
+  async loadFolder(dir: string): Promise<TwoWayRecord[]> {
+    return this.current?.get(dir) ?? [];
+  }
+  async beginStaging(): Promise<void> {
+    this.staged = [];
+  }
+  async stage(records: TwoWayRecord[]): Promise<void> {
+    for (const r of records) this.staged.push(r);
+  }
+  async commit(): Promise<void> {
+    this.current = indexByFolder(this.staged);
+    this.staged = [];
+  }
+  async discard(): Promise<void> {
+    this.staged = [];
+  }
+  /** Every record of the current state (tests). */
+  records(): TwoWayRecord[] {
+    return [...(this.current?.values() ?? [])].flat();
+  }
+}
+
+/**
+ * Two-way state in a JSON-lines file; the run stages into `<path>.next` and commit renames it over
+ * `<path>`, so a crash leaves the previous state intact.
+ */
+export class FileTwoWayStateStore implements TwoWayStateStore {
+  private readonly path: string;
+  private index: Map<string, TwoWayRecord[]> | null | undefined;
+  private appender: LineAppender | undefined;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  private async load(): Promise<Map<string, TwoWayRecord[]> | null> {
+    if (this.index === undefined) {
+      let exists = true;
+      try {
+        await stat(this.path);
+      } catch {
+        exists = false;
+      }
+      if (!exists) this.index = null;
+      else {
+        const records: TwoWayRecord[] = [];
+        for (const line of await readLines(this.path)) {
+          const r = parseLine<TwoWayRecord>(line);
+          if (r) records.push(r);
+        }
+        this.index = indexByFolder(records);
+      }
+    }
+    return this.index;
+  }
+
+  async hasState(): Promise<boolean> {
+    return (await this.load()) !== null;
+  }
+  async loadFolder(dir: string): Promise<TwoWayRecord[]> {
+    return (await this.load())?.get(dir) ?? [];
+  }
+  async beginStaging(): Promise<void> {
+    await this.appender?.close();
+    await mkdir(dirname(this.path), { recursive: true });
+    await writeFile(this.path + '.next', '');
+    this.appender = new LineAppender(this.path + '.next');
+  }
+  async stage(records: TwoWayRecord[]): Promise<void> {
+    if (!this.appender) throw new Error('beginStaging first');
+    if (records.length === 0) return;
+    await this.appender.append(records.map((r) => JSON.stringify(r) + '\n').join(''));
+  }
+  async commit(): Promise<void> {
+    if (!this.appender) throw new Error('beginStaging first');
+    await this.appender.close();
+    this.appender = undefined;
+    await rename(this.path + '.next', this.path);
+    this.index = undefined;
+  }
+  async discard(): Promise<void> {
+    await this.appender?.close();
+    this.appender = undefined;
+    await rm(this.path + '.next', { force: true });
+  }
+}

@@ -1,0 +1,242 @@
+import type { ConflictResolution, FileFilter, SameNamePolicy, SyncMode } from '@skyferry/contract';
+import type { EntryKind, Hashes, Provider, ProviderErrorCode } from '@skyferry/providers';
+
+/** What a run does: a migration (copy, never delete) or one of the four sync modes. */
+export type TransferMode = 'migrate' | SyncMode;
+export const TRANSFER_MODES: readonly TransferMode[] = ['migrate', 'one_way', 'mirror', 'incremental', 'two_way'];
+
+/** The two clouds of a run. In a two-way sync both are read and written. */
+export type Side = 'source' | 'target';
+
+/** What a plan item does. `mkdir` creates a folder; `conflict` is a two-way file changed on both sides. */
+export type PlanAction = 'copy' | 'update' | 'delete' | 'skip' | 'conflict' | 'mkdir';
+export const PLAN_ACTIONS: readonly PlanAction[] = ['copy', 'update', 'delete', 'skip', 'conflict', 'mkdir'];
+
+/** Why the planner chose an action. */
+export type PlanReason =
+  // copy
+  | 'new'
+  | 'changed_vs_deleted'
+  // update
+  | 'overwrite'
+  | 'size_differs'
+  | 'newer'
+  | 'differs'
+  | 'changed'
+  // delete
+  | 'extra_on_target'
+  | 'deleted_on_other_side'
+  // skip
+  | 'exists'
+  | 'same_size'
+  | 'not_newer'
+  | 'unchanged'
+  | 'kind_mismatch'
+  // conflict
+  | 'both_changed'
+  | 'both_new'
+  // mkdir
+  | 'missing_folder';
+
+/** What the planner knew about one side's entry (kept small: plans may hold millions of items). */
+export interface Fingerprint {
+  size: number;
+  /** Modification time in ms since the epoch, when the service reports one. */
+  mtime?: number;
+  hashes?: Hashes;
+  /** The service's id (ID-based services). */
+  id?: string;
+  mimeType?: string;
+}
+
+/** Chosen outcome of a two-way conflict. */
+export interface ConflictPlan {
+  resolution: ConflictResolution;
+  /** Whose version keeps the original name (keep_both) or overwrites the other (newer, larger, source). */
+  winner: Side;
+  /** keep_both only: the loser's new name, in the same folder on both sides afterwards. */
+  loserName?: string;
+}
+
+/** One step of a plan, relative to a pair of roots (`plan.pairs[pair]`). */
+export interface PlanItem {
+  action: PlanAction;
+  kind: EntryKind;
+  /** Index into `plan.pairs`. */
+  pair: number;
+  /** Path below the pair's roots, starting with '/' ('/' is the pair root itself). */
+  rel: string;
+  /**
+   * The side that is changed: for copy/update the side bytes go to (read from the other one),
+   * for delete/mkdir the side acted on. Migrations and one-way syncs always change the target.
+   */
+  side: Side;
+  reason: PlanReason;
+  /** Bytes that move (copy, update, conflict), or the bytes removed (delete) or left alone (skip). */
+  size: number;
+  /** The entry on the source side, when there is one. */
+  source?: Fingerprint;
+  /** The entry on the target side, when there is one. */
+  target?: Fingerprint;
+  /** Folder deletes: how many files go with the folder. */
+  files?: number;
+  conflict?: ConflictPlan;
+}
+
+/** Source and target roots the items of a plan are relative to. */
+export interface PlanPair {
+  source: string;
+  target: string;
+}
+
+export interface ActionTotals {
+  count: number;
+  bytes: number;
+}
+
+export type PlanSummary = Record<PlanAction, ActionTotals>;
+
+/** A folder that could not be listed while planning; its contents are left alone. */
+export interface PlanError {
+  side: Side;
+  path: string;
+  code: ProviderErrorCode;
+  message: string;
+}
+
+export interface PlanOptionsRecord {
+  mode: TransferMode;
+  sameNamePolicy: SameNamePolicy;
+  filter: FileFilter | null;
+  conflictResolution: ConflictResolution;
+  sourcePaths: string[];
+  targetPath: string;
+}
+
+/**
+ * What a run will do, computed before any byte moves. Plain JSON: a caller can store it, show it
+ * (dry run) with `planPage`, and execute it later with `executePlan`.
+ */
+export interface TransferPlan {
+  version: 1;
+  /** 'full' from planTransfer; 'retry' from planRetry (sources are looked at again before copying). */
+  kind: 'full' | 'retry';
+  createdAt: number;
+  options: PlanOptionsRecord;
+  source: { kind: string; accountKey: string };
+  target: { kind: string; accountKey: string };
+  pairs: PlanPair[];
+  items: PlanItem[];
+  summary: PlanSummary;
+  /** Bytes that will be written to each side (copy, update, conflict). */
+  bytesTo: Record<Side, number>;
+  /** Files that will be copied or updated (conflicts count once). */
+  filesToTransfer: number;
+  /** Files seen on each side under the roots (after the filter), for the deletion safety rule. */
+  filesSeen: Record<Side, number>;
+  /**
+   * Deletion safety: a sync that would delete more than half of the files of a side needs
+   * `confirmDeletes` to run.
+   */
+  deletes: { count: number; files: number; bytes: number; needsConfirmation: boolean };
+  /** two_way: whether a previous successful run left state (false: this run is a merge that deletes nothing). */
+  twoWay?: { firstRun: boolean };
+  errors: PlanError[];
+}
+
+/** Progress of a run (the fields of the spec's server task progress, plus counts). */
+export interface TransferProgress {
+  phase: 'preparing' | 'transferring' | 'deleting' | 'finishing';
+  /** 0-100, by bytes when there are bytes to move, else by items. */
+  percentage: number;
+  /** Bytes per second over the last few seconds. */
+  speed: number;
+  /** Bytes moved so far (including files finished by an earlier, interrupted attempt). */
+  transferred: number;
+  /** Bytes to move in total. */
+  length: number;
+  /** Seconds left at the current speed; null when unknown. */
+  eta: number | null;
+  finishedCounts: number;
+  totalCounts: number;
+  failedCounts: number;
+}
+
+/** Spec: "Loading N items" while planning. */
+export interface ScanProgress {
+  folders: number;
+  files: number;
+  bytes: number;
+}
+
+/** One file or folder a run could not handle; a retry sends only these. */
+export interface FailedItem {
+  /** The file as the spec's task result shows it: name and parent folder (where it was read from). */
+  sourceFile: { name: string; parent: string };
+  /** The cloud the file was read from (or, for deletes, acted on). */
+  sourceSide: Side;
+  /** The caller's id of that cloud (`ExecuteOptions.tokenIds`), the spec's source.token_id. */
+  sourceTokenId?: string;
+  /** A ProviderErrorCode, or an engine reason: 'verify_failed', 'source_changed', 'skipped_after_failure'. */
+  reason: string;
+  message: string;
+  item: PlanItem;
+  pair: PlanPair;
+}
+
+/**
+ * How a run ended. `success`, `partial`, `failed`, `canceled` as in the spec; the others stop a
+ * run and name why, so a task can show state 6 (insufficient_space) or 10 (traffic_exceeded).
+ */
+export type TransferOutcome =
+  | 'success'
+  | 'partial'
+  | 'failed'
+  | 'canceled'
+  | 'insufficient_space'
+  | 'traffic_exceeded'
+  | 'needs_delete_confirmation';
+
+export interface ResultSummary {
+  added: number;
+  updated: number;
+  deleted: number;
+  skipped: number;
+  conflicts: number;
+  failed: number;
+  /** Finished by an earlier interrupted attempt of the same run (from checkpoints). */
+  resumed: number;
+}
+
+export interface TransferResult {
+  outcome: TransferOutcome;
+  /** Items that succeeded (copies, updates, deletes, conflicts; resumed ones included). */
+  successCount: number;
+  /** Items the run had to do (skips not included). */
+  totalCount: number;
+  /** Bytes of the files the run had to move. */
+  totalSize: number;
+  /** Bytes actually moved by this process (server-side copies included). */
+  transferredBytes: number;
+  timeTakenMs: number;
+  startedAt: number;
+  finishedAt: number;
+  source: { kind: string; paths: string[] };
+  target: { kind: string; path: string };
+  failed: FailedItem[];
+  summary: ResultSummary;
+  /** insufficient_space and traffic_exceeded: bytes the rest of the run needs. */
+  neededBytes?: number;
+  /** insufficient_space: the side that is full. */
+  fullSide?: Side;
+  /** A fatal error that stopped the run (auth expired, quota, ...). */
+  error?: { code: string; message: string };
+  /** two_way: whether this run's state became the base of the next run. */
+  twoWayStateCommitted?: boolean;
+}
+
+/** The two providers of a run. */
+export interface Endpoints {
+  source: Provider;
+  target: Provider;
+}

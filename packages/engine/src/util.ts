@@ -1,0 +1,88 @@
+import type { Entry, HashType, Hashes } from '@skyferry/providers';
+import type { Fingerprint } from './types.ts';
+
+/** Modification times closer than this are the same (services round to seconds). */
+export const MODTIME_WINDOW_MS = 1000;
+
+export function joinRel(root: string, rel: string): string {
+  if (rel === '/' || rel === '') return root;
+  if (root === '/' || root === '') return rel;
+  return root.replace(/\/+$/, '') + rel;
+}
+
+export function childRel(rel: string, name: string): string {
+  return rel === '/' ? `/${name}` : `${rel}/${name}`;
+}
+
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+export function parentPath(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}
+
+export function fingerprintOf(e: Entry): Fingerprint {
+  const fp: Fingerprint = { size: e.size };
+  if (e.modTime) fp.mtime = e.modTime.getTime();
+  if (e.hashes && Object.keys(e.hashes).length > 0) fp.hashes = e.hashes;
+  if (e.id !== undefined) fp.id = e.id;
+  if (e.mimeType) fp.mimeType = e.mimeType;
+  return fp;
+}
+
+/** Compares hashes of a type both carry: true/false, or undefined when they share none. */
+export function sameHashes(a: Hashes | undefined, b: Hashes | undefined): boolean | undefined {
+  if (!a || !b) return undefined;
+  for (const t of Object.keys(a) as HashType[]) {
+    const x = a[t];
+    const y = b[t];
+    if (x && y) return x.toLowerCase() === y.toLowerCase();
+  }
+  return undefined;
+}
+
+export function mtimeDiffers(a: number | undefined, b: number | undefined): boolean | undefined {
+  if (a === undefined || b === undefined) return undefined;
+  return Math.abs(a - b) > MODTIME_WINDOW_MS;
+}
+
+/** Whether `a` is newer than `b` beyond the window (false when either is unknown). */
+export function isNewer(a: number | undefined, b: number | undefined): boolean {
+  return a !== undefined && b !== undefined && a - b > MODTIME_WINDOW_MS;
+}
+
+/** A weighted FIFO semaphore: `acquire(n)` waits until n units are free and nobody queued before it. */
+export class Semaphore {
+  private available: number;
+  private readonly waiting: { n: number; resolve: () => void }[] = [];
+  constructor(n: number) {
+    this.available = n;
+  }
+  acquire(n = 1): Promise<void> {
+    if (this.waiting.length === 0 && this.available >= n) {
+      this.available -= n;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => this.waiting.push({ n, resolve }));
+  }
+  release(n = 1): void {
+    this.available += n;
+    while (this.waiting.length > 0) {
+      const head = this.waiting[0] as { n: number; resolve: () => void };
+      if (this.available < head.n) break;
+      this.available -= head.n;
+      this.waiting.shift();
+      head.resolve();
+    }
+  }
+  async with<T>(fn: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await fn();
+    } finally {
+      this.release();
+    }
+  }
+}
