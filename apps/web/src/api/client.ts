@@ -23,6 +23,11 @@ export interface ClientEnvironment {
   language(): Language;
   runtime(): 'web' | 'app-win' | 'app-mac';
   debug?: () => boolean;
+  /**
+   * Called when a signed-in call is answered 140013 (the access token expired early): refresh the
+   * tokens and resolve true to retry the call once.
+   */
+  onUnauthenticated?: () => Promise<boolean>;
 }
 
 /** A response whose envelope code is not 0: the code, the server's message (already translated), and data. */
@@ -112,6 +117,22 @@ export interface RequestOptions {
  * ApiRequestError otherwise, or NetworkError when no answer came (60 s timeout, POST by default).
  */
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  return (await apiWithMessage<T>(path, options)).data;
+}
+
+/** Like `api`, but also resolves with the envelope's `msg` (some calls carry a message to show). */
+export async function apiWithMessage<T>(path: string, options: RequestOptions = {}): Promise<{ data: T; msg: string }> {
+  const hadToken = Boolean(env.identity().accessToken);
+  try {
+    return await request<T>(path, options);
+  } catch (err) {
+    if (!(err instanceof ApiRequestError) || !err.isUnauthenticated || !hadToken || !env.onUnauthenticated) throw err;
+    if (!(await env.onUnauthenticated())) throw err;
+    return request<T>(path, options);
+  }
+}
+
+async function request<T>(path: string, options: RequestOptions): Promise<{ data: T; msg: string }> {
   const method = options.method ?? 'POST';
   const url = new URL(path, window.location.origin);
   for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
@@ -149,5 +170,5 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   }
   if (!isEnvelope(body)) throw new ApiRequestError(Code.INTERNAL, 'An unknown error occurred', response.status, null);
   if (body.code !== Code.OK) throw new ApiRequestError(body.code, body.msg, response.status, body.data);
-  return body.data as T;
+  return { data: body.data as T, msg: body.msg };
 }

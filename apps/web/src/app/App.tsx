@@ -1,11 +1,29 @@
-import { DirectionProvider, MantineProvider } from '@mantine/core';
+import { DirectionProvider, MantineProvider, useDirection } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
-import { INTERVALS } from '@skyferry/contract';
+import { INTERVALS, isRtl, toLanguage } from '@skyferry/contract';
+import { configureSessionClient } from '../features/session/client-setup.ts';
+import { patchSettings } from '../features/session/store.ts';
 import { createAppRouter } from './routes.tsx';
 import { theme } from './theme.ts';
+import './global.css';
+
+configureSessionClient();
+
+/** Keeps Mantine's direction and the settings' language in step with i18next (Arabic is right-to-left). */
+function LanguageSync() {
+  const { i18n } = useTranslation();
+  const { setDirection } = useDirection();
+  const lang = toLanguage(i18n.language) ?? 'en';
+  useEffect(() => {
+    setDirection(isRtl(lang) ? 'rtl' : 'ltr');
+    patchSettings({ language: lang });
+  }, [lang, setDirection]);
+  return null;
+}
 
 export function App() {
   const [queryClient] = useState(
@@ -15,6 +33,7 @@ export function App() {
   const [router] = useState(() => createAppRouter());
   return (
     <DirectionProvider>
+      <LanguageSync />
       <MantineProvider theme={theme} defaultColorScheme="light">
         <Notifications autoClose={INTERVALS.toast} />
         <QueryClientProvider client={queryClient}>

@@ -1,12 +1,25 @@
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
+import { Home } from '../features/home/Home.tsx';
 import { PlaceholderPage } from '../features/placeholder/PlaceholderPage.tsx';
+import { SettingsPage } from '../features/settings/SettingsPanel.tsx';
+import {
+  CallbackLoginPage,
+  CallbackLogoutPage,
+  ErrorPage,
+  LoadingPage,
+  StartupGate,
+} from '../features/startup/pages.tsx';
 import { AppLayout } from './layout/AppLayout.tsx';
+import { RootLayout } from './layout/RootLayout.tsx';
 
-/** Routes inside the sidebar layout (spec section 2). `narrow` marks the narrow-sidebar screens. */
+/**
+ * Routes inside the sidebar layout (spec section 2). `narrow` marks the narrow-sidebar screens.
+ * A feature replaces its placeholder by changing its `element` line.
+ */
 export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string; narrow?: boolean }> = [
   { path: '/transfer', titleKey: 'page.transfer', element: <PlaceholderPage titleKey="page.transfer" /> },
   { path: '/sync', titleKey: 'page.sync', element: <PlaceholderPage titleKey="page.sync" /> },
-  { path: '/manage', titleKey: 'page.manage', element: <PlaceholderPage titleKey="page.manage" /> },
+  { path: '/manage', titleKey: 'page.manage', element: <Home /> },
   { path: '/manage/explorer', titleKey: 'page.explorer', element: <PlaceholderPage titleKey="page.explorer" /> },
   {
     path: '/manage/photos',
@@ -29,24 +42,55 @@ export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string
     titleKey: 'page.ecologyDetail',
     element: <PlaceholderPage titleKey="page.ecologyDetail" />,
   },
-  { path: '/user', titleKey: 'page.user', element: <PlaceholderPage titleKey="page.user" /> },
+  { path: '/user', titleKey: 'page.user', element: <SettingsPage /> },
 ];
 
-/** Routes outside the layout; the two callbacks skip start-up checks. */
+/** Route names the spec gives (slim, SlimExplore, Error, Loading, EcologyApp). */
+export const ROUTE_NAMES: Record<string, string> = {
+  '/slim': 'slim',
+  '/slim/explore': 'SlimExplore',
+  '/error': 'Error',
+  '/loading': 'Loading',
+  '/ecology/app': 'EcologyApp',
+};
+
+/** Routes outside the layout that still run start-up. */
 export const BARE_ROUTES: RouteObject[] = [
-  { path: '/callback-login', element: <PlaceholderPage titleKey="page.loading" /> },
-  { path: '/callback-logout', element: <PlaceholderPage titleKey="page.loading" /> },
-  { path: '/error', element: <PlaceholderPage titleKey="page.error" /> },
-  { path: '/loading', element: <PlaceholderPage titleKey="page.loading" /> },
   { path: '/ecology/app', element: <PlaceholderPage titleKey="page.ecology" /> },
+];
+
+/** Routes outside the layout and outside start-up: the callbacks, the error and loading pages. */
+export const UNCHECKED_ROUTES: RouteObject[] = [
+  { path: '/callback-login', element: <CallbackLoginPage /> },
+  { path: '/callback-logout', element: <CallbackLogoutPage /> },
+  { path: '/error', element: <ErrorPage /> },
+  { path: '/loading', element: <LoadingPage /> },
 ];
 
 export function appRoutes(): RouteObject[] {
   return [
-    { path: '/', element: <Navigate to="/transfer" replace /> },
-    { element: <AppLayout />, children: LAYOUT_ROUTES.map(({ path, element }) => ({ path, element })) },
-    ...BARE_ROUTES,
-    { path: '*', element: <Navigate to="/transfer" replace /> },
+    {
+      element: <RootLayout />,
+      children: [
+        ...UNCHECKED_ROUTES,
+        {
+          element: <StartupGate />,
+          children: [
+            { path: '/', element: <Navigate to="/transfer" replace /> },
+            {
+              element: <AppLayout />,
+              children: LAYOUT_ROUTES.map(({ path, element, narrow }) => ({
+                path,
+                element,
+                handle: { narrow: narrow === true, name: ROUTE_NAMES[path] },
+              })),
+            },
+            ...BARE_ROUTES,
+            { path: '*', element: <Navigate to="/transfer" replace /> },
+          ],
+        },
+      ],
+    },
   ];
 }
 

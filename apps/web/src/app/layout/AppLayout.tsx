@@ -1,42 +1,49 @@
-import { AppShell, Group, NavLink, Text, Title } from '@mantine/core';
+import { AppShell, Box } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { Link, Outlet, useLocation } from 'react-router';
+import { Outlet, useMatches } from 'react-router';
+import { useGuideSteps } from '../../features/guide/steps.ts';
+import { BannerBox, QrPanel, ServiceNoticeBox } from '../../features/messages/Overlays.tsx';
+import { useSession } from '../../features/session/store.ts';
+import { Header } from '../../features/shell/Header.tsx';
+import { Sidebar } from '../../features/shell/Sidebar.tsx';
 
-const MENU = [
-  { to: '/transfer', key: 'nav.transfer' },
-  { to: '/sync', key: 'nav.sync' },
-  { to: '/manage', key: 'nav.manage' },
-  { to: '/slim', key: 'nav.slim' },
-] as const;
+export const SIDEBAR_WIDTH = 232;
+export const NARROW_SIDEBAR_WIDTH = 64;
 
-/** The sidebar layout: menu on the side, the current screen in the main area. */
+/** Route handles the layout reads: `narrow` selects the narrow sidebar. */
+export interface LayoutHandle {
+  narrow?: boolean;
+}
+
+/** The sidebar layout: header, sidebar (narrow on some screens), notices, and the current screen. */
 export function AppLayout() {
-  const { t } = useTranslation();
-  const { pathname } = useLocation();
+  const { t } = useTranslation('shell');
+  const matches = useMatches();
+  const narrow = matches.some((m) => (m.handle as LayoutHandle | undefined)?.narrow === true);
+  const started = useSession((s) => s.started);
+  // First visit: where to add a drive, free up storage and find apps.
+  useGuideSteps(['add-drive', 'menu-slimming', 'menu-ecology'], started);
   return (
-    <AppShell header={{ height: 52 }} navbar={{ width: 220, breakpoint: 0 }} padding="md">
-      <AppShell.Header>
-        <Group h="100%" px="md">
-          <img src="/favicon.svg" alt="" width={28} height={28} />
-          <Title order={1} size="h4">
-            {t('app.name')}
-          </Title>
-        </Group>
+    <AppShell
+      header={{ height: 52 }}
+      navbar={{ width: narrow ? NARROW_SIDEBAR_WIDTH : SIDEBAR_WIDTH, breakpoint: 0 }}
+      padding="md"
+      data-narrow={narrow || undefined}
+    >
+      <AppShell.Header component="header">
+        <Header />
       </AppShell.Header>
-      <AppShell.Navbar p="xs" component="nav" aria-label={t('app.name')}>
-        {MENU.map((item) => (
-          <NavLink
-            key={item.to}
-            component={Link}
-            to={item.to}
-            label={<Text size="sm">{t(item.key)}</Text>}
-            active={pathname === item.to || pathname.startsWith(`${item.to}/`)}
-          />
-        ))}
+      <AppShell.Navbar p="xs" component="nav" aria-label={t('nav.label')}>
+        <Sidebar narrow={narrow} />
       </AppShell.Navbar>
-      <AppShell.Main>
-        <Outlet />
+      <AppShell.Main component="main">
+        <ServiceNoticeBox />
+        <BannerBox />
+        <Box>
+          <Outlet />
+        </Box>
       </AppShell.Main>
+      <QrPanel />
     </AppShell>
   );
 }

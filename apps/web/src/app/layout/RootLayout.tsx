@@ -1,0 +1,33 @@
+import { useLayoutEffect } from 'react';
+import { Outlet, useNavigate } from 'react-router';
+import { AuthHost } from '../../features/auth/AuthHost.tsx';
+import { TipOverlay } from '../../features/guide/TipOverlay.tsx';
+import { MessageHost } from '../../features/messages/MessageHost.tsx';
+import { setNavigator } from '../../features/session/navigation.ts';
+import { SettingsDialog } from '../../features/settings/SettingsPanel.tsx';
+import { ShellDialogs } from '../../features/shell/ShellDialogs.tsx';
+import { runStartup, watchNetwork } from '../../features/startup/startup.ts';
+
+/**
+ * Above every route: lets non-component code navigate, watches the network, and hosts the dialogs
+ * and overlays any screen can open (messages, sign-in, settings, shell dialogs, tips).
+ */
+export function RootLayout() {
+  const navigate = useNavigate();
+  // A layout effect: installed before any screen's start-up effect may navigate.
+  useLayoutEffect(() => {
+    setNavigator((to, options) => void navigate(to, options));
+    return () => setNavigator(null);
+  }, [navigate]);
+  useLayoutEffect(() => watchNetwork({ onBackOnline: () => void runStartup() }), []);
+  return (
+    <>
+      <Outlet />
+      <AuthHost />
+      <SettingsDialog />
+      <ShellDialogs />
+      <MessageHost />
+      <TipOverlay />
+    </>
+  );
+}

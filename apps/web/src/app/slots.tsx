@@ -1,0 +1,26 @@
+/**
+ * Plug-in points of the shell. A later feature replaces a placeholder by changing one line here
+ * (import its own component instead). Each keeps the props shown.
+ */
+import type { ComponentType } from 'react';
+import { PlaceholderAppTabs } from '../features/shell/placeholders/PlaceholderAppTabs.tsx';
+import { PlaceholderConnectCloud } from '../features/shell/placeholders/PlaceholderConnectCloud.tsx';
+import { PlaceholderFeedback } from '../features/shell/placeholders/PlaceholderFeedback.tsx';
+import { PlaceholderTransmissionList } from '../features/shell/placeholders/PlaceholderTransmissionList.tsx';
+
+export interface DialogSlotProps {
+  opened: boolean;
+  onClose: () => void;
+}
+
+/** Tabs of open third-party apps in the header (the apps issue). */
+export const AppTabs: ComponentType = PlaceholderAppTabs;
+
+/** The Transmission list dialog the header's task-list button opens (the transfer issue). */
+export const TransmissionListDialog: ComponentType<DialogSlotProps> = PlaceholderTransmissionList;
+
+/** The Connect cloud drive dialog (the cloud management issue); `kind` preselects a cloud kind. */
+export const ConnectCloudDialog: ComponentType<DialogSlotProps & { kind: string | null }> = PlaceholderConnectCloud;
+
+/** The feedback dialog (desktop client; the support issue). */
+export const FeedbackDialog: ComponentType<DialogSlotProps> = PlaceholderFeedback;

@@ -1,0 +1,153 @@
+import { Alert, Anchor, Box, Button, CloseButton, Group, Paper, Portal, Text } from '@mantine/core';
+import { IconGift, IconSpeakerphone } from '@tabler/icons-react';
+import { QUESTIONNAIRE_REWARD_BYTES, formatBytes } from '@skyferry/contract';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { encode } from 'uqr';
+import { STORAGE_KEYS, readJson, writeJson } from '../../lib/storage.ts';
+import { selectBillingOn, useSession } from '../session/store.ts';
+import { openSupport } from '../shell/store.ts';
+import { bannerVisible, localDay, noticeKey, qrPanelVisible, questionnaireVisible } from './rules.ts';
+
+/** The banner box with a contact-support link; dismissed, it returns the next day. */
+export function BannerBox() {
+  const { t } = useTranslation('messages');
+  const [visible, setVisible] = useState(() =>
+    bannerVisible(readJson<string | null>(STORAGE_KEYS.bannerClosedOn, null), new Date()),
+  );
+  if (!visible) return null;
+  const close = () => {
+    writeJson(STORAGE_KEYS.bannerClosedOn, localDay(new Date()));
+    setVisible(false);
+  };
+  return (
+    <Alert
+      variant="light"
+      color="blue"
+      icon={<IconSpeakerphone size={18} aria-hidden />}
+      withCloseButton
+      closeButtonLabel={t('banner.close')}
+      onClose={close}
+      mb="md"
+      data-testid="banner-box"
+    >
+      <Text size="sm" span>
+        {t('banner.text')}{' '}
+      </Text>
+      <Anchor component="button" type="button" size="sm" onClick={openSupport} fw={600}>
+        {t('banner.contact')}
+      </Anchor>
+    </Alert>
+  );
+}
+
+/** A QR code as SVG squares (no script, no image request). */
+export function QrCode({ value, size = 120, label }: { value: string; size?: number; label: string }) {
+  const matrix = useMemo(() => encode(value, { border: 1 }).data, [value]);
+  const n = matrix.length;
+  const path = useMemo(() => {
+    let d = '';
+    matrix.forEach((row, y) =>
+      row.forEach((on, x) => {
+        if (on) d += `M${x} ${y}h1v1h-1z`;
+      }),
+    );
+    return d;
+  }, [matrix]);
+  return (
+    <svg width={size} height={size} viewBox={`0 0 ${n} ${n}`} role="img" aria-label={label} shapeRendering="crispEdges">
+      <rect width={n} height={n} fill="#fff" />
+      <path d={path} fill="#000" />
+    </svg>
+  );
+}
+
+/** The floating phone QR panel; once closed it stays hidden for 24 hours. */
+export function QrPanel() {
+  const { t } = useTranslation('messages');
+  const [visible, setVisible] = useState(() =>
+    qrPanelVisible(readJson<number | null>(STORAGE_KEYS.qrClosedAt, null), Date.now()),
+  );
+  if (!visible) return null;
+  const close = () => {
+    writeJson(STORAGE_KEYS.qrClosedAt, Date.now());
+    setVisible(false);
+  };
+  return (
+    <Portal>
+      <Box style={{ position: 'fixed', insetInlineEnd: 16, bottom: 16, zIndex: 150 }} data-testid="qr-panel">
+        <Paper shadow="md" p="xs" withBorder radius="md" w={148} role="region" aria-label={t('qr.title')}>
+          <Group justify="space-between" align="flex-start" wrap="nowrap" mb={4} gap={4}>
+            <Text size="xs" fw={600}>
+              {t('qr.title')}
+            </Text>
+            <CloseButton size="sm" aria-label={t('qr.close')} onClick={close} />
+          </Group>
+          <QrCode value={window.location.origin} size={124} label={t('qr.code', { url: window.location.origin })} />
+          <Text size="xs" c="dimmed" mt={2}>
+            {t('qr.hint')}
+          </Text>
+        </Paper>
+      </Box>
+    </Portal>
+  );
+}
+
+/** The questionnaire prompt offering 30GB of free data; not shown again once clicked. */
+export function QuestionnairePrompt() {
+  const { t } = useTranslation('messages');
+  const billingOn = useSession(selectBillingOn);
+  const [clicked, setClicked] = useState(() => readJson<boolean>(STORAGE_KEYS.questionnaireClicked, false));
+  if (!questionnaireVisible(clicked, billingOn)) return null;
+  const click = () => {
+    writeJson(STORAGE_KEYS.questionnaireClicked, true);
+    setClicked(true);
+    openSupport();
+  };
+  return (
+    <Button
+      variant="light"
+      color="grape"
+      size="xs"
+      leftSection={<IconGift size={16} aria-hidden />}
+      onClick={click}
+      data-testid="questionnaire"
+    >
+      {t('questionnaire.offer', { size: formatBytes(QUESTIONNAIRE_REWARD_BYTES).replace('.00 ', '') })}
+    </Button>
+  );
+}
+
+/** The operator's service notice (off unless configured): text, date, contact link, close. */
+export function ServiceNoticeBox() {
+  const { t } = useTranslation('messages');
+  const notice = useSession((s) => s.init?.service_notice ?? null);
+  const [closed, setClosed] = useState(() => readJson<string | null>(STORAGE_KEYS.serviceNoticeClosed, null));
+  if (!notice || !notice.text) return null;
+  const key = noticeKey(notice.text, notice.date);
+  if (closed === key) return null;
+  return (
+    <Alert
+      color="orange"
+      variant="light"
+      title={notice.date ? t('notice.titleDated', { date: notice.date }) : t('notice.title')}
+      withCloseButton
+      closeButtonLabel={t('notice.close')}
+      onClose={() => {
+        writeJson(STORAGE_KEYS.serviceNoticeClosed, key);
+        setClosed(key);
+      }}
+      mb="md"
+      data-testid="service-notice"
+    >
+      <Text size="sm" style={{ whiteSpace: 'pre-line' }}>
+        {notice.text}
+      </Text>
+      {notice.contact_url && (
+        <Anchor href={notice.contact_url} target="_blank" rel="noopener noreferrer" size="sm" fw={600}>
+          {t('notice.contact')}
+        </Anchor>
+      )}
+    </Alert>
+  );
+}

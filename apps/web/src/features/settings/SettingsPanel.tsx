@@ -1,0 +1,94 @@
+import { Modal, ScrollArea, Tabs, Title } from '@mantine/core';
+import { IconAdjustments, IconBell, IconFileExport, IconLanguage, IconUser } from '@tabler/icons-react';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { selectLoggedIn, useSession } from '../session/store.ts';
+import { closeSettings, setSettingsTab, useShell, type SettingsTab } from '../shell/store.ts';
+import { DefaultsTab } from './DefaultsTab.tsx';
+import { ExportTab } from './ExportTab.tsx';
+import { GeneralTab } from './GeneralTab.tsx';
+import { LanguageTab } from './LanguageTab.tsx';
+import { NotificationTab } from './NotificationTab.tsx';
+
+/** The settings tabs: General, Language, Notification (logged in only), Export Setting, Transfer defaults. */
+export function SettingsPanel() {
+  const { t } = useTranslation('settings');
+  const loggedIn = useSession(selectLoggedIn);
+  const requested = useShell((s) => s.settingsTab);
+  const tab: SettingsTab = requested === 'notification' && !loggedIn ? 'general' : requested;
+  useEffect(() => {
+    if (tab !== requested) setSettingsTab(tab);
+  }, [tab, requested]);
+  return (
+    <Tabs
+      value={tab}
+      onChange={(v) => v && setSettingsTab(v as SettingsTab)}
+      orientation="vertical"
+      keepMounted={false}
+      data-testid="settings-tabs"
+    >
+      <Tabs.List aria-label={t('title')}>
+        <Tabs.Tab value="general" leftSection={<IconUser size={16} aria-hidden />}>
+          {t('tabs.general')}
+        </Tabs.Tab>
+        <Tabs.Tab value="language" leftSection={<IconLanguage size={16} aria-hidden />}>
+          {t('tabs.language')}
+        </Tabs.Tab>
+        {loggedIn && (
+          <Tabs.Tab value="notification" leftSection={<IconBell size={16} aria-hidden />}>
+            {t('tabs.notification')}
+          </Tabs.Tab>
+        )}
+        <Tabs.Tab value="export" leftSection={<IconFileExport size={16} aria-hidden />}>
+          {t('tabs.export')}
+        </Tabs.Tab>
+        <Tabs.Tab value="defaults" leftSection={<IconAdjustments size={16} aria-hidden />}>
+          {t('tabs.defaults')}
+        </Tabs.Tab>
+      </Tabs.List>
+      <ScrollArea.Autosize mah="70vh" style={{ flex: 1 }}>
+        <Tabs.Panel value="general" px="lg" py="xs">
+          <GeneralTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="language" px="lg" py="xs">
+          <LanguageTab />
+        </Tabs.Panel>
+        {loggedIn && (
+          <Tabs.Panel value="notification" px="lg" py="xs">
+            <NotificationTab />
+          </Tabs.Panel>
+        )}
+        <Tabs.Panel value="export" px="lg" py="xs">
+          <ExportTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="defaults" px="lg" py="xs">
+          <DefaultsTab />
+        </Tabs.Panel>
+      </ScrollArea.Autosize>
+    </Tabs>
+  );
+}
+
+/** The Settings dialog, opened from the user panel (and shown as a page at /user). */
+export function SettingsDialog() {
+  const { t } = useTranslation('settings');
+  const opened = useShell((s) => s.settingsOpen);
+  return (
+    <Modal opened={opened} onClose={closeSettings} title={t('title')} size="xl" centered>
+      <SettingsPanel />
+    </Modal>
+  );
+}
+
+/** /user: the settings as a page. */
+export function SettingsPage() {
+  const { t } = useTranslation('settings');
+  return (
+    <>
+      <Title order={2} mb="md">
+        {t('title')}
+      </Title>
+      <SettingsPanel />
+    </>
+  );
+}

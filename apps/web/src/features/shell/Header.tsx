@@ -1,0 +1,198 @@
+import { ActionIcon, Anchor, Box, Group, Popover, Title, Tooltip, useDirection } from '@mantine/core';
+import {
+  IconApps,
+  IconArrowLeft,
+  IconArrowRight,
+  IconCopy,
+  IconCrown,
+  IconHome,
+  IconListDetails,
+  IconMinus,
+  IconSquare,
+  IconUserCircle,
+  IconX,
+} from '@tabler/icons-react';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router';
+import { AppTabs } from '../../app/slots.tsx';
+import { patchSettings, selectBillingOn, selectPaid, useSession } from '../session/store.ts';
+import { desktopBridge } from './desktop.ts';
+import { openTransmissionList } from './store.ts';
+import { UserPanel } from './UserPanel.tsx';
+import classes from './Header.module.css';
+
+/** The header: logo and name, back/forward, home (Mac), app tabs, Premium, user panel, task list, window controls. */
+export function Header() {
+  const { t } = useTranslation('shell');
+  const navigate = useNavigate();
+  const runtime = useSession((s) => s.settings.runtime);
+  const billingOn = useSession(selectBillingOn);
+  const paidUser = useSession(selectPaid);
+  const desktop = runtime !== 'web';
+  const { dir } = useDirection();
+  const Back = dir === 'rtl' ? IconArrowRight : IconArrowLeft;
+  const Forward = dir === 'rtl' ? IconArrowLeft : IconArrowRight;
+  return (
+    <Group h="100%" px="sm" gap="xs" wrap="nowrap" className={desktop ? classes.dragRegion : undefined}>
+      <Group gap={6} wrap="nowrap" className={classes.noDrag}>
+        <img src="/favicon.svg" alt="" width={26} height={26} />
+        <Title order={1} size="h4" style={{ whiteSpace: 'nowrap' }}>
+          {t('common:app.name')}
+        </Title>
+      </Group>
+      <Group gap={2} wrap="nowrap" className={classes.noDrag} ms="sm">
+        <Tooltip label={t('header.back')}>
+          <ActionIcon variant="subtle" color="gray" aria-label={t('header.back')} onClick={() => navigate(-1)}>
+            <Back size={18} aria-hidden />
+          </ActionIcon>
+        </Tooltip>
+        <Tooltip label={t('header.forward')}>
+          <ActionIcon variant="subtle" color="gray" aria-label={t('header.forward')} onClick={() => navigate(1)}>
+            <Forward size={18} aria-hidden />
+          </ActionIcon>
+        </Tooltip>
+        {runtime === 'app-mac' && (
+          <Tooltip label={t('header.home')}>
+            <ActionIcon
+              variant="subtle"
+              color="gray"
+              aria-label={t('header.home')}
+              onClick={() => navigate('/')}
+              data-testid="mac-home"
+            >
+              <IconHome size={18} aria-hidden />
+            </ActionIcon>
+          </Tooltip>
+        )}
+      </Group>
+      <Box className={`${classes.tabs} ${classes.noDrag}`}>
+        <Tooltip label={t('header.apps')}>
+          <ActionIcon
+            component={Link}
+            to="/ecology"
+            variant="subtle"
+            color="gray"
+            aria-label={t('header.apps')}
+            data-guide="menu-ecology"
+          >
+            <IconApps size={18} aria-hidden />
+          </ActionIcon>
+        </Tooltip>
+        <AppTabs />
+      </Box>
+      <Group gap={4} wrap="nowrap" className={classes.noDrag}>
+        {billingOn && (
+          <Anchor component={Link} to="/buy" size="sm" fw={600} c="yellow.8" className={classes.premium}>
+            <IconCrown size={16} aria-hidden style={{ verticalAlign: 'text-bottom' }} /> {t('header.premium')}
+          </Anchor>
+        )}
+        <UserMenu />
+        {billingOn && (
+          <Tooltip label={paidUser ? t('header.premiumActive') : t('header.premiumInactive')}>
+            <Box
+              component="span"
+              role="img"
+              aria-label={paidUser ? t('header.premiumActive') : t('header.premiumInactive')}
+              data-testid="premium-icon"
+              data-paid={paidUser || undefined}
+              className={classes.premiumIcon}
+            >
+              <IconCrown
+                size={18}
+                aria-hidden
+                color={paidUser ? 'var(--mantine-color-yellow-6)' : 'var(--mantine-color-gray-5)'}
+              />
+            </Box>
+          </Tooltip>
+        )}
+        <Tooltip label={t('header.taskList')}>
+          <ActionIcon variant="subtle" color="gray" aria-label={t('header.taskList')} onClick={openTransmissionList}>
+            <IconListDetails size={18} aria-hidden />
+          </ActionIcon>
+        </Tooltip>
+        {desktop && <WindowControls />}
+      </Group>
+    </Group>
+  );
+}
+
+/** The user icon: hovering (or clicking, or Enter/Space) opens the user panel. */
+function UserMenu() {
+  const { t } = useTranslation('shell');
+  const [opened, setOpened] = useState(false);
+  const closeTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const openNow = () => {
+    clearTimeout(closeTimer.current);
+    setOpened(true);
+  };
+  const closeSoon = () => {
+    clearTimeout(closeTimer.current);
+    closeTimer.current = setTimeout(() => setOpened(false), 200);
+  };
+  useEffect(() => () => clearTimeout(closeTimer.current), []);
+  return (
+    <Popover
+      opened={opened}
+      onChange={setOpened}
+      position="bottom-end"
+      shadow="md"
+      withArrow
+      trapFocus={false}
+      returnFocus
+    >
+      <Popover.Target>
+        <ActionIcon
+          variant="subtle"
+          color="gray"
+          size="lg"
+          aria-label={t('header.user')}
+          aria-expanded={opened}
+          aria-haspopup="dialog"
+          onMouseEnter={openNow}
+          onMouseLeave={closeSoon}
+          onClick={() => setOpened((o) => !o)}
+          data-testid="user-icon"
+        >
+          <IconUserCircle size={22} aria-hidden />
+        </ActionIcon>
+      </Popover.Target>
+      <Popover.Dropdown onMouseEnter={openNow} onMouseLeave={closeSoon} aria-label={t('header.user')}>
+        <UserPanel onAction={() => setOpened(false)} />
+      </Popover.Dropdown>
+    </Popover>
+  );
+}
+
+/** Minimize, maximize/restore and close: desktop client only. */
+export function WindowControls() {
+  const { t } = useTranslation('shell');
+  const maximized = useSession((s) => s.settings.maximized);
+  useEffect(() => {
+    const bridge = desktopBridge();
+    return bridge?.onMaximizedChange?.((m) => patchSettings({ maximized: m }));
+  }, []);
+  const bridge = desktopBridge();
+  if (!bridge) return null;
+  return (
+    <Group gap={0} ms="xs" wrap="nowrap" data-testid="window-controls">
+      <ActionIcon variant="subtle" color="gray" aria-label={t('window.minimize')} onClick={() => bridge.minimize()}>
+        <IconMinus size={16} aria-hidden />
+      </ActionIcon>
+      <ActionIcon
+        variant="subtle"
+        color="gray"
+        aria-label={maximized ? t('window.restore') : t('window.maximize')}
+        onClick={() => {
+          bridge.toggleMaximize();
+          patchSettings({ maximized: bridge.isMaximized?.() ?? !maximized });
+        }}
+      >
+        {maximized ? <IconCopy size={14} aria-hidden /> : <IconSquare size={14} aria-hidden />}
+      </ActionIcon>
+      <ActionIcon variant="subtle" color="red" aria-label={t('window.close')} onClick={() => bridge.close()}>
+        <IconX size={16} aria-hidden />
+      </ActionIcon>
+    </Group>
+  );
+}

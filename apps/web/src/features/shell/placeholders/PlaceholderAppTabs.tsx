@@ -1,0 +1,4 @@
+/** No app tabs until the apps feature lands. */
+export function PlaceholderAppTabs() {
+  return null;
+}

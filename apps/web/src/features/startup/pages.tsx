@@ -1,0 +1,144 @@
+import { Button, Center, Loader, Stack, Text, Title } from '@mantine/core';
+import { IconAlertTriangle, IconWifiOff } from '@tabler/icons-react';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Outlet, useLocation, useSearchParams } from 'react-router';
+import { clearSession, login } from '../session/actions.ts';
+import { DEFAULT_ROUTE, navigateTo, reloadTo } from '../session/navigation.ts';
+import { useSession } from '../session/store.ts';
+import type { AuthData } from '../session/types.ts';
+import { ERROR_REASONS, runStartup } from './startup.ts';
+
+function FullScreenLoader({ label }: { label: string }) {
+  return (
+    <Center h="100vh" role="status" aria-live="polite">
+      <Stack align="center" gap="sm">
+        <Loader aria-hidden />
+        <Text size="sm" c="dimmed">
+          {label}
+        </Text>
+      </Stack>
+    </Center>
+  );
+}
+
+/** Runs start-up once per page load before showing the screens that need a session. */
+export function StartupGate() {
+  const { t } = useTranslation('startup');
+  const started = useSession((s) => s.started);
+  useEffect(() => {
+    if (!started) void runStartup();
+    // Only on mount: later start-ups are run by /loading and the network watcher.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  if (!started) return <FullScreenLoader label={t('starting')} />;
+  return <Outlet />;
+}
+
+/** /loading: runs start-up again (after a light logout) and goes to the default route. */
+export function LoadingPage() {
+  const { t } = useTranslation('startup');
+  useEffect(() => {
+    let live = true;
+    void runStartup().then((outcome) => {
+      if (live && outcome === 'ready') navigateTo(DEFAULT_ROUTE, { replace: true });
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  return <FullScreenLoader label={t('loading')} />;
+}
+
+/** /error: the reason comes from the `src` query. Offline shows "No internet" and waits for the network. */
+export function ErrorPage() {
+  const { t } = useTranslation('startup');
+  const [params] = useSearchParams();
+  const online = useSession((s) => s.online);
+  const reason = params.get('src') ?? '';
+  const offline = reason === ERROR_REASONS.offline;
+  useEffect(() => {
+    document.title = `${offline ? t('offline.title') : t('error.title')} · Skyferry`;
+    return () => {
+      document.title = 'Skyferry';
+    };
+  }, [offline, t]);
+  return (
+    <Center mih="100vh" p="md" component="main">
+      <Stack align="center" gap="sm" maw={440} ta="center">
+        {offline ? (
+          <IconWifiOff size={48} color="var(--mantine-color-gray-6)" aria-hidden />
+        ) : (
+          <IconAlertTriangle size={48} color="var(--mantine-color-orange-7)" aria-hidden />
+        )}
+        <Title order={1} size="h2">
+          {offline ? t('offline.title') : t('error.title')}
+        </Title>
+        {offline ? (
+          <Text c="dimmed">{t('offline.subtitle')}</Text>
+        ) : (
+          <>
+            <Text c="dimmed">{knownReason(reason, t)}</Text>
+            {reason && (
+              <Text size="xs" c="dimmed" data-testid="error-reason">
+                {t('error.reason', { reason })}
+              </Text>
+            )}
+          </>
+        )}
+        {(!offline || online) && (
+          <Button mt="sm" onClick={() => reloadTo('/')}>
+            {t('error.retry')}
+          </Button>
+        )}
+      </Stack>
+    </Center>
+  );
+}
+
+function knownReason(reason: string, t: (key: string) => string): string {
+  if (reason === ERROR_REASONS.settingInit) return t('error.settingInit');
+  if (reason === ERROR_REASONS.network) return t('error.network');
+  return t('error.generic');
+}
+
+/** Reads the login data the no-cookie sign-in page hands back in the fragment (`#data=<json>`). */
+export function loginDataFromHash(hash: string): AuthData | null {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const raw = params.get('data');
+  if (!raw) return null;
+  try {
+    const data = JSON.parse(raw) as AuthData;
+    return typeof data?.access_token === 'string' ? data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** /callback-login (no start-up checks): completes a no-cookie sign-in and goes to the default route. */
+export function CallbackLoginPage() {
+  const { t } = useTranslation('startup');
+  const { hash } = useLocation();
+  useEffect(() => {
+    const data = loginDataFromHash(hash);
+    // The fragment holds tokens: drop it from the address bar and history at once.
+    window.history.replaceState(window.history.state, '', window.location.pathname);
+    void (async () => {
+      if (data) await login(data).catch((err) => console.error('login failed', err));
+      navigateTo(DEFAULT_ROUTE, { replace: true });
+    })();
+    // Once, on arrival.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  return <FullScreenLoader label={t('signingIn')} />;
+}
+
+/** /callback-logout (no start-up checks): forgets the session and starts over at the home route. */
+export function CallbackLogoutPage() {
+  const { t } = useTranslation('startup');
+  useEffect(() => {
+    clearSession(false);
+    reloadTo('/');
+  }, []);
+  return <FullScreenLoader label={t('signingOut')} />;
+}

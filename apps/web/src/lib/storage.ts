@@ -1,0 +1,43 @@
+/**
+ * Local-storage helpers that never throw (storage may be disabled or full). Keys are Skyferry's
+ * own (`skyferry.*`) except `Language`, which the spec names.
+ */
+export function readJson<T>(key: string, fallback: T): T {
+  try {
+    const raw = localStorage.getItem(key);
+    if (raw === null) return fallback;
+    return JSON.parse(raw) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export function writeJson(key: string, value: unknown): void {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // storage unavailable: the value lasts for this page only
+  }
+}
+
+export function removeKey(key: string): void {
+  try {
+    localStorage.removeItem(key);
+  } catch {
+    // nothing to remove
+  }
+}
+
+/** Every key Skyferry keeps in local storage, in one place so logout can clear what it must. */
+export const STORAGE_KEYS = {
+  user: 'skyferry.user',
+  tempToken: 'skyferry.temp_token',
+  guide: 'skyferry.guide',
+  exportSettings: 'skyferry.export_settings',
+  transferDefaults: 'skyferry.transfer_defaults',
+  recentClouds: 'skyferry.recent_clouds',
+  bannerClosedOn: 'skyferry.banner_closed_on',
+  qrClosedAt: 'skyferry.qr_closed_at',
+  questionnaireClicked: 'skyferry.questionnaire_clicked',
+  serviceNoticeClosed: 'skyferry.service_notice_closed',
+} as const;
