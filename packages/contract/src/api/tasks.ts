@@ -1,0 +1,256 @@
+import { z } from 'zod';
+import { PAGE_SIZES } from '../constants.ts';
+import { scheduleSchema } from '../schedule.ts';
+import { CONFLICT_RESOLUTIONS, fileFilterSchema, sameNamePolicySchema, syncModeSchema } from '../transfer.ts';
+import { cloudPathSchema, idSchema } from './common.ts';
+
+/**
+ * Server tasks: migrations (task_type 0) and syncs (task_type 1) that run on the server's workers
+ * ("offline transfer"). Times are milliseconds since the epoch; durations are milliseconds.
+ * `id` and `task_id` are the same value: calls under /api/tasks name a task by `id`, the
+ * cloud-manager calls by `task_id`.
+ */
+
+/** Most paths one task may select. */
+export const MAX_TASK_PATHS = 1000;
+export const MAX_TASK_NAME_LENGTH = 255;
+
+/** The source: a connected cloud (Skyferry's id of the connection, `Cloud.id`) and the selected paths. */
+export const taskFromCloudBodySchema = z.object({
+  cloud_id: idSchema,
+  paths: z.array(cloudPathSchema).max(MAX_TASK_PATHS),
+});
+export const taskToCloudBodySchema = z.object({
+  cloud_id: idSchema,
+  path: cloudPathSchema,
+});
+
+/**
+ * POST /api/tasks. A migration copies each source path into `to_cloud.path` under its own name
+ * (`/` copies the root's contents); a sync pairs the contents of one source folder with the target
+ * folder. Without `schedule` the task starts at once (state 8, then 1, 2 and its outcome); with one
+ * it waits in state 7 for its next run time, read in the caller's time zone (X-Timezone header, or
+ * `time_zone`). `dry_run` answers the plan and creates nothing.
+ *
+ * Prompts the client can confirm by sending the request again with the flag set:
+ * 409003 (same cloud drive; `confirm_same_cloud`), 409004 (not enough space on a side, data
+ * `InsufficientSpaceData`; `confirm_insufficient_space`), 409005 (a sync would delete more than
+ * half of the target, data `{count, total}`; `confirm_deletions`).
+ */
+export const createTaskBodySchema = z
+  .object({
+    task_type: z.number().int().min(0).max(1),
+    task_name: z.string().trim().min(1).max(MAX_TASK_NAME_LENGTH).optional(),
+    from_cloud: taskFromCloudBodySchema,
+    to_cloud: taskToCloudBodySchema,
+    /** Syncs only; default one_way. */
+    sync_mode: syncModeSchema.optional(),
+    /** Migrations, one-way and incremental syncs; default skip. */
+    same_name_policy: sameNamePolicySchema.optional(),
+    filter: fileFilterSchema.nullable().optional(),
+    /** Two-way syncs: who wins a file changed on both sides; default keep_both. */
+    conflict_resolution: z.enum(CONFLICT_RESOLUTIONS).optional(),
+    schedule: scheduleSchema.nullable().optional(),
+    /** IANA time zone of the schedule; default the X-Timezone header, else UTC. */
+    time_zone: z.string().min(1).max(64).optional(),
+    dry_run: z.boolean().optional(),
+    confirm_same_cloud: z.boolean().optional(),
+    confirm_insufficient_space: z.boolean().optional(),
+    confirm_deletions: z.boolean().optional(),
+  })
+  .strict();
+export type CreateTaskBody = z.infer<typeof createTaskBodySchema>;
+
+/** A cloud as a task names it (source, target, and the destination cloud list). */
+export const taskCloudSchema = z.object({
+  cloud_id: z.string(),
+  /** The kind identifier; '' when the cloud has been removed since. */
+  cloud_name: z.string(),
+  cloud_alias_name: z.string(),
+  cloud_account: z.string(),
+});
+export type TaskCloud = z.infer<typeof taskCloudSchema>;
+
+export const taskProgressSchema = z.object({
+  /** 0-100. */
+  percentage: z.number(),
+  /** Bytes per second. */
+  speed: z.number(),
+  /** Bytes moved so far. */
+  transferred: z.number(),
+  /** Bytes to move in total. */
+  length: z.number(),
+  /** Seconds left; null when unknown. */
+  eta: z.number().nullable(),
+});
+export type TaskProgress = z.infer<typeof taskProgressSchema>;
+
+/** What the last run did (null before the first run ends). */
+export const taskResultSchema = z.object({
+  outcome: z.enum([
+    'success',
+    'partial',
+    'failed',
+    'canceled',
+    'insufficient_space',
+    'traffic_exceeded',
+    'needs_delete_confirmation',
+  ]),
+  success_count: z.number().int(),
+  total_count: z.number().int(),
+  total_size: z.number(),
+  /** ms */
+  time_taken: z.number(),
+  added: z.number().int(),
+  updated: z.number().int(),
+  deleted: z.number().int(),
+  skipped: z.number().int(),
+  failed: z.number().int(),
+  /** Why the run stopped, when it did not end normally. */
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type TaskResult = z.infer<typeof taskResultSchema>;
+
+/** The spec's server task. */
+export const serverTaskSchema = z.object({
+  id: z.string(),
+  task_id: z.string(),
+  task_name: z.string(),
+  /** 0 migrate, 1 sync. */
+  task_type: z.number().int(),
+  from_cloud: taskCloudSchema.extend({ paths: z.array(z.string()) }),
+  to_cloud: taskCloudSchema.extend({ path: z.string() }),
+  sync_mode: syncModeSchema.nullable(),
+  same_name_policy: sameNamePolicySchema,
+  filter: fileFilterSchema.nullable(),
+  conflict_resolution: z.enum(CONFLICT_RESOLUTIONS),
+  schedule: scheduleSchema.nullable(),
+  time_zone: z.string(),
+  /** States 0-10 of spec section 4 (TaskState). */
+  state: z.number().int().min(0).max(10),
+  /** 1 off, 2 on. */
+  is_schedule: z.number().int().min(1).max(2),
+  next_run_time: z.number().nullable(),
+  /** ms the last run took (so far, while running). */
+  duration: z.number(),
+  /** Bytes the last run has to move. */
+  size: z.number(),
+  /** Bytes the last run moved (counted against the traffic allowance when billing is on). */
+  usage: z.number(),
+  /** States 6 and 10: bytes still needed to go on; null otherwise. */
+  needed_size: z.number().nullable(),
+  total_counts: z.number().int(),
+  finished_counts: z.number().int(),
+  progress: taskProgressSchema,
+  /** The destination cloud list. */
+  destination_clouds: z.array(taskCloudSchema),
+  result: taskResultSchema.nullable(),
+  created_at: z.number(),
+  started_at: z.number().nullable(),
+  finished_at: z.number().nullable(),
+});
+export type ServerTask = z.infer<typeof serverTaskSchema>;
+
+/** A file the last run could not handle (spec: sourceFile {name, parent}, source.token_id). */
+export const failedFileSchema = z.object({
+  sourceFile: z.object({ name: z.string(), parent: z.string() }),
+  source: z.object({ token_id: z.string() }),
+  reason: z.string(),
+  message: z.string(),
+});
+export type FailedFile = z.infer<typeof failedFileSchema>;
+
+/** GET /api/tasks/{id}: the task with its failed files (the result list). */
+export const taskDetailSchema = serverTaskSchema.extend({
+  result_list: z.array(failedFileSchema),
+  /** Failed files in all (result_list holds the first 1000). */
+  result_total: z.number().int(),
+});
+export type TaskDetail = z.infer<typeof taskDetailSchema>;
+
+/** One line of a dry run's plan. */
+export const planItemSchema = z.object({
+  action: z.enum(['copy', 'update', 'delete', 'skip', 'conflict', 'mkdir']),
+  /** 'file' or 'folder'. */
+  kind: z.string(),
+  /** Which cloud changes: source (two-way syncs only) or target. */
+  side: z.enum(['source', 'target']),
+  source_path: z.string(),
+  target_path: z.string(),
+  reason: z.string(),
+  size: z.number(),
+});
+export type PlanItemView = z.infer<typeof planItemSchema>;
+
+const totals = z.object({ count: z.number().int(), bytes: z.number() });
+
+/** POST /api/tasks with dry_run: what a run would do, computed now. */
+export const taskPlanSchema = z.object({
+  summary: z.object({
+    copy: totals,
+    update: totals,
+    delete: totals,
+    skip: totals,
+    conflict: totals,
+    mkdir: totals,
+  }),
+  bytes_to_target: z.number(),
+  bytes_to_source: z.number(),
+  files_to_transfer: z.number().int(),
+  deletes: z.object({ count: z.number().int(), files: z.number().int(), needs_confirmation: z.boolean() }),
+  /** The first 1000 items, in plan order. */
+  items: z.array(planItemSchema),
+  total_items: z.number().int(),
+  /** Folders that could not be listed. */
+  errors: z.array(z.object({ side: z.enum(['source', 'target']), path: z.string(), message: z.string() })),
+});
+export type TaskPlan = z.infer<typeof taskPlanSchema>;
+
+export const createTaskDataSchema = z.object({
+  /** The created task; null for a dry run. */
+  task: serverTaskSchema.nullable(),
+  /** The plan of a dry run; null otherwise. */
+  plan: taskPlanSchema.nullable(),
+});
+export type CreateTaskData = z.infer<typeof createTaskDataSchema>;
+
+/** data of the 409004 prompt: which cloud lacks how much space. */
+export const insufficientSpaceDataSchema = z.object({
+  side: z.enum(['source', 'target']),
+  cloud_id: z.string(),
+  cloud_name: z.string(),
+  needed: z.number(),
+  available: z.number(),
+});
+export type InsufficientSpaceData = z.infer<typeof insufficientSpaceDataSchema>;
+
+/** POST /api/tasks/list: `completed` 0 lists states 1, 2, 7, 8, 9; 1 lists 0, 3, 4, 5, 6, 10. */
+export const listTasksBodySchema = z.object({
+  page: z.number().int().min(1).default(1),
+  page_size: z.number().int().min(1).max(PAGE_SIZES.tasks).default(PAGE_SIZES.tasks),
+  completed: z.union([z.literal(0), z.literal(1)]),
+});
+export type ListTasksBody = z.infer<typeof listTasksBodySchema>;
+export const listTasksDataSchema = z.object({
+  items: z.array(serverTaskSchema),
+  total: z.number().int(),
+});
+export type ListTasksData = z.infer<typeof listTasksDataSchema>;
+
+/** PUT /api/tasks/{id}: switch the schedule off (1) or on (2). Answers the task. */
+export const updateTaskBodySchema = z.object({ is_schedule: z.union([z.literal(1), z.literal(2)]) });
+export type UpdateTaskBody = z.infer<typeof updateTaskBodySchema>;
+
+export const taskIdParamSchema = z.object({ id: idSchema });
+export const progressParamSchema = z.object({ task_id: idSchema });
+export const cancelTransferQuerySchema = z.object({ task_id: idSchema });
+
+/** GET /api/cloud-manager/poll-progress/{task_id}. Code 404 (unknown task) stops the client's polling. */
+export const pollProgressDataSchema = z.object({
+  /** The task state (0-10). */
+  status: z.number().int(),
+  progress: taskProgressSchema,
+  total_counts: z.number().int(),
+  finished_counts: z.number().int(),
+});
+export type PollProgressData = z.infer<typeof pollProgressDataSchema>;
