@@ -1,0 +1,131 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ProviderError } from '../../api/errors.ts';
+import { openProvider, registeredKinds } from '../../api/registry.ts';
+import '../index.ts';
+import { s3Error } from './errors.ts';
+import { S3Provider, s3ConfigFrom } from './s3.ts';
+
+const creds = { bucket: 'b', access_key_id: 'AK', secret_access_key: 'SK' };
+
+describe('S3 configuration', () => {
+  it('registers the four object-storage kinds', async () => {
+    expect(registeredKinds()).toEqual(expect.arrayContaining(['amazon_s3', 'wasabi', 'backblaze_b2', 's3_compatible']));
+    const p = await openProvider('wasabi', creds);
+    expect(p.kind).toBe('wasabi');
+    expect(p.features.bucketBased).toBe(true);
+    await p.close?.();
+  });
+
+  it('applies each kind endpoint, region, path-style and checksum defaults', () => {
+    const aws = s3ConfigFrom('amazon_s3', creds);
+    expect(aws).toMatchObject({ region: 'us-east-1', endpoint: undefined, pathStyle: false });
+    expect(aws.requestChecksumCalculation).toBe('WHEN_SUPPORTED');
+    expect(aws.multipartEtagSuffix).toBe(true);
+    const wasabi = s3ConfigFrom('wasabi', { ...creds, region: 'eu-central-1' });
+    expect(wasabi.endpoint).toBe('https://s3.eu-central-1.wasabisys.com');
+    expect(wasabi.requestChecksumCalculation).toBe('WHEN_REQUIRED');
+    const b2 = s3ConfigFrom('backblaze_b2', { ...creds, endpoint: 's3.us-west-004.backblazeb2.com' });
+    expect(b2).toMatchObject({ region: 'us-west-004', endpoint: 'https://s3.us-west-004.backblazeb2.com' });
+    expect(() => s3ConfigFrom('backblaze_b2', creds)).toThrow(/region/);
+    const minio = s3ConfigFrom('s3_compatible', { ...creds, endpoint: 'http://127.0.0.1:9000', path_style: 'false' });
+    expect(minio).toMatchObject({ pathStyle: false, region: 'us-east-1', multipartEtagSuffix: false });
+    expect(s3ConfigFrom('s3_compatible', { ...creds, endpoint: 'http://x' }).pathStyle).toBe(true);
+    const when = s3ConfigFrom('amazon_s3', { ...creds, request_checksum_calculation: 'when_required' });
+    expect(when.requestChecksumCalculation).toBe('WHEN_REQUIRED');
+    expect(() => s3ConfigFrom('s3_compatible', creds)).toThrow(/endpoint/);
+    expect(() => s3ConfigFrom('amazon_s3', { bucket: 'b' })).toThrow(/access key/);
+  });
+});
+
+describe('S3 error mapping', () => {
+  const sdk = (name: string, status: number, headers: Record<string, string> = {}) =>
+    Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status }, $response: { headers } });
+
+  it.each([
+    ['NoSuchKey', 404, 'not_found', 'no_retry'],
+    ['NoSuchBucket', 404, 'not_found', 'fatal'],
+    ['AccessDenied', 403, 'permission', 'no_retry'],
+    ['InvalidAccessKeyId', 403, 'auth_invalid', 'fatal'],
+    ['SignatureDoesNotMatch', 403, 'auth_invalid', 'fatal'],
+    ['ExpiredToken', 400, 'auth_expired', 'fatal'],
+    ['SlowDown', 503, 'rate_limited', 'retry'],
+    ['InternalError', 500, 'server', 'retry'],
+    ['BadDigest', 400, 'corrupted', 'retry'],
+    ['NotImplemented', 501, 'not_supported', 'no_retry'],
+    ['Unknown', 502, 'server', 'retry'],
+    ['Unknown', 429, 'rate_limited', 'retry'],
+  ])('%s (%i) -> %s', (name, status, code, retry) => {
+    const e = s3Error(sdk(name, status), '/x');
+    expect(e).toBeInstanceOf(ProviderError);
+    expect(e.code).toBe(code);
+    expect(e.retry).toBe(retry);
+  });
+
+  it('carries Retry-After from the response', () => {
+    expect(s3Error(sdk('SlowDown', 503, { 'retry-after': '3' }), '/x').retryAfterMs).toBe(3000);
+  });
+});
+
+describe('S3 multipart server-side copy', () => {
+  it('copies objects over the cutoff with UploadPartCopy ranges that cover every byte once', async () => {
+    const size = 23 * 1024 * 1024 + 5;
+    const provider = new S3Provider(
+      s3ConfigFrom(
+        's3_compatible',
+        { ...creds, endpoint: 'http://127.0.0.1:1' },
+        {
+          copyCutoff: 10 * 1024 * 1024,
+          copyChunkSize: 8 * 1024 * 1024,
+        },
+      ),
+    );
+    const calls: { name: string; input: Record<string, unknown> }[] = [];
+    vi.spyOn(provider.client, 'send').mockImplementation((async (cmd: {
+      constructor: { name: string };
+      input: Record<string, unknown>;
+    }) => {
+      const name = cmd.constructor.name;
+      calls.push({ name, input: cmd.input });
+      switch (name) {
+        case 'HeadObjectCommand':
+          if (cmd.input.Key === 'dst.bin' && !calls.some((c) => c.name === 'CompleteMultipartUploadCommand')) {
+            throw Object.assign(new Error('NotFound'), { name: 'NotFound', $metadata: { httpStatusCode: 404 } });
+          }
+          return { ContentLength: size, ETag: '"abc-3"', Metadata: { mtime: '1600000000.000' } };
+        case 'ListObjectsV2Command':
+          return { Contents: [] };
+        case 'CreateMultipartUploadCommand':
+          return { UploadId: 'up-1' };
+        case 'UploadPartCopyCommand':
+          return { CopyPartResult: { ETag: `"part-${String(cmd.input.PartNumber)}"` } };
+        case 'CompleteMultipartUploadCommand':
+          return {};
+        default:
+          throw new Error(`unexpected ${name}`);
+      }
+    }) as never);
+    const e = await provider.copy({ path: '/src.bin', name: 'src.bin', kind: 'file', size }, '/dst.bin');
+    expect(e.size).toBe(size);
+    const create = calls.find((c) => c.name === 'CreateMultipartUploadCommand');
+    expect(create?.input).toMatchObject({ Key: 'dst.bin', Metadata: { mtime: '1600000000.000' } });
+    const parts = calls.filter((c) => c.name === 'UploadPartCopyCommand').map((c) => c.input);
+    expect(parts.map((p) => p.PartNumber).sort()).toEqual([1, 2, 3]);
+    const ranges = parts
+      .map((p) => /bytes=(\d+)-(\d+)/.exec(String(p.CopySourceRange)))
+      .map((m) => [Number(m?.[1]), Number(m?.[2])] as const)
+      .sort((a, b) => a[0] - b[0]);
+    expect(ranges[0]?.[0]).toBe(0);
+    for (let i = 1; i < ranges.length; i++) expect(ranges[i]?.[0]).toBe((ranges[i - 1]?.[1] ?? 0) + 1);
+    expect(ranges[ranges.length - 1]?.[1]).toBe(size - 1);
+    expect(parts.every((p) => p.CopySource === 'b/src.bin' && p.UploadId === 'up-1')).toBe(true);
+    const complete = calls.find((c) => c.name === 'CompleteMultipartUploadCommand');
+    expect(complete?.input.MultipartUpload).toEqual({
+      Parts: [
+        { PartNumber: 1, ETag: '"part-1"' },
+        { PartNumber: 2, ETag: '"part-2"' },
+        { PartNumber: 3, ETag: '"part-3"' },
+      ],
+    });
+    expect(calls.some((c) => c.name === 'CopyObjectCommand')).toBe(false);
+  });
+});
