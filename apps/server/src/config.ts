@@ -104,8 +104,10 @@ function parseOrigins(value: string | undefined): string[] {
     .map((o) => {
       try {
         const url = new URL(o);
-        if (url.origin === 'null') throw new Error('opaque');
-        return url.origin;
+        // Custom schemes (a desktop shell's app://host) have no standard origin: scheme and host.
+        if (url.origin !== 'null') return url.origin;
+        if (!url.host) throw new Error('opaque');
+        return `${url.protocol}//${url.host}`;
       } catch {
         throw new ConfigError(`SKYFERRY_ALLOWED_ORIGINS entry is not an origin: ${o}`);
       }

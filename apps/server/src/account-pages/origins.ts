@@ -13,8 +13,10 @@ export function publicBase(config: Config, request: FastifyRequest): string {
 
 function originOf(url: string): string | undefined {
   try {
-    const origin = new URL(url).origin;
-    return origin === 'null' ? undefined : origin;
+    const u = new URL(url);
+    if (u.origin !== 'null') return u.origin;
+    // Custom schemes (a desktop shell's app://host): scheme and host, as the config lists them.
+    return u.host ? `${u.protocol}//${u.host}` : undefined;
   } catch {
     return undefined;
   }

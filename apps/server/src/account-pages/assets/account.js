@@ -66,6 +66,11 @@
         }
         post({ type: 'login_success', data: body.data });
         form.hidden = true;
+        var links = document.querySelector('.links');
+        if (links) links.hidden = true;
+        // Inside the client's frame the client takes over; alone, offer the way to the app.
+        var open = document.getElementById('open-app');
+        if (open && window.parent !== window) open.hidden = true;
         if (done) done.hidden = false;
       })
       .catch(function () {
