@@ -83,16 +83,9 @@ export function checkpointKey(plan: TransferPlan, item: PlanItem): string {
   const readFrom = item.action === 'delete' ? item.side : other(item.side);
   const fp = readFrom === 'source' ? item.source : item.target;
   const conflictWinner = item.conflict ? `|${item.conflict.resolution}:${item.conflict.winner}` : '';
-  return [
-    item.action,
-    item.side,
-    pair.source,
-    pair.target,
-    item.rel,
-    fp?.size ?? '',
-    fp?.mtime ?? '',
-    conflictWinner,
-  ].join('|');
+  // copy and update are one kind: a file copied before a crash is planned as an update afterwards.
+  const op = item.action === 'copy' || item.action === 'update' ? 'write' : item.action;
+  return [op, item.side, pair.source, pair.target, item.rel, fp?.size ?? '', fp?.mtime ?? '', conflictWinner].join('|');
 }
 
 function pathOn(plan: TransferPlan, item: PlanItem, side: Side, rel = item.rel): string {
@@ -400,6 +393,7 @@ class Execution {
         try {
           if (!(await fn(item))) continue; // not started (traffic allowance reached)
           this.finishedItems.add(item);
+          if (item.action !== 'delete' && item.action !== 'mkdir') this.finishedBytes += item.size;
           if (counted) this.successCount++;
         } catch (err) {
           this.handleError(item, err);
@@ -508,6 +502,7 @@ class Execution {
             this.successCount++;
             this.progress.finished++;
             this.progress.transferred += it.action === 'delete' ? 0 : it.size;
+            if (it.action !== 'delete') this.finishedBytes += it.size;
             if (it.action === 'copy') this.summary.added++;
             else if (it.action === 'update') this.summary.updated++;
             else if (it.action === 'conflict') this.summary.conflicts++;
@@ -609,6 +604,8 @@ class Execution {
   }
 
   readonly finishedItems = new Set<PlanItem>();
+  /** Bytes of the transfer items finished (now or by an earlier attempt). */
+  finishedBytes = 0;
 
   private async finish(
     outcome: TransferOutcome,
@@ -700,8 +697,7 @@ class Execution {
       summary: this.summary,
     };
     if (outcome === 'insufficient_space' || outcome === 'traffic_exceeded') {
-      result.neededBytes =
-        this.neededBytes ?? unfinished.reduce((s, it) => s + (it.action === 'delete' ? 0 : it.size), 0);
+      result.neededBytes = this.neededBytes ?? Math.max(0, this.progress.length - this.finishedBytes);
       if (this.stopSide) result.fullSide = this.stopSide;
     }
     if (this.stop?.error) result.error = { code: this.stop.error.code, message: this.stop.error.message };

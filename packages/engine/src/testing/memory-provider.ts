@@ -458,19 +458,19 @@ export class MemoryProvider implements Provider {
   }
 
   async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {
-    try {
-      await this.enter('put', path, opts.signal);
-    } catch (err) {
-      body.destroy();
-      throw err;
-    }
-    if (this.features.needsSize && src.size < 0) {
-      body.destroy();
-      throw new ProviderError('not_supported', 'this service needs the size before writing');
-    }
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
+      try {
+        await this.enter('put', path, opts.signal);
+      } catch (err) {
+        body.destroy();
+        throw err;
+      }
+      if (this.features.needsSize && src.size < 0) {
+        body.destroy();
+        throw new ProviderError('not_supported', 'this service needs the size before writing');
+      }
       const chunks: Buffer[] = [];
       let total = 0;
       const signal = opts.signal;

@@ -1,0 +1,441 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ProviderError } from '@skyferry/providers';
+import { executePlan, type ItemEvent } from './executor.ts';
+import { planRetry, planTransfer } from './planner.ts';
+import { runTransfer } from './run.ts';
+import { MemoryCheckpointStore } from './stores.ts';
+import { MemoryProvider, MemoryStore, md5Hex } from './testing/memory-provider.ts';
+import { taskStateOf } from './tools.ts';
+import type { TransferProgress } from './types.ts';
+import { copyFile } from './copy-file.ts';
+import { Semaphore } from './util.ts';
+import { Pacer } from '@skyferry/providers';
+
+const T0 = Date.UTC(2025, 5, 1);
+
+function tree(n: number, opts: { size?: (i: number) => number; dirs?: number } = {}): MemoryStore {
+  const store = new MemoryStore();
+  for (let i = 0; i < n; i++) {
+    const size = opts.size?.(i) ?? 100 + i;
+    store.writeFile(`/src/d${i % (opts.dirs ?? 4)}/f${i}.bin`, randomBytes(size), { mtime: T0 + i * 1000 });
+  }
+  return store;
+}
+
+function sameFiles(a: MemoryStore, aDir: string, b: MemoryStore, bDir: string): void {
+  const x = a.files(aDir);
+  const y = b.files(bDir);
+  expect([...y.keys()].sort()).toEqual([...x.keys()].sort());
+  for (const [k, v] of x) expect(y.get(k)?.md5, k).toBe(v.md5);
+}
+
+const fastRetries = { retries: 6, minSleepMs: 1, maxSleepMs: 5 };
+
+describe('executor', () => {
+  it('copies a tree, keeps mod times, reports progress and a result', async () => {
+    const store = tree(40);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider();
+    const progress: TransferProgress[] = [];
+    const { plan, result } = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/backup',
+      onProgress: (p) => progress.push(p),
+      progressIntervalMs: 5,
+    });
+    expect(result.outcome).toBe('success');
+    expect(taskStateOf(result.outcome)).toBe(0);
+    sameFiles(store, '/src', target.store, '/backup/src');
+    for (const [k, v] of store.files('/src')) expect(target.store.files('/backup/src').get(k)?.mtime).toBe(v.mtime);
+    const bytes = [...store.files('/src').values()].reduce((s, f) => s + f.size, 0);
+    expect(result).toMatchObject({
+      successCount: 40,
+      totalCount: 40,
+      totalSize: bytes,
+      transferredBytes: bytes,
+      source: { kind: 'memory', paths: ['/src'] },
+      target: { kind: 'memory', path: '/backup' },
+      failed: [],
+      summary: { added: 40, updated: 0, deleted: 0, skipped: 0, conflicts: 0, failed: 0 },
+    });
+    expect(plan?.summary.copy.count).toBe(40);
+    const last = progress.at(-1) as TransferProgress;
+    expect(last).toMatchObject({
+      percentage: 100,
+      transferred: bytes,
+      length: bytes,
+      finishedCounts: 40,
+      totalCounts: 40,
+      eta: 0,
+    });
+    expect(progress.some((p) => p.phase === 'transferring')).toBe(true);
+  });
+
+  it('runs files in parallel up to the limit', async () => {
+    const store = tree(24);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ latencyMs: 15 });
+    const plan = await planTransfer({ source, target, mode: 'one_way', sourcePaths: ['/src'], targetPath: '/t' });
+    const result = await executePlan(plan, { source, target, transfers: 6 });
+    expect(result.outcome).toBe('success');
+    expect(target.maxInFlight).toBeGreaterThan(3);
+    expect(target.maxInFlight).toBeLessThanOrEqual(6);
+  });
+
+  it('copies server-side within one account', async () => {
+    const store = tree(5);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ store });
+    const items: ItemEvent[] = [];
+    const { result } = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/copy',
+      onItem: (e) => items.push(e),
+    });
+    expect(result.outcome).toBe('success');
+    expect(source.opCount('openRead')).toBe(0);
+    expect(target.opCount('copy')).toBe(5);
+    expect(items.every((e) => e.serverSide && e.verified === 'hash')).toBe(true);
+    sameFiles(store, '/src', store, '/copy/src');
+  });
+
+  it('uploads large files in parallel chunks within the memory budget, and verifies them', async () => {
+    const store = new MemoryStore();
+    const big = randomBytes(5 * 1024 * 1024 + 123);
+    store.writeFile('/src/big.bin', big);
+    store.writeFile('/src/small.bin', 'small');
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ chunkSize: 256 * 1024, chunkConcurrency: 4, latencyMs: 2 });
+    const items: ItemEvent[] = [];
+    const { result } = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/',
+      chunkThreshold: 1024 * 1024,
+      memoryBudget: 1024 * 1024,
+      onItem: (e) => items.push(e),
+    });
+    expect(result.outcome).toBe('success');
+    expect(target.opCount('writeChunk')).toBe(21);
+    expect(md5Hex(target.store.readFile('/src/big.bin'))).toBe(md5Hex(big));
+    const bigEvent = items.find((e) => e.item.rel === '/big.bin');
+    expect(bigEvent).toMatchObject({ chunked: true, verified: 'hash' });
+  });
+
+  it('retries failures of the retry class and still moves every byte once', async () => {
+    const store = tree(30);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider();
+    let n = 0;
+    target.faults.before = (op) =>
+      op === 'put' && n++ % 3 === 0 ? new ProviderError('server', 'HTTP 503', { serviceCode: 503 }) : undefined;
+    let reads = 0;
+    source.faults.readFailure = () =>
+      reads++ % 4 === 0 ? { afterBytes: 50, error: new ProviderError('network', 'ECONNRESET') } : undefined;
+    const { result } = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      retries: fastRetries,
+    });
+    expect(result.outcome).toBe('success');
+    sameFiles(store, '/src', target.store, '/t/src');
+    expect(result.transferredBytes).toBe(result.totalSize);
+  });
+
+  it('detects corrupted writes by hash, retries them, and fails a file that stays corrupted', async () => {
+    const store = tree(6);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider();
+    let once = true;
+    target.faults.corruptWrite = (path) => {
+      if (path.endsWith('f1.bin')) return true; // always
+      if (path.endsWith('f2.bin') && once) return !(once = false);
+      return false;
+    };
+    const { result } = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      retries: { ...fastRetries, retries: 2 },
+    });
+    expect(result.outcome).toBe('partial');
+    expect(taskStateOf(result.outcome)).toBe(5);
+    expect(result.failed).toHaveLength(1);
+    expect(result.failed[0]).toMatchObject({
+      sourceFile: { name: 'f1.bin', parent: '/src/d1' },
+      sourceSide: 'source',
+      reason: 'corrupted',
+    });
+    expect(target.store.files('/t/src').get('/d2/f2.bin')?.md5).toBe(store.files('/src').get('/d2/f2.bin')?.md5);
+  });
+
+  it('lists failed files and retries only them', async () => {
+    const store = tree(10);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider();
+    let deny = true;
+    target.faults.before = (op, path) =>
+      deny && op === 'put' && /f[37]\.bin$/.test(path) ? new ProviderError('permission', 'denied') : undefined;
+    const first = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      tokenIds: { source: 'cloud-1' },
+    });
+    expect(first.result.outcome).toBe('partial');
+    expect(
+      first.result.failed
+        .map((f) => `${f.sourceFile.parent}/${f.sourceFile.name} ${f.reason} ${f.sourceTokenId}`)
+        .sort(),
+    ).toEqual(['/src/d3/f3.bin permission cloud-1', '/src/d3/f7.bin permission cloud-1']);
+    deny = false;
+    const before = target.writes.length;
+    const retry = await planRetry({
+      source,
+      target,
+      failed: first.result.failed,
+      options: (first.plan as NonNullable<typeof first.plan>).options,
+    });
+    expect(retry.kind).toBe('retry');
+    expect(retry.items.map((i) => i.rel).sort()).toEqual(['/d3/f3.bin', '/d3/f7.bin']);
+    const second = await executePlan(retry, { source, target });
+    expect(second.outcome).toBe('success');
+    expect(target.writes.length - before).toBe(2);
+    sameFiles(store, '/src', target.store, '/t/src');
+  });
+
+  it('stops at a fatal error and lists what was not done', async () => {
+    const store = tree(20);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider();
+    let puts = 0;
+    target.faults.before = (op) =>
+      op === 'put' && ++puts > 5 ? new ProviderError('auth_expired', 'token expired') : undefined;
+    const { result } = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      transfers: 1,
+    });
+    expect(result.outcome).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'auth_expired' });
+    expect(result.successCount).toBe(5);
+    expect(result.failed).toHaveLength(15);
+  });
+
+  it('detects insufficient target space before the run and while it runs', async () => {
+    const store = tree(10, { size: () => 1000 });
+    const source = new MemoryProvider({ store });
+    const small = new MemoryProvider({ store: new MemoryStore({ quota: 5500 }) });
+    const { result } = await runTransfer({
+      source,
+      target: small,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+    });
+    expect(result).toMatchObject({
+      outcome: 'insufficient_space',
+      neededBytes: 10_000,
+      fullSide: 'target',
+      successCount: 0,
+    });
+    expect(taskStateOf(result.outcome)).toBe(6);
+    expect(small.writes).toHaveLength(0);
+
+    // The service does not report free space: the quota error while writing stops the run.
+    const noAbout = new MemoryProvider({ store: new MemoryStore({ quota: 5500 }), features: { about: false } });
+    const during = await runTransfer({
+      source,
+      target: noAbout,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      transfers: 1,
+    });
+    expect(during.result.outcome).toBe('insufficient_space');
+    expect(during.result.successCount).toBe(5);
+    expect(during.result.neededBytes).toBe(5000);
+    // The user chose to go on: the run tries anyway.
+    const anyway = await runTransfer({
+      source,
+      target: small,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/u',
+      ignoreSpaceCheck: true,
+      transfers: 1,
+    });
+    expect(anyway.result.outcome).toBe('insufficient_space');
+    expect(anyway.result.successCount).toBe(5);
+  });
+
+  it('stops when the traffic hook says the allowance is used up', async () => {
+    const store = tree(10, { size: () => 1000 });
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider();
+    let allowance = 3500;
+    const { result } = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      transfers: 1,
+      traffic: {
+        beforeBytes: (n) => {
+          if (n > allowance) return false;
+          allowance -= n;
+          return true;
+        },
+      },
+    });
+    expect(result).toMatchObject({ outcome: 'traffic_exceeded', successCount: 3, neededBytes: 7000 });
+    expect(taskStateOf(result.outcome)).toBe(10);
+    const upfront = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/v',
+      traffic: { beforeRun: (n) => n <= 5000, beforeBytes: () => true },
+    });
+    expect(upfront.result).toMatchObject({ outcome: 'traffic_exceeded', neededBytes: 10_000, successCount: 0 });
+  });
+
+  it('cancels mid-run leaving no partial files, then resumes from checkpoints without copying finished files again', async () => {
+    const store = tree(40, { size: () => 20_000 });
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ latencyMs: 5 });
+    const checkpoints = new MemoryCheckpointStore();
+    const ac = new AbortController();
+    let done = 0;
+    const first = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sameNamePolicy: 'overwrite',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      checkpoints,
+      signal: ac.signal,
+      transfers: 4,
+      onItem: (e) => {
+        if (e.type === 'done' && ++done === 10) ac.abort();
+      },
+    });
+    expect(first.result.outcome).toBe('canceled');
+    const written = new Set(target.writes);
+    expect(written.size).toBeGreaterThanOrEqual(10);
+    expect(written.size).toBeLessThan(40);
+    // Every file visible on the target is complete.
+    for (const [k, v] of target.store.files('/t/src')) expect(v.md5).toBe(store.files('/src').get(k)?.md5);
+    expect([...checkpoints.done.values()].filter((c) => c.action === 'copy').length).toBe(written.size);
+
+    const writesBefore = target.writes.length;
+    const second = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sameNamePolicy: 'overwrite',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      checkpoints,
+    });
+    expect(second.result.outcome).toBe('success');
+    expect(second.result.summary.resumed).toBe(written.size);
+    const again = target.writes.slice(writesBefore);
+    expect(again.filter((p) => written.has(p))).toEqual([]);
+    expect(again.length).toBe(40 - written.size);
+    sameFiles(store, '/src', target.store, '/t/src');
+    expect(checkpoints.done.size).toBe(0); // a finished run forgets its checkpoints
+  });
+
+  it('mirror deletes to the trash, only after every copy succeeded, and asks before deleting most of the target', async () => {
+    const store = new MemoryStore();
+    for (const n of ['a', 'b', 'c', 'd']) store.writeFile(`/s/${n}.txt`, n);
+    const tstore = new MemoryStore();
+    for (const n of ['a', 'b', 'c', 'x', 'y']) tstore.writeFile(`/t/${n}.txt`, n);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ store: tstore });
+    target.faults.before = (op, path) =>
+      op === 'put' && path === '/t/d.txt' ? new ProviderError('permission', 'no') : undefined;
+    const failed = await runTransfer({ source, target, mode: 'mirror', sourcePaths: ['/s'], targetPath: '/t' });
+    // Nothing could be done: the one copy failed, so the deletes were held back.
+    expect(failed.result.outcome).toBe('failed');
+    expect(failed.result.failed.map((f) => `${f.item.rel} ${f.reason}`).sort()).toEqual([
+      '/d.txt permission',
+      '/x.txt skipped_after_failure',
+      '/y.txt skipped_after_failure',
+    ]);
+    expect(tstore.exists('/t/x.txt')).toBe(true);
+
+    target.faults.before = undefined;
+    const ok = await runTransfer({ source, target, mode: 'mirror', sourcePaths: ['/s'], targetPath: '/t' });
+    expect(ok.result.outcome).toBe('success');
+    expect(ok.result.summary).toMatchObject({ added: 1, deleted: 2, skipped: 3 });
+    expect([...tstore.files('/t').keys()].sort()).toEqual(['/a.txt', '/b.txt', '/c.txt', '/d.txt']);
+    expect(tstore.trashed.map((t) => t.path).sort()).toEqual(['/t/x.txt', '/t/y.txt']);
+
+    const empty = new MemoryProvider({ store: new MemoryStore() });
+    empty.store.mkdirp('/s');
+    const wipe = await runTransfer({ source: empty, target, mode: 'mirror', sourcePaths: ['/s'], targetPath: '/t' });
+    expect(wipe.result.outcome).toBe('needs_delete_confirmation');
+    expect(tstore.files('/t').size).toBe(4);
+    const confirmed = await runTransfer({
+      source: empty,
+      target,
+      mode: 'mirror',
+      sourcePaths: ['/s'],
+      targetPath: '/t',
+      confirmDeletes: true,
+      useTrash: false,
+    });
+    expect(confirmed.result.outcome).toBe('success');
+    expect(tstore.files('/t').size).toBe(0);
+  });
+
+  it('buffers to a temporary file only when the target needs a size the source cannot give', async () => {
+    const store = new MemoryStore();
+    const data = randomBytes(70_000);
+    store.writeFile('/doc', data);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ features: { needsSize: true, chunkWriter: false } });
+    const ctx = {
+      signal: new AbortController().signal,
+      pacer: new Pacer({ retries: 0 }),
+      chunkThreshold: 1 << 30,
+      memory: new Semaphore(1 << 20),
+      memoryBudget: 1 << 20,
+      tempDir: (await import('node:os')).tmpdir(),
+      verify: 'auto' as const,
+      onBytes: () => {},
+    };
+    const r = await copyFile(source, target, '/doc', '/out', { size: -1 }, ctx);
+    expect(r.bytes).toBe(70_000);
+    expect(md5Hex(target.store.readFile('/out'))).toBe(md5Hex(data));
+    // With a chunk writer, no temporary file is needed.
+    const chunky = new MemoryProvider({ features: { needsSize: true }, chunkSize: 16 * 1024 });
+    const c = await copyFile(source, chunky, '/doc', '/out', { size: -1 }, ctx);
+    expect(c.chunked).toBe(true);
+    expect(md5Hex(chunky.store.readFile('/out'))).toBe(md5Hex(data));
+  });
+});
