@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
-import { inject } from 'vitest';
 import type { AuthorizationData, Envelope } from '@skyferry/contract';
 import type { Dialect } from '@skyferry/db';
-import { createDatabase } from '@skyferry/testing';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createContext, type AppContext } from '../../src/context.ts';
+import type { AppContext } from '../../src/context.ts';
 import type { App } from '../../src/http/app-types.ts';
-import { loggerOptions } from '../../src/logging.ts';
+import { createTestContext } from './context.ts';
 
 export interface SignedUpUser {
   uid: string;
@@ -66,49 +59,24 @@ export function envelope<T = unknown>(res: { body: string }): Envelope<T> {
 }
 
 /**
- * A real Skyferry app on a fresh database of the chosen dialect (SQLite file or a new PostgreSQL
- * database from the global setup), with its logs captured. Use `app.inject` for requests.
+ * A real Skyferry app (createTestContext's context and app) on a fresh database of the chosen
+ * dialect, with its logs captured, plus helpers to sign up and to get a visitor. Use `app.inject`.
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dialect = options.dialect ?? 'sqlite';
-  const root = mkdtempSync(join(tmpdir(), 'skyferry-app-'));
-  const dataDir = join(root, 'data');
-  const localRoot = join(root, 'local');
-  mkdirSync(localRoot, { recursive: true });
-  const databaseUrl =
-    dialect === 'postgres' ? await createDatabase(inject('postgresUrl')) : join(dataDir, 'skyferry.db');
-  const env: Record<string, string> = {
-    SKYFERRY_DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    SKYFERRY_SECRET: randomBytes(32).toString('base64url'),
-    SKYFERRY_LOCAL_ROOTS: localRoot,
-    SKYFERRY_WORKERS: '0',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    ...options.env,
-  };
-  const config = loadConfig(env);
-  let captured = '';
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      captured += chunk.toString();
-      done();
-    },
-  });
-  const log = pino(loggerOptions(config.logLevel), sink);
-  const ctx = await createContext(config, log);
-  const app = await buildApp(ctx, { logger: log });
+  const tc = await createTestContext({ dialect, env: options.env });
+  const app = await tc.buildApp();
   await app.ready();
+  const { ctx, localRoot } = tc;
 
   const t: TestApp = {
     app,
     ctx,
     dialect,
-    databaseUrl,
-    dataDir,
+    databaseUrl: tc.databaseUrl,
+    dataDir: tc.dataDir,
     localRoot,
-    logs: () => captured,
+    logs: tc.logs,
     async signUp(email, password = 'correct horse battery staple') {
       const address = email ?? `user${++counter}.${randomBytes(4).toString('hex')}@example.com`;
       const res = await app.inject({
@@ -120,7 +88,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (body.code !== 0) throw new Error(`sign-up failed: ${res.statusCode} ${res.body}`);
       return {
         uid: body.data.uid,
-        email: address.toLowerCase(),
+        email: address.trim().toLowerCase(),
         password,
         accessToken: body.data.access_token,
         refreshToken: body.data.refresh_token,
@@ -140,11 +108,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       mkdirSync(dir, { recursive: true });
       return dir;
     },
-    async close() {
-      await app.close();
-      await ctx.close();
-      rmSync(root, { recursive: true, force: true });
-    },
+    close: () => tc.cleanup(),
   };
   return t;
 }
