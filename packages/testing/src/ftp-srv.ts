@@ -41,6 +41,7 @@ export async function startFtpSrv(opts: { tls?: boolean } = {}): Promise<FtpServ
     username,
     password,
     dir,
+    root: '/',
     ...(cert ? { certPem: cert.pem, certFingerprint256: cert.fingerprint256 } : {}),
     async stop() {
       await server.close();

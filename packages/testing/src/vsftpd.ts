@@ -10,8 +10,10 @@ export interface FtpServer {
   readonly port: number;
   readonly username: string;
   readonly password: string;
-  /** The folder the login sees as "/". */
+  /** The folder the tests write to (on disk). */
   readonly dir: string;
+  /** The remote folder that holds `dir`, to give as the `root` credential ("/" when the login starts there). */
+  readonly root: string;
   /** With TLS: the server's self-signed certificate (PEM) and its SHA-256 fingerprint. */
   readonly certPem?: string;
   readonly certFingerprint256?: string;
@@ -68,10 +70,14 @@ export async function startVsftpd(opts: { tls?: boolean } = {}): Promise<FtpServ
   if (process.getuid?.() !== 0) throw new Error('vsftpd tests need root (vsftpd switches to the ftp user)');
   const root = mkdtempSync(join(tmpdir(), 'skyferry-vsftpd-'));
   chmodSync(root, 0o755);
-  const dir = join(root, 'data');
+  // vsftpd refuses a writable chroot for anonymous logins: the login's "/" belongs to root and
+  // the writable folder is /data inside it.
+  const anonRoot = join(root, 'anon');
+  const dir = join(anonRoot, 'data');
   const empty = join(root, 'empty');
-  mkdirSync(dir);
+  mkdirSync(dir, { recursive: true });
   mkdirSync(empty);
+  chmodSync(anonRoot, 0o755);
   await run('chown', ['ftp:ftp', dir]);
   const port = await freePort();
   const pasvMin = await freePort();
@@ -84,8 +90,7 @@ export async function startVsftpd(opts: { tls?: boolean } = {}): Promise<FtpServ
     'background=NO',
     'anonymous_enable=YES',
     'local_enable=NO',
-    `anon_root=${dir}`,
-    'allow_writeable_chroot=YES',
+    `anon_root=${anonRoot}`,
     'write_enable=YES',
     'anon_upload_enable=YES',
     'anon_mkdir_write_enable=YES',
@@ -94,6 +99,7 @@ export async function startVsftpd(opts: { tls?: boolean } = {}): Promise<FtpServ
     'anon_umask=022',
     'ftp_username=ftp',
     'mdtm_write=YES',
+    'utf8_filesystem=YES',
     'pasv_enable=YES',
     'pasv_address=127.0.0.1',
     // A small range above a free port; vsftpd picks within it.
@@ -140,6 +146,7 @@ export async function startVsftpd(opts: { tls?: boolean } = {}): Promise<FtpServ
     username: 'anonymous',
     password: 'skyferry@example.com',
     dir,
+    root: '/data',
     ...(cert ? { certPem: cert.pem, certFingerprint256: cert.fingerprint256 } : {}),
     async stop() {
       await daemon.stop();

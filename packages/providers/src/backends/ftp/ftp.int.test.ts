@@ -1,0 +1,120 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFtpSrv, startVsftpd, type FtpServer } from '@skyferry/testing';
+import { ProviderError } from '../../api/errors.ts';
+import { openFtp, type FtpProvider } from './ftp.ts';
+
+async function readAll(r: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of r) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function pattern(size: number): Buffer {
+  const b = Buffer.alloc(size);
+  for (let i = 0; i < size; i += 1) b[i] = (i * 13 + (i >> 12)) & 255;
+  return b;
+}
+
+const servers: Array<[string, () => Promise<FtpServer>, boolean]> = [
+  ['vsftpd', () => startVsftpd(), false],
+  ['vsftpd with explicit TLS', () => startVsftpd({ tls: true }), true],
+  ['ftp-srv', () => startFtpSrv(), false],
+  ['ftp-srv with explicit TLS', () => startFtpSrv({ tls: true }), true],
+];
+
+// Backend-specific behaviour; the shared conformance suite covers the rest.
+describe.each(servers)('ftp on %s', (name, start, secure) => {
+  let server: FtpServer;
+  let ftp: FtpProvider;
+  const creds = () => ({
+    host: server.host,
+    port: server.port,
+    username: server.username,
+    password: server.password,
+    root: server.root,
+    secure,
+    ...(secure ? { tls_fingerprint: server.certFingerprint256 } : {}),
+  });
+
+  beforeAll(async () => {
+    server = await start();
+    ftp = await openFtp(creds());
+  });
+  afterAll(async () => {
+    await ftp?.close();
+    await server?.stop();
+  });
+
+  it('refuses a wrong login', async () => {
+    const err = await openFtp({ ...creds(), username: 'nobody', password: 'wrong' }).catch((e: unknown) => e);
+    expect(ProviderError.is(err, 'auth_invalid')).toBe(true);
+  });
+
+  if (secure) {
+    it('pins the self-signed certificate: a wrong fingerprint is refused before login', async () => {
+      const err = await openFtp({ ...creds(), tls_fingerprint: 'AB'.repeat(32) }).catch((e: unknown) => e);
+      expect(ProviderError.is(err, 'host_key_changed')).toBe(true);
+      // Without a pin or a trusted CA, the self-signed certificate is refused.
+      const unpinned = { ...creds() } as Record<string, unknown>;
+      delete unpinned.tls_fingerprint;
+      expect(
+        await openFtp(unpinned).then(
+          () => 'opened',
+          () => 'refused',
+        ),
+      ).toBe('refused');
+    });
+  }
+
+  it('reads ranges with REST and cuts the transfer off at the range end', async () => {
+    const data = pattern(3 * 1024 * 1024 + 5);
+    await ftp.put('/ranges/data.bin', Readable.from([data]), { size: data.length });
+    const mid = await readAll(await ftp.openRead('/ranges/data.bin', { range: { start: 1_000_003, end: 1_500_000 } }));
+    expect(mid.equals(data.subarray(1_000_003, 1_500_001))).toBe(true);
+    const tail = await readAll(await ftp.openRead('/ranges/data.bin', { range: { start: data.length - 10 } }));
+    expect(tail.equals(data.subarray(data.length - 10))).toBe(true);
+    // The pool goes on working after cut-off transfers.
+    expect((await ftp.stat('/ranges/data.bin')).size).toBe(data.length);
+  });
+
+  it('stores empty files and names with spaces and unicode', async () => {
+    const e = await ftp.put('/names/ä b €.txt', Readable.from([]), { size: 0 });
+    expect(e.size).toBe(0);
+    expect((await ftp.list('/names')).entries.map((x) => [x.name, x.size])).toEqual([['ä b €.txt', 0]]);
+    const err = await ftp.put('/names/bad\nname', Readable.from([]), { size: 0 }).catch((x: unknown) => x);
+    expect(ProviderError.is(err, 'invalid_name')).toBe(true);
+  });
+
+  it('leaves nothing visible after a cancelled upload', async () => {
+    const ac = new AbortController();
+    const body = new Readable({ read() {} });
+    body.push(Buffer.alloc(512 * 1024, 3));
+    setTimeout(() => ac.abort(), 150);
+    const err = await ftp
+      .put('/cancel/big.bin', body, { size: 64 * 1024 * 1024 }, { signal: ac.signal })
+      .catch((x: unknown) => x);
+    expect(ProviderError.is(err, 'canceled')).toBe(true);
+    expect((await ftp.list('/cancel')).entries).toEqual([]);
+  });
+
+  it('runs parallel transfers over the pool', async () => {
+    const data = pattern(1024 * 1024);
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => ftp.put(`/par/f${i}`, Readable.from([data]), { size: data.length })),
+    );
+    const back = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => readAll(await ftp.openRead(`/par/f${i}`))),
+    );
+    for (const b of back) expect(b.equals(data)).toBe(true);
+  });
+
+  if (name.startsWith('vsftpd')) {
+    it('keeps modification times (vsftpd MDTM with a time)', async () => {
+      expect(ftp.features.setModTime).toBe(true);
+      const mtime = new Date('2020-02-03T04:05:06Z');
+      const e = await ftp.put('/mt/t.txt', Readable.from([Buffer.from('t')]), { size: 1, modTime: mtime });
+      expect(e.modTime?.getTime()).toBe(mtime.getTime());
+    });
+  }
+});

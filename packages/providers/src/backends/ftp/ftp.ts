@@ -1,0 +1,662 @@
+import { randomBytes } from 'node:crypto';
+import { PassThrough, Readable, Transform, Writable } from 'node:stream';
+import { FTPError, type Client, type FileInfo } from 'basic-ftp';
+import { ProviderError, canceled } from '../../api/errors.ts';
+import type { ProviderContext } from '../../api/registry.ts';
+import type {
+  Entry,
+  Features,
+  HashType,
+  ListOptions,
+  Page,
+  Provider,
+  ReadOptions,
+  SrcInfo,
+  WriteOptions,
+} from '../../api/types.ts';
+import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { FtpPool, connectFtp, ftpError, type FtpLogin } from './pool.ts';
+
+/** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
+export const FTP_TEMP_PREFIX = '.skyferry-tmp-';
+
+export interface FtpOptions {
+  /** Most FTP connections kept open (default 4). */
+  maxConnections?: number;
+  /** Page size `list` uses when the caller gives none. */
+  pageSize?: number;
+}
+
+const DEFAULT_PAGE_SIZE = 1000;
+const SNAPSHOT_TTL_MS = 120_000;
+const MAX_SNAPSHOTS = 16;
+
+function tempName(): string {
+  return FTP_TEMP_PREFIX + randomBytes(8).toString('hex');
+}
+
+function hidden(path: string): boolean {
+  return pathSegments(path).some((s) => s.startsWith(FTP_TEMP_PREFIX));
+}
+
+/** FTP cannot carry CR or LF in a command, so such names cannot be stored. */
+function checkFtpName(name: string): string {
+  checkName(name);
+  if (/[\r\n]/.test(name))
+    throw new ProviderError('invalid_name', `FTP cannot store this name: ${JSON.stringify(name)}`);
+  if (name.startsWith(FTP_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
+  return name;
+}
+
+/** "YYYYMMDDHHMMSS" in UTC, as MFMT and MDTM use. */
+function ftpTime(d: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return (
+    p(d.getUTCFullYear(), 4) +
+    p(d.getUTCMonth() + 1) +
+    p(d.getUTCDate()) +
+    p(d.getUTCHours()) +
+    p(d.getUTCMinutes()) +
+    p(d.getUTCSeconds())
+  );
+}
+
+/** Parses MLST/MLSD facts "type=file;size=3;modify=20210304050607; name". */
+function parseFacts(line: string): { facts: Map<string, string>; name: string } | undefined {
+  const sp = line.indexOf(' ');
+  if (sp < 0) return undefined;
+  const facts = new Map<string, string>();
+  for (const f of line.slice(0, sp).split(';')) {
+    const eq = f.indexOf('=');
+    if (eq > 0) facts.set(f.slice(0, eq).toLowerCase(), f.slice(eq + 1));
+  }
+  return { facts, name: line.slice(sp + 1) };
+}
+
+function parseMlsdTime(v: string | undefined): Date | undefined {
+  const m = v?.match(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(?:\.(\d+))?$/);
+  if (!m) return undefined;
+  const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
+  return new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, ms));
+}
+
+function isFtpCode(err: unknown, ...codes: number[]): boolean {
+  return err instanceof FTPError && codes.includes(err.code);
+}
+
+/**
+ * FTP and FTPS (explicit AUTH TLS) over basic-ftp: a pool of logged-in clients (each does one
+ * thing at a time), MLSD listings where the server has them (LIST otherwise), streamed transfers
+ * with REST for ranged reads, uploads to a hidden temporary name renamed into place (a cancelled
+ * upload leaves nothing visible), and modification times by MFMT (or vsftpd's MDTM with a time).
+ */
+export class FtpProvider implements Provider {
+  readonly kind = 'ftp';
+  readonly accountKey: string;
+  readonly features: Features;
+  readonly hashes: ReadonlySet<HashType> = new Set<HashType>();
+  readonly root: string;
+  /** Server capabilities from FEAT. */
+  readonly serverFeatures: ReadonlyMap<string, string>;
+  private readonly pool: FtpPool;
+  private readonly mlst: boolean;
+  private readonly mfmt: boolean;
+  private readonly mdtmWrite: boolean;
+  private readonly pageSize: number;
+  private readonly secure: boolean;
+  private readonly knownDirs = new Set<string>(['/']);
+  private readonly dirsInFlight = new Map<string, Promise<void>>();
+  private readonly snapshots = new Map<string, { at: number; entries: Entry[] }>();
+
+  constructor(
+    pool: FtpPool,
+    root: string,
+    accountKey: string,
+    serverFeatures: Map<string, string>,
+    welcome: string,
+    secure: boolean,
+    opts: FtpOptions = {},
+  ) {
+    this.pool = pool;
+    this.root = root === '/' ? '' : root.replace(/\/+$/, '');
+    this.accountKey = accountKey;
+    this.serverFeatures = serverFeatures;
+    this.mlst = serverFeatures.has('MLST');
+    this.mfmt = serverFeatures.has('MFMT');
+    // vsftpd sets times with "MDTM <time> <file>" (its mdtm_write option) and announces nothing.
+    this.mdtmWrite = !this.mfmt && /vsftpd/i.test(welcome);
+    this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.secure = secure;
+    this.features = {
+      copy: false,
+      move: true,
+      trash: false,
+      about: false,
+      chunkWriter: false,
+      listRecursive: false,
+      setModTime: this.mfmt || this.mdtmWrite,
+      caseInsensitive: false,
+      bucketBased: false,
+      needsSize: false,
+    };
+  }
+
+  private remote(path: string): string {
+    const p = cleanPath(path);
+    return p === '/' ? this.root || '/' : this.root + p;
+  }
+
+  private dirEntry(p: string, modTime?: Date): Entry {
+    const e: Entry = { path: p, name: baseName(p), kind: 'dir', size: 0 };
+    if (modTime) e.modTime = modTime;
+    return e;
+  }
+
+  /** Whether `p` is a folder (CWD works), without changing what later absolute-path commands do. */
+  private async isDir(c: Client, p: string): Promise<boolean> {
+    try {
+      await c.cd(this.remote(p));
+      return true;
+    } catch (err) {
+      if (err instanceof FTPError) return false;
+      throw err;
+    }
+  }
+
+  private async statWith(c: Client, p: string): Promise<Entry> {
+    if (p === '/') return this.dirEntry('/');
+    if (this.mlst) {
+      try {
+        const res = await c.send(`MLST ${this.remote(p)}`);
+        const line = res.message
+          .split(/\r?\n/)
+          .map((l) => l.replace(/^\s+/, ''))
+          .find((l) => /^[a-z.]+=.*;/i.test(l) && l.includes(' '));
+        const parsed = line ? parseFacts(line) : undefined;
+        if (parsed) {
+          const type = parsed.facts.get('type')?.toLowerCase() ?? '';
+          const modTime = parseMlsdTime(parsed.facts.get('modify'));
+          if (type === 'dir' || type === 'cdir' || type === 'pdir') return this.dirEntry(p, modTime);
+          const e: Entry = { path: p, name: baseName(p), kind: 'file', size: Number(parsed.facts.get('size') ?? 0) };
+          if (modTime) e.modTime = modTime;
+          return e;
+        }
+      } catch (err) {
+        if (isFtpCode(err, 550, 450, 553)) throw new ProviderError('not_found', `not found: ${p}`, { cause: err });
+        if (!isFtpCode(err, 500, 501, 502, 504)) throw err;
+      }
+    }
+    // No MLST: a folder is what CWD enters; a file is what SIZE measures.
+    if (await this.isDir(c, p)) return this.dirEntry(p);
+    let size: number | undefined;
+    try {
+      const res = await c.send(`SIZE ${this.remote(p)}`);
+      const m = res.message.match(/^213 (\d+)\s*$/);
+      if (m) size = Number(m[1]);
+    } catch (err) {
+      if (isFtpCode(err, 550, 450, 553)) throw new ProviderError('not_found', `not found: ${p}`, { cause: err });
+      if (!isFtpCode(err, 500, 501, 502, 504)) throw err;
+    }
+    if (size === undefined) {
+      // No usable SIZE answer (ftp-srv answers "213 File status" for an empty file): list the folder.
+      const found = (await this.listWith(c, parentPath(p))).find((x) => x.name === baseName(p));
+      if (!found) throw new ProviderError('not_found', `not found: ${p}`);
+      return found;
+    }
+    const e: Entry = { path: p, name: baseName(p), kind: 'file', size };
+    const modTime = await c.lastMod(this.remote(p)).catch(() => undefined);
+    if (modTime && !Number.isNaN(modTime.getTime())) e.modTime = modTime;
+    return e;
+  }
+
+  async stat(path: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+    const p = cleanPath(path);
+    if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    if (opts.signal?.aborted) throw canceled();
+    const e = await this.pool
+      .use((c) => this.statWith(c, p))
+      .catch((err: unknown) => {
+        throw ftpError(err, p);
+      });
+    if (e.kind === 'dir') this.knownDirs.add(p);
+    return e;
+  }
+
+  private async listWith(c: Client, d: string): Promise<Entry[]> {
+    try {
+      await c.cd(this.remote(d));
+    } catch (err) {
+      if (!(err instanceof FTPError)) throw err;
+      const st = await this.statWith(c, d);
+      if (st.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${d}`);
+      throw err;
+    }
+    const infos: FileInfo[] = await c.list();
+    const entries: Entry[] = [];
+    for (const f of infos) {
+      if (f.name === '.' || f.name === '..' || f.name.startsWith(FTP_TEMP_PREFIX) || f.name.includes('/')) continue;
+      const p = joinPath(d, f.name);
+      let kind: 'file' | 'dir' | undefined = f.isDirectory ? 'dir' : f.isFile ? 'file' : undefined;
+      let size = f.size;
+      if (f.isSymbolicLink) {
+        // Show what a link points to.
+        const st = await this.statWith(c, p).catch(() => undefined);
+        kind = st?.kind;
+        size = st?.size ?? 0;
+      }
+      if (!kind) continue;
+      const e: Entry = { path: p, name: f.name, kind, size: kind === 'dir' ? 0 : size };
+      // LIST times are minute- or day-precise in the server's zone: only MLSD's are kept.
+      if (f.modifiedAt && !Number.isNaN(f.modifiedAt.getTime())) e.modTime = f.modifiedAt;
+      entries.push(e);
+    }
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async list(dir: string, opts: ListOptions = {}): Promise<Page> {
+    const d = cleanPath(dir);
+    if (hidden(d)) throw new ProviderError('not_found', `not found: ${d}`);
+    if (opts.signal?.aborted) throw canceled();
+    const size = Math.max(1, opts.pageSize ?? this.pageSize);
+    const after = opts.pageToken;
+    const snap = this.snapshots.get(d);
+    const entries =
+      after !== undefined && snap && Date.now() - snap.at < SNAPSHOT_TTL_MS
+        ? snap.entries
+        : await this.pool
+            .use((c) => this.listWith(c, d))
+            .catch((err: unknown) => {
+              throw ftpError(err, d);
+            });
+    this.knownDirs.add(d);
+    // The page token is the last name returned: stable even when the listing is fetched again.
+    const start = after === undefined ? 0 : entries.findIndex((e) => e.name > after);
+    const slice = start < 0 ? [] : entries.slice(start, start + size);
+    const more = start >= 0 && start + size < entries.length;
+    this.snapshots.delete(d);
+    if (more) {
+      this.snapshots.set(d, { at: Date.now(), entries });
+      while (this.snapshots.size > MAX_SNAPSHOTS) {
+        const oldest = this.snapshots.keys().next().value;
+        if (oldest === undefined) break;
+        this.snapshots.delete(oldest);
+      }
+    }
+    const last = slice[slice.length - 1];
+    return more && last ? { entries: slice, nextPageToken: last.name } : { entries: slice };
+  }
+
+  async openRead(path: string, opts: ReadOptions = {}): Promise<Readable> {
+    const p = cleanPath(path);
+    if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    if (opts.signal?.aborted) throw canceled();
+    const c = await this.pool.acquire();
+    let st: Entry;
+    try {
+      st = await this.statWith(c, p);
+    } catch (err) {
+      this.pool.release(c);
+      throw ftpError(err, p);
+    }
+    if (st.kind === 'dir') {
+      this.pool.release(c);
+      throw new ProviderError('is_dir', `is a folder: ${p}`);
+    }
+    const start = opts.range?.start ?? 0;
+    const endExcl = Math.min(st.size, opts.range?.end === undefined ? st.size : opts.range.end + 1);
+    if (start >= endExcl) {
+      this.pool.release(c);
+      return Readable.from([]);
+    }
+    const out = new PassThrough({ highWaterMark: 256 * 1024 });
+    // Bytes still wanted; when a range ends before the file does, the transfer is cut off there.
+    let remaining = endExcl < st.size ? endExcl - start : Infinity;
+    let cutOff = false;
+    let settled = false;
+    const stop = () => {
+      if (!c.closed) c.close();
+    };
+    const sink = new Writable({
+      highWaterMark: 64 * 1024,
+      write(chunk: Buffer, _enc, cb) {
+        if (remaining <= 0) return cb();
+        let data = chunk;
+        if (data.length > remaining) data = data.subarray(0, remaining);
+        remaining -= data.length;
+        const done = () => {
+          if (remaining <= 0 && !cutOff) {
+            cutOff = true;
+            stop();
+          }
+          cb();
+        };
+        if (out.write(data)) done();
+        else {
+          const onDrain = () => {
+            out.removeListener('close', onDrain);
+            done();
+          };
+          out.once('drain', onDrain);
+          out.once('close', onDrain);
+        }
+      },
+    });
+    const onAbort = () => {
+      stop();
+      out.destroy(canceled());
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    out.once('close', () => {
+      opts.signal?.removeEventListener('abort', onAbort);
+      // The reader went away early: end the transfer.
+      if (!settled) stop();
+    });
+    c.downloadTo(sink, this.remote(p), start).then(
+      () => {
+        settled = true;
+        this.pool.release(c, cutOff);
+        out.end();
+      },
+      (err: unknown) => {
+        settled = true;
+        this.pool.release(c, true);
+        if (cutOff && remaining <= 0) out.end();
+        else out.destroy(opts.signal?.aborted ? canceled() : ftpError(err, p));
+      },
+    );
+    return out;
+  }
+
+  /** Creates each missing folder of `dir`, remembering which exist; one request per folder at a time. */
+  private ensureDir(dir: string): Promise<void> {
+    const d = cleanPath(dir);
+    if (this.knownDirs.has(d)) return Promise.resolve();
+    let pending = this.dirsInFlight.get(d);
+    if (!pending) {
+      pending = this.makeDir(d).finally(() => this.dirsInFlight.delete(d));
+      this.dirsInFlight.set(d, pending);
+    }
+    return pending;
+  }
+
+  private async makeDir(d: string): Promise<void> {
+    const parent = parentPath(d);
+    if (parent !== d && !this.knownDirs.has(parent)) await this.ensureDir(parent);
+    await this.pool
+      .use(async (c) => {
+        try {
+          await c.send(`MKD ${this.remote(d)}`);
+        } catch (err) {
+          if (!(err instanceof FTPError)) throw err;
+          // Exists already (or a file is there): look.
+          const st = await this.statWith(c, d).catch(() => undefined);
+          if (st?.kind === 'dir') return;
+          if (st) throw new ProviderError('exists', `a file exists at ${d}`);
+          throw err;
+        }
+      })
+      .catch((err: unknown) => {
+        throw ftpError(err, d);
+      });
+    this.knownDirs.add(d);
+  }
+
+  async mkdir(path: string): Promise<void> {
+    const p = cleanPath(path);
+    for (const seg of pathSegments(p)) checkFtpName(seg);
+    this.knownDirs.delete(p);
+    await this.ensureDir(p);
+  }
+
+  /** Sets a file's modification time where the server allows it. */
+  private async setModTime(c: Client, remotePath: string, t: Date): Promise<void> {
+    if (this.mfmt) await c.send(`MFMT ${ftpTime(t)} ${remotePath}`).catch(() => undefined);
+    else if (this.mdtmWrite) await c.send(`MDTM ${ftpTime(t)} ${remotePath}`).catch(() => undefined);
+  }
+
+  /** RNFR/RNTO onto `to`, replacing a file there when the server refuses to. */
+  private async renameReplacing(c: Client, from: string, to: string): Promise<void> {
+    try {
+      await c.rename(from, to);
+    } catch (err) {
+      if (!(err instanceof FTPError)) throw err;
+      const gone = await c.remove(to).then(
+        () => true,
+        () => false,
+      );
+      if (!gone) throw err;
+      await c.rename(from, to);
+    }
+  }
+
+  private async deleteQuietly(remotePath: string): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const ok = await this.pool
+        .use((c) => c.remove(remotePath))
+        .then(
+          () => true,
+          (err: unknown) => isFtpCode(err, 550),
+        );
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    checkFtpName(baseName(p));
+    if (opts.signal?.aborted) {
+      body.destroy();
+      throw canceled();
+    }
+    try {
+      await this.ensureDir(parentPath(p));
+    } catch (err) {
+      body.destroy();
+      throw err;
+    }
+    const tmp = this.remote(joinPath(parentPath(p), tempName()));
+    let written = 0;
+    let uploaded = false;
+    const secure = this.secure;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        written += chunk.length;
+        opts.onProgress?.(written);
+        cb(null, chunk);
+      },
+      flush(cb) {
+        // An empty file over TLS: closing the data connection right after its handshake makes
+        // vsftpd drop the session (TLS alert), so give the server a moment first.
+        if (secure && written === 0) setTimeout(cb, 250);
+        else cb();
+      },
+    });
+    body.on('error', (err) => counter.destroy(err));
+    try {
+      await this.pool.use(async (c) => {
+        if (await this.isDir(c, p)) throw new ProviderError('is_dir', `is a folder: ${p}`);
+        const onAbort = () => {
+          body.destroy(canceled());
+          c.close();
+        };
+        opts.signal?.addEventListener('abort', onAbort, { once: true });
+        try {
+          uploaded = true;
+          await c.uploadFrom(body.pipe(counter), tmp);
+        } finally {
+          opts.signal?.removeEventListener('abort', onAbort);
+        }
+        if (opts.signal?.aborted) throw canceled();
+        if (src.size >= 0 && written !== src.size) {
+          throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${written}`);
+        }
+        if (src.modTime) await this.setModTime(c, tmp, src.modTime);
+        await this.renameReplacing(c, tmp, this.remote(p));
+        uploaded = false;
+      });
+    } catch (err) {
+      body.destroy();
+      if (uploaded) await this.deleteQuietly(tmp);
+      if (opts.signal?.aborted) throw canceled();
+      throw ftpError(err, p);
+    }
+    this.snapshots.delete(parentPath(p));
+    return this.stat(p);
+  }
+
+  async remove(path: string): Promise<void> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    await this.pool
+      .use(async (c) => {
+        if (await this.isDir(c, p)) throw new ProviderError('is_dir', `is a folder: ${p}`);
+        await c.remove(this.remote(p));
+      })
+      .catch((err: unknown) => {
+        throw ftpError(err, p);
+      });
+    this.snapshots.delete(parentPath(p));
+  }
+
+  private async removeTree(c: Client, d: string): Promise<void> {
+    await c.cd(this.remote(d));
+    const infos = await c.list();
+    for (const f of infos) {
+      if (f.name === '.' || f.name === '..' || f.name.includes('/')) continue;
+      const child = joinPath(d, f.name);
+      if (f.isDirectory) await this.removeTree(c, child);
+      else await c.remove(this.remote(child));
+    }
+    await c.send(`RMD ${this.remote(d)}`);
+  }
+
+  async rmdir(path: string): Promise<void> {
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('permission', 'refusing to remove the root folder');
+    if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    await this.pool
+      .use(async (c) => {
+        const st = await this.statWith(c, p);
+        if (st.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${p}`);
+        await this.removeTree(c, p);
+      })
+      .catch((err: unknown) => {
+        throw ftpError(err, p);
+      });
+    for (const d of [...this.knownDirs]) if (d !== '/' && isWithin(p, d)) this.knownDirs.delete(d);
+    this.snapshots.clear();
+  }
+
+  private async moveInside(from: string, to: string, replaceFile: boolean): Promise<void> {
+    if (hidden(from)) throw new ProviderError('not_found', `not found: ${from}`);
+    if (from === '/' || to === '/') throw new ProviderError('invalid_name', `cannot move ${from} to ${to}`);
+    if (to.startsWith(from + '/')) throw new ProviderError('invalid_name', `cannot move ${from} into itself`);
+    checkFtpName(baseName(to));
+    await this.ensureDir(parentPath(to));
+    await this.pool
+      .use(async (c) => {
+        const srcSt = await this.statWith(c, from);
+        const dstSt = await this.statWith(c, to).catch((err: unknown) => {
+          if (ProviderError.is(err, 'not_found')) return undefined;
+          throw err;
+        });
+        if (dstSt) {
+          if (!replaceFile || srcSt.kind === 'dir' || dstSt.kind === 'dir') {
+            throw new ProviderError('exists', `already exists: ${to}`);
+          }
+          await this.renameReplacing(c, this.remote(from), this.remote(to));
+        } else {
+          await c.rename(this.remote(from), this.remote(to));
+        }
+        if (srcSt.kind === 'dir') {
+          for (const d of [...this.knownDirs]) if (d !== '/' && isWithin(from, d)) this.knownDirs.delete(d);
+        }
+      })
+      .catch((err: unknown) => {
+        throw ftpError(err, from);
+      });
+    this.snapshots.clear();
+  }
+
+  async rename(path: string, newName: string): Promise<Entry> {
+    const p = cleanPath(path);
+    checkFtpName(newName);
+    if (p === '/') throw new ProviderError('permission', 'cannot rename the root folder');
+    const dst = joinPath(parentPath(p), newName);
+    if (dst === p) return this.stat(p);
+    await this.moveInside(p, dst, false);
+    return this.stat(dst);
+  }
+
+  async move(src: Entry, dst: string): Promise<Entry> {
+    const from = cleanPath(src.path);
+    const to = cleanPath(dst);
+    if (from === to) return this.stat(to);
+    await this.moveInside(from, to, src.kind === 'file');
+    return this.stat(to);
+  }
+
+  async close(): Promise<void> {
+    this.pool.close();
+  }
+}
+
+function str(credentials: Record<string, unknown>, key: string): string | undefined {
+  const v = credentials[key];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/**
+ * Opens an FTP or FTPS cloud. Credentials: `host`, `port` (default 21), `username`, `password`,
+ * `secure` (explicit FTPS: AUTH TLS before login, TLS on data connections too). A server with a
+ * self-signed certificate is trusted by pinning it: `tls_fingerprint` (its SHA-256 fingerprint, as
+ * `openssl x509 -fingerprint -sha256` prints it), checked before the password is sent;
+ * `insecure_skip_verify: true` accepts any certificate (unsafe, for testing). Optional `root`:
+ * the remote folder shown as "/" (default the login's start folder).
+ */
+export async function openFtp(
+  credentials: Record<string, unknown>,
+  _ctx: ProviderContext = {},
+  opts: FtpOptions = {},
+): Promise<FtpProvider> {
+  const host = str(credentials, 'host');
+  if (!host) throw new ProviderError('invalid_name', 'an FTP host is required', { retry: 'fatal' });
+  const port = Number(credentials.port ?? 21);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ProviderError('invalid_name', `bad port: ${String(credentials.port)}`, { retry: 'fatal' });
+  }
+  const login: FtpLogin = {
+    host,
+    port,
+    username: str(credentials, 'username') ?? 'anonymous',
+    password: typeof credentials.password === 'string' ? credentials.password : '',
+    secure: credentials.secure === true,
+  };
+  const fp = str(credentials, 'tls_fingerprint');
+  if (fp) login.tlsFingerprint = fp;
+  if (credentials.insecure_skip_verify === true) login.insecureSkipVerify = true;
+  const { client, welcome } = await connectFtp(login);
+  try {
+    const features = await client.features();
+    const wanted = str(credentials, 'root');
+    if (wanted) await client.cd(wanted);
+    const root = await client.pwd();
+    const pool = new FtpPool(login, Math.max(1, opts.maxConnections ?? 4), client);
+    const scheme = login.secure ? 'ftps' : 'ftp';
+    return new FtpProvider(
+      pool,
+      root,
+      `${scheme}:${login.username}@${host}:${port}${root}`,
+      features,
+      welcome,
+      login.secure,
+      opts,
+    );
+  } catch (err) {
+    client.close();
+    throw ftpError(err, str(credentials, 'root') ?? '/');
+  }
+}
