@@ -280,6 +280,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(JSON.parse(elsewhere.body).code).toBe(0);
     });
 
+    it('limits sign-ups per address (20 an hour), except from the machine itself', async () => {
+      const headers = { 'x-forwarded-for': '198.51.100.23' };
+      const signUp = (i: number) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/account/signup',
+          headers,
+          payload: { email: `many${i}.${dialect}@example.com`, password: 'long enough pw' },
+        });
+      for (let i = 0; i < 20; i++) expect(JSON.parse((await signUp(i)).body).code).toBe(0);
+      const over = await signUp(20);
+      expect([over.statusCode, JSON.parse(over.body).code]).toEqual([429, Code.RATE_LIMITED]);
+      // Loopback callers are not counted.
+      await t.signUp();
+    });
+
     it('saves the notification e-mail and remind_me; users/me shows them; bad addresses get the spec message', async () => {
       const u = await t.signUp();
       const saved = await call('POST', '/api/users/notify-email', {
