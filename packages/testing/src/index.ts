@@ -7,3 +7,4 @@ export * from './sshd.ts';
 export * from './vsftpd.ts';
 export * from './ftp-srv.ts';
 export * from './s3rver.ts';
+export * from './emulators/index.ts';

@@ -3,3 +3,5 @@ export * from './local/index.ts';
 export * from './s3/index.ts';
 export * from './webdav/index.ts';
 export * from './sftp/index.ts';
+export * from './google-drive/index.ts';
+export * from './ftp/index.ts';

@@ -1,0 +1,14 @@
+import { registerKind } from '../../api/registry.ts';
+import { openGoogleDrive } from './google-drive.ts';
+
+export {
+  GoogleDriveProvider,
+  openGoogleDrive,
+  setGoogleDocsMode,
+  driveError,
+  DOCS_EXPORTS,
+  type GoogleDocsMode,
+} from './google-drive.ts';
+
+registerKind('google_drive', (credentials, ctx) => openGoogleDrive('google_drive', credentials, ctx));
+registerKind('google_drive_shared', (credentials, ctx) => openGoogleDrive('google_drive_shared', credentials, ctx));

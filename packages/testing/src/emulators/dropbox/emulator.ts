@@ -1,0 +1,863 @@
+import type { ServerResponse } from 'node:http';
+import { randomId, sendBytes, sendJson, sendText, type EmuRequest } from '../common/http.ts';
+import { dropboxContentHash } from '../common/hashes.ts';
+import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOptions } from '../common/service.ts';
+
+/**
+ * A Dropbox API v2 emulator, in memory, built from Dropbox's published documentation:
+ * - HTTP reference for /files and /users (request and result shapes, endpoint error unions):
+ *   https://www.dropbox.com/developers/documentation/http/documentation
+ *   (files/list_folder, list_folder/continue, get_metadata, create_folder_v2, delete_v2, copy_v2,
+ *   move_v2, download, upload, upload_session/start, append_v2, finish; users/get_current_account,
+ *   users/get_space_usage)
+ * - Endpoint formats: RPC (JSON body), content-upload and content-download (arguments in the
+ *   Dropbox-API-Arg header, ASCII only with \uXXXX escapes; result in Dropbox-API-Result):
+ *   same page, "Formats" and "Content-upload endpoints"
+ * - Errors: 400 bad input (plain text), 401 (expired_access_token / invalid_access_token),
+ *   409 endpoint-specific with error_summary, 429 rate limited with Retry-After
+ *   (too_many_requests, too_many_write_operations): same page, "Errors"
+ * - Performance guide (write contention, too_many_write_operations, concurrent upload sessions
+ *   whose appends are multiples of 4 MiB): https://developers.dropbox.com/dbx-performance-guide
+ * - Content hash: https://www.dropbox.com/developers/reference/content-hash
+ * - Team spaces and the Dropbox-API-Path-Root header (root_info, root_namespace_id,
+ *   home_namespace_id): https://developers.dropbox.com/dbx-team-files-guide and
+ *   https://www.dropbox.com/developers/reference/path-root-header-modes
+ *
+ * Paths compare without regard to case (path_lower), keep the case given (path_display).
+ * Departures, on purpose: a folder's team members and sharing are not modelled; revisions keep
+ * only the latest content; a deleted item is kept in `deleted` (for trash checks), not restorable.
+ */
+
+const BLOCK = 4 * 1024 * 1024;
+const UPLOAD_LIMIT = 150 * 1024 * 1024;
+
+export interface DbxNode {
+  id: string;
+  name: string;
+  parent?: DbxNode;
+  folder: boolean;
+  children: Map<string, DbxNode>;
+  content?: Buffer;
+  clientModified: number;
+  serverModified: number;
+  rev: string;
+}
+
+interface Account {
+  user: string;
+  accountId: string;
+  /** Namespace the user's own paths resolve against. */
+  home: string;
+  /** The account's root namespace (equals home for personal accounts; the team space for teams). */
+  root: string;
+  team: boolean;
+  allocated: number;
+}
+
+interface Session {
+  id: string;
+  user: string;
+  concurrent: boolean;
+  closed: boolean;
+  /** Sequential: one growing list; concurrent: pieces by offset. */
+  pieces: Map<number, Buffer>;
+  length: number;
+}
+
+interface Cursor {
+  entries: Record<string, unknown>[];
+  offset: number;
+  limit: number;
+}
+
+export class DropboxEmulator extends ServiceEmulator {
+  readonly namespaces = new Map<string, DbxNode>();
+  private readonly accounts = new Map<string, Account>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly cursors = new Map<string, Cursor>();
+  /** Items removed by delete_v2 (Dropbox keeps them restorable). */
+  readonly deleted: Array<{ path: string; at: number }> = [];
+  /** Upload-session appends received (tests assert large files used sessions). */
+  appendCalls = 0;
+
+  constructor(options: ServiceOptions) {
+    super(options);
+    const rpc = (
+      name: string,
+      h: (
+        req: EmuRequest,
+        res: ServerResponse,
+        a: AuthContext,
+        root: DbxNode,
+        args: Record<string, unknown>,
+      ) => Promise<void> | void,
+    ) =>
+      this.route('POST', `/2/${name}`, async (req, res, a) => {
+        const root = this.rootFor(req, res, a);
+        if (!root) return;
+        let args: Record<string, unknown>;
+        const raw = (await req.body()).toString('utf8');
+        try {
+          args = raw && raw !== 'null' ? (JSON.parse(raw) as Record<string, unknown>) : {};
+        } catch {
+          return sendText(
+            res,
+            400,
+            `Error in call to API function "${name}": request body: could not decode input as JSON`,
+          );
+        }
+        await h(req, res, a, root, args);
+      });
+    const content = (
+      name: string,
+      h: (
+        req: EmuRequest,
+        res: ServerResponse,
+        a: AuthContext,
+        root: DbxNode,
+        args: Record<string, unknown>,
+      ) => Promise<void> | void,
+    ) =>
+      this.route('POST', `/2/${name}`, async (req, res, a) => {
+        const root = this.rootFor(req, res, a);
+        if (!root) return;
+        const header = req.header('dropbox-api-arg') ?? req.query('arg');
+        if (header === undefined)
+          return sendText(
+            res,
+            400,
+            `Error in call to API function "${name}": Must provide HTTP header "Dropbox-API-Arg" or URL parameter "arg".`,
+          );
+        // eslint-disable-next-line no-control-regex
+        if (/[^\x00-\x7f]/.test(header))
+          return sendText(
+            res,
+            400,
+            `Error in call to API function "${name}": HTTP header "Dropbox-API-Arg": could not decode input as JSON`,
+          );
+        let args: Record<string, unknown>;
+        try {
+          args = JSON.parse(header) as Record<string, unknown>;
+        } catch {
+          return sendText(
+            res,
+            400,
+            `Error in call to API function "${name}": HTTP header "Dropbox-API-Arg": could not decode input as JSON`,
+          );
+        }
+        await h(req, res, a, root, args);
+      });
+
+    rpc('users/get_current_account', (_q, res, a) => this.currentAccount(res, a));
+    rpc('users/get_space_usage', (_q, res, a) => this.spaceUsage(res, a));
+    rpc('files/list_folder', (_q, res, a, root, args) => this.listFolder(res, root, args));
+    rpc('files/list_folder/continue', (_q, res, _a, _r, args) => this.listContinue(res, args));
+    rpc('files/get_metadata', (_q, res, _a, root, args) => this.getMetadata(res, root, args));
+    rpc('files/create_folder_v2', (_q, res, _a, root, args) => this.createFolder(res, root, args));
+    rpc('files/delete_v2', (_q, res, _a, root, args) => this.delete(res, root, args));
+    rpc('files/copy_v2', (_q, res, _a, root, args) => this.relocate(res, root, args, true));
+    rpc('files/move_v2', (_q, res, _a, root, args) => this.relocate(res, root, args, false));
+    content('files/download', (req, res, _a, root, args) => this.download(req, res, root, args));
+    content('files/upload', (req, res, a, root, args) => this.upload(req, res, a, root, args));
+    content('files/upload_session/start', (req, res, a, _r, args) => this.sessionStart(req, res, a, args));
+    content('files/upload_session/append_v2', (req, res, a, _r, args) => this.sessionAppend(req, res, a, args));
+    content('files/upload_session/finish', (req, res, a, root, args) => this.sessionFinish(req, res, a, root, args));
+  }
+
+  // ---------- errors ----------
+
+  /** 409 endpoint error: `summary` like "path/not_found/", `error` the union value. */
+  private endpointError(res: ServerResponse, summary: string, error: Record<string, unknown>): void {
+    sendJson(res, 409, { error_summary: `${summary}${summary.endsWith('/') ? '' : '/'}.${randomId(3)}`, error });
+  }
+
+  protected sendRateLimited(_req: EmuRequest, res: ServerResponse, seconds: number, variant?: string): void {
+    const reason = variant === 'too_many_write_operations' ? 'too_many_write_operations' : 'too_many_requests';
+    sendJson(
+      res,
+      429,
+      {
+        error_summary: `${reason}/..`,
+        error: { reason: { '.tag': reason }, retry_after: Math.max(1, Math.ceil(seconds)) },
+      },
+      { 'retry-after': retryAfterHeader(seconds) },
+    );
+  }
+
+  protected sendUnauthorized(_req: EmuRequest, res: ServerResponse, reason: string): void {
+    const tag = reason === 'expired' ? 'expired_access_token' : 'invalid_access_token';
+    sendJson(
+      res,
+      401,
+      { error_summary: `${tag}/`, error: { '.tag': tag } },
+      { 'www-authenticate': `Bearer realm="Dropbox-API"` },
+    );
+  }
+
+  protected sendServerError(_req: EmuRequest, res: ServerResponse, status: number): void {
+    sendText(res, status, 'Internal Server Error');
+  }
+
+  protected sendNoRoute(req: EmuRequest, res: ServerResponse): void {
+    sendText(res, 400, `Unknown API function: "${req.path.replace(/^\/2\//, '')}"`);
+  }
+
+  // ---------- accounts and namespaces ----------
+
+  private newFolderNode(name: string, parent?: DbxNode): DbxNode {
+    const now = Date.now();
+    const node: DbxNode = {
+      id: `id:${randomId(22)}`,
+      name,
+      folder: true,
+      children: new Map(),
+      clientModified: now,
+      serverModified: now,
+      rev: '',
+      ...(parent ? { parent } : {}),
+    };
+    if (parent) parent.children.set(name.toLowerCase(), node);
+    return node;
+  }
+
+  /** A personal account (default) or a team member whose home folder sits inside a team space. */
+  account(user: string, team?: { teamRoot?: string; memberFolder?: string }): Account {
+    let acc = this.accounts.get(user);
+    if (acc) return acc;
+    const accountId = `dbid:${randomId(40)}`;
+    if (team) {
+      let rootNs = team.teamRoot;
+      if (!rootNs || !this.namespaces.has(rootNs)) {
+        rootNs = randomId(10, '0123456789');
+        this.namespaces.set(rootNs, this.newFolderNode(''));
+      }
+      const teamRoot = this.namespaces.get(rootNs)!;
+      const home = this.newFolderNode(team.memberFolder ?? user.split('@')[0] ?? user, teamRoot);
+      const homeNs = randomId(10, '0123456789');
+      this.namespaces.set(homeNs, home);
+      acc = { user, accountId, home: homeNs, root: rootNs, team: true, allocated: 5 * 1024 ** 4 };
+    } else {
+      const ns = randomId(10, '0123456789');
+      this.namespaces.set(ns, this.newFolderNode(''));
+      acc = { user, accountId, home: ns, root: ns, team: false, allocated: 2 * 1024 ** 3 };
+    }
+    this.accounts.set(user, acc);
+    return acc;
+  }
+
+  setAllocation(user: string, bytes: number): void {
+    this.account(user).allocated = bytes;
+  }
+
+  /** Resolves Dropbox-API-Path-Root (home when absent). */
+  private rootFor(req: EmuRequest, res: ServerResponse, a: AuthContext): DbxNode | undefined {
+    const acc = this.account(a.user);
+    const header = req.header('dropbox-api-path-root');
+    let ns = acc.home;
+    if (header) {
+      try {
+        const pr = JSON.parse(header) as { '.tag': string; root?: string; namespace_id?: string };
+        if (pr['.tag'] === 'root') {
+          if (pr.root !== acc.root) {
+            sendJson(res, 422, {
+              error_summary: 'invalid_root/..',
+              error: {
+                '.tag': 'invalid_root',
+                invalid_root: {
+                  '.tag': acc.team ? 'team' : 'user',
+                  root_namespace_id: acc.root,
+                  home_namespace_id: acc.home,
+                },
+              },
+            });
+            return undefined;
+          }
+          ns = acc.root;
+        } else if (pr['.tag'] === 'namespace_id') {
+          if (pr.namespace_id !== acc.root && pr.namespace_id !== acc.home) {
+            sendJson(res, 422, { error_summary: 'no_permission/..', error: { '.tag': 'no_permission' } });
+            return undefined;
+          }
+          ns = pr.namespace_id;
+        }
+      } catch {
+        sendText(
+          res,
+          400,
+          'Error in call to API function: HTTP header "Dropbox-API-Path-Root": could not decode input as JSON',
+        );
+        return undefined;
+      }
+    }
+    return this.namespaces.get(ns);
+  }
+
+  private currentAccount(res: ServerResponse, a: AuthContext): void {
+    const acc = this.account(a.user);
+    const name = a.user.split('@')[0] ?? a.user;
+    sendJson(res, 200, {
+      account_id: acc.accountId,
+      name: {
+        given_name: name,
+        surname: '',
+        familiar_name: name,
+        display_name: name,
+        abbreviated_name: name.slice(0, 2).toUpperCase(),
+      },
+      email: a.user,
+      email_verified: true,
+      disabled: false,
+      locale: 'en',
+      is_paired: false,
+      account_type: { '.tag': acc.team ? 'business' : 'basic' },
+      root_info: acc.team
+        ? {
+            '.tag': 'team',
+            root_namespace_id: acc.root,
+            home_namespace_id: acc.home,
+            home_path: `/${this.namespaces.get(acc.home)!.name}`,
+          }
+        : { '.tag': 'user', root_namespace_id: acc.root, home_namespace_id: acc.home },
+    });
+  }
+
+  private treeBytes(node: DbxNode): number {
+    if (!node.folder) return node.content?.length ?? 0;
+    let n = 0;
+    for (const c of node.children.values()) n += this.treeBytes(c);
+    return n;
+  }
+
+  private spaceUsage(res: ServerResponse, a: AuthContext): void {
+    const acc = this.account(a.user);
+    const used = this.treeBytes(this.namespaces.get(acc.root)!);
+    sendJson(res, 200, {
+      used,
+      allocation: acc.team
+        ? {
+            '.tag': 'team',
+            used,
+            allocated: acc.allocated,
+            user_within_team_space_allocated: 0,
+            user_within_team_space_limit_type: { '.tag': 'off' },
+          }
+        : { '.tag': 'individual', allocated: acc.allocated },
+    });
+  }
+
+  // ---------- paths ----------
+
+  private static splitPath(path: string): string[] | 'malformed' {
+    if (path === '' || path === '/') return [];
+    if (!path.startsWith('/') || path.endsWith('/') || path.includes('//')) return 'malformed';
+    return path.slice(1).split('/');
+  }
+
+  private static badName(name: string): boolean {
+    // eslint-disable-next-line no-control-regex
+    return name === '.' || name === '..' || name.includes('\\') || /[\x00-\x1f\x7f]/.test(name) || name.endsWith(' ');
+  }
+
+  private find(root: DbxNode, path: string): DbxNode | undefined | 'malformed' {
+    const segs = DropboxEmulator.splitPath(path);
+    if (segs === 'malformed') return 'malformed';
+    let cur: DbxNode | undefined = root;
+    for (const seg of segs) {
+      if (!cur?.folder) return undefined;
+      cur = cur.children.get(seg.toLowerCase());
+    }
+    return cur;
+  }
+
+  private pathDisplay(root: DbxNode, node: DbxNode): string {
+    const segs: string[] = [];
+    let cur: DbxNode | undefined = node;
+    while (cur && cur !== root) {
+      segs.unshift(cur.name);
+      cur = cur.parent;
+    }
+    return '/' + segs.join('/');
+  }
+
+  metadata(root: DbxNode, node: DbxNode): Record<string, unknown> {
+    const display = this.pathDisplay(root, node);
+    if (node.folder)
+      return {
+        '.tag': 'folder',
+        name: node.name,
+        id: node.id,
+        path_lower: display.toLowerCase(),
+        path_display: display,
+      };
+    return {
+      '.tag': 'file',
+      name: node.name,
+      id: node.id,
+      client_modified: isoSeconds(node.clientModified),
+      server_modified: isoSeconds(node.serverModified),
+      rev: node.rev,
+      size: node.content?.length ?? 0,
+      path_lower: display.toLowerCase(),
+      path_display: display,
+      is_downloadable: true,
+      content_hash: dropboxContentHash(node.content ?? Buffer.alloc(0)),
+    };
+  }
+
+  /** The parent folder for a new item at `path` (creating missing parents, as Dropbox does). */
+  private parentFor(root: DbxNode, path: string): { parent: DbxNode; name: string } | 'malformed' | 'conflict' {
+    const segs = DropboxEmulator.splitPath(path);
+    if (segs === 'malformed' || segs.length === 0) return 'malformed';
+    const name = segs.pop()!;
+    if (DropboxEmulator.badName(name)) return 'malformed';
+    let cur = root;
+    for (const seg of segs) {
+      if (DropboxEmulator.badName(seg)) return 'malformed';
+      const next = cur.children.get(seg.toLowerCase());
+      if (next && !next.folder) return 'conflict';
+      cur = next ?? this.newFolderNode(seg, cur);
+    }
+    return { parent: cur, name };
+  }
+
+  private uniqueName(parent: DbxNode, name: string): string {
+    if (!parent.children.has(name.toLowerCase())) return name;
+    const dot = name.lastIndexOf('.');
+    const stem = dot > 0 ? name.slice(0, dot) : name;
+    const ext = dot > 0 ? name.slice(dot) : '';
+    for (let n = 1; ; n++) {
+      const candidate = `${stem} (${n})${ext}`;
+      if (!parent.children.has(candidate.toLowerCase())) return candidate;
+    }
+  }
+
+  // ---------- listing ----------
+
+  private listFolder(res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    const path = String(args.path ?? '');
+    const node = this.find(root, path);
+    if (node === 'malformed')
+      return this.endpointError(res, 'path/malformed_path/', { '.tag': 'path', path: { '.tag': 'malformed_path' } });
+    if (!node) return this.endpointError(res, 'path/not_found/', { '.tag': 'path', path: { '.tag': 'not_found' } });
+    if (!node.folder)
+      return this.endpointError(res, 'path/not_folder/', { '.tag': 'path', path: { '.tag': 'not_folder' } });
+    const entries: Record<string, unknown>[] = [];
+    const walk = (dir: DbxNode) => {
+      for (const c of [...dir.children.values()].sort((x, y) => (x.name < y.name ? -1 : 1))) {
+        entries.push(this.metadata(root, c));
+        if (args.recursive === true && c.folder) walk(c);
+      }
+    };
+    if (args.recursive === true && node !== root) entries.push(this.metadata(root, node));
+    walk(node);
+    const limit = Math.min(Math.max(Number(args.limit ?? 500) || 500, 1), 2000);
+    const id = randomId(32);
+    this.cursors.set(id, { entries, offset: 0, limit });
+    this.sendPage(res, id);
+  }
+
+  private sendPage(res: ServerResponse, id: string): void {
+    const c = this.cursors.get(id)!;
+    const page = c.entries.slice(c.offset, c.offset + c.limit);
+    c.offset += page.length;
+    sendJson(res, 200, { entries: page, cursor: `AA${id}`, has_more: c.offset < c.entries.length });
+  }
+
+  private listContinue(res: ServerResponse, args: Record<string, unknown>): void {
+    const id = String(args.cursor ?? '').replace(/^AA/, '');
+    if (!this.cursors.has(id)) return this.endpointError(res, 'reset/', { '.tag': 'reset' });
+    this.sendPage(res, id);
+  }
+
+  private getMetadata(res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    const path = String(args.path ?? '');
+    if (path === '' || path === '/')
+      return sendText(
+        res,
+        400,
+        'Error in call to API function "files/get_metadata": request body: path: The root folder is unsupported.',
+      );
+    const node = this.find(root, path);
+    if (node === 'malformed')
+      return this.endpointError(res, 'path/malformed_path/', { '.tag': 'path', path: { '.tag': 'malformed_path' } });
+    if (!node) return this.endpointError(res, 'path/not_found/', { '.tag': 'path', path: { '.tag': 'not_found' } });
+    sendJson(res, 200, this.metadata(root, node));
+  }
+
+  // ---------- changes ----------
+
+  private createFolder(res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    const target = this.parentFor(root, String(args.path ?? ''));
+    if (target === 'malformed')
+      return this.endpointError(res, 'path/malformed_path/', { '.tag': 'path', path: { '.tag': 'malformed_path' } });
+    if (target === 'conflict')
+      return this.endpointError(res, 'path/conflict/file/', {
+        '.tag': 'path',
+        path: { '.tag': 'conflict', conflict: { '.tag': 'file' } },
+      });
+    const existing = target.parent.children.get(target.name.toLowerCase());
+    let name = target.name;
+    if (existing) {
+      if (args.autorename !== true) {
+        const kind = existing.folder ? 'folder' : 'file';
+        return this.endpointError(res, `path/conflict/${kind}/`, {
+          '.tag': 'path',
+          path: { '.tag': 'conflict', conflict: { '.tag': kind } },
+        });
+      }
+      name = this.uniqueName(target.parent, name);
+    }
+    const node = this.newFolderNode(name, target.parent);
+    sendJson(res, 200, { metadata: this.metadata(root, node) });
+  }
+
+  private delete(res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    const path = String(args.path ?? '');
+    const node = this.find(root, path);
+    if (node === 'malformed')
+      return this.endpointError(res, 'path_lookup/malformed_path/', {
+        '.tag': 'path_lookup',
+        path_lookup: { '.tag': 'malformed_path' },
+      });
+    if (!node || node === root)
+      return this.endpointError(res, 'path_lookup/not_found/', {
+        '.tag': 'path_lookup',
+        path_lookup: { '.tag': 'not_found' },
+      });
+    const meta = this.metadata(root, node);
+    node.parent!.children.delete(node.name.toLowerCase());
+    this.deleted.push({ path: String(meta.path_display), at: Date.now() });
+    sendJson(res, 200, { metadata: meta });
+  }
+
+  private cloneTree(node: DbxNode, parent: DbxNode, name: string): DbxNode {
+    if (node.folder) {
+      const copy = this.newFolderNode(name, parent);
+      for (const c of node.children.values()) this.cloneTree(c, copy, c.name);
+      return copy;
+    }
+    const copy: DbxNode = {
+      ...node,
+      id: `id:${randomId(22)}`,
+      name,
+      parent,
+      children: new Map(),
+      rev: randomId(15, '0123456789abcdef'),
+      serverModified: Date.now(),
+    };
+    parent.children.set(name.toLowerCase(), copy);
+    return copy;
+  }
+
+  private relocate(res: ServerResponse, root: DbxNode, args: Record<string, unknown>, copy: boolean): void {
+    const from = this.find(root, String(args.from_path ?? ''));
+    if (from === 'malformed')
+      return this.endpointError(res, 'from_lookup/malformed_path/', {
+        '.tag': 'from_lookup',
+        from_lookup: { '.tag': 'malformed_path' },
+      });
+    if (!from || from === root)
+      return this.endpointError(res, 'from_lookup/not_found/', {
+        '.tag': 'from_lookup',
+        from_lookup: { '.tag': 'not_found' },
+      });
+    const target = this.parentFor(root, String(args.to_path ?? ''));
+    if (target === 'malformed')
+      return this.endpointError(res, 'to/malformed_path/', { '.tag': 'to', to: { '.tag': 'malformed_path' } });
+    if (target === 'conflict')
+      return this.endpointError(res, 'to/conflict/file/', {
+        '.tag': 'to',
+        to: { '.tag': 'conflict', conflict: { '.tag': 'file' } },
+      });
+    for (let p: DbxNode | undefined = target.parent; p; p = p.parent) {
+      if (p === from)
+        return this.endpointError(res, 'cant_move_folder_into_itself/', { '.tag': 'cant_move_folder_into_itself' });
+    }
+    const existing = target.parent.children.get(target.name.toLowerCase());
+    let name = target.name;
+    if (existing && existing !== from) {
+      if (args.autorename !== true) {
+        const kind = existing.folder ? 'folder' : 'file';
+        return this.endpointError(res, `to/conflict/${kind}/`, {
+          '.tag': 'to',
+          to: { '.tag': 'conflict', conflict: { '.tag': kind } },
+        });
+      }
+      name = this.uniqueName(target.parent, name);
+    }
+    if (copy) {
+      const node = this.cloneTree(from, target.parent, name);
+      return sendJson(res, 200, { metadata: this.metadata(root, node) });
+    }
+    from.parent!.children.delete(from.name.toLowerCase());
+    from.name = name;
+    from.parent = target.parent;
+    target.parent.children.set(name.toLowerCase(), from);
+    sendJson(res, 200, { metadata: this.metadata(root, from) });
+  }
+
+  // ---------- content ----------
+
+  private download(req: EmuRequest, res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    const node = this.find(root, String(args.path ?? ''));
+    if (node === 'malformed')
+      return this.endpointError(res, 'path/malformed_path/', { '.tag': 'path', path: { '.tag': 'malformed_path' } });
+    if (!node) return this.endpointError(res, 'path/not_found/', { '.tag': 'path', path: { '.tag': 'not_found' } });
+    if (node.folder) return this.endpointError(res, 'path/not_file/', { '.tag': 'path', path: { '.tag': 'not_file' } });
+    const result = asciiJson(this.metadata(root, node));
+    sendBytes(req, res, node.content ?? Buffer.alloc(0), { 'dropbox-api-result': result });
+  }
+
+  private writeMode(args: Record<string, unknown>): { mode: string; rev?: string } {
+    const m = args.mode;
+    if (typeof m === 'string') return { mode: m };
+    if (m && typeof m === 'object') {
+      const tag = (m as Record<string, unknown>)['.tag'];
+      return { mode: String(tag), ...(tag === 'update' ? { rev: String((m as Record<string, unknown>).update) } : {}) };
+    }
+    return { mode: 'add' };
+  }
+
+  /** Commits bytes at a path under Dropbox's write modes; answers the file metadata or an error. */
+  private commit(
+    res: ServerResponse,
+    root: DbxNode,
+    user: string,
+    commit: Record<string, unknown>,
+    content: Buffer,
+    contentHash?: unknown,
+  ): void {
+    const wrap = (inner: Record<string, unknown>) => ({ '.tag': 'path', reason: inner });
+    if (typeof contentHash === 'string' && contentHash !== dropboxContentHash(content)) {
+      return this.endpointError(res, 'content_hash_mismatch/', { '.tag': 'content_hash_mismatch' });
+    }
+    const target = this.parentFor(root, String(commit.path ?? ''));
+    if (target === 'malformed')
+      return this.endpointError(res, 'path/malformed_path/', wrap({ '.tag': 'malformed_path' }));
+    if (target === 'conflict')
+      return this.endpointError(res, 'path/conflict/file/', wrap({ '.tag': 'conflict', conflict: { '.tag': 'file' } }));
+    const acc = this.account(user);
+    const existing = target.parent.children.get(target.name.toLowerCase());
+    if (
+      this.treeBytes(this.namespaces.get(acc.root)!) + content.length - (existing?.content?.length ?? 0) >
+      acc.allocated
+    ) {
+      return this.endpointError(res, 'path/insufficient_space/', wrap({ '.tag': 'insufficient_space' }));
+    }
+    const { mode, rev } = this.writeMode(commit);
+    const clientModified = typeof commit.client_modified === 'string' ? Date.parse(commit.client_modified) : Date.now();
+    let name = target.name;
+    if (existing) {
+      if (existing.folder)
+        return this.endpointError(
+          res,
+          'path/conflict/folder/',
+          wrap({ '.tag': 'conflict', conflict: { '.tag': 'folder' } }),
+        );
+      const same = existing.content?.equals(content) ?? false;
+      const replace = mode === 'overwrite' || (mode === 'update' && rev === existing.rev);
+      if (!replace && !same) {
+        if (commit.autorename !== true)
+          return this.endpointError(
+            res,
+            'path/conflict/file/',
+            wrap({ '.tag': 'conflict', conflict: { '.tag': 'file' } }),
+          );
+        name = this.uniqueName(target.parent, name);
+      } else {
+        existing.content = content;
+        existing.clientModified = Number.isFinite(clientModified) ? clientModified : Date.now();
+        existing.serverModified = Date.now();
+        existing.rev = randomId(15, '0123456789abcdef');
+        return sendJson(res, 200, this.metadata(root, existing));
+      }
+    }
+    const node: DbxNode = {
+      id: `id:${randomId(22)}`,
+      name,
+      parent: target.parent,
+      folder: false,
+      children: new Map(),
+      content,
+      clientModified: Number.isFinite(clientModified) ? clientModified : Date.now(),
+      serverModified: Date.now(),
+      rev: randomId(15, '0123456789abcdef'),
+    };
+    target.parent.children.set(name.toLowerCase(), node);
+    sendJson(res, 200, this.metadata(root, node));
+  }
+
+  private async upload(
+    req: EmuRequest,
+    res: ServerResponse,
+    a: AuthContext,
+    root: DbxNode,
+    args: Record<string, unknown>,
+  ): Promise<void> {
+    const body = await req.body();
+    if (body.length > UPLOAD_LIMIT)
+      return this.endpointError(res, 'payload_too_large/', { '.tag': 'payload_too_large' });
+    this.commit(res, root, a.user, args, body, args.content_hash);
+  }
+
+  private async sessionStart(
+    req: EmuRequest,
+    res: ServerResponse,
+    a: AuthContext,
+    args: Record<string, unknown>,
+  ): Promise<void> {
+    const body = await req.body();
+    const type = (args.session_type as { '.tag'?: string } | undefined)?.['.tag'] ?? 'sequential';
+    const concurrent = type === 'concurrent';
+    if (concurrent && body.length > 0)
+      return this.endpointError(res, 'concurrent_session_data_not_allowed/', {
+        '.tag': 'concurrent_session_data_not_allowed',
+      });
+    const id = `pid_upload_session:${randomId(40)}`;
+    const s: Session = { id, user: a.user, concurrent, closed: args.close === true, pieces: new Map(), length: 0 };
+    if (body.length) {
+      s.pieces.set(0, body);
+      s.length = body.length;
+    }
+    this.sessions.set(id, s);
+    sendJson(res, 200, { session_id: id });
+  }
+
+  private lookupError(res: ServerResponse, tag: string, extra: Record<string, unknown> = {}): void {
+    this.endpointError(res, `${tag}/`, { '.tag': tag, ...extra });
+  }
+
+  private async sessionAppend(
+    req: EmuRequest,
+    res: ServerResponse,
+    a: AuthContext,
+    args: Record<string, unknown>,
+  ): Promise<void> {
+    const body = await req.body();
+    const cursor = (args.cursor ?? {}) as { session_id?: string; offset?: number };
+    const s = this.sessions.get(String(cursor.session_id ?? ''));
+    if (!s || s.user !== a.user) return this.lookupError(res, 'not_found');
+    if (s.closed) return this.lookupError(res, 'closed');
+    if (body.length > UPLOAD_LIMIT) return this.lookupError(res, 'payload_too_large');
+    const offset = Number(cursor.offset ?? -1);
+    this.appendCalls++;
+    if (s.concurrent) {
+      if (offset % BLOCK !== 0) return this.lookupError(res, 'concurrent_session_invalid_offset');
+      if (args.close !== true && body.length % BLOCK !== 0)
+        return this.lookupError(res, 'concurrent_session_invalid_data_size');
+      if (s.pieces.has(offset)) return this.lookupError(res, 'incorrect_offset', { correct_offset: s.length });
+      s.pieces.set(offset, body);
+      s.length = Math.max(s.length, offset + body.length);
+    } else {
+      if (offset !== s.length) return this.lookupError(res, 'incorrect_offset', { correct_offset: s.length });
+      s.pieces.set(offset, body);
+      s.length += body.length;
+    }
+    if (args.close === true) s.closed = true;
+    sendText(res, 200, 'null', {}, 'application/json');
+  }
+
+  /** The session's bytes in order, or undefined when pieces are missing. */
+  private assemble(s: Session): Buffer | undefined {
+    const offsets = [...s.pieces.keys()].sort((x, y) => x - y);
+    let pos = 0;
+    const parts: Buffer[] = [];
+    for (const off of offsets) {
+      if (off !== pos) return undefined;
+      const piece = s.pieces.get(off)!;
+      parts.push(piece);
+      pos += piece.length;
+    }
+    return Buffer.concat(parts, pos);
+  }
+
+  private async sessionFinish(
+    req: EmuRequest,
+    res: ServerResponse,
+    a: AuthContext,
+    root: DbxNode,
+    args: Record<string, unknown>,
+  ): Promise<void> {
+    const body = await req.body();
+    const cursor = (args.cursor ?? {}) as { session_id?: string; offset?: number };
+    const s = this.sessions.get(String(cursor.session_id ?? ''));
+    if (!s || s.user !== a.user)
+      return this.endpointError(res, 'lookup_failed/not_found/', {
+        '.tag': 'lookup_failed',
+        lookup_failed: { '.tag': 'not_found' },
+      });
+    if (s.concurrent) {
+      if (body.length)
+        return this.endpointError(res, 'concurrent_session_data_not_allowed/', {
+          '.tag': 'concurrent_session_data_not_allowed',
+        });
+      if (!s.closed)
+        return this.endpointError(res, 'concurrent_session_not_closed/', { '.tag': 'concurrent_session_not_closed' });
+    } else if (body.length) {
+      if (Number(cursor.offset) !== s.length) {
+        return this.endpointError(res, 'lookup_failed/incorrect_offset/', {
+          '.tag': 'lookup_failed',
+          lookup_failed: { '.tag': 'incorrect_offset', correct_offset: s.length },
+        });
+      }
+      s.pieces.set(s.length, body);
+      s.length += body.length;
+    }
+    const content = this.assemble(s);
+    if (!content)
+      return this.endpointError(res, 'concurrent_session_missing_data/', { '.tag': 'concurrent_session_missing_data' });
+    if (Number(cursor.offset) !== content.length) {
+      return this.endpointError(res, 'lookup_failed/incorrect_offset/', {
+        '.tag': 'lookup_failed',
+        lookup_failed: { '.tag': 'incorrect_offset', correct_offset: content.length },
+      });
+    }
+    this.sessions.delete(s.id);
+    this.commit(res, root, a.user, (args.commit ?? {}) as Record<string, unknown>, content, args.content_hash);
+  }
+
+  /** Upload sessions not yet finished. */
+  openSessions(): number {
+    return this.sessions.size;
+  }
+
+  /** Adds a file or folder (test setup), in the user's home namespace. */
+  seed(user: string, path: string, content?: Buffer): void {
+    const root = this.namespaces.get(this.account(user).home)!;
+    const segs = path.split('/').filter(Boolean);
+    let cur = root;
+    segs.forEach((seg, i) => {
+      const last = i === segs.length - 1;
+      const existing = cur.children.get(seg.toLowerCase());
+      if (last && content) {
+        const node: DbxNode = {
+          id: `id:${randomId(22)}`,
+          name: seg,
+          parent: cur,
+          folder: false,
+          children: new Map(),
+          content,
+          clientModified: Date.now(),
+          serverModified: Date.now(),
+          rev: randomId(15, '0123456789abcdef'),
+        };
+        cur.children.set(seg.toLowerCase(), node);
+      } else {
+        cur = existing ?? this.newFolderNode(seg, cur);
+      }
+    });
+  }
+}
+
+/** Dropbox timestamps: seconds precision, "Z". */
+function isoSeconds(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** JSON with every non-ASCII character escaped, as HTTP headers need. */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'),
+  );
+}
