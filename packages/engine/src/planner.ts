@@ -116,6 +116,7 @@ class Planner {
   readonly keepSkipped: boolean;
   readonly key: (name: string) => string;
   readonly lists: Semaphore;
+  readonly stats = new Semaphore(16);
   readonly pairs: PlanPair[] = [];
   readonly items: PlanItem[] = [];
   readonly summary = emptySummary();
@@ -260,6 +261,33 @@ class Planner {
     }
   }
 
+  /**
+   * An entry with its exact modification time. Some services list a server time and keep the time
+   * given on write elsewhere (S3 metadata): where a decision turns on a time alone, ask the file itself.
+   */
+  async precise(side: Side, e: Entry): Promise<Entry> {
+    const p = side === 'source' ? this.req.source : this.req.target;
+    if (!p.features.setModTime) return e;
+    await this.stats.acquire();
+    try {
+      const st = await p.stat(e.path, { signal: this.req.signal });
+      return { ...e, modTime: st.modTime ?? e.modTime, hashes: st.hashes ?? e.hashes };
+    } catch {
+      return e;
+    } finally {
+      this.stats.release();
+    }
+  }
+
+  /** sameName, asking for exact times when the decision depends on a time alone. */
+  async sameNameExact(s: Entry, t: Entry): Promise<{ action: PlanAction; reason: PlanReason }> {
+    const d = this.sameName(s, t);
+    const timeOnly = s.size === t.size && sameHashes(s.hashes, t.hashes) === undefined;
+    if (!(d.reason === 'newer' || (d.reason === 'differs' && timeOnly))) return d;
+    const [ps, pt] = await Promise.all([this.precise('source', s), this.precise('target', t)]);
+    return this.sameName(ps, pt);
+  }
+
   /** Mirror: whether the target file differs from the source (size, shared hash, or mod time where kept). */
   differs(s: Entry, t: Entry): boolean {
     if (s.size !== t.size) return true;
@@ -297,6 +325,7 @@ class Planner {
     const T = keyed(tEntries, (e) => e.name, this.key);
     const local: PlanItem[] = [];
     const subdirs: Promise<boolean>[] = [];
+    const decisions: Promise<void>[] = [];
     let writes = false;
     let i = 0;
     let j = 0;
@@ -362,21 +391,25 @@ class Planner {
         } else if (se.kind === 'dir') {
           subdirs.push(this.walkOneWay(pairIdx, childRel(rel, te.name), true));
         } else {
-          const d = this.sameName(se, te);
-          // Keep the target's spelling of the name (case-insensitive targets).
-          const tr = childRel(rel, te.name);
-          this.emit(local, {
-            action: d.action,
-            kind: 'file',
-            pair: pairIdx,
-            rel: tr,
-            side: 'target',
-            reason: d.reason,
-            size: se.size,
-            source: fingerprintOf(se),
-            target: fingerprintOf(te),
-          });
-          if (d.action === 'update') writes = true;
+          const s0 = se;
+          const t0 = te;
+          decisions.push(
+            this.sameNameExact(s0, t0).then((d) => {
+              // Keep the target's spelling of the name (case-insensitive targets).
+              this.emit(local, {
+                action: d.action,
+                kind: 'file',
+                pair: pairIdx,
+                rel: childRel(rel, t0.name),
+                side: 'target',
+                reason: d.reason,
+                size: s0.size,
+                source: fingerprintOf(s0),
+                target: fingerprintOf(t0),
+              });
+              if (d.action === 'update') writes = true;
+            }),
+          );
         }
       } else if (te && !se && this.mode === 'mirror') {
         if (te.kind === 'file') {
@@ -395,6 +428,7 @@ class Planner {
         }
       }
     }
+    await Promise.all(decisions);
     this.flushInto(local);
     const below = await Promise.all(subdirs);
     if (below.some(Boolean)) writes = true;
@@ -480,6 +514,21 @@ class Planner {
     return mtimeDiffers(e.modTime?.getTime(), rec.mtime) ?? false;
   }
 
+  /** changedSince, asking the file for its exact time when only the listed time differs. */
+  async changedSinceExact(side: Side, e: Entry, rec: Fingerprint | undefined): Promise<boolean> {
+    if (!this.changedSince(e, rec)) return false;
+    if (!rec || e.size !== rec.size || sameHashes(e.hashes, rec.hashes) !== undefined) return true;
+    return this.changedSince(await this.precise(side, e), rec);
+  }
+
+  /** sameFile, asking both files for their exact times when only the listed times differ. */
+  async sameFileExact(a: Entry, b: Entry): Promise<boolean> {
+    if (this.sameFile(a, b)) return true;
+    if (a.size !== b.size || sameHashes(a.hashes, b.hashes) !== undefined) return false;
+    const [pa, pb] = await Promise.all([this.precise('source', a), this.precise('target', b)]);
+    return this.sameFile(pa, pb);
+  }
+
   /** Whether the two sides' files are the same content, as far as can be told without reading them. */
   sameFile(a: Entry, b: Entry): boolean {
     if (a.size !== b.size) return false;
@@ -516,6 +565,47 @@ class Planner {
     return plan;
   }
 
+  /** Emits the item for a file on both sides, once its changes are known. */
+  bothSides(
+    sink: PlanItem[],
+    writesTo: Record<Side, boolean>,
+    names: Set<string>,
+    fileItem: (action: PlanAction, side: Side, reason: PlanReason, r: string, a?: Entry, b?: Entry) => PlanItem,
+    r: string,
+    a: Entry,
+    b: Entry,
+    pf: TwoWayRecord | undefined,
+    ca: boolean,
+    cb: boolean,
+    same: boolean,
+  ): void {
+    if (pf && !ca && !cb) this.emit(sink, fileItem('skip', 'target', 'unchanged', r, a, b));
+    else if (pf && ca && !cb) {
+      this.emit(sink, fileItem('update', 'target', 'changed', r, a, b));
+      writesTo.target = true;
+    } else if (pf && !ca && cb) {
+      this.emit(sink, fileItem('update', 'source', 'changed', r, a, b));
+      writesTo.source = true;
+    } else if (same) {
+      this.emit(sink, fileItem('skip', 'target', 'unchanged', r, a, b));
+    } else {
+      const c = this.conflict(a, b, names);
+      const item = fileItem(
+        'conflict',
+        c.winner === 'source' ? 'target' : 'source',
+        pf ? 'both_changed' : 'both_new',
+        r,
+        a,
+        b,
+      );
+      item.conflict = c;
+      item.size = c.resolution === 'keep_both' ? a.size + b.size : c.winner === 'source' ? a.size : b.size;
+      this.emit(sink, item);
+      writesTo.source = true;
+      writesTo.target = true;
+    }
+  }
+
   /**
    * Walks one folder of a two-way sync: the source (A), the target (B) and the previous state (P).
    * Items go to `sink`. Returns whether anything is written below (for mkdir of missing folders).
@@ -547,6 +637,7 @@ class Planner {
     const names = new Set<string>([...A.map((x) => x.key), ...B.map((x) => x.key)]);
 
     const subs: Promise<{ writesTo: Record<Side, boolean> }>[] = [];
+    const fileTasks: Promise<void>[] = [];
     const fileItem = (
       action: PlanAction,
       side: Side,
@@ -611,33 +702,31 @@ class Planner {
           continue;
         }
         const pf = prev?.kind === 'file' ? prev : undefined;
-        const ca = pf ? this.changedSince(a, pf.source) : true;
-        const cb = pf ? this.changedSince(b, pf.target) : true;
-        if (pf && !ca && !cb) this.emit(sink, fileItem('skip', 'target', 'unchanged', r, a, b));
-        else if (pf && ca && !cb) {
-          this.emit(sink, fileItem('update', 'target', 'changed', r, a, b));
-          writesTo.target = true;
-        } else if (pf && !ca && cb) {
-          this.emit(sink, fileItem('update', 'source', 'changed', r, a, b));
-          writesTo.source = true;
-        } else if (this.sameFile(a, b)) {
-          this.emit(sink, fileItem('skip', 'target', 'unchanged', r, a, b));
-        } else {
-          const c = this.conflict(a, b, names);
-          const item = fileItem(
-            'conflict',
-            c.winner === 'source' ? 'target' : 'source',
-            pf ? 'both_changed' : 'both_new',
-            r,
-            a,
-            b,
-          );
-          item.conflict = c;
-          item.size = c.resolution === 'keep_both' ? a.size + b.size : c.winner === 'source' ? a.size : b.size;
-          this.emit(sink, item);
-          writesTo.source = true;
-          writesTo.target = true;
-        }
+        const fa = a;
+        const fb = b;
+        fileTasks.push(
+          (async () => {
+            const [ca, cb] = pf
+              ? await Promise.all([
+                  this.changedSinceExact('source', fa, pf.source),
+                  this.changedSinceExact('target', fb, pf.target),
+                ])
+              : [true, true];
+            this.bothSides(
+              sink,
+              writesTo,
+              names,
+              fileItem,
+              r,
+              fa,
+              fb,
+              pf,
+              ca,
+              cb,
+              await (pf && (!ca || !cb) ? Promise.resolve(false) : this.sameFileExact(fa, fb)),
+            );
+          })(),
+        );
         continue;
       }
       // Present on one side only.
@@ -646,15 +735,21 @@ class Planner {
       const e = (a ?? b) as Entry;
       const prevMatch = prev && prev.kind === e.kind ? prev : undefined;
       if (e.kind === 'file') {
-        if (!prevMatch || !this.hasState) {
-          this.emit(sink, fileItem('copy', other, 'new', r, a, b));
-          writesTo[other] = true;
-        } else if (this.changedSince(e, side === 'source' ? prevMatch.source : prevMatch.target)) {
-          this.emit(sink, fileItem('copy', other, 'changed_vs_deleted', r, a, b));
-          writesTo[other] = true;
-        } else {
-          this.emit(sink, fileItem('delete', side, 'deleted_on_other_side', r, a, b));
-        }
+        const fa = a;
+        const fb = b;
+        fileTasks.push(
+          (async () => {
+            if (!prevMatch || !this.hasState) {
+              this.emit(sink, fileItem('copy', other, 'new', r, fa, fb));
+              writesTo[other] = true;
+            } else if (await this.changedSinceExact(side, e, side === 'source' ? prevMatch.source : prevMatch.target)) {
+              this.emit(sink, fileItem('copy', other, 'changed_vs_deleted', r, fa, fb));
+              writesTo[other] = true;
+            } else {
+              this.emit(sink, fileItem('delete', side, 'deleted_on_other_side', r, fa, fb));
+            }
+          })(),
+        );
         continue;
       }
       // A folder on one side only.
@@ -692,6 +787,7 @@ class Planner {
         }),
       );
     }
+    await Promise.all(fileTasks);
     const below = await Promise.all(subs);
     for (const w of below) {
       if (w.writesTo.source) writesTo.source = true;

@@ -273,6 +273,8 @@ export interface MemoryProviderOptions {
   faults?: MemoryFaults;
   chunkSize?: number;
   chunkConcurrency?: number;
+  /** Paths (and everything below them) refused with `permission`. */
+  forbidden?: string[];
 }
 
 const DEFAULT_FEATURES: Features = {
@@ -335,6 +337,11 @@ export class MemoryProvider implements Provider {
   private async enter(op: MemoryOp, path: string, signal?: AbortSignal): Promise<void> {
     this.ops.set(op, (this.ops.get(op) ?? 0) + 1);
     if (signal?.aborted) throw canceled();
+    if (path.split('/').some((seg) => seg === '..' || seg === '.'))
+      throw new ProviderError('invalid_name', `bad path: ${path}`);
+    for (const f of this.opts.forbidden ?? []) {
+      if (path === f || path.startsWith(f + '/')) throw new ProviderError('permission', `permission denied: ${path}`);
+    }
     if (this.opts.latencyMs) await sleep(this.opts.latencyMs);
     const err = this.faults.before?.(op, path);
     if (err) throw err;
