@@ -51,7 +51,7 @@ async function framed(parentOrigin: string, src: string): Promise<Page> {
   return page;
 }
 
-const received = (page: Page) => page.evaluate(() => (window as unknown as { received: Received[] }).received);
+const received = (page: Page) => page.evaluate(() => (globalThis as unknown as { received: Received[] }).received);
 
 beforeAll(async () => {
   client = parentPage();
