@@ -2,12 +2,17 @@ import type { Readable } from 'node:stream';
 import { canceled } from './api/errors.ts';
 import type { ChunkWriter } from './api/types.ts';
 
-/** Reads a byte stream in pieces of an exact size (the last may be shorter). */
+/**
+ * Reads a byte stream in pieces of an exact size (the last may be shorter), copying into buffers
+ * it recycles: give a chunk back with `release` once nothing refers to it any more, and memory
+ * stays at the chunks in flight instead of growing with garbage waiting for the collector.
+ */
 export class ChunkReader {
   private readonly it: AsyncIterator<unknown>;
-  private pending: Buffer[] = [];
-  private pendingLen = 0;
+  private leftover: Buffer | undefined;
   private ended = false;
+  private readonly free: Buffer[] = [];
+  private poolSize = 0;
   /** Bytes handed out so far. */
   bytesRead = 0;
 
@@ -15,31 +20,48 @@ export class ChunkReader {
     this.it = stream[Symbol.asyncIterator]();
   }
 
+  private alloc(size: number): Buffer {
+    if (size !== this.poolSize) {
+      this.poolSize = size;
+      this.free.length = 0;
+    }
+    return this.free.pop() ?? Buffer.allocUnsafeSlow(size);
+  }
+
+  /** Hands a full chunk back for reuse; the caller must not touch it afterwards. */
+  release(chunk: Buffer): void {
+    if (chunk.length === this.poolSize && chunk.byteOffset === 0 && this.free.length < 16) this.free.push(chunk);
+  }
+
   /** The next `size` bytes, fewer at the end, or null once the stream is exhausted. */
   async read(size: number, signal?: AbortSignal): Promise<Buffer | null> {
-    while (this.pendingLen < size && !this.ended) {
-      if (signal?.aborted) throw canceled();
-      const r = await this.it.next();
-      if (r.done) {
-        this.ended = true;
-        break;
+    let target: Buffer | undefined;
+    let filled = 0;
+    while (filled < size) {
+      if (!this.leftover) {
+        if (this.ended) break;
+        if (signal?.aborted) throw canceled();
+        const r = await this.it.next();
+        if (r.done) {
+          this.ended = true;
+          break;
+        }
+        const v = r.value;
+        const b = Buffer.isBuffer(v) ? v : typeof v === 'string' ? Buffer.from(v) : Buffer.from(v as Uint8Array);
+        if (b.length === 0) continue;
+        this.leftover = b;
       }
-      const v = r.value;
-      const b = Buffer.isBuffer(v) ? v : typeof v === 'string' ? Buffer.from(v) : Buffer.from(v as Uint8Array);
-      if (b.length === 0) continue;
-      this.pending.push(b);
-      this.pendingLen += b.length;
+      const piece = this.leftover;
+      const n = Math.min(piece.length, size - filled);
+      target ??= this.alloc(size);
+      piece.copy(target, filled, 0, n);
+      filled += n;
+      this.leftover = n < piece.length ? piece.subarray(n) : undefined;
     }
-    if (this.pendingLen === 0) return null;
-    const all = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, this.pendingLen);
-    const take = Math.min(size, all.length);
-    const out = all.subarray(0, take);
-    // Copy the small remainder so the big chunk can be freed once its upload is done.
-    const rest = all.length > take ? Buffer.from(all.subarray(take)) : undefined;
-    this.pending = rest ? [rest] : [];
-    this.pendingLen = rest ? rest.length : 0;
-    this.bytesRead += out.length;
-    return out;
+    if (signal?.aborted) throw canceled();
+    if (!target || filled === 0) return null;
+    this.bytesRead += filled;
+    return filled === size ? target : target.subarray(0, filled);
   }
 
   /** Stops the underlying stream early. */
@@ -76,6 +98,8 @@ export async function writeStreamChunked(
       .then(() => {
         sent += data.length;
         opts.onProgress?.(sent);
+        // The writer holds no reference once writeChunk has resolved (ChunkWriter contract).
+        reader.release(data);
       })
       .catch((err: unknown) => {
         failure ??= err;

@@ -65,6 +65,7 @@ export interface About {
  * Parallel multipart upload of one large file: chunks of `chunkSize` bytes (the last may be
  * shorter) written in any order, `concurrency` at a time, then closed to publish the file.
  * Nothing is visible at the path until `close` succeeds; `abort` discards every chunk.
+ * A writer keeps no reference to a chunk's buffer once `writeChunk` has resolved (callers reuse it).
  */
 export interface ChunkWriter {
   readonly chunkSize: number;

@@ -1,17 +1,11 @@
 import { registerKind } from '../../api/registry.ts';
-import { S3_KINDS, openS3 } from './s3.ts';
+import { S3_KINDS } from './kinds.ts';
 
-export {
-  S3Provider,
-  S3_KINDS,
-  S3_MIN_PART,
-  openS3,
-  s3ConfigFrom,
-  type S3Config,
-  type S3Kind,
-  type S3Options,
-  type ChecksumMode,
-} from './s3.ts';
+export { S3_KINDS, type S3Kind } from './kinds.ts';
 export { s3Error } from './errors.ts';
+export type { S3Config, S3Options, ChecksumMode, S3Provider } from './s3.ts';
 
-for (const kind of S3_KINDS) registerKind(kind, (credentials, ctx) => openS3(kind, credentials, ctx));
+// The AWS SDK weighs ~30 MB of memory: it is loaded when the first S3 account is opened.
+for (const kind of S3_KINDS) {
+  registerKind(kind, async (credentials, ctx) => (await import('./s3.ts')).openS3(kind, credentials, ctx));
+}

@@ -39,9 +39,9 @@ import { ENCODINGS, NameEncoder } from '../../encoding.ts';
 import { pacerFor, type Pacer } from '../../pacer.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { s3Error } from './errors.ts';
+import type { S3Kind } from './kinds.ts';
 
-export const S3_KINDS = ['amazon_s3', 'wasabi', 'backblaze_b2', 's3_compatible'] as const;
-export type S3Kind = (typeof S3_KINDS)[number];
+export { S3_KINDS, type S3Kind } from './kinds.ts';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -215,7 +215,8 @@ export class S3Provider implements Provider {
   constructor(config: S3Config, ctx: ProviderContext = {}) {
     this.kind = config.kind;
     this.config = config;
-    this.chunkSize = Math.max(S3_MIN_PART, config.chunkSize ?? 8 * MiB);
+    // rclone's defaults: 5 MiB parts, 4 at once (unknown sizes then reach 48 GiB in 10,000 parts).
+    this.chunkSize = Math.max(S3_MIN_PART, config.chunkSize ?? 5 * MiB);
     this.concurrency = Math.max(1, config.concurrency ?? 4);
     this.accountKey = `${config.kind}:${config.endpoint ?? 'aws'}:${config.region}:${config.bucket}:${config.accessKeyId}`;
     this.pacer = pacerFor(this.accountKey, { rateLimitPerSecond: ctx.rateLimitPerSecond });
@@ -676,7 +677,7 @@ export class S3Provider implements Provider {
         if (index < 0 || index >= MAX_PARTS) throw new ProviderError('not_supported', `too many parts for ${p}`);
         if (single) {
           if (index !== 0) throw new ProviderError('corrupted', `chunk ${index} beyond the size of ${p}`);
-          singleData = data;
+          singleData = Buffer.from(data); // the caller may reuse `data` once this resolves
           return;
         }
         const id = await ensureUpload();

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export interface Measured {
+  /** Wall-clock milliseconds from spawn to exit. */
+  ms: number;
+  /** Peak resident memory in bytes (the kernel's VmHWM, sampled until exit). */
+  peakRss: number;
+  stdout: string;
+}
+
+function vmHwm(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /VmHWM:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined; // exited
+  }
+}
+
+/**
+ * Runs a program to completion, sampling its peak RSS (VmHWM only grows, so the last sample
+ * before exit is the peak up to 20 ms before the end).
+ */
+export function runMeasured(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
+    // A variable given as undefined is removed from the child's environment.
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
+    const child = spawn(cmd, args, { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let peak = 0;
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setInterval(() => {
+      const v = child.pid ? vmHwm(child.pid) : undefined;
+      if (v !== undefined) peak = Math.max(peak, v);
+    }, 20);
+    child.on('error', (err) => {
+      clearInterval(timer);
+      reject(err);
+    });
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      const ms = performance.now() - started;
+      if (code !== 0) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${stderr.slice(-4000)}`));
+      else resolve({ ms, peakRss: peak, stdout });
+    });
+  });
+}
+
+export const MB = 1000 * 1000;
+export const MiB = 1024 * 1024;
+
+export function mbPerSec(bytes: number, ms: number): number {
+  return bytes / MB / (ms / 1000);
+}
+
+/** Prints rows as an aligned text table (and returns it, for the README). */
+export function table(headers: string[], rows: (string | number)[][]): string {
+  const cells = [headers, ...rows.map((r) => r.map((c) => String(c)))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => '| ' + r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ') + ' |';
+  const sep = '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|';
+  return [line(cells[0] as string[]), sep, ...cells.slice(1).map(line)].join('\n');
+}
