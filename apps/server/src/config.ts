@@ -23,6 +23,10 @@ const envSchema = z.object({
   SKYFERRY_LOCAL_ROOTS: z.string().optional(),
   SKYFERRY_WEB_DIST: z.string().optional(),
   SKYFERRY_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  SKYFERRY_TASKS_PER_USER: z.coerce.number().int().min(1).max(64).default(2),
+  SKYFERRY_TASKS_MAX: z.coerce.number().int().min(0).max(10_000).default(0),
+  SKYFERRY_TASK_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
+  SKYFERRY_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,50}$/).default('skyferry'),
   SKYFERRY_SERVICE_NOTICE: z.string().optional(),
   SKYFERRY_SERVICE_NOTICE_DATE: z.string().max(100).optional(),
   SKYFERRY_SERVICE_NOTICE_URL: z.string().url().optional(),
@@ -57,6 +61,14 @@ export interface Config {
   localRoots: string[];
   webDist: string;
   workers: number;
+  /** Task runs of one user at once, across every worker. */
+  tasksPerUser: number;
+  /** Task runs at once across every worker; 0: no limit beyond each worker's own. */
+  tasksMax: number;
+  /** How long a task's lease lasts without a heartbeat before another worker resumes it. */
+  taskLeaseMs: number;
+  /** Prefix of Skyferry's keys in Redis. */
+  redisPrefix: string;
   serviceNotice: string | undefined;
   serviceNoticeDate: string | undefined;
   serviceNoticeUrl: string | undefined;
@@ -187,6 +199,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     localRoots,
     webDist,
     workers: e.SKYFERRY_WORKERS,
+    tasksPerUser: e.SKYFERRY_TASKS_PER_USER,
+    tasksMax: e.SKYFERRY_TASKS_MAX,
+    taskLeaseMs: e.SKYFERRY_TASK_LEASE_MS,
+    redisPrefix: e.SKYFERRY_REDIS_PREFIX,
     serviceNotice: e.SKYFERRY_SERVICE_NOTICE,
     serviceNoticeDate: e.SKYFERRY_SERVICE_NOTICE_DATE,
     serviceNoticeUrl: e.SKYFERRY_SERVICE_NOTICE_URL,

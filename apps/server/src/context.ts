@@ -13,6 +13,8 @@ import { CloudsService } from './services/clouds.ts';
 import { SecretBox } from './services/crypto.ts';
 import { TokenService } from './services/tokens.ts';
 import { UsersService } from './services/users.ts';
+import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
+import type { TasksService } from './services/tasks/index.ts';
 
 /**
  * What the API and worker processes are built from: configuration, the database and the services
@@ -32,6 +34,10 @@ export interface AppContext {
   readonly users: UsersService;
   /** The clouds registry and connected clouds (open, markExpired, touch). */
   readonly clouds: CloudsService;
+  /** Server tasks: create, list, run, retry, cancel, schedule (services/tasks). */
+  readonly tasks: TasksService;
+  /** The task queue, progress store, scheduler and in-process workers. */
+  readonly taskSystem: TaskSystem;
   /** Throws when the process cannot serve (database unreachable). */
   health(): Promise<void>;
   close(): Promise<void>;
@@ -78,6 +84,10 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const housekeepingTimer = setInterval(() => void housekeeping(), 60 * 60_000);
   housekeepingTimer.unref();
   closers.push(async () => clearInterval(housekeepingTimer));
+  // Tasks: the queue, the scheduler, and workers in this process when SKYFERRY_WORKERS > 0.
+  const taskSystem = createTaskSystem({ config, db, log, clouds, users });
+  closers.push(() => taskSystem.close());
+  if (config.workers > 0) await taskSystem.startWorkers(config.workers);
   return {
     config,
     db,
@@ -87,6 +97,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     accounts,
     users,
     clouds,
+    tasks: taskSystem.tasks,
+    taskSystem,
     async health() {
       await sql`select 1`.execute(db.kysely);
     },

@@ -131,4 +131,44 @@ export class TasksRepository {
     const res = await q.executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
+
+  // --- failed files of the last run -----------------------------------------------------------
+
+  /** Replaces the task's failed files with `files` (in order). */
+  async replaceFailedFiles(taskId: string, files: readonly FailedFileRow[]): Promise<void> {
+    await this.db.deleteFrom('task_failed_files').where('task_id', '=', taskId).execute();
+    for (let i = 0; i < files.length; i += 200) {
+      const batch = files.slice(i, i + 200).map((f, j) => ({ ...f, task_id: taskId, seq: i + j }));
+      await this.db.insertInto('task_failed_files').values(batch).execute();
+    }
+  }
+
+  async failedFiles(taskId: string, limit = Number.MAX_SAFE_INTEGER): Promise<FailedFileRow[]> {
+    return this.db
+      .selectFrom('task_failed_files')
+      .select(['name', 'parent', 'token_id', 'reason', 'message', 'item'])
+      .where('task_id', '=', taskId)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  }
+
+  async countFailedFiles(taskId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('task_failed_files')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('task_id', '=', taskId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
+
+export interface FailedFileRow {
+  name: string;
+  parent: string;
+  token_id: string | null;
+  reason: string;
+  message: string;
+  /** The engine's FailedItem, JSON (what a retry needs). */
+  item: string;
 }

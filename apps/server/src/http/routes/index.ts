@@ -7,6 +7,7 @@ import cloudRoutes from './clouds.ts';
 import initRoutes from './init.ts';
 import systemCloudRoutes from './system-clouds.ts';
 import userRoutes from './users.ts';
+import taskRoutes from './tasks.ts';
 
 /** Every route module, each a thin layer over services. Add yours here. */
 export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
@@ -17,4 +18,5 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   userRoutes,
   systemCloudRoutes,
   cloudRoutes,
+  taskRoutes,
 ];

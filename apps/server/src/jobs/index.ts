@@ -1,0 +1,106 @@
+import { Redis } from 'ioredis';
+import type { Db } from '@skyferry/db';
+import { BullJobQueue, DatabaseJobQueue } from '@skyferry/queue';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { DatabaseProgressStore, RedisProgressStore, type ProgressStore } from '../repositories/task-progress.ts';
+import { TasksRepository } from '../repositories/tasks.ts';
+import type { CloudsService } from '../services/clouds.ts';
+import { createMailer } from '../services/mail/index.ts';
+import { Scheduler } from '../services/scheduler/scheduler.ts';
+import { TaskRunner, TasksService, type TaskJob, type TaskQueue } from '../services/tasks/index.ts';
+import type { UsersService } from '../services/users.ts';
+
+/** The queue every process shares for task runs. */
+export const TASK_QUEUE = 'tasks';
+
+export interface TaskSystem {
+  readonly tasks: TasksService;
+  readonly queue: TaskQueue;
+  readonly progress: ProgressStore;
+  readonly scheduler: Scheduler;
+  /** Runs task jobs in this process, `concurrency` at once. */
+  startWorkers(concurrency: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TaskSystemDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+  clouds: CloudsService;
+  users: UsersService;
+}
+
+/**
+ * Tasks, their queue (durable in the database, or BullMQ when REDIS_URL is set), live progress
+ * (database or Redis), the scheduler and the workers. API and worker processes build the same
+ * thing; only processes with workers run jobs. Every process runs the scheduler: a slot fires once.
+ */
+export function createTaskSystem(deps: TaskSystemDeps): TaskSystem {
+  const { config, db, log } = deps;
+  const jobLog = log.child({ component: 'tasks' });
+  const onError = (err: unknown) => jobLog.warn({ err }, 'task queue error');
+  const queueOptions = { name: TASK_QUEUE, leaseMs: config.taskLeaseMs, onError };
+  let redis: Redis | undefined;
+  let queue: TaskQueue;
+  let progress: ProgressStore;
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+    redis.on('error', onError);
+    queue = new BullJobQueue<TaskJob>({ ...queueOptions, redisUrl: config.redisUrl, prefix: config.redisPrefix });
+    progress = new RedisProgressStore(redis, config.redisPrefix);
+  } else {
+    queue = new DatabaseJobQueue<TaskJob>(db, queueOptions);
+    progress = new DatabaseProgressStore(db.kysely);
+  }
+  const repo = new TasksRepository(db.kysely);
+  const tasks = new TasksService({
+    repo,
+    progress,
+    queue,
+    clouds: deps.clouds,
+    users: deps.users,
+    billingMode: config.billingMode,
+    log: jobLog,
+  });
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: config.outboxDir });
+  const runner = new TaskRunner({
+    repo,
+    db: db.kysely,
+    progress,
+    clouds: deps.clouds,
+    users: deps.users,
+    mailer,
+    billingMode: config.billingMode,
+    appUrl: config.publicUrl,
+    log: jobLog,
+  });
+  const scheduler = new Scheduler({
+    store: repo,
+    fire: (task, slot) => tasks.fireScheduled(task, slot),
+    onError: (err, task) => jobLog.warn({ err, task: task?.id }, 'scheduler error'),
+  });
+  scheduler.start();
+  return {
+    tasks,
+    queue,
+    progress,
+    scheduler,
+    async startWorkers(concurrency) {
+      await queue.process(runner.handle, {
+        concurrency,
+        groupConcurrency: config.tasksPerUser,
+        ...(config.tasksMax > 0 ? { globalConcurrency: config.tasksMax } : {}),
+        onFailed: (job, error) => tasks.jobFailed(job.data.taskId, job.id, error),
+      });
+      jobLog.info({ concurrency, queue: redis ? 'bullmq' : 'database' }, 'task workers started');
+    },
+    async close() {
+      await scheduler.stop();
+      await queue.close();
+      mailer.close();
+      redis?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import type { Database, Kysely } from '@skyferry/db';
+import type { CheckpointInfo, CheckpointStore, TwoWayRecord, TwoWayStateStore } from '@skyferry/engine';
+
+const BATCH = 400;
+
+/**
+ * The engine's checkpoints of one task in the database: every finished file is recorded, so a run
+ * resumed by another worker after a crash does not copy it again.
+ */
+export class TaskCheckpointStore implements CheckpointStore {
+  private readonly db: Kysely<Database>;
+  private readonly taskId: string;
+  constructor(db: Kysely<Database>, taskId: string) {
+    this.db = db;
+    this.taskId = taskId;
+  }
+
+  async get(key: string): Promise<CheckpointInfo | undefined> {
+    const row = await this.db
+      .selectFrom('task_checkpoints')
+      .select('info')
+      .where('task_id', '=', this.taskId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return row ? (JSON.parse(row.info) as CheckpointInfo) : undefined;
+  }
+
+  async getMany(keys: string[]): Promise<Map<string, CheckpointInfo>> {
+    const out = new Map<string, CheckpointInfo>();
+    for (let i = 0; i < keys.length; i += BATCH) {
+      const rows = await this.db
+        .selectFrom('task_checkpoints')
+        .select(['key', 'info'])
+        .where('task_id', '=', this.taskId)
+        .where('key', 'in', keys.slice(i, i + BATCH))
+        .execute();
+      for (const row of rows) out.set(row.key, JSON.parse(row.info) as CheckpointInfo);
+    }
+    return out;
+  }
+
+  async markDone(key: string, info: CheckpointInfo): Promise<void> {
+    const text = JSON.stringify(info);
+    await this.db
+      .insertInto('task_checkpoints')
+      .values({ task_id: this.taskId, key, info: text })
+      .onConflict((oc) => oc.columns(['task_id', 'key']).doUpdateSet({ info: text }))
+      .execute();
+  }
+
+  async clear(): Promise<void> {
+    await this.db.deleteFrom('task_checkpoints').where('task_id', '=', this.taskId).execute();
+  }
+
+  /** How many files are recorded (tests, and the resume log line). */
+  async count(): Promise<number> {
+    const row = await this.db
+      .selectFrom('task_checkpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('task_id', '=', this.taskId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
+
+function parentRel(rel: string): string {
+  const i = rel.lastIndexOf('/');
+  return i <= 0 ? '/' : rel.slice(0, i);
+}
+
+/** Marks that a successful run left state (which may be empty: both folders were empty). */
+const MARKER_REL = '';
+
+/**
+ * The two-way sync state of one task: "current" is what both sides looked like after the last
+ * successful run; a run stages the next state and commits it (in one transaction) only when it
+ * succeeded, so a failed or interrupted run leaves the previous state as it was.
+ */
+export class TaskTwoWayStateStore implements TwoWayStateStore {
+  private readonly db: Kysely<Database>;
+  private readonly taskId: string;
+  constructor(db: Kysely<Database>, taskId: string) {
+    this.db = db;
+    this.taskId = taskId;
+  }
+
+  async hasState(): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('task_sync_state')
+      .select('rel')
+      .where('task_id', '=', this.taskId)
+      .where('generation', '=', 'current')
+      .where('rel', '=', MARKER_REL)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async loadFolder(dir: string): Promise<TwoWayRecord[]> {
+    const rows = await this.db
+      .selectFrom('task_sync_state')
+      .select('record')
+      .where('task_id', '=', this.taskId)
+      .where('generation', '=', 'current')
+      .where('dir', '=', dir)
+      .where('rel', '!=', MARKER_REL)
+      .execute();
+    return rows.map((r) => JSON.parse(r.record) as TwoWayRecord);
+  }
+
+  async beginStaging(): Promise<void> {
+    await this.discard();
+  }
+
+  async stage(records: TwoWayRecord[]): Promise<void> {
+    for (let i = 0; i < records.length; i += BATCH) {
+      const values = records.slice(i, i + BATCH).map((r) => ({
+        task_id: this.taskId,
+        generation: 'staged',
+        dir: parentRel(r.rel),
+        rel: r.rel,
+        record: JSON.stringify(r),
+      }));
+      await this.db
+        .insertInto('task_sync_state')
+        .values(values)
+        .onConflict((oc) =>
+          oc.columns(['task_id', 'generation', 'rel']).doUpdateSet((eb) => ({
+            dir: eb.ref('excluded.dir'),
+            record: eb.ref('excluded.record'),
+          })),
+        )
+        .execute();
+    }
+  }
+
+  async commit(): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('task_sync_state')
+        .where('task_id', '=', this.taskId)
+        .where('generation', '=', 'current')
+        .execute();
+      await trx
+        .updateTable('task_sync_state')
+        .set({ generation: 'current' })
+        .where('task_id', '=', this.taskId)
+        .where('generation', '=', 'staged')
+        .execute();
+      await trx
+        .insertInto('task_sync_state')
+        .values({ task_id: this.taskId, generation: 'current', dir: '', rel: MARKER_REL, record: '{}' })
+        .onConflict((oc) => oc.columns(['task_id', 'generation', 'rel']).doNothing())
+        .execute();
+    });
+  }
+
+  async discard(): Promise<void> {
+    await this.db
+      .deleteFrom('task_sync_state')
+      .where('task_id', '=', this.taskId)
+      .where('generation', '=', 'staged')
+      .execute();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './tasks-service.ts';
+export * from './runner.ts';
+export * from './views.ts';

@@ -1,0 +1,433 @@
+import {
+  TaskState,
+  type ConflictResolution,
+  type FileFilter,
+  type SameNamePolicy,
+  type TaskOutcome,
+  type TaskProgress,
+  type TaskResult,
+} from '@skyferry/contract';
+import {
+  executePlan,
+  planRetry,
+  planTransfer,
+  taskStateOf,
+  type FailedItem,
+  type TrafficHook,
+  type TransferMode,
+  type TransferPlan,
+  type TransferProgress,
+  type TransferResult,
+} from '@skyferry/engine';
+import { abortReasonOf, JobAbortedError, type RunningJob } from '@skyferry/queue';
+import type { Database, Kysely } from '@skyferry/db';
+import type { Logger } from 'pino';
+import { ApiError } from '../../http/errors.ts';
+import type { ProgressSnapshot, ProgressStore } from '../../repositories/task-progress.ts';
+import { TaskCheckpointStore, TaskTwoWayStateStore } from '../../repositories/task-run-state.ts';
+import type { FailedFileRow, TaskRow, TasksRepository } from '../../repositories/tasks.ts';
+import type { CloudsService } from '../clouds.ts';
+import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
+import type { UsersService } from '../users.ts';
+import type { TaskJob } from './tasks-service.ts';
+import { cloudLabel, parseSource, parseTarget } from './views.ts';
+
+export interface TaskRunnerOptions {
+  repo: TasksRepository;
+  /** The database, for the run's checkpoints and two-way state. */
+  db: Kysely<Database>;
+  progress: ProgressStore;
+  clouds: CloudsService;
+  users: UsersService;
+  mailer: Mailer;
+  billingMode: 'off' | 'test' | 'stripe';
+  /** Where the e-mail sends the user. */
+  appUrl: string;
+  log: Logger;
+  /** Files in parallel within one run (engine default 8). */
+  transfers?: number;
+  /** How often live progress is written while a task runs (default 1 s; at most that long between writes). */
+  progressEveryMs?: number;
+}
+
+type OpenedCloud = Awaited<ReturnType<CloudsService['open']>>;
+
+const ZERO: TaskProgress = { percentage: 0, speed: 0, transferred: 0, length: 0, eta: null };
+
+/** The spec's e-mail outcomes: a run stopped for space, traffic or a needed confirmation failed. */
+function mailOutcome(state: number): TaskOutcome {
+  if (state === TaskState.completed) return 'success';
+  if (state === TaskState.partial) return 'partial';
+  if (state === TaskState.canceled) return 'canceled';
+  return 'failed';
+}
+
+/** A run that could not start (clouds unavailable, licence gone, planning failed). */
+function failedResult(startedAt: number, code: string, message: string): TransferResult {
+  const now = Date.now();
+  return {
+    outcome: 'failed',
+    successCount: 0,
+    totalCount: 0,
+    totalSize: 0,
+    transferredBytes: 0,
+    timeTakenMs: now - startedAt,
+    startedAt,
+    finishedAt: now,
+    source: { kind: '', paths: [] },
+    target: { kind: '', path: '' },
+    failed: [],
+    summary: { added: 0, updated: 0, deleted: 0, skipped: 0, conflicts: 0, failed: 0, resumed: 0 },
+    error: { code, message },
+  };
+}
+
+/**
+ * The job handler of a task run: opens both clouds for the task's owner, plans (the whole task, or
+ * only its failed part), executes with checkpoints and two-way state in the database, writes live
+ * progress about once a second, maps the outcome to the task state, and sends the e-mail when the
+ * user asked for it. A run interrupted by a shutdown or a lost lease writes nothing final: the
+ * queue gives the job to another worker, which resumes from the checkpoints.
+ */
+export class TaskRunner {
+  private readonly o: TaskRunnerOptions;
+
+  constructor(options: TaskRunnerOptions) {
+    this.o = options;
+  }
+
+  readonly handle = async (job: RunningJob<TaskJob>): Promise<void> => {
+    const { repo, log } = this.o;
+    const taskId = job.data.taskId;
+    const row = await repo.getById(taskId);
+    if (!row || row.job_id !== job.id) return; // deleted, or a newer run replaced this one
+    if (row.state === TaskState.waitingNoCancel || row.state === TaskState.canceled) {
+      await repo.transition(taskId, [TaskState.waitingNoCancel], { state: TaskState.canceled }, { jobId: job.id });
+      return;
+    }
+    const startedAt = job.attempt > 1 && row.started_at !== null ? row.started_at : Date.now();
+    const began = await repo.transition(
+      taskId,
+      [TaskState.waiting, TaskState.scanning, TaskState.running],
+      { state: TaskState.scanning, started_at: startedAt, finished_at: null },
+      { jobId: job.id },
+    );
+    if (!began) return;
+    log.info({ task: taskId, job: job.id, attempt: job.attempt, pid: process.pid }, 'task run started');
+
+    const live = new LiveProgress(this.o.progress, taskId, this.o.progressEveryMs ?? 1000, log);
+    live.set(TaskState.scanning, ZERO, 0, 0);
+    let result: TransferResult;
+    let plan: TransferPlan | undefined;
+    const charged = { bytes: 0 };
+    try {
+      ({ plan, result } = await this.run(row, job, startedAt, live, charged));
+    } catch (err) {
+      result = failedResult(startedAt, 'internal', err instanceof Error ? err.message : String(err));
+      log.error({ err, task: taskId }, 'task run crashed');
+    } finally {
+      await live.stop();
+    }
+    const reason = abortReasonOf(job.signal);
+    if (reason && reason !== 'canceled') {
+      // Shutdown, lost lease or crash: another worker takes over from the checkpoints.
+      log.info({ task: taskId, job: job.id, reason }, 'task run interrupted');
+      throw new JobAbortedError(reason);
+    }
+    await this.finish(row, job.id ?? '', result, plan, charged.bytes);
+  };
+
+  private async run(
+    row: TaskRow,
+    job: RunningJob<TaskJob>,
+    startedAt: number,
+    live: LiveProgress,
+    charged: { bytes: number },
+  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+    const { users, clouds, billingMode } = this.o;
+    const userId = row.user_id;
+    if (billingMode !== 'off' && !(await users.isPremium(userId))) {
+      return {
+        plan: undefined,
+        result: failedResult(startedAt, 'license_expired', 'Your current license has expired.'),
+      };
+    }
+    const from = parseSource(row);
+    const to = parseTarget(row);
+    let source: OpenedCloud;
+    let target: OpenedCloud;
+    try {
+      source = await clouds.open({ kind: 'user', userId }, from.cloud_id);
+      target = from.cloud_id === to.cloud_id ? source : await clouds.open({ kind: 'user', userId }, to.cloud_id);
+    } catch (err) {
+      const code =
+        err instanceof ApiError ? (err.key === 'cloud_auth_expired' ? 'auth_expired' : 'not_found') : 'unavailable';
+      const message = err instanceof ApiError ? err.key : err instanceof Error ? err.message : String(err);
+      return { plan: undefined, result: failedResult(startedAt, code, message) };
+    }
+    try {
+      return await this.transfer(row, job, startedAt, live, charged, from, to, source, target);
+    } finally {
+      await source.provider.close?.().catch(() => undefined);
+      if (target !== source) await target.provider.close?.().catch(() => undefined);
+    }
+  }
+
+  private async transfer(
+    row: TaskRow,
+    job: RunningJob<TaskJob>,
+    startedAt: number,
+    live: LiveProgress,
+    charged: { bytes: number },
+    from: ReturnType<typeof parseSource>,
+    to: ReturnType<typeof parseTarget>,
+    source: OpenedCloud,
+    target: OpenedCloud,
+  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+    const { users, billingMode } = this.o;
+    const userId = row.user_id;
+    const db = this.o.db;
+    const checkpoints = new TaskCheckpointStore(db, row.id);
+    const twoWayState = new TaskTwoWayStateStore(db, row.id);
+    const mode: TransferMode = (row.sync_mode as TransferMode | null) ?? 'migrate';
+    const options = {
+      mode,
+      sourcePaths: from.paths,
+      targetPath: to.path,
+      sameNamePolicy: row.same_name_policy as SameNamePolicy,
+      filter: row.filter ? (JSON.parse(row.filter) as FileFilter) : null,
+      conflictResolution: row.conflict_resolution as ConflictResolution,
+    };
+    const sideNames = { source: cloudLabel(source.cloud), target: cloudLabel(target.cloud) };
+    let plan: TransferPlan;
+    try {
+      if (row.run_mode === 'retry') {
+        const failed = (await this.o.repo.failedFiles(row.id)).map((f) => JSON.parse(f.item) as FailedItem);
+        plan = await planRetry({
+          source: source.provider,
+          target: target.provider,
+          failed,
+          options,
+          twoWayState,
+          signal: job.signal,
+          sideNames,
+        });
+      } else {
+        plan = await planTransfer({
+          source: source.provider,
+          target: target.provider,
+          ...options,
+          twoWayState,
+          signal: job.signal,
+          sideNames,
+          keepSkipped: false,
+          onScan: (scan) => live.set(TaskState.scanning, ZERO, scan.files + scan.folders, 0),
+        });
+      }
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? 'unknown';
+      const message = err instanceof Error ? err.message : String(err);
+      const result = failedResult(startedAt, code, message);
+      if (job.signal.aborted) result.outcome = 'canceled';
+      return { plan: undefined, result };
+    }
+
+    const total = plan.bytesTo.target + plan.bytesTo.source;
+    await this.o.repo.transition(
+      row.id,
+      [TaskState.scanning],
+      { state: TaskState.running, size: total, total_counts: plan.filesToTransfer + plan.deletes.count },
+      { jobId: row.job_id },
+    );
+    live.set(TaskState.running, { ...ZERO, length: total }, plan.filesToTransfer + plan.deletes.count, 0);
+
+    let traffic: TrafficHook | undefined;
+    if (billingMode !== 'off') {
+      let remaining = await users.remainingTraffic(userId);
+      traffic = {
+        beforeRun: (bytes) => bytes <= remaining,
+        beforeBytes: (bytes) => bytes <= remaining,
+        afterBytes: async (bytes) => {
+          remaining -= bytes;
+          const charge = await users.chargeTraffic(userId, bytes);
+          charged.bytes += charge.charged;
+          if (charge.shortfall > 0) remaining = 0;
+        },
+      };
+    }
+    const result = await executePlan(plan, {
+      source: source.provider,
+      target: target.provider,
+      signal: job.signal,
+      checkpoints,
+      twoWayState,
+      confirmDeletes: row.confirm_deletes === 1,
+      traffic,
+      tokenIds: { source: from.cloud_id, target: to.cloud_id },
+      progressIntervalMs: 500,
+      ...(this.o.transfers ? { transfers: this.o.transfers } : {}),
+      onProgress: (p: TransferProgress) =>
+        live.set(
+          TaskState.running,
+          { percentage: p.percentage, speed: p.speed, transferred: p.transferred, length: p.length, eta: p.eta },
+          p.totalCounts,
+          p.finishedCounts,
+        ),
+    });
+    if (billingMode === 'off') charged.bytes = result.transferredBytes;
+    return { plan, result };
+  }
+
+  /** Writes the run's outcome (unless the task moved on) and sends the e-mail. */
+  private async finish(
+    row: TaskRow,
+    jobId: string,
+    result: TransferResult,
+    plan: TransferPlan | undefined,
+    usage: number,
+  ): Promise<void> {
+    const { repo, log } = this.o;
+    const finishedAt = Date.now();
+    const startedAt = (await repo.getById(row.id))?.started_at ?? result.startedAt;
+    const state = result.outcome === 'canceled' ? TaskState.canceled : taskStateOf(result.outcome);
+    const view: TaskResult = {
+      outcome: result.outcome,
+      success_count: result.successCount,
+      total_count: result.totalCount,
+      total_size: result.totalSize,
+      time_taken: finishedAt - startedAt,
+      added: result.summary.added,
+      updated: result.summary.updated,
+      deleted: result.summary.deleted,
+      skipped: plan?.summary.skip.count ?? result.summary.skipped,
+      failed: result.failed.length,
+      error: result.error ? { code: result.error.code, message: result.error.message } : null,
+    };
+    const patch = {
+      finished_at: finishedAt,
+      duration: finishedAt - startedAt,
+      size: result.totalSize,
+      usage,
+      total_counts: result.totalCount,
+      finished_counts: result.successCount,
+      needed_size: result.neededBytes ?? null,
+      result: JSON.stringify(view),
+    };
+    const failedRows: FailedFileRow[] = result.failed.map((f) => ({
+      name: f.sourceFile.name,
+      parent: f.sourceFile.parent,
+      token_id: f.sourceTokenId ?? null,
+      reason: f.reason,
+      message: f.message,
+      item: JSON.stringify(f),
+    }));
+    // Failed files and progress first: the final state is the last thing written, and a new run
+    // (a retry reads the failed files) may start as soon as it is.
+    if ((await repo.getById(row.id))?.job_id !== jobId) return; // deleted meanwhile
+    await repo.replaceFailedFiles(row.id, failedRows);
+    await this.o.progress.delete(row.id);
+    let finalState: number = state;
+    let written = await repo.transition(
+      row.id,
+      [TaskState.scanning, TaskState.running],
+      { ...patch, state },
+      { jobId },
+    );
+    if (!written) {
+      // The user canceled while the run was finishing: the run counts as canceled.
+      finalState = TaskState.canceled;
+      written = await repo.transition(
+        row.id,
+        [TaskState.waitingNoCancel],
+        { ...patch, state: TaskState.canceled },
+        { jobId },
+      );
+    }
+    if (!written) return;
+    log.info(
+      { task: row.id, job: jobId, state: finalState, outcome: result.outcome, pid: process.pid },
+      'task run finished',
+    );
+    await this.mail(row, finalState, view, startedAt, finishedAt, result.transferredBytes).catch((err: unknown) =>
+      log.warn({ err, task: row.id }, 'transfer e-mail not sent'),
+    );
+  }
+
+  private async mail(
+    row: TaskRow,
+    state: number,
+    view: TaskResult,
+    startedAt: number,
+    endedAt: number,
+    bytesMoved: number,
+  ): Promise<void> {
+    const user = await this.o.users.get(row.user_id);
+    if (!user || !user.remindMe || !user.notifyEmail) return;
+    const owned = await this.o.clouds.listOwned({ kind: 'user', userId: row.user_id });
+    const byId = new Map(owned.map((c) => [c.id, c]));
+    const from = parseSource(row);
+    const to = parseTarget(row);
+    const content = transferFinishedEmail(
+      {
+        taskName: row.task_name,
+        taskType: row.task_type,
+        outcome: mailOutcome(state),
+        startedAt,
+        endedAt,
+        from: { cloud: cloudLabel(byId.get(from.cloud_id)), paths: from.paths },
+        to: { cloud: cloudLabel(byId.get(to.cloud_id)), path: to.path },
+        added: view.added,
+        updated: view.updated,
+        deleted: view.deleted,
+        failed: view.failed,
+        bytesMoved,
+      },
+      { language: user.language, timeZone: row.time_zone, appUrl: this.o.appUrl },
+    );
+    const sent = await this.o.mailer.send({ to: user.notifyEmail, ...content });
+    this.o.log.info(
+      { task: row.id, delivered: sent.deliveredTo === 'smtp' ? 'smtp' : 'outbox' },
+      'transfer e-mail sent',
+    );
+  }
+}
+
+/**
+ * The latest progress of a run, written to the progress store at most every `everyMs` and at
+ * least that often while the run goes (so pollers see it move even when nothing changed).
+ */
+class LiveProgress {
+  private latest: ProgressSnapshot | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private writing: Promise<void> = Promise.resolve();
+  private readonly store: ProgressStore;
+  private readonly taskId: string;
+  private readonly log: Logger;
+
+  constructor(store: ProgressStore, taskId: string, everyMs: number, log: Logger) {
+    this.store = store;
+    this.taskId = taskId;
+    this.log = log;
+    this.timer = setInterval(() => this.flush(), everyMs);
+    this.timer.unref();
+  }
+
+  set(state: number, progress: TaskProgress, totalCounts: number, finishedCounts: number): void {
+    const first = this.latest === undefined || this.latest.state !== state;
+    this.latest = { state, progress, totalCounts, finishedCounts, updatedAt: Date.now() };
+    if (first) this.flush();
+  }
+
+  private flush(): void {
+    const snapshot = this.latest;
+    if (!snapshot) return;
+    this.writing = this.writing
+      .then(() => this.store.set(this.taskId, { ...snapshot, updatedAt: Date.now() }))
+      .catch((err: unknown) => this.log.warn({ err, task: this.taskId }, 'progress not written'));
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.writing;
+  }
+}
