@@ -1,7 +1,8 @@
 import { Button, Group, LoadingOverlay, Modal, Portal, Text } from '@mantine/core';
 import { IconAlertCircle } from '@tabler/icons-react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { closeDialog, useMessages, type DialogRequest } from './store.ts';
+import { closeDialog, messagesStore, useMessages, type DialogRequest } from './store.ts';
 
 /** Renders the confirm, error and re-authorisation dialogs (one at a time) and the loading overlay. */
 export function MessageHost() {
@@ -27,17 +28,43 @@ export function MessageHost() {
   );
 }
 
+const EXIT_FALLBACK_MS = 400;
+
+/**
+ * One dialog. Closing first plays Mantine's close (which returns focus to where it was), then the
+ * request leaves the queue so the next one can show.
+ */
 function MessageDialog({ request }: { request: DialogRequest }) {
   const { t } = useTranslation('messages');
-  const finish = (run: () => void) => {
+  const [opened, setOpened] = useState(true);
+  const settled = useRef(false);
+  // Taken while rendering, before the dialog moves focus inside itself.
+  const [returnTo] = useState(() => document.activeElement);
+  const remove = () => {
+    const wasQueued = messagesStore.getState().dialogs.some((d) => d.id === request.id);
     closeDialog(request.id);
+    if (wasQueued && returnTo instanceof HTMLElement && returnTo.isConnected) returnTo.focus();
+  };
+  const finish = (run: () => void) => {
+    if (settled.current) return;
+    settled.current = true;
+    setOpened(false);
     run();
+    // Should the exit transition not report its end, the queue still moves on.
+    setTimeout(remove, EXIT_FALLBACK_MS);
+  };
+  const common = {
+    opened,
+    onExitTransitionEnd: remove,
+    returnFocus: false,
+    centered: true,
+    size: 'sm' as const,
   };
   if (request.kind === 'confirm') {
     const o = request.options;
     const cancel = () => finish(() => request.resolve('no'));
     return (
-      <Modal opened onClose={cancel} title={o.title ?? t('confirm.title')} centered size="sm">
+      <Modal {...common} onClose={cancel} title={o.title ?? t('confirm.title')}>
         <Text size="sm">{o.message}</Text>
         <Group justify="flex-end" mt="lg" gap="sm">
           {o.thirdLabel && (
@@ -64,10 +91,8 @@ function MessageDialog({ request }: { request: DialogRequest }) {
     const close = () => finish(() => request.resolve());
     return (
       <Modal
-        opened
+        {...common}
         onClose={close}
-        centered
-        size="sm"
         title={
           <Group gap={6}>
             <IconAlertCircle size={18} color="var(--mantine-color-red-6)" aria-hidden />
@@ -88,10 +113,8 @@ function MessageDialog({ request }: { request: DialogRequest }) {
   const cancel = () => finish(() => request.resolve(false));
   return (
     <Modal
-      opened
+      {...common}
       onClose={cancel}
-      centered
-      size="sm"
       title={o.cloudName ? t('reauth.titleNamed', { name: o.cloudName }) : t('reauth.title')}
     >
       <Text size="sm">{o.message ?? t('reauth.message')}</Text>

@@ -1,0 +1,107 @@
+import { INTERVALS } from '@skyferry/contract';
+import { screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { authData, cloud, initData, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { tokenRefresher } from '../session/actions.ts';
+import { configureSessionClient } from '../session/client-setup.ts';
+import { setNavigator, setReloader } from '../session/navigation.ts';
+import { resetSessionStore, sessionStore } from '../session/store.ts';
+import { AuthHost } from './AuthHost.tsx';
+import { handleAccountMessage, openLogin, scheduleCookieCheck, setNavigateAway } from './login.ts';
+import { authUiStore } from './store.ts';
+
+configureSessionClient();
+const away: string[] = [];
+
+beforeEach(() => {
+  localStorage.clear();
+  resetSessionStore();
+  authUiStore.setState({ loginOpen: false, logoutFrameSrc: null, bindPrompt: null, cookieCheck: 'unknown' });
+  sessionStore.setState({ init: initData() });
+  away.length = 0;
+  setNavigateAway((url) => away.push(url));
+  setNavigator(() => undefined);
+  setReloader(() => undefined);
+});
+afterEach(() => {
+  tokenRefresher.stop();
+  vi.restoreAllMocks();
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+function message(data: unknown, origin = window.location.origin): MessageEvent {
+  return new MessageEvent('message', { data, origin });
+}
+
+describe('third-party cookie check', () => {
+  it('starts 8 s after start-up', async () => {
+    vi.useFakeTimers();
+    const stop = scheduleCookieCheck();
+    await vi.advanceTimersByTimeAsync(INTERVALS.cookieCheckStart - 1);
+    expect(authUiStore.getState().cookieCheck).toBe('unknown');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(authUiStore.getState().cookieCheck).toBe('enabled');
+    stop();
+  });
+
+  it('the login panel opens only once the check has answered', async () => {
+    await openLogin();
+    expect(authUiStore.getState().cookieCheck).toBe('enabled');
+    expect(authUiStore.getState().loginOpen).toBe(true);
+    expect(away).toEqual([]);
+  });
+
+  it('with cookies blocked and a no-cookie sign-in address, the page goes there instead', async () => {
+    vi.spyOn(navigator, 'cookieEnabled', 'get').mockReturnValue(false);
+    await openLogin();
+    expect(authUiStore.getState().cookieCheck).toBe('blocked');
+    expect(authUiStore.getState().loginOpen).toBe(false);
+    expect(away).toHaveLength(1);
+    expect(away[0]).toContain('/account/signin?cookies=0');
+  });
+});
+
+describe('messages from the account pages', () => {
+  it('ignores login_success from another origin', () => {
+    const handled = handleAccountMessage(message({ type: 'login_success', data: authData() }, 'https://evil.example'));
+    expect(handled).toBe(false);
+    expect(sessionStore.getState().user.access_token).toBe('');
+  });
+
+  it('login_success from the account origin logs in, closes the panel and offers to bind the temporary clouds', async () => {
+    mockApi({
+      'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [cloud('t1', { type: 1, cloud_alias_name: 'Nas' })] }),
+      'GET /api/system/clouds': () => [],
+    });
+    renderWithProviders(<AuthHost />);
+    authUiStore.setState({ loginOpen: true });
+    expect(await screen.findByTitle('Sign in to Skyferry')).toBeInTheDocument();
+    expect(handleAccountMessage(message({ type: 'login_success', data: authData() }))).toBe(true);
+    expect(authUiStore.getState().loginOpen).toBe(false);
+    await waitFor(() => expect(sessionStore.getState().user.access_token).toBe('access-1'));
+    expect(await screen.findByText('Keep your cloud drives?')).toBeInTheDocument();
+    expect(screen.getByText('Nas')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Associate' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Discard' })).toBeInTheDocument();
+  });
+
+  it('logout_success ends the session', async () => {
+    mockApi({ 'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }), 'GET /api/system/clouds': () => [] });
+    const { login } = await import('../session/actions.ts');
+    await login(authData(), { offerBind: false });
+    expect(handleAccountMessage(message({ type: 'logout_success' }))).toBe(true);
+    await waitFor(() => expect(sessionStore.getState().user.access_token).toBe(''));
+    expect(sessionStore.getState().user.auto_login_token).toBe('');
+  });
+
+  it('the sign-in frame loads the sign-in page with the client origin and language', async () => {
+    renderWithProviders(<AuthHost />);
+    authUiStore.setState({ loginOpen: true });
+    const frame = (await screen.findByTitle('Sign in to Skyferry')) as HTMLIFrameElement;
+    const src = new URL(frame.src);
+    expect(src.pathname).toBe('/account/signin');
+    expect(src.searchParams.get('origin')).toBe(window.location.origin);
+    expect(src.searchParams.get('lang')).toBe('en');
+  });
+});

@@ -1,0 +1,163 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Fail, authData, cloud, initData, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { STORAGE_KEYS } from '../../lib/storage.ts';
+import { applyAuth } from '../session/actions.ts';
+import { configureSessionClient } from '../session/client-setup.ts';
+import { resetSessionStore, sessionStore } from '../session/store.ts';
+import { shellStore } from '../shell/store.ts';
+import { preferencesStore, DEFAULT_EXPORT_SETTINGS, DEFAULT_TRANSFER_DEFAULTS } from './preferences.ts';
+import { NotificationTab } from './NotificationTab.tsx';
+import { SettingsPanel } from './SettingsPanel.tsx';
+
+configureSessionClient();
+
+beforeEach(() => {
+  localStorage.clear();
+  resetSessionStore();
+  sessionStore.setState({ init: initData() });
+  shellStore.setState({ settingsTab: 'general' });
+  preferencesStore.setState({ exportSettings: DEFAULT_EXPORT_SETTINGS, transferDefaults: DEFAULT_TRANSFER_DEFAULTS });
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('settings tabs', () => {
+  it('a visitor has General, Language, Export Setting and Transfer defaults, but no Notification', () => {
+    renderWithProviders(<SettingsPanel />);
+    const tabs = screen.getAllByRole('tab').map((t) => t.textContent);
+    expect(tabs).toEqual(['General', 'Language', 'Export Setting', 'Transfer defaults']);
+  });
+
+  it('a signed-in user also has Notification', () => {
+    applyAuth(authData());
+    renderWithProviders(<SettingsPanel />);
+    expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual([
+      'General',
+      'Language',
+      'Notification',
+      'Export Setting',
+      'Transfer defaults',
+    ]);
+  });
+
+  it('Language lists the ten languages and switching stores the choice under "Language"', async () => {
+    shellStore.setState({ settingsTab: 'language' });
+    renderWithProviders(<SettingsPanel />);
+    const radios = screen.getAllByRole('radio');
+    expect(radios).toHaveLength(10);
+    await userEvent.click(screen.getByRole('radio', { name: 'Deutsch' }));
+    await waitFor(() => expect(localStorage.getItem('Language')).toBe('de'));
+    expect(await screen.findByRole('tab', { name: 'Sprache' })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('radio', { name: 'العربية' }));
+    await waitFor(() => expect(document.documentElement.dir).toBe('rtl'));
+    await userEvent.click(screen.getByRole('radio', { name: 'English' }));
+    await waitFor(() => expect(document.documentElement.dir).toBe('ltr'));
+  });
+
+  it('General with billing on shows the packets with end time, the comparison table and Upgrade for a free user', () => {
+    sessionStore.setState({ init: initData({ billing_mode: 'test' }) });
+    applyAuth(
+      authData({
+        my_data_packet: {
+          base: [{ name: '1 Month', usage: 1024 ** 3, size: 150 * 1024 ** 3, end_time: 1_900_000_000 }],
+          additional: [],
+        },
+      }),
+    );
+    renderWithProviders(<SettingsPanel />);
+    expect(screen.getByTestId('settings-email')).toHaveTextContent('ada@example.com');
+    const row = screen.getByTestId('packet-row');
+    expect(row).toHaveTextContent('1.00 GB / 150.00 GB');
+    expect(row).toHaveTextContent(/ends \d{4}\/\d{2}\/\d{2}/);
+    expect(within(screen.getByTestId('plan-table')).getByText('Cloud data sync')).toBeInTheDocument();
+    expect(screen.getByTestId('renew-upgrade')).toHaveTextContent('Upgrade');
+  });
+
+  it('General offers Renew to a paid user', () => {
+    sessionStore.setState({ init: initData({ billing_mode: 'test' }) });
+    const info = { ...authData().user_info, type: 1, expired: 0, expire: Math.floor(Date.now() / 1000) + 86_400 };
+    applyAuth(authData({ user_info: info }));
+    renderWithProviders(<SettingsPanel />);
+    expect(screen.getByTestId('renew-upgrade')).toHaveTextContent('Renew');
+  });
+
+  it('Export Setting stores closeExportPanel, saveToLocal and defaultCloudId', async () => {
+    sessionStore.setState({ tempClouds: [cloud('c1', { cloud_alias_name: 'Team NAS' })] });
+    shellStore.setState({ settingsTab: 'export' });
+    renderWithProviders(<SettingsPanel />);
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Export to local' }));
+    await userEvent.click(screen.getByRole('radio', { name: /Team NAS/ }));
+    await userEvent.click(screen.getByRole('checkbox', { name: "Save this setting and don't remind again" }));
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(JSON.parse(localStorage.getItem(STORAGE_KEYS.exportSettings) ?? '{}')).toEqual({
+      closeExportPanel: true,
+      saveToLocal: true,
+      defaultCloudId: 'c1',
+      localPath: '',
+    });
+  });
+
+  it('Export Setting says when no cloud drive can be exported', () => {
+    shellStore.setState({ settingsTab: 'export' });
+    renderWithProviders(<SettingsPanel />);
+    expect(screen.getByText('No cloud drive can be exported')).toBeInTheDocument();
+  });
+
+  it('Transfer defaults keep the same-name policy and the file filter', async () => {
+    shellStore.setState({ settingsTab: 'defaults' });
+    renderWithProviders(<SettingsPanel />);
+    await userEvent.click(screen.getByRole('radio', { name: 'All except these' }));
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Videos' }));
+    const stored = JSON.parse(localStorage.getItem(STORAGE_KEYS.transferDefaults) ?? '{}');
+    expect(stored.fileFilter.mode).toBe('exclude');
+    expect(stored.fileFilter.categories).not.toContain('video');
+    expect(stored.fileFilter.categories).toContain('pdf');
+  });
+});
+
+describe('Notification', () => {
+  beforeEach(() => applyAuth(authData()));
+
+  it('Save is enabled only when the e-mail is not empty', async () => {
+    renderWithProviders(<NotificationTab />);
+    const email = screen.getByRole('textbox', { name: /E-mail/ });
+    const save = screen.getByRole('button', { name: 'Save' });
+    expect(email).toHaveValue('ada@example.com');
+    expect(save).toBeEnabled();
+    await userEvent.clear(email);
+    expect(save).toBeDisabled();
+    await userEvent.type(email, '   ');
+    expect(save).toBeDisabled();
+    await userEvent.type(email, 'x@y.z');
+    expect(save).toBeEnabled();
+  });
+
+  it('shows the server message as the e-mail error and clears it when the text changes', async () => {
+    const api = mockApi({ 'POST /api/users/notify-email': () => new Fail(312212, 'Email format error.') });
+    renderWithProviders(<NotificationTab />);
+    const email = screen.getByRole('textbox', { name: /E-mail/ });
+    await userEvent.clear(email);
+    await userEvent.type(email, 'not-an-address');
+    await userEvent.click(screen.getByRole('checkbox', { name: 'E-mail me when a transfer ends' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Email format error.')).toBeInTheDocument();
+    expect(email).toHaveAttribute('aria-invalid', 'true');
+    expect(api.find('POST /api/users/notify-email')[0]?.body).toEqual({ notify_email: 'not-an-address', remind_me: 1 });
+    await userEvent.type(email, 'x');
+    expect(screen.queryByText('Email format error.')).not.toBeInTheDocument();
+    expect(email).not.toHaveAttribute('aria-invalid', 'true');
+  });
+
+  it('shows the server message after a save too', async () => {
+    mockApi({
+      'POST /api/users/notify-email': () => null,
+      'GET /api/users/me': () => ({ ...authData(), my_subscribe: [] }),
+    });
+    renderWithProviders(<NotificationTab />);
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByTestId('notify-message')).toHaveTextContent('success');
+  });
+});
