@@ -10,6 +10,7 @@ import { UsersRepository } from './repositories/users.ts';
 import { VisitorsRepository } from './repositories/visitors.ts';
 import { AccountsService } from './services/accounts.ts';
 import { CloudsService } from './services/clouds.ts';
+import { FilesService } from './services/files/index.ts';
 import { SecretBox } from './services/crypto.ts';
 import { TokenService } from './services/tokens.ts';
 import { UsersService } from './services/users.ts';
@@ -34,6 +35,8 @@ export interface AppContext {
   readonly users: UsersService;
   /** The clouds registry and connected clouds (open, markExpired, touch). */
   readonly clouds: CloudsService;
+  /** File calls of connected clouds: listing cache, providers pool, uploads, downloads (services/files). */
+  readonly files: FilesService;
   /** Server tasks: create, list, run, retry, cancel, schedule (services/tasks). */
   readonly tasks: TasksService;
   /** The task queue, progress store, scheduler and in-process workers. */
@@ -69,6 +72,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     localRoots: config.localRoots,
     oauthConfigured: (service) => config.oauth[service] !== undefined,
   });
+  const files = new FilesService({ clouds, box: secrets, log });
+  closers.push(() => files.close());
   // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
   const visitors = new VisitorsRepository(db.kysely);
   const housekeeping = async () => {

@@ -3,3 +3,4 @@ export * from './common.ts';
 export * from './accounts.ts';
 export * from './clouds.ts';
 export * from './tasks.ts';
+export * from './files.ts';

@@ -4,6 +4,7 @@ import systemRoutes from './system.ts';
 import accountPageRoutes from './account-pages.ts';
 import accountRoutes from './account.ts';
 import cloudRoutes from './clouds.ts';
+import fileRoutes from './files.ts';
 import initRoutes from './init.ts';
 import systemCloudRoutes from './system-clouds.ts';
 import userRoutes from './users.ts';
@@ -18,5 +19,6 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   userRoutes,
   systemCloudRoutes,
   cloudRoutes,
+  fileRoutes,
   taskRoutes,
 ];

@@ -1,0 +1,525 @@
+import type { Readable } from 'node:stream';
+import {
+  Code,
+  MAX_FILES_PER_CALL,
+  NAME_PROBLEM_MESSAGE,
+  PAGE_SIZES,
+  Permission,
+  RemoteFileType,
+  baseName,
+  hasFlag,
+  joinPath,
+  parentOf,
+  validateName,
+  type CloudInfoData,
+  type CloudRef,
+  type FileItem,
+  type ListFilesData,
+  type UploadSession,
+} from '@skyferry/contract';
+import { ProviderError, type Entry, type Provider } from '@skyferry/providers';
+import type { Logger } from 'pino';
+import { errors, type ApiError } from '../../http/errors.ts';
+import type { CloudIdentity, CloudRecord, CloudsService } from '../clouds.ts';
+import type { SecretBox } from '../crypto.ts';
+import { mapFileError } from './errors.ts';
+import { LINK_LIFETIME_MS, signLink, verifyLink, type LinkClaims } from './links.ts';
+import { ListingCache } from './listing-cache.ts';
+import { mimeOf } from './mime.ts';
+import { ProviderPool, type ProviderLease } from './provider-pool.ts';
+import { UploadSessions, type UploadOwner } from './uploads.ts';
+import { zipLength, zipStream, type ZipEntry } from './zip.ts';
+
+export interface FilesServiceOptions {
+  clouds: CloudsService;
+  box: SecretBox;
+  log: Logger;
+  listingTtlMs?: number;
+  providerIdleMs?: number;
+  uploadIdleMs?: number;
+  now?: () => number;
+}
+
+/** A download ready to stream: one file (with its range) or a zip of several entries. */
+export type Download =
+  | {
+      kind: 'file';
+      entry: Entry;
+      contentType: string;
+      /** Opens the bytes (a range when given), and gives the provider back when the stream ends. */
+      open(range?: { start: number; end: number }): Promise<Readable>;
+      release(): void;
+    }
+  | { kind: 'zip'; name: string; length: number; stream: Readable; release(): void };
+
+/** What a delete did: the paths that went, and each failure as the API error it would be. */
+export interface DeleteResult {
+  deleted: string[];
+  failed: Array<{ path: string; error: ApiError }>;
+  trashed: boolean;
+}
+
+function ownerKey(identity: CloudIdentity): string {
+  return 'userId' in identity ? `u:${identity.userId}` : `v:${identity.visitorId}`;
+}
+
+export function toFileItem(e: Entry): FileItem {
+  return {
+    id: e.id ?? e.path,
+    name: e.name,
+    path: e.path,
+    type: e.kind === 'dir' ? RemoteFileType.folder : RemoteFileType.file,
+    size: e.kind === 'dir' ? 0 : e.size,
+    modified: e.modTime ? e.modTime.getTime() : 0,
+    mime_type: e.mimeType ?? null,
+  };
+}
+
+export function cloudLabel(cloud: CloudRecord): string {
+  return cloud.alias || cloud.cloudAccount || cloud.kind;
+}
+
+/** Throws the naming rule's message (400) when a name is not acceptable. */
+export function checkName(name: string): void {
+  const problem = validateName(name);
+  if (problem) throw errors.badRequest(NAME_PROBLEM_MESSAGE[problem]);
+}
+
+/** The common parent folder of several paths. */
+export function commonParent(paths: readonly string[]): string {
+  const split = paths.map((p) => parentOf(p).split('/').filter(Boolean));
+  const first = split[0] ?? [];
+  let n = first.length;
+  for (const s of split) {
+    let i = 0;
+    while (i < n && i < s.length && s[i] === first[i]) i += 1;
+    n = i;
+  }
+  return '/' + first.slice(0, n).join('/');
+}
+
+/**
+ * The file calls of a connected cloud: list (cached), mkdir, rename, delete (to trash where there
+ * is one), space info, streamed upload and download (ranges, zips of folders), resumable uploads
+ * and signed download links. Ownership is enforced by the clouds service on every call.
+ */
+export class FilesService {
+  private readonly clouds: CloudsService;
+  private readonly box: SecretBox;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  readonly cache: ListingCache;
+  readonly pool: ProviderPool;
+  readonly uploads: UploadSessions;
+
+  constructor(options: FilesServiceOptions) {
+    this.clouds = options.clouds;
+    this.box = options.box;
+    this.log = options.log;
+    this.now = options.now ?? Date.now;
+    this.cache = new ListingCache({ ttlMs: options.listingTtlMs, now: this.now });
+    this.pool = new ProviderPool({ clouds: options.clouds, log: options.log, idleMs: options.providerIdleMs });
+    this.uploads = new UploadSessions({
+      idleMs: options.uploadIdleMs,
+      now: this.now,
+      onSettled: (cloudId, path) => this.cache.invalidate(cloudId, parentOf(path)),
+      mapError: async (err, lease) => this.failure(err, lease),
+    });
+  }
+
+  /** Which cloud a call names: cloud_id or token_id; a cloud_type that does not match is "not found". */
+  static cloudIdOf(ref: CloudRef): string {
+    const id = ref.cloud_id ?? ref.token_id;
+    if (!id) throw errors.badRequest('field_required', { field: 'cloud_id' });
+    return id;
+  }
+
+  private async lease(identity: CloudIdentity, ref: CloudRef | string, need: number): Promise<ProviderLease> {
+    const id = typeof ref === 'string' ? ref : FilesService.cloudIdOf(ref);
+    const lease = await this.pool.acquire(identity, id);
+    if (typeof ref !== 'string' && ref.cloud_type && ref.cloud_type !== lease.cloud.kind) {
+      lease.release();
+      throw errors.notFound();
+    }
+    if (!hasFlag(lease.cloud.flags, need)) {
+      lease.release();
+      throw errors.forbidden();
+    }
+    return lease;
+  }
+
+  /** Maps a failure; an expired authorisation marks the cloud expired and drops its provider. */
+  private async failure(err: unknown, lease: { cloud: CloudRecord }): Promise<ApiError> {
+    const mapped = mapFileError(err, { id: lease.cloud.id, label: cloudLabel(lease.cloud) });
+    if (mapped.expired) {
+      await this.clouds.markExpired(lease.cloud.id).catch(() => undefined);
+      this.pool.forget(lease.cloud.id);
+      this.cache.invalidateCloud(lease.cloud.id);
+    }
+    if (mapped.error.code === Code.CLOUD_OPERATION_ERROR || mapped.error.code === Code.CLOUD_UNAVAILABLE) {
+      this.log.warn({ err, cloud: lease.cloud.id, kind: lease.cloud.kind }, 'cloud file operation failed');
+    }
+    return mapped.error;
+  }
+
+  private async run<T>(
+    identity: CloudIdentity,
+    ref: CloudRef | string,
+    need: number,
+    work: (lease: ProviderLease) => Promise<T>,
+  ): Promise<T> {
+    const lease = await this.lease(identity, ref, need);
+    try {
+      return await work(lease);
+    } catch (err) {
+      throw await this.failure(err, lease);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** One page of a folder, from the cache unless `refresh`. */
+  async list(
+    identity: CloudIdentity,
+    ref: CloudRef,
+    path: string,
+    opts: { pageToken?: string | null; pageSize?: number; refresh?: boolean } = {},
+  ): Promise<ListFilesData> {
+    const pageSize = opts.pageSize ?? PAGE_SIZES.files;
+    const token = opts.pageToken || null;
+    return this.run(identity, ref, Permission.read, async ({ cloud, provider }) => {
+      if (!opts.refresh) {
+        const hit = this.cache.get(cloud.id, path, token, pageSize);
+        if (hit) return hit;
+      } else if (!token) {
+        this.cache.invalidate(cloud.id, path);
+      }
+      const page = await provider.list(path, { pageToken: token ?? undefined, pageSize });
+      // Object stores list a missing prefix as empty: tell an empty folder from no folder.
+      if (page.entries.length === 0 && !token && path !== '/') {
+        const st = await provider.stat(path);
+        if (st.kind !== 'dir') throw errors.pathNotExist();
+      }
+      const data: ListFilesData = { items: page.entries.map(toFileItem), page_token: page.nextPageToken ?? null };
+      this.cache.set(cloud.id, path, token, pageSize, data);
+      return data;
+    });
+  }
+
+  /** Creates a folder; answers its id. `reuse` (not_allow_conflict) answers an existing folder's id instead of 409002. */
+  async mkdir(identity: CloudIdentity, ref: CloudRef, parent: string, name: string, reuse: boolean): Promise<string> {
+    checkName(name);
+    return this.run(identity, ref, Permission.mkdir, async ({ cloud, provider }) => {
+      const path = joinPath(parent, name);
+      const existing = await statOrUndefined(provider, path);
+      if (existing) {
+        if (reuse && existing.kind === 'dir') return existing.id ?? existing.path;
+        throw errors.alreadyExists();
+      }
+      if (parent !== '/') {
+        const p = await statOrUndefined(provider, parent);
+        if (!p || p.kind !== 'dir') throw errors.pathNotExist();
+      }
+      await provider.mkdir(path);
+      this.cache.invalidate(cloud.id, parent);
+      const made = await statOrUndefined(provider, path);
+      return made?.id ?? path;
+    });
+  }
+
+  async rename(identity: CloudIdentity, ref: CloudRef, path: string, newName: string): Promise<FileItem> {
+    checkName(newName);
+    if (path === '/') throw errors.forbidden();
+    return this.run(identity, ref, Permission.rename, async ({ cloud, provider }) => {
+      const src = await provider.stat(path);
+      const target = joinPath(parentOf(path), newName);
+      if (target !== path && (await statOrUndefined(provider, target))) {
+        // A change of case only is a rename of the same item on case-insensitive services.
+        if (!(provider.features.caseInsensitive && target.toLowerCase() === path.toLowerCase()))
+          throw errors.alreadyExists();
+      }
+      const entry = await provider.rename(path, newName);
+      this.cache.invalidate(cloud.id, parentOf(path));
+      if (src.kind === 'dir') this.cache.invalidateTree(cloud.id, path);
+      return toFileItem(entry);
+    });
+  }
+
+  /** Deletes each path (to the trash where the cloud has one, unless permanent); reports each failure. */
+  async delete(
+    identity: CloudIdentity,
+    ref: CloudRef,
+    files: readonly string[],
+    permanent: boolean,
+  ): Promise<DeleteResult> {
+    if (files.length > MAX_FILES_PER_CALL) throw errors.badRequest('invalid_request', { detail: 'too many files' });
+    return this.run(identity, ref, Permission.delete, async (lease) => {
+      const { cloud, provider } = lease;
+      const useTrash = !permanent && provider.trash !== undefined;
+      const out: DeleteResult = { deleted: [], failed: [], trashed: useTrash };
+      for (const path of [...new Set(files)]) {
+        try {
+          if (path === '/') throw errors.forbidden();
+          const st = await provider.stat(path);
+          if (useTrash && provider.trash) await provider.trash(path);
+          else if (st.kind === 'dir') await provider.rmdir(path);
+          else await provider.remove(path);
+          out.deleted.push(path);
+          this.cache.invalidate(cloud.id, parentOf(path));
+          if (st.kind === 'dir') this.cache.invalidateTree(cloud.id, path);
+        } catch (err) {
+          const mapped = mapFileError(err, { id: cloud.id, label: cloudLabel(cloud) });
+          // An expired authorisation stops the whole call.
+          if (mapped.expired) throw err;
+          this.log.info({ cloud: cloud.id, code: mapped.error.code }, 'delete failed');
+          out.failed.push({ path, error: mapped.error });
+        }
+      }
+      return out;
+    });
+  }
+
+  /** The space the service reports now, stored on the cloud. */
+  async info(identity: CloudIdentity, ref: CloudRef): Promise<CloudInfoData> {
+    return this.run(identity, ref, Permission.none, async ({ cloud, provider }) => {
+      if (!provider.about) return { space_amount: cloud.space, space_used: cloud.usedSpace };
+      const about = await provider.about();
+      const total = about.total ?? 0;
+      const used = about.used ?? (about.total !== undefined && about.free !== undefined ? about.total - about.free : 0);
+      if (about.total !== undefined || about.used !== undefined) await this.clouds.recordSpace(cloud.id, total, used);
+      return { space_amount: total, space_used: used };
+    });
+  }
+
+  /** A plain upload: the body streams to the cloud. */
+  async upload(
+    identity: CloudIdentity,
+    cloudId: string,
+    path: string,
+    body: Readable,
+    opts: { size: number; overwrite: boolean; modTime?: Date; signal?: AbortSignal },
+  ): Promise<FileItem> {
+    if (path === '/') throw errors.badRequest('name_empty');
+    checkName(baseName(path));
+    return this.run(identity, cloudId, Permission.write, async ({ cloud, provider }) => {
+      await this.checkTarget(provider, path, opts.overwrite);
+      try {
+        const entry = await provider.put(
+          path,
+          body,
+          { size: opts.size, modTime: opts.modTime },
+          { signal: opts.signal },
+        );
+        return toFileItem(entry);
+      } finally {
+        this.cache.invalidate(cloud.id, parentOf(path));
+      }
+    });
+  }
+
+  private async checkTarget(provider: Provider, path: string, overwrite: boolean): Promise<void> {
+    const existing = await statOrUndefined(provider, path);
+    if (existing?.kind === 'dir') throw errors.alreadyExists();
+    if (existing && !overwrite) throw errors.alreadyExists();
+  }
+
+  /** Opens a resumable upload session. */
+  async createUpload(
+    identity: CloudIdentity,
+    ref: CloudRef,
+    path: string,
+    size: number,
+    opts: { overwrite: boolean; modTime?: Date },
+  ): Promise<UploadSession> {
+    if (path === '/') throw errors.badRequest('name_empty');
+    checkName(baseName(path));
+    const lease = await this.lease(identity, ref, Permission.write);
+    try {
+      await this.checkTarget(lease.provider, path, opts.overwrite);
+      return this.uploads.open({ key: ownerKey(identity) }, lease, path, size, opts.modTime);
+    } catch (err) {
+      lease.release();
+      throw await this.failure(err, lease);
+    }
+  }
+
+  uploadOwner(identity: CloudIdentity): UploadOwner {
+    return { key: ownerKey(identity) };
+  }
+
+  async completeUpload(identity: CloudIdentity, uploadId: string): Promise<FileItem> {
+    const { entry, lease } = await this.uploads.complete(this.uploadOwner(identity), uploadId);
+    this.cache.invalidate(lease.cloud.id, parentOf(entry.path));
+    return toFileItem(entry);
+  }
+
+  /** A signed link a browser can navigate to (5 minutes). */
+  async createLink(
+    identity: CloudIdentity,
+    ref: CloudRef,
+    paths: readonly string[],
+    name?: string,
+  ): Promise<{ url: string; expires_at: number }> {
+    if (name !== undefined) checkName(name);
+    const lease = await this.lease(identity, ref, Permission.read);
+    lease.release();
+    const expiresAt = this.now() + LINK_LIFETIME_MS;
+    const token = signLink(this.box, {
+      identity,
+      cloudId: lease.cloud.id,
+      paths: [...new Set(paths)],
+      name,
+      expiresAt,
+    });
+    if (token.length > 12_000)
+      throw errors.badRequest('invalid_request', { detail: 'too many files for one link; download the folder' });
+    return { url: `/api/cloud-manager/files?link=${token}`, expires_at: expiresAt };
+  }
+
+  /** The claims of a download link, or 404 when it is invalid or expired. */
+  resolveLink(token: string): LinkClaims {
+    const claims = verifyLink(this.box, token, this.now());
+    if (!claims) throw errors.notFound();
+    return claims;
+  }
+
+  /**
+   * Prepares a download: a file (ranges allowed), or a zip of a folder or of several paths. The
+   * lease is held until the caller's stream ends (`release`).
+   */
+  async download(
+    identity: CloudIdentity,
+    cloudId: string,
+    paths: readonly string[],
+    name?: string,
+    signal?: AbortSignal,
+  ): Promise<Download> {
+    const lease = await this.lease(identity, cloudId, Permission.read);
+    const { provider } = lease;
+    try {
+      const stats: Entry[] = [];
+      for (const p of paths) stats.push(p === '/' ? rootEntry() : await provider.stat(p));
+      const single = stats.length === 1 ? stats[0] : undefined;
+      if (single && single.kind === 'file') {
+        return {
+          kind: 'file',
+          entry: single,
+          contentType: mimeOf(single.name, single.mimeType),
+          open: async (range) => {
+            try {
+              return await provider.openRead(single.path, range ? { range, signal } : { signal });
+            } catch (err) {
+              throw await this.failure(err, lease);
+            }
+          },
+          release: () => lease.release(),
+        };
+      }
+      const base = single ? single.path : commonParent(paths);
+      const entries = await this.zipEntries(provider, stats, base, signal);
+      const zipName =
+        name ?? (single ? `${single.path === '/' ? cloudLabel(lease.cloud) : single.name}.zip` : 'download.zip');
+      return {
+        kind: 'zip',
+        name: zipName.endsWith('.zip') ? zipName : `${zipName}.zip`,
+        length: zipLength(entries),
+        stream: zipStream(entries, signal),
+        release: () => lease.release(),
+      };
+    } catch (err) {
+      lease.release();
+      throw await this.failure(err, lease);
+    }
+  }
+
+  /** Every entry below the chosen items, named relative to `base`, folders first in each level. */
+  private async zipEntries(
+    provider: Provider,
+    items: readonly Entry[],
+    base: string,
+    signal?: AbortSignal,
+  ): Promise<ZipEntry[]> {
+    const rel = (p: string) => (base === '/' ? p.slice(1) : p.slice(base.length + 1));
+    const out: ZipEntry[] = [];
+    const fileEntry = (e: Entry): ZipEntry => ({
+      name: rel(e.path),
+      dir: false,
+      size: e.size,
+      modTime: e.modTime,
+      open: () => provider.openRead(e.path, { signal }),
+    });
+    const walk = async (dir: string) => {
+      let token: string | undefined;
+      do {
+        if (signal?.aborted) throw new ProviderError('canceled', 'canceled');
+        const page = await provider.list(dir, { pageToken: token, pageSize: 1000, signal });
+        for (const e of page.entries) {
+          if (e.kind === 'dir') {
+            out.push({ name: rel(e.path), dir: true, size: 0, modTime: e.modTime });
+            await walk(e.path);
+          } else {
+            out.push(fileEntry(e));
+          }
+        }
+        token = page.nextPageToken;
+      } while (token);
+    };
+    for (const item of items) {
+      if (item.kind === 'dir') {
+        // The chosen folder itself is the zip's top level when it is the base.
+        if (item.path !== base) out.push({ name: rel(item.path), dir: true, size: 0, modTime: item.modTime });
+        await walk(item.path);
+      } else {
+        out.push(fileEntry(item));
+      }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.uploads.close();
+    await this.pool.close();
+  }
+}
+
+function rootEntry(): Entry {
+  return { path: '/', name: '', kind: 'dir', size: 0 };
+}
+
+async function statOrUndefined(provider: Provider, path: string): Promise<Entry | undefined> {
+  try {
+    return await provider.stat(path);
+  } catch (err) {
+    if (ProviderError.is(err, 'not_found') || ProviderError.is(err, 'not_dir')) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * The byte range of a Range header for a file of `size` bytes: one range, or 'unsatisfiable'
+ * (416), or null to send the whole file (no header, several ranges, or a unit we do not serve).
+ */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m) return null;
+  const [, a, b] = m;
+  if (a === '' && b === '') return null;
+  let start: number;
+  let end: number;
+  if (a === '') {
+    const suffix = Number(b);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(a);
+    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
+    if (b !== '' && Number(b) < start) return null;
+  }
+  if (start >= size || size === 0) return 'unsatisfiable';
+  return { start, end };
+}

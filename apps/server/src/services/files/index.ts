@@ -1,0 +1,11 @@
+export {
+  FilesService,
+  parseRange,
+  toFileItem,
+  commonParent,
+  type Download,
+  type DeleteResult,
+} from './files-service.ts';
+export { ListingCache } from './listing-cache.ts';
+export { zipStream, zipLength, type ZipEntry } from './zip.ts';
+export { isSafeInline, mimeOf } from './mime.ts';
