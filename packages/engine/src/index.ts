@@ -6,3 +6,4 @@ export { copyFile, type CopyContext, type CopyFileResult, type Verification } fr
 export { runTransfer, type RunRequest } from './run.ts';
 export { planPage, taskStateOf, itemPaths, type PlanPageQuery } from './tools.ts';
 export { MODTIME_WINDOW_MS } from './util.ts';
+export * from './cleanup/index.ts';

@@ -1,6 +1,6 @@
 import { normalizePath, passesFilter } from '@skyferry/contract';
 import type { ConflictResolution, FileFilter, SameNamePolicy } from '@skyferry/contract';
-import { ProviderError, toProviderError } from '@skyferry/providers';
+import { Pacer, ProviderError, toProviderError } from '@skyferry/providers';
 import type { Entry, Provider } from '@skyferry/providers';
 import type { TwoWayRecord, TwoWayStateStore } from './stores.ts';
 import type {
@@ -59,6 +59,8 @@ export interface PlanRequest {
   sideNames?: { source: string; target: string };
   /** Time written into conflict names. Default now. */
   now?: Date;
+  /** Retries of listings and stats that fail with a `retry`-class error. Defaults: 6 retries, 200 ms, 8 s. */
+  retries?: { retries?: number; minSleepMs?: number; maxSleepMs?: number };
 }
 
 function emptySummary(): PlanSummary {
@@ -117,6 +119,7 @@ class Planner {
   readonly key: (name: string) => string;
   readonly lists: Semaphore;
   readonly stats = new Semaphore(16);
+  readonly pacer: Pacer;
   readonly pairs: PlanPair[] = [];
   readonly items: PlanItem[] = [];
   readonly summary = emptySummary();
@@ -141,6 +144,12 @@ class Planner {
     this.key = makeKey(req.source.features.caseInsensitive || req.target.features.caseInsensitive);
     this.lists = new Semaphore(req.listConcurrency ?? 8);
     this.now = req.now ?? new Date();
+    this.pacer = new Pacer({
+      retries: req.retries?.retries ?? 6,
+      minSleepMs: req.retries?.minSleepMs ?? 200,
+      maxSleepMs: req.retries?.maxSleepMs ?? 8000,
+      maxRetryAfterMs: 60_000,
+    });
   }
 
   private checkAbort(): void {
@@ -167,7 +176,10 @@ class Planner {
       const out: Entry[] = [];
       let token: string | undefined;
       do {
-        const page = await p.list(path, { signal: this.req.signal, pageToken: token });
+        const pageToken = token;
+        const page = await this.pacer.call(() => p.list(path, { signal: this.req.signal, pageToken }), {
+          signal: this.req.signal,
+        });
         for (const e of page.entries) out.push(e);
         token = page.nextPageToken;
       } while (token);
@@ -270,7 +282,7 @@ class Planner {
     if (!p.features.setModTime) return e;
     await this.stats.acquire();
     try {
-      const st = await p.stat(e.path, { signal: this.req.signal });
+      const st = await this.pacer.call(() => p.stat(e.path, { signal: this.req.signal }), { signal: this.req.signal });
       return { ...e, modTime: st.modTime ?? e.modTime, hashes: st.hashes ?? e.hashes };
     } catch {
       return e;
@@ -814,7 +826,7 @@ class Planner {
     const p = side === 'source' ? this.req.source : this.req.target;
     if (path === '/') return { path: '/', name: '', kind: 'dir', size: 0 };
     try {
-      return await p.stat(path, { signal: this.req.signal });
+      return await this.pacer.call(() => p.stat(path, { signal: this.req.signal }), { signal: this.req.signal });
     } catch (err) {
       const e = toProviderError(err);
       if (e.code === 'not_found') return null;

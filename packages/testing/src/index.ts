@@ -8,3 +8,5 @@ export * from './vsftpd.ts';
 export * from './ftp-srv.ts';
 export * from './s3rver.ts';
 export * from './emulators/index.ts';
+export * from './latency-proxy.ts';
+export * from './faulty-proxy.ts';

@@ -1,0 +1,124 @@
+import { canceled, cleanPath, toProviderError, type Entry, type Provider } from '@skyferry/providers';
+import type { CleanupScanError } from './types.ts';
+
+/** What a walk saw: every folder and file below the root. */
+export interface WalkedFile {
+  path: string;
+  size: number;
+  modTime: number | null;
+  hashes: Entry['hashes'];
+}
+
+export interface WalkResult {
+  /** Folders below the root (not the root), with their listed modification time. */
+  folders: Map<string, number | null>;
+  files: WalkedFile[];
+  /** Folders that could not be listed: what is inside them is unknown. */
+  unlisted: Set<string>;
+  errors: CleanupScanError[];
+}
+
+export interface WalkOptions {
+  signal?: AbortSignal;
+  concurrency: number;
+  onFolder?: (path: string, folders: number, files: number, bytes: number) => void;
+}
+
+const FATAL = new Set(['auth_expired', 'auth_invalid', 'canceled', 'host_key_changed']);
+
+function isBelow(root: string, path: string): boolean {
+  return root === '/' ? path !== '/' : path.startsWith(`${root}/`);
+}
+
+/**
+ * Lists everything below `root`. Bucket-based services are listed flat in one pass (their folders
+ * are prefixes); others folder by folder, `concurrency` listings at once. A folder that cannot be
+ * listed is recorded and skipped; a missing root and fatal errors (expired authorisation, cancel) throw.
+ */
+export async function walkTree(provider: Provider, rootPath: string, opts: WalkOptions): Promise<WalkResult> {
+  const root = cleanPath(rootPath);
+  const out: WalkResult = { folders: new Map(), files: [], unlisted: new Set(), errors: [] };
+  let bytes = 0;
+  const take = (e: Entry) => {
+    if (!isBelow(root, e.path)) return;
+    if (e.kind === 'dir') {
+      if (!out.folders.has(e.path) || e.modTime) out.folders.set(e.path, e.modTime?.getTime() ?? null);
+    } else {
+      out.files.push({ path: e.path, size: e.size, modTime: e.modTime?.getTime() ?? null, hashes: e.hashes });
+      bytes += e.size;
+    }
+  };
+
+  if (provider.listRecursive && provider.features.bucketBased) {
+    // One flat listing sees every key; it throws not_found for a missing root.
+    for await (const batch of provider.listRecursive(root, { signal: opts.signal })) {
+      if (opts.signal?.aborted) throw canceled();
+      for (const e of batch) take(e);
+      opts.onFolder?.(batch[batch.length - 1]?.path ?? root, out.folders.size, out.files.length, bytes);
+    }
+    return out;
+  }
+
+  const listAll = async (dir: string): Promise<Entry[]> => {
+    const entries: Entry[] = [];
+    let token: string | undefined;
+    do {
+      if (opts.signal?.aborted) throw canceled();
+      const page = await provider.list(dir, { signal: opts.signal, pageToken: token });
+      for (const e of page.entries) entries.push(e);
+      token = page.nextPageToken;
+    } while (token);
+    return entries;
+  };
+
+  // The root must be listable: a scan of a missing folder fails rather than finding nothing.
+  const first = await listAll(root);
+  const pending: string[] = [];
+  for (const e of first) {
+    take(e);
+    if (e.kind === 'dir' && isBelow(root, e.path)) pending.push(e.path);
+  }
+  opts.onFolder?.(root, out.folders.size, out.files.length, bytes);
+
+  await new Promise<void>((resolve, reject) => {
+    let active = 0;
+    let failed = false;
+    const pump = () => {
+      if (failed) return;
+      if (pending.length === 0 && active === 0) {
+        resolve();
+        return;
+      }
+      while (active < opts.concurrency && pending.length > 0) {
+        const dir = pending.pop() as string;
+        active++;
+        listAll(dir)
+          .then(
+            (entries) => {
+              for (const e of entries) {
+                take(e);
+                if (e.kind === 'dir' && isBelow(dir, e.path)) pending.push(e.path);
+              }
+              opts.onFolder?.(dir, out.folders.size, out.files.length, bytes);
+            },
+            (err: unknown) => {
+              const e = toProviderError(err);
+              if (opts.signal?.aborted || FATAL.has(e.code) || e.retry === 'fatal') {
+                failed = true;
+                reject(opts.signal?.aborted ? canceled() : e);
+                return;
+              }
+              out.unlisted.add(dir);
+              out.errors.push({ path: dir, code: e.code, message: e.message });
+            },
+          )
+          .finally(() => {
+            active--;
+            pump();
+          });
+      }
+    };
+    pump();
+  });
+  return out;
+}

@@ -1,0 +1,134 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLocal } from '@skyferry/providers';
+import { differences, rcloneCheck } from './testing/backends.ts';
+
+// A 2,000-file transfer in a child process, killed with SIGKILL at random points and restarted
+// until it finishes: the target ends identical to the source, and no file whose checkpoint was
+// written is written again by a later run.
+
+const CHILD = fileURLToPath(new URL('./testing/transfer-child.ts', import.meta.url));
+const FILES = 2000;
+
+let root: string;
+let src: string;
+let dst: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'skyferry-crash-'));
+  src = join(root, 'src');
+  dst = join(root, 'dst');
+  await mkdir(dst, { recursive: true });
+  for (let d = 0; d < 20; d++) {
+    await mkdir(join(src, `d${d}`), { recursive: true });
+    await Promise.all(
+      Array.from({ length: FILES / 20 }, (_, i) =>
+        writeFile(join(src, `d${d}`, `f${i}.bin`), randomBytes(1024 + ((d * 97 + i * 31) % 3072))),
+      ),
+    );
+  }
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Paths (relative to the target root) whose checkpoint is on disk. */
+function checkpointed(file: string): Set<string> {
+  const done = new Set<string>();
+  if (!existsSync(file)) return done;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    try {
+      const { k } = JSON.parse(line) as { k: string };
+      const parts = k.split('|');
+      if (parts[0] === 'write') done.add(parts[4] as string);
+    } catch {
+      // a line torn by the kill
+    }
+  }
+  return done;
+}
+
+function writes(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+}
+
+function runChild(n: number, killAfterMs: number | undefined): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [CHILD, src, dst, join(root, 'checkpoints.jsonl'), join(root, `writes-${n}.log`)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString();
+      if (killAfterMs !== undefined && !timer && output.includes('planned')) {
+        timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      }
+    });
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code, signal, output });
+    });
+  });
+}
+
+describe('a transfer killed with SIGKILL', () => {
+  it('resumes from its checkpoints until done, never writing a checkpointed file again', async () => {
+    const runs: Run[] = [];
+    let killed = 0;
+    let violations: string[] = [];
+    for (let n = 0; n < 40; n++) {
+      const before = checkpointed(join(root, 'checkpoints.jsonl'));
+      // Kill the first runs at random points; let a run finish once several kills have happened.
+      const killAt = killed < 5 ? 50 + Math.floor(Math.random() * 400) : undefined;
+      const r = await runChild(n, killAt);
+      runs.push(r);
+      const again = writes(join(root, `writes-${n}.log`))
+        .map((p) => p.replace(/^\//, '/'))
+        .filter((p) => before.has(p));
+      violations = violations.concat(again.map((p) => `run ${n}: ${p}`));
+      if (r.signal === 'SIGKILL') {
+        killed++;
+        continue;
+      }
+      expect(r.code, r.output).toBe(0);
+      break;
+    }
+    expect(killed).toBeGreaterThanOrEqual(3);
+    expect(runs.at(-1)?.code).toBe(0);
+    expect(violations).toEqual([]);
+    // Each file was written at most once per run it was in flight in, and most only once overall.
+    const all = runs.flatMap((_, n) => writes(join(root, `writes-${n}.log`)));
+    expect(new Set(all).size).toBe(FILES);
+    expect(all.length).toBeLessThan(FILES + killed * 8 + 1);
+
+    // The target equals the source, checked by rclone (content) and through the provider (no stray files).
+    const marks = await rcloneCheck(src, dst, { flags: ['--exclude', '.skyferry-tmp-*'] });
+    expect(differences(marks)).toEqual([]);
+    expect(marks.size).toBe(FILES);
+    const target = await openLocal({ path: dst }, { localRoots: [dst] });
+    let listed = 0;
+    for await (const batch of target.listRecursive(dst === '' ? '/' : '/'))
+      listed += batch.filter((e) => e.kind === 'file').length;
+    expect(listed).toBe(FILES);
+  }, 180_000);
+});

@@ -1,0 +1,116 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+export interface LatencyProxy {
+  readonly host: string;
+  readonly port: number;
+  /** Connections accepted so far. */
+  readonly connections: () => number;
+  stop(): Promise<void>;
+}
+
+export interface LatencyProxyOptions {
+  /** Where connections go. */
+  target: { host: string; port: number };
+  /** Round-trip time added, in ms: every byte waits half of it in each direction. Default 20. */
+  rttMs?: number;
+  /** Port to listen on (default: a free one). */
+  port?: number;
+}
+
+/**
+ * Delays every byte crossing a direction by `delay` ms, keeping order, with one timer per direction.
+ * When too much is waiting, the sending side is paused until the queue drains (no unbounded memory).
+ */
+function delayedPipe(from: Socket, to: Socket, delay: number): { pending: () => number } {
+  const queue: { due: number; chunk: Buffer }[] = [];
+  let queued = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let ended = false;
+  const HIGH = 8 * 1024 * 1024;
+  const flush = () => {
+    timer = undefined;
+    const now = performance.now();
+    while (queue.length > 0 && (queue[0] as { due: number }).due <= now + 0.5) {
+      const { chunk } = queue.shift() as { due: number; chunk: Buffer };
+      queued -= chunk.length;
+      if (!to.destroyed) to.write(chunk);
+    }
+    if (queued < HIGH / 2 && from.isPaused()) from.resume();
+    if (queue.length > 0) timer = setTimeout(flush, Math.max(0, (queue[0] as { due: number }).due - performance.now()));
+    else if (ended && !to.destroyed) to.end();
+  };
+  from.on('data', (chunk: Buffer) => {
+    queue.push({ due: performance.now() + delay, chunk });
+    queued += chunk.length;
+    if (queued > HIGH) from.pause();
+    if (!timer) timer = setTimeout(flush, delay);
+  });
+  from.on('end', () => {
+    ended = true;
+    if (queue.length === 0 && !timer && !to.destroyed) to.end();
+  });
+  return { pending: () => queue.length };
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 that adds a fixed round-trip time to every connection (netem is not
+ * available in these kernels). Works for any protocol: HTTP (WebDAV, S3) and SSH alike.
+ */
+export async function startLatencyProxy(opts: LatencyProxyOptions): Promise<LatencyProxy> {
+  const oneWay = (opts.rttMs ?? 20) / 2;
+  let count = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer({ noDelay: true }, (client) => {
+    count++;
+    const upstream = connect({ host: opts.target.host, port: opts.target.port, noDelay: true });
+    sockets.add(client);
+    sockets.add(upstream);
+    client.setNoDelay(true);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    // A reset on either side resets the other at once; an orderly close goes through after the
+    // bytes still on their way.
+    client.on('error', close);
+    upstream.on('error', close);
+    const up = delayedPipe(client, upstream, oneWay);
+    const down = delayedPipe(upstream, client, oneWay);
+    const closeAfter = (pipe: { pending: () => number }) => {
+      const wait = () => (pipe.pending() > 0 ? setTimeout(wait, oneWay + 1) : setTimeout(close, oneWay + 1000));
+      wait();
+    };
+    client.on('close', () => closeAfter(up));
+    upstream.on('close', () => closeAfter(down));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    host: '127.0.0.1',
+    port,
+    connections: () => count,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// `node packages/testing/src/latency-proxy.ts <listen-port> <target-host:port> [rtt-ms]` runs it alone.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [listen, target, rtt] = process.argv.slice(2);
+  const [host, port] = (target ?? '').split(':');
+  const p = await startLatencyProxy({
+    port: Number(listen),
+    target: { host: host ?? '127.0.0.1', port: Number(port) },
+    rttMs: rtt === undefined ? 20 : Number(rtt),
+  });
+  console.log(`latency proxy on 127.0.0.1:${p.port} -> ${target}, +${rtt ?? 20} ms round trip`);
+}
