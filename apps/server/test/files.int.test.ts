@@ -7,7 +7,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,89 +20,7 @@ import {
   type WebdavServer,
 } from '@skyferry/testing';
 import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
-
-interface Reply<T> {
-  status: number;
-  code: number;
-  msg: string;
-  data: T;
-}
-
-export class FileClient {
-  readonly base: string;
-  readonly headers: Record<string, string>;
-  constructor(base: string, headers: Record<string, string>) {
-    this.base = base;
-    this.headers = headers;
-  }
-  async call<T>(method: string, path: string, body?: unknown): Promise<Reply<T>> {
-    const res = await fetch(this.base + path, {
-      method,
-      headers: { ...this.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as { code: number; msg: string; data: T };
-    return { status: res.status, ...json };
-  }
-  async ok<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const r = await this.call<T>(method, path, body);
-    if (r.code !== 0) throw new Error(`${method} ${path}: ${r.status} ${r.code} ${r.msg}`);
-    return r.data;
-  }
-  async listAll(cloudId: string, path: string, pageSize?: number, refresh?: boolean): Promise<FileItem[]> {
-    const items: FileItem[] = [];
-    let token: string | null = null;
-    do {
-      const page: ListFilesData = await this.ok<ListFilesData>('POST', '/api/cloud-manager/list', {
-        cloud_id: cloudId,
-        path,
-        page_token: token,
-        page_size: pageSize,
-        refresh,
-      });
-      items.push(...page.items);
-      token = page.page_token;
-    } while (token);
-    return items;
-  }
-  async put(cloudId: string, path: string, data: Buffer, extra = ''): Promise<Reply<FileItem>> {
-    const res = await fetch(
-      `${this.base}/api/cloud-manager/files?cloud_id=${cloudId}&path=${encodeURIComponent(path)}${extra}`,
-      { method: 'PUT', headers: { ...this.headers, 'content-type': 'application/octet-stream' }, body: data },
-    );
-    return { status: res.status, ...((await res.json()) as { code: number; msg: string; data: FileItem }) };
-  }
-  async get(cloudId: string, path: string, headers: Record<string, string> = {}): Promise<Response> {
-    return fetch(`${this.base}/api/cloud-manager/files?cloud_id=${cloudId}&path=${encodeURIComponent(path)}`, {
-      headers: { ...this.headers, ...headers },
-    });
-  }
-  /** Sends the first `sendBytes` of a part and drops the connection. */
-  dropMidPart(uploadId: string, offset: number, part: Buffer, sendBytes: number): Promise<void> {
-    const url = new URL(`${this.base}/api/cloud-manager/uploads/${uploadId}?offset=${offset}`);
-    return new Promise((resolve) => {
-      const req = httpRequest(url, {
-        method: 'PUT',
-        headers: { ...this.headers, 'content-type': 'application/octet-stream', 'content-length': String(part.length) },
-      });
-      req.on('error', () => resolve());
-      req.write(part.subarray(0, sendBytes), () => {
-        setTimeout(() => {
-          req.destroy();
-          resolve();
-        }, 100);
-      });
-    });
-  }
-  async putPart(uploadId: string, offset: number, part: Buffer): Promise<Reply<{ offset: number }>> {
-    const res = await fetch(`${this.base}/api/cloud-manager/uploads/${uploadId}?offset=${offset}`, {
-      method: 'PUT',
-      headers: { ...this.headers, 'content-type': 'application/octet-stream' },
-      body: part,
-    });
-    return { status: res.status, ...((await res.json()) as { code: number; msg: string; data: { offset: number } }) };
-  }
-}
+import { FileClient } from './support/files.ts';
 
 interface Backend {
   name: string;

@@ -47,6 +47,17 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
         'visitor',
       )
     ).id,
+  /** A resumable upload the owner opened on a cloud of theirs (file calls, issue 8). */
+  upload: async (s) => {
+    const me = await s.asOwner<{ clouds: Array<{ id: string }> }>('GET', '/api/v2/clouds/me');
+    return (
+      await s.asOwner<{ upload_id: string }>('POST', '/api/cloud-manager/uploads', {
+        cloud_id: me.clouds[0]?.id,
+        path: '/owner.bin',
+        size: 10,
+      })
+    ).upload_id;
+  },
 };
 
 export interface AttackerRequest {
@@ -108,6 +119,87 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
       expect(text).not.toContain(ids.cloud);
       expect(text).not.toContain(ids.tempCloud);
     },
+  },
+  // File calls (issue 8): every one names the owner's cloud (or upload) and must answer "not found".
+  {
+    name: 'POST /api/cloud-manager/list',
+    request: (ids) => ({ method: 'POST', url: '/api/cloud-manager/list', body: { cloud_id: ids.cloud, path: '/' } }),
+  },
+  {
+    name: 'POST /api/cloud-manager/list (token_id)',
+    request: (ids) => ({ method: 'POST', url: '/api/cloud-manager/list', body: { token_id: ids.tempCloud } }),
+  },
+  {
+    name: 'POST /api/cloud-manager/mkdir',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/mkdir',
+      body: { cloud_id: ids.cloud, folder_name: 'pwned', not_allow_conflict: true },
+    }),
+  },
+  {
+    name: 'POST /api/cloud-manager/rename',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/rename',
+      body: { cloud_id: ids.cloud, path: '/x', new_name: 'pwned' },
+    }),
+  },
+  {
+    name: 'POST /api/cloud-manager/delete',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/delete',
+      body: { cloud_id: ids.cloud, files: ['/x'] },
+    }),
+  },
+  {
+    name: 'POST /api/cloud-manager/info',
+    request: (ids) => ({ method: 'POST', url: '/api/cloud-manager/info', body: { cloud_id: ids.cloud } }),
+  },
+  {
+    name: 'PUT /api/cloud-manager/files (upload)',
+    request: (ids) => ({
+      method: 'PUT',
+      url: `/api/cloud-manager/files?cloud_id=${ids.cloud}&path=/pwned.txt`,
+      body: 'pwned',
+    }),
+  },
+  {
+    name: 'GET /api/cloud-manager/files (download)',
+    request: (ids) => ({ method: 'GET', url: `/api/cloud-manager/files?cloud_id=${ids.cloud}&path=/` }),
+  },
+  {
+    name: 'POST /api/cloud-manager/download-link',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/download-link',
+      body: { cloud_id: ids.cloud, paths: ['/'] },
+    }),
+  },
+  {
+    name: 'POST /api/cloud-manager/uploads (open on their cloud)',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/uploads',
+      body: { cloud_id: ids.cloud, path: '/pwned.bin', size: 1 },
+    }),
+  },
+  {
+    name: 'GET /api/cloud-manager/uploads/{id}',
+    request: (ids) => ({ method: 'GET', url: `/api/cloud-manager/uploads/${ids.upload}` }),
+  },
+  {
+    name: 'PUT /api/cloud-manager/uploads/{id} (a part)',
+    request: (ids) => ({ method: 'PUT', url: `/api/cloud-manager/uploads/${ids.upload}?offset=0`, body: '0123456789' }),
+  },
+  {
+    name: 'POST /api/cloud-manager/uploads/{id}/complete',
+    request: (ids) => ({ method: 'POST', url: `/api/cloud-manager/uploads/${ids.upload}/complete` }),
+  },
+  {
+    name: 'DELETE /api/cloud-manager/uploads/{id}',
+    request: (ids) => ({ method: 'DELETE', url: `/api/cloud-manager/uploads/${ids.upload}` }),
   },
 ];
 

@@ -1,0 +1,104 @@
+/**
+ * A large upload through the resumable calls the web client uses (4 MB parts, streamed to the
+ * cloud's multipart upload, nothing on the server's disk), then ranged and full downloads of it.
+ * 1 GiB by default; CI runs 160 MiB (still a multipart upload of 32 S3 parts).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UPLOAD_PART_SIZE, type FileItem, type UploadSession } from '@skyferry/contract';
+import { startS3rver, type S3rverServer } from '@skyferry/testing';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { FileClient } from './support/files.ts';
+
+const SIZE = Number(process.env.SKYFERRY_LARGE_UPLOAD_BYTES ?? (process.env.CI ? 160 * 1024 ** 2 : 1024 ** 3));
+
+/** Deterministic content: a random block with each part's index written into its first bytes. */
+function partOf(block: Buffer, index: number, length: number): Buffer {
+  const part = Buffer.from(block.subarray(0, length));
+  part.writeUInt32BE(index, 0);
+  return part;
+}
+
+describe(`a ${Math.round(SIZE / 1024 ** 2)} MiB upload to S3 and ranged downloads`, () => {
+  let t: TestApp;
+  let s3: S3rverServer;
+  let api: FileClient;
+  let cloudId: string;
+  const block = randomBytes(UPLOAD_PART_SIZE);
+  const parts = Math.ceil(SIZE / UPLOAD_PART_SIZE);
+  const lengthOf = (i: number) => (i === parts - 1 ? SIZE - i * UPLOAD_PART_SIZE : UPLOAD_PART_SIZE);
+
+  beforeAll(async () => {
+    [t, s3] = await Promise.all([startTestApp(), startS3rver({ buckets: ['large'] })]);
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const u = await t.signUp();
+    api = new FileClient(base, u.headers);
+    cloudId = (
+      await api.ok<{ id: string }>('POST', '/api/clouds', {
+        cloud_name: 's3_compatible',
+        credentials: {
+          bucket: 'large',
+          access_key_id: s3.accessKeyId,
+          secret_access_key: s3.secretAccessKey,
+          endpoint: s3.endpoint,
+          region: s3.region,
+          path_style: true,
+        },
+      })
+    ).id;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await s3?.stop();
+  });
+
+  it('uploads in 4 MB parts and the cloud has every byte', { timeout: 900_000 }, async () => {
+    const session = await api.ok<UploadSession>('POST', '/api/cloud-manager/uploads', {
+      cloud_id: cloudId,
+      path: '/videos/large.bin',
+      size: SIZE,
+    });
+    const hash = createHash('sha256');
+    const rssBefore = process.memoryUsage().rss;
+    let peakRss = rssBefore;
+    for (let i = 0; i < parts; i += 1) {
+      const part = partOf(block, i, lengthOf(i));
+      hash.update(part);
+      const r = await api.putPart(session.upload_id, i * UPLOAD_PART_SIZE, part);
+      expect(r.code).toBe(0);
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }
+    const item = await api.ok<FileItem>('POST', `/api/cloud-manager/uploads/${session.upload_id}/complete`);
+    expect(item).toMatchObject({ path: '/videos/large.bin', size: SIZE, type: 1 });
+    // Streamed: memory does not grow with the file (the server runs in this process).
+    expect(peakRss - rssBefore).toBeLessThan(Math.min(SIZE, 400 * 1024 ** 2));
+
+    const listed = await api.listAll(cloudId, '/videos');
+    expect(listed.map((f) => [f.name, f.size])).toEqual([['large.bin', SIZE]]);
+
+    // A range across a part boundary in the middle of the file.
+    const at = Math.floor(parts / 2) * UPLOAD_PART_SIZE - 100;
+    const res = await api.get(cloudId, '/videos/large.bin', { range: `bytes=${at}-${at + 299}` });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes ${at}-${at + 299}/${SIZE}`);
+    const slice = Buffer.from(await res.arrayBuffer());
+    const i = Math.floor(at / UPLOAD_PART_SIZE);
+    const expected = Buffer.concat([partOf(block, i, lengthOf(i)), partOf(block, i + 1, lengthOf(i + 1))]).subarray(
+      at - i * UPLOAD_PART_SIZE,
+      at - i * UPLOAD_PART_SIZE + 300,
+    );
+    expect(slice.equals(expected)).toBe(true);
+
+    // The whole file streamed back hashes the same.
+    const full = await api.get(cloudId, '/videos/large.bin');
+    expect(full.headers.get('content-length')).toBe(String(SIZE));
+    const back = createHash('sha256');
+    let received = 0;
+    for await (const chunk of full.body as unknown as AsyncIterable<Uint8Array>) {
+      back.update(chunk);
+      received += chunk.length;
+    }
+    expect(received).toBe(SIZE);
+    expect(back.digest('hex')).toBe(hash.digest('hex'));
+  });
+});
