@@ -5,3 +5,4 @@ export * from './webdav/index.ts';
 export * from './sftp/index.ts';
 export * from './google-drive/index.ts';
 export * from './ftp/index.ts';
+export * from './onedrive/index.ts';

@@ -543,6 +543,7 @@ export class GoogleDriveProvider implements Provider {
         const parentId = await this.ensureDir(parentPath(p), signal);
         const existing = await this.existingFile(parentId, baseName(p), p, signal);
         if (!second) {
+          if (src.size >= 0 && first.length !== src.size) throw shortBody(first.length, src.size);
           const f = await this.simpleUpload(p, first, src, parentId, existing, signal);
           opts.onProgress?.(first.length);
           return this.toEntry(parentPath(p), f, baseName(p));
@@ -553,6 +554,9 @@ export class GoogleDriveProvider implements Provider {
         let next: Buffer | null = second;
         for (;;) {
           const final = next === null;
+          const upTo = offset + cur.length;
+          // A body longer or shorter than announced must not become a file.
+          if (src.size >= 0 && (upTo > src.size || (final && upTo !== src.size))) throw shortBody(upTo, src.size);
           await session.send(offset, cur, final, signal);
           offset += cur.length;
           opts.onProgress?.(offset);
@@ -777,6 +781,10 @@ export class GoogleDriveProvider implements Provider {
   async close(): Promise<void> {
     // fetch keeps no per-provider connections to release.
   }
+}
+
+function shortBody(got: number, announced: number): ProviderError {
+  return new ProviderError('corrupted', `the source gave ${got} bytes where ${announced} were announced`);
 }
 
 function stripDocExt(name: string, mimeType: string): string {

@@ -11,12 +11,22 @@ import { createHash } from 'node:crypto';
  *   into the last 8 bytes; base64).
  */
 
+// Emulators keep file contents as immutable Buffers, so a digest can be remembered per Buffer.
+const caches = new Map<string, WeakMap<Buffer, string>>();
+function cached(kind: string, data: Buffer, compute: () => string): string {
+  let cache = caches.get(kind);
+  if (!cache) caches.set(kind, (cache = new WeakMap()));
+  let v = cache.get(data);
+  if (v === undefined) cache.set(data, (v = compute()));
+  return v;
+}
+
 export function md5Hex(data: Buffer): string {
-  return createHash('md5').update(data).digest('hex');
+  return cached('md5', data, () => createHash('md5').update(data).digest('hex'));
 }
 
 export function sha1Hex(data: Buffer): string {
-  return createHash('sha1').update(data).digest('hex');
+  return cached('sha1', data, () => createHash('sha1').update(data).digest('hex'));
 }
 
 export function sha1Base64(data: Buffer): string {
@@ -24,12 +34,16 @@ export function sha1Base64(data: Buffer): string {
 }
 
 export function sha256Hex(data: Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
+  return cached('sha256', data, () => createHash('sha256').update(data).digest('hex'));
 }
 
 const DROPBOX_BLOCK = 4 * 1024 * 1024;
 
 export function dropboxContentHash(data: Buffer): string {
+  return cached('dropbox', data, () => dropboxContentHashOf(data));
+}
+
+function dropboxContentHashOf(data: Buffer): string {
   const outer = createHash('sha256');
   for (let off = 0; off < data.length; off += DROPBOX_BLOCK) {
     outer.update(
@@ -44,21 +58,22 @@ export function dropboxContentHash(data: Buffer): string {
 const QX_WIDTH = 160;
 const QX_SHIFT = 11;
 
-/** quickXorHash as a 160-bit register of bits, the direct reading of the published description. */
+/** quickXorHash: byte i lands at bit (11 * i) mod 160 of a 160-bit register, little-endian bytes. */
 export function quickXorHash(data: Buffer): string {
+  return cached('quickxor', data, () => quickXorOf(data));
+}
+
+function quickXorOf(data: Buffer): string {
   const cell = new Uint8Array(20);
-  // Bit i of the register lives in cell[i >> 3] at bit (i & 7) (little-endian, as the
-  // reference's BitConverter output is laid out).
   let shift = 0;
   for (let i = 0; i < data.length; i++) {
     const b = data[i]!;
     if (b !== 0) {
-      for (let bit = 0; bit < 8; bit++) {
-        if ((b >> bit) & 1) {
-          const pos = (shift + bit) % QX_WIDTH;
-          cell[pos >> 3]! ^= 1 << (pos & 7);
-        }
-      }
+      // The byte's 8 bits occupy register bits shift..shift+7, wrapping at 160.
+      const idx = shift >> 3;
+      const off = shift & 7;
+      cell[idx]! ^= (b << off) & 0xff;
+      if (off !== 0) cell[(idx + 1) % 20]! ^= b >> (8 - off);
     }
     shift = (shift + QX_SHIFT) % QX_WIDTH;
   }

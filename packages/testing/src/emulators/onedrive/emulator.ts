@@ -41,6 +41,7 @@ import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOption
  */
 
 const FRAGMENT = 320 * 1024;
+
 const MAX_FRAGMENT = 60 * 1024 * 1024;
 const SIMPLE_UPLOAD_LIMIT = 250 * 1024 * 1024;
 const INVALID_NAME = /["*:<>?/\\|]/;
@@ -67,6 +68,7 @@ export interface OdDrive {
   quotaTotal: number;
   rootId: string;
   items: Map<string, OdItem>;
+  nextId: number;
 }
 
 interface Session {
@@ -193,7 +195,7 @@ export class OneDriveEmulator extends ServiceEmulator {
     const rootId =
       driveType === 'personal' ? `${id.toUpperCase()}!101` : `01${randomId(32, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}`;
     const now = Date.now();
-    const drive: OdDrive = { id, owner, driveType, quotaTotal, rootId, items: new Map() };
+    const drive: OdDrive = { id, owner, driveType, quotaTotal, rootId, items: new Map(), nextId: 102 };
     drive.items.set(rootId, {
       id: rootId,
       name: 'root',
@@ -349,7 +351,7 @@ export class OneDriveEmulator extends ServiceEmulator {
     const item: OdItem = {
       id:
         d.driveType === 'personal'
-          ? `${d.id.toUpperCase()}!${randomId(6, '0123456789')}`
+          ? `${d.id.toUpperCase()}!${d.nextId++}`
           : `01${randomId(32, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}`,
       name,
       parentId,
