@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '@skyferry/testing';
@@ -74,10 +77,8 @@ async function plant(fx: BackendFixture): Promise<void> {
 }
 
 /** rclone's duplicate groups (paths relative to the root, sorted), leaving out empty files. */
-async function rcloneDuplicates(remote: string, flags: string[]): Promise<string[][]> {
-  const out = await run('rclone', ['dedupe', '--by-hash', '--dedupe-mode', 'list', remote, ...flags], {
-    env: RCLONE_ENV,
-  });
+async function rcloneDuplicates(remote: string, flags: string[], env: NodeJS.ProcessEnv): Promise<string[][]> {
+  const out = await run('rclone', ['dedupe', '--by-hash', '--dedupe-mode', 'list', remote, ...flags], { env });
   const groups: string[][] = [];
   let current: { paths: string[]; size: number } | undefined;
   for (const line of out.split('\n')) {
@@ -144,12 +145,41 @@ describe.each(backends)('clean-up scan of a %s cloud', (name) => {
     await fx?.stop();
   });
 
-  /** rclone's view of this backend; a WebDAV server reports no hashes, so rclone's hasher reads them. */
-  const oracle = () =>
-    name === 'webdav' ? `:hasher,remote="${fx.remote('/')}",hashes=md5:` : fx.remote('/').replace(/\/$/, '');
+  /** The time files were given, where the service keeps it (plain WebDAV keeps its own upload time). */
+  const keptTime = () => (fx.provider.features.setModTime ? MTIME.getTime() : expect.any(Number));
+
+  /**
+   * rclone's view of this backend for dedupe. A plain WebDAV server reports no hashes, so there
+   * rclone's hasher backend reads every file to compute them (auto_size), with its cache in a temp dir.
+   */
+  const oracle = (): { remote: string; env: NodeJS.ProcessEnv } => {
+    const remote = fx.remote('/').replace(/\/$/, '');
+    if (name !== 'webdav') return { remote, env: RCLONE_ENV };
+    const m = /url='([^']+)',vendor=other,user=([^,]+),pass=([^:]+):/.exec(remote);
+    if (!m) throw new Error(`unexpected WebDAV remote ${remote}`);
+    return {
+      remote: 'hashed:',
+      env: {
+        ...RCLONE_ENV,
+        RCLONE_CACHE_DIR: mkdtempSync(join(tmpdir(), 'skyferry-rclone-cache-')),
+        RCLONE_CONFIG_DAV_TYPE: 'webdav',
+        RCLONE_CONFIG_DAV_URL: m[1],
+        RCLONE_CONFIG_DAV_VENDOR: 'other',
+        RCLONE_CONFIG_DAV_USER: m[2],
+        RCLONE_CONFIG_DAV_PASS: m[3],
+        RCLONE_CONFIG_HASHED_TYPE: 'hasher',
+        RCLONE_CONFIG_HASHED_REMOTE: 'dav:',
+        RCLONE_CONFIG_HASHED_HASHES: 'md5',
+        RCLONE_CONFIG_HASHED_MAX_AGE: 'off',
+        RCLONE_CONFIG_HASHED_AUTO_SIZE: '10G',
+      },
+    };
+  };
 
   it('finds the duplicate groups rclone dedupe --by-hash finds, near-duplicates apart', async () => {
-    const expected = await rcloneDuplicates(oracle(), fx.rcloneFlags);
+    const { remote, env } = oracle();
+    const expected = await rcloneDuplicates(remote, fx.rcloneFlags, env);
+    if (env.RCLONE_CACHE_DIR) rmSync(env.RCLONE_CACHE_DIR, { recursive: true, force: true });
     expect(expected).toEqual([
       ['/Backup/old/beach (1).jpg', '/Photos/2023/beach.jpg', '/Photos/backup/beach.jpg'],
       ['/Docs/Archive/report-copy.pdf', '/Docs/report.pdf'],
@@ -160,13 +190,15 @@ describe.each(backends)('clean-up scan of a %s cloud', (name) => {
     const movieGroup = result.duplicateGroups[0];
     expect(movieGroup).toMatchObject({ size: movie.length });
     expect(movieGroup?.files.map((f) => [f.category, f.modTime])).toEqual([
-      ['video', MTIME.getTime()],
-      ['video', MTIME.getTime()],
+      ['video', keptTime()],
+      ['video', keptTime()],
     ]);
   });
 
   it('finds the empty folders rclone rmdirs would remove, reporting the top-most ones', async () => {
-    const expected = await rcloneEmptyFolders(fx.remote('/').replace(/\/$/, ''), fx.rcloneFlags);
+    // rclone 1.60 sees S3 folder markers only in delimited listings, so not with --fast-list here.
+    const flags = fx.rcloneFlags.filter((f) => f !== '--fast-list');
+    const expected = await rcloneEmptyFolders(fx.remote('/').replace(/\/$/, ''), flags);
     expect(expected).toEqual(
       [
         '/Docs/Archive/EmptyInside',
@@ -199,7 +231,7 @@ describe.each(backends)('clean-up scan of a %s cloud', (name) => {
     expect(result.largeFiles[0]).toEqual({
       path: '/Video/Copies/movie.mp4',
       size: movie.length,
-      modTime: MTIME.getTime(),
+      modTime: keptTime(),
       category: 'video',
     });
   });
