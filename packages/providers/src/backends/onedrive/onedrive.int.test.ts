@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OneDriveEmulator, quickXorHash } from '@skyferry/testing';
-import { ProviderError } from '../../api/errors.ts';
+import type { ProviderError } from '../../api/errors.ts';
 import { openProvider } from '../../api/registry.ts';
 import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
 import { hashBuffer } from '../../hashing.ts';

@@ -310,7 +310,7 @@ export class OneDriveProvider implements Provider {
       throw err;
     });
     // The page token is Graph's own @odata.nextLink (checked to stay on this drive's host).
-    let url = this.itemUrl(id, '/children');
+    let url: string;
     if (opts.pageToken) {
       if (!opts.pageToken.startsWith(this.graph)) throw new ProviderError('unknown', 'invalid page token');
       url = opts.pageToken;
