@@ -12,7 +12,15 @@
  * transfer only; rclone's time is its whole run (its start-up is a few ms).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -20,7 +28,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { openProvider } from '@skyferry/providers';
 import { BENCH_TARGETS, type RunningTarget } from './providers-targets.ts';
-import { MiB, mbPerSec, runMeasured, table } from './lib/measure.ts';
+import { MiB, mbPerSec, runMeasured, table, vmHwm } from './lib/measure.ts';
 
 interface WorkerSpec {
   op: 'upload' | 'download' | 'generate';
@@ -92,7 +100,8 @@ async function worker(spec: WorkerSpec): Promise<WorkerResult> {
   }
   const ms = performance.now() - t0;
   await provider.close?.();
-  return { ms, bytes, rssBefore, maxRss: process.resourceUsage().maxRSS * 1024 };
+  // VmHWM, not getrusage's maxrss: Linux carries maxrss over from the parent through fork and exec.
+  return { ms, bytes, rssBefore, maxRss: vmHwm(process.pid) ?? 0 };
 }
 
 async function runWorker(spec: WorkerSpec): Promise<WorkerResult & { peakRss: number }> {
@@ -135,9 +144,9 @@ async function main(): Promise<void> {
   const size = sizeMB * 1000 * 1000;
   {
     const block = patternMiB();
-    const out = Buffer.alloc(size);
-    for (let off = 0; off < size; off += block.length) block.copy(out, off, 0, Math.min(block.length, size - off));
-    writeFileSync(src, out);
+    writeFileSync(src, '');
+    for (let off = 0; off < size; off += block.length)
+      appendFileSync(src, block.subarray(0, Math.min(block.length, size - off)));
   }
   const srcMd5 = await md5File(src);
   console.log(`providers benchmark: ${sizeMB} MB file, node ${process.version}, rclone copyto for comparison\n`);

@@ -9,7 +9,8 @@ export interface Measured {
   stdout: string;
 }
 
-function vmHwm(pid: number): number | undefined {
+/** Peak RSS of a live process (bytes), from /proc. */
+export function vmHwm(pid: number): number | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const m = /VmHWM:\s+(\d+) kB/.exec(status);

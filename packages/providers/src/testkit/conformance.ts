@@ -425,7 +425,7 @@ export function runConformance(
     );
 
     it(
-      'streams a file of unknown size through put()',
+      'streams large files of unknown and of known size through put()',
       async () => {
         const data = patternBytes(streamFileSize, 4);
         const progress: number[] = [];
@@ -438,8 +438,15 @@ export function runConformance(
         expect(e.size).toBe(data.length);
         expect(progress.length).toBeGreaterThan(0);
         expect(progress[progress.length - 1]).toBe(data.length);
-        const got = await md5OfStream(await p.openRead(dir('stream/unknown.bin')));
-        expect(got).toEqual({ md5: createHash('md5').update(data).digest('hex'), size: data.length });
+        const md5 = createHash('md5').update(data).digest('hex');
+        expect(await md5OfStream(await p.openRead(dir('stream/unknown.bin')))).toEqual({ md5, size: data.length });
+        const known = await p.put(dir('stream/known.bin'), bufferStream(data, 64 * 1024), { size: data.length });
+        expect(known.size).toBe(data.length);
+        expect(await md5OfStream(await p.openRead(dir('stream/known.bin')))).toEqual({ md5, size: data.length });
+        // A body shorter than announced is refused and leaves nothing behind.
+        const short = p.put(dir('stream/short.bin'), bufferStream(data.subarray(0, 1000)), { size: data.length });
+        expect(['corrupted', 'network', 'server']).toContain(await errorCode(short));
+        expect(await errorCode(p.stat(dir('stream/short.bin')))).toBe('not_found');
       },
       slow,
     );

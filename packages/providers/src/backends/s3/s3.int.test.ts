@@ -1,6 +1,9 @@
-import { startS3rver } from '@skyferry/testing';
-import { runConformance } from '../../testkit/conformance.ts';
-import { S3_MIN_PART, openS3 } from './s3.ts';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { startS3rver, type S3rverServer } from '@skyferry/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCode, patternBytes, readAll, runConformance } from '../../testkit/conformance.ts';
+import { S3_MIN_PART, openS3, type S3Provider } from './s3.ts';
 
 runConformance(
   's3_compatible on s3rver',
@@ -16,7 +19,14 @@ runConformance(
       request_checksum_calculation: 'WHEN_REQUIRED',
     };
     // s3rver decodes x-amz-copy-source with decodeURI and finds folders only one level down.
-    const quirks = { copySourceEncoding: 'uri', markAllFolders: true, chunkSize: S3_MIN_PART } as const;
+    // It also keeps the bytes of an interrupted single PUT, so known sizes go multipart here too
+    // (the streamed single PUT is checked separately below).
+    const quirks = {
+      copySourceEncoding: 'uri',
+      markAllFolders: true,
+      chunkSize: S3_MIN_PART,
+      uploadCutoff: S3_MIN_PART,
+    } as const;
     const provider = await openS3('s3_compatible', credentials, {}, quirks);
     return {
       provider,
@@ -28,3 +38,58 @@ runConformance(
   // s3rver streams each PUT straight into the object's file, so simultaneous PUTs of one key mix.
   { streamFileSize: 16 * 1024 * 1024, atomicOverwrite: false },
 );
+
+describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver', () => {
+  let server: S3rverServer;
+  let provider: S3Provider;
+  beforeAll(async () => {
+    server = await startS3rver({ buckets: ['streamed'] });
+    provider = await openS3('s3_compatible', {
+      bucket: 'streamed',
+      access_key_id: server.accessKeyId,
+      secret_access_key: server.secretAccessKey,
+      endpoint: server.endpoint,
+    });
+  });
+  afterAll(async () => {
+    await provider?.close();
+    await server?.stop();
+  });
+
+  it('sends the stream as one PUT, checks its MD5 against the ETag and keeps the mtime', async () => {
+    const data = patternBytes(12 * 1024 * 1024, 77);
+    const progress: number[] = [];
+    const modTime = new Date('2021-06-07T08:09:10.000Z');
+    const e = await provider.put(
+      '/s/one.bin',
+      Readable.from(chunks(data)),
+      { size: data.length, modTime },
+      {
+        onProgress: (n) => progress.push(n),
+      },
+    );
+    const md5 = createHash('md5').update(data).digest('hex');
+    expect(e.hashes?.md5).toBe(md5);
+    expect(progress[progress.length - 1]).toBe(data.length);
+    const st = await provider.stat('/s/one.bin');
+    expect(st).toMatchObject({ size: data.length, hashes: { md5 } });
+    expect(st.modTime?.getTime()).toBe(modTime.getTime());
+    expect((await readAll(await provider.openRead('/s/one.bin'))).equals(data)).toBe(true);
+  });
+
+  it('refuses a body shorter or longer than announced instead of waiting for it', async () => {
+    const data = patternBytes(8 * 1024 * 1024, 78);
+    expect(await errorCode(provider.put('/s/short.bin', Readable.from(chunks(data)), { size: data.length + 10 }))).toBe(
+      'corrupted',
+    );
+    expect(await errorCode(provider.put('/s/long.bin', Readable.from(chunks(data)), { size: data.length - 10 }))).toBe(
+      'corrupted',
+    );
+  });
+});
+
+function chunks(data: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < data.length; i += 64 * 1024) out.push(data.subarray(i, i + 64 * 1024));
+  return out;
+}

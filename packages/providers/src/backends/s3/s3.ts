@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -62,6 +62,11 @@ export interface S3Options {
   chunkSize?: number;
   /** Parts uploaded at once. */
   concurrency?: number;
+  /**
+   * Files of known size up to this go up as one streamed PUT (no buffering, one request, ETag = MD5);
+   * larger ones and streams of unknown size as multipart. Default 200 MiB, as rclone.
+   */
+  uploadCutoff?: number;
   /** Server-side copies above this size use multipart UploadPartCopy (S3 refuses CopyObject over 5 GiB). */
   copyCutoff?: number;
   /** Part size of multipart copies. */
@@ -207,6 +212,7 @@ export class S3Provider implements Provider {
   readonly client: S3Client;
   readonly chunkSize: number;
   readonly concurrency: number;
+  readonly uploadCutoff: number;
   private readonly pacer: Pacer;
   private readonly enc = new NameEncoder(ENCODINGS.s3);
   /** Folders whose marker this instance has written (markAllFolders). */
@@ -218,6 +224,7 @@ export class S3Provider implements Provider {
     // rclone's defaults: 5 MiB parts, 4 at once (unknown sizes then reach 48 GiB in 10,000 parts).
     this.chunkSize = Math.max(S3_MIN_PART, config.chunkSize ?? 5 * MiB);
     this.concurrency = Math.max(1, config.concurrency ?? 4);
+    this.uploadCutoff = Math.min(5 * GiB, config.uploadCutoff ?? 200 * MiB);
     this.accountKey = `${config.kind}:${config.endpoint ?? 'aws'}:${config.region}:${config.bucket}:${config.accessKeyId}`;
     this.pacer = pacerFor(this.accountKey, { rateLimitPerSecond: ctx.rateLimitPerSecond });
     const agentOpts = { keepAlive: true, maxSockets: 64 };
@@ -230,6 +237,14 @@ export class S3Provider implements Provider {
       responseChecksumValidation: config.requestChecksumCalculation,
       // The pacer retries, with backoff shared by the whole account.
       maxAttempts: 1,
+      // Errors reach the caller as ProviderErrors; the SDK's own console notes would only be noise.
+      logger: {
+        trace: () => undefined,
+        debug: () => undefined,
+        info: () => undefined,
+        warn: () => undefined,
+        error: () => undefined,
+      },
       requestHandler: { httpAgent: new HttpAgent(agentOpts), httpsAgent: new HttpsAgent(agentOpts) },
     });
   }
@@ -582,6 +597,7 @@ export class S3Provider implements Provider {
     if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
     checkName(baseName(p));
     const { signal } = opts;
+    if (src.size > this.chunkSize && src.size <= this.uploadCutoff) return this.putStreamed(p, body, src, opts);
     const reader = new ChunkReader(body);
     try {
       await this.markParents(p, signal);
@@ -606,6 +622,82 @@ export class S3Provider implements Provider {
     } catch (err) {
       body.destroy();
       if (signal?.aborted) throw canceled();
+      throw err;
+    }
+  }
+
+  /**
+   * One PUT whose body is the caller's stream, MD5 computed on the way and checked against the ETag.
+   * Not retried by the pacer: the stream cannot be replayed (the engine retries the whole file).
+   */
+  private async putStreamed(p: string, body: Readable, src: SrcInfo, opts: WriteOptions): Promise<Entry> {
+    const { signal } = opts;
+    const md5 = createHash('md5');
+    let sent = 0;
+    const size = src.size;
+    const counted = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        sent += chunk.length;
+        if (sent > size) return cb(new ProviderError('corrupted', `more than the ${size} bytes announced for ${p}`));
+        md5.update(chunk);
+        opts.onProgress?.(sent);
+        cb(null, chunk);
+      },
+      flush(cb) {
+        // A short body would leave the server waiting for the announced length.
+        cb(
+          sent === size
+            ? null
+            : new ProviderError('corrupted', `size mismatch writing ${p}: expected ${size}, got ${sent}`),
+        );
+      },
+    });
+    // A failing body (short, too long, broken source) must also end the request, or the server waits.
+    const failed = new AbortController();
+    let failure: unknown;
+    const fail = (err: unknown) => {
+      failure ??= err;
+      failed.abort();
+    };
+    body.on('error', (err) => {
+      fail(err);
+      counted.destroy(err);
+    });
+    counted.on('error', fail);
+    body.pipe(counted);
+    const requestSignal = signal ? AbortSignal.any([signal, failed.signal]) : failed.signal;
+    try {
+      await this.markParents(p, signal);
+      await this.pacer.acquire(signal);
+      let etag: string | undefined;
+      try {
+        const res = await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.config.bucket,
+            Key: this.keyOf(p),
+            Body: counted,
+            ContentLength: size,
+            ContentType: src.mimeType ?? 'application/octet-stream',
+            Metadata: this.metadataFor(src, false),
+          }),
+          { abortSignal: requestSignal },
+        );
+        etag = stripQuotes(res.ETag);
+      } catch (err) {
+        if (signal?.aborted) throw canceled();
+        if (failure instanceof ProviderError) throw failure;
+        if (failure) throw s3Error(failure, p);
+        if (err instanceof ProviderError) throw err;
+        throw s3Error(err, p);
+      }
+      const digest = md5.digest('hex');
+      if (etag && HEX32.test(etag) && etag !== digest) {
+        throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${digest}, stored ${etag}`);
+      }
+      return this.fileEntry(p, size, src.modTime ?? new Date(), digest, src.mimeType);
+    } catch (err) {
+      body.destroy();
+      counted.destroy();
       throw err;
     }
   }
