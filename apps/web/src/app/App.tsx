@@ -1,14 +1,14 @@
 import { DirectionProvider, MantineProvider, useDirection } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 import { INTERVALS, isRtl, toLanguage } from '@skyferry/contract';
 import { configureSessionClient } from '../features/session/client-setup.ts';
 import { patchSettings } from '../features/session/store.ts';
 import { createAppRouter } from './routes.tsx';
-import { theme } from './theme.ts';
+import { cssVariablesResolver, localizedTheme } from './theme.ts';
 import './global.css';
 
 configureSessionClient();
@@ -26,6 +26,8 @@ function LanguageSync() {
 }
 
 export function App() {
+  const { t } = useTranslation();
+  const theme = useMemo(() => localizedTheme(t('common:close')), [t]);
   const [queryClient] = useState(
     () =>
       new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, staleTime: 10_000 } } }),
@@ -34,7 +36,7 @@ export function App() {
   return (
     <DirectionProvider>
       <LanguageSync />
-      <MantineProvider theme={theme} defaultColorScheme="light">
+      <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={cssVariablesResolver}>
         <Notifications autoClose={INTERVALS.toast} />
         <QueryClientProvider client={queryClient}>
           <RouterProvider router={router} />

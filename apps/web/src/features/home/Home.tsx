@@ -80,7 +80,7 @@ export function Home() {
         </Button>
       </Group>
       {clouds.length >= LIMITS.cloudWarningFrom && (
-        <Alert color={clouds.length >= LIMITS.maxCloudDrives ? 'red' : 'yellow'} variant="light">
+        <Alert color={clouds.length >= LIMITS.maxCloudDrives ? 'red' : 'blue'} variant="light">
           {clouds.length >= LIMITS.maxCloudDrives
             ? t('limitReached')
             : t('limitNear', { n: clouds.length, max: LIMITS.maxCloudDrives })}

@@ -76,7 +76,7 @@ function MessageDialog({ request }: { request: DialogRequest }) {
             {o.noLabel ?? t('confirm.no')}
           </Button>
           <Button
-            color={o.danger ? 'red' : undefined}
+            color={o.danger ? 'red.9' : undefined}
             onClick={() => finish(() => request.resolve('yes'))}
             data-autofocus
           >

@@ -128,7 +128,7 @@ export function ServiceNoticeBox() {
   if (closed === key) return null;
   return (
     <Alert
-      color="orange"
+      color="red"
       variant="light"
       title={notice.date ? t('notice.titleDated', { date: notice.date }) : t('notice.title')}
       withCloseButton

@@ -47,7 +47,7 @@ export function GeneralTab() {
         )}
       </Stack>
       {!billingOn && (
-        <Alert color="teal" variant="light" title={t('general.allFeaturesTitle')}>
+        <Alert color="blue" variant="light" title={t('general.allFeaturesTitle')}>
           {t('general.allFeatures')}
         </Alert>
       )}

@@ -151,7 +151,7 @@ function UserMenu() {
           aria-haspopup="dialog"
           onMouseEnter={openNow}
           onMouseLeave={closeSoon}
-          onClick={() => setOpened((o) => !o)}
+          onClick={openNow}
           data-testid="user-icon"
         >
           <IconUserCircle size={22} aria-hidden />
