@@ -6,3 +6,4 @@ export * from './sftp/index.ts';
 export * from './google-drive/index.ts';
 export * from './ftp/index.ts';
 export * from './onedrive/index.ts';
+export * from './dropbox/index.ts';

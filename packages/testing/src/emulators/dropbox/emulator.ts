@@ -806,7 +806,8 @@ export class DropboxEmulator extends ServiceEmulator {
     const content = this.assemble(s);
     if (!content)
       return this.endpointError(res, 'concurrent_session_missing_data/', { '.tag': 'concurrent_session_missing_data' });
-    if (Number(cursor.offset) !== content.length) {
+    // cursor.offset counts the bytes uploaded before this call; the finish body follows them.
+    if (Number(cursor.offset) + body.length !== content.length) {
       return this.endpointError(res, 'lookup_failed/incorrect_offset/', {
         '.tag': 'lookup_failed',
         lookup_failed: { '.tag': 'incorrect_offset', correct_offset: content.length },

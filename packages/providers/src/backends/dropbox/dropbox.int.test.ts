@@ -1,0 +1,106 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropboxContentHash, DropboxEmulator } from '@skyferry/testing';
+import type { ProviderError } from '../../api/errors.ts';
+import { openProvider } from '../../api/registry.ts';
+import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
+import { runOAuthChecks, startEmulatedService, type EmulatedService } from '../oauth-common/emulated.ts';
+import { OAUTH_KINDS } from '../oauth-common/services.ts';
+import '../index.ts';
+
+// Dropbox against the local emulator built from Dropbox's published API v2 documentation
+// (packages/testing/src/emulators/dropbox). Sizes shrink when CI is set.
+const CI = Boolean(process.env.CI);
+const MiB = 1024 * 1024;
+const CHUNK = 4 * MiB;
+
+const start = (kind: 'dropbox' | 'dropbox_business' = 'dropbox') =>
+  startEmulatedService({
+    kind,
+    service: 'dropbox',
+    scopes: OAUTH_KINDS[kind]!.scopes,
+    make: (oauth) => new DropboxEmulator({ oauth }),
+  });
+
+runConformance(
+  'dropbox (emulated Dropbox API v2)',
+  async () => {
+    const svc = await start();
+    return {
+      provider: await svc.open({ chunk_size: CHUNK }),
+      cleanup: () => svc.close(),
+      badCredentials: () =>
+        openProvider(
+          'dropbox',
+          { access_token: 'not-a-token', api_url: svc.emulator.url, token_url: svc.oauth.tokenUrl },
+          {},
+        ),
+    };
+  },
+  { bigFileSize: CI ? 9 * MiB : 40 * MiB, streamFileSize: CI ? 9 * MiB : 24 * MiB, pagingCount: CI ? 1100 : 2500 },
+);
+
+runOAuthChecks('dropbox', () => start(), {
+  bigSize: 3 * CHUNK + 777,
+  sessionRequests: (emulator) => emulator.appendCalls,
+  settings: { chunk_size: CHUNK },
+});
+
+describe('dropbox specifics (emulated)', () => {
+  let svc: EmulatedService<DropboxEmulator>;
+  beforeAll(async () => {
+    svc = await start();
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('reports the Dropbox content hash and keeps client_modified', async () => {
+    const p = await svc.open({ chunk_size: CHUNK });
+    const data = patternBytes(CHUNK + 5, 9);
+    const e = await p.put('/h/f.bin', Readable.from([data]), {
+      size: data.length,
+      modTime: new Date('2018-08-08T08:08:08Z'),
+    });
+    expect(e.hashes?.dropbox).toBe(dropboxContentHash(data));
+    expect(e.modTime?.toISOString()).toBe('2018-08-08T08:08:08.000Z');
+  });
+
+  it('waits out too_many_write_operations (429 and 409 forms) with the Retry-After sent', async () => {
+    const p = await svc.open();
+    svc.emulator.rateLimitNext(1, 1, 'too_many_write_operations');
+    const t = Date.now();
+    await p.mkdir('/contention');
+    expect(Date.now() - t).toBeGreaterThanOrEqual(950);
+    expect(svc.emulator.faultsServed('rate_limit')).toHaveLength(1);
+    expect((await p.stat('/contention')).kind).toBe('dir');
+  });
+
+  it('deleted items stay in Dropbox deleted files (the trash)', async () => {
+    const p = await svc.open();
+    await p.put('/t/gone.txt', Readable.from([Buffer.from('x')]), { size: 1 });
+    await p.trash!('/t/gone.txt');
+    expect(svc.emulator.deleted.map((d) => d.path)).toContain('/t/gone.txt');
+  });
+
+  it('sends non-ASCII names in the Dropbox-API-Arg header escaped', async () => {
+    const p = await svc.open();
+    await p.put('/ünï/日本.txt', Readable.from([Buffer.from('ok')]), { size: 2 });
+    expect((await readAll(await p.openRead('/ünï/日本.txt'))).toString()).toBe('ok');
+  });
+
+  it('works in a team space through Dropbox-API-Path-Root', async () => {
+    const team = await start('dropbox_business');
+    try {
+      team.emulator.account(team.user, { memberFolder: 'Alice Home' });
+      const biz = await team.open();
+      expect((await biz.list('/')).entries.map((e) => e.name)).toEqual(['Alice Home']);
+      await biz.put('/Team Docs/plan.txt', Readable.from([Buffer.from('team')]), { size: 4 });
+      const personal = await openProvider('dropbox', team.credentials(), {});
+      expect(await personal.stat('/Team Docs').catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
+      expect(team.emulator.requests.some((r) => r.path === '/2/users/get_current_account')).toBe(true);
+    } finally {
+      await team.close();
+    }
+  });
+});
