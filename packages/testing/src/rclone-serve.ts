@@ -62,7 +62,9 @@ export async function startRcloneServe(protocol: 'webdav' | 'sftp'): Promise<Rcl
     '--log-level',
     'ERROR',
   ];
-  if (protocol === 'sftp') args.push('--vfs-cache-mode', 'writes', '--key', await hostKey(root));
+  // Write-back at once: files still waiting in the VFS cache get lost when their folder is renamed.
+  if (protocol === 'sftp')
+    args.push('--vfs-cache-mode', 'writes', '--vfs-write-back', '0s', '--key', await hostKey(root));
   const daemon = startDaemon(rclone, args);
   await waitFor(async () => {
     if (daemon.child.exitCode !== null) throw new Error(`rclone exited: ${daemon.output()}`);

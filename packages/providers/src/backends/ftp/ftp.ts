@@ -80,6 +80,38 @@ function parseMlsdTime(v: string | undefined): Date | undefined {
   return new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, ms));
 }
 
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * Reads a Unix LIST date ("Mar 04 05:06" within the last half year, "Mar 04  2020" before), taken
+ * as UTC (servers such as vsftpd list in UTC by default). DOS-style dates ("03-04-20 05:06AM") too.
+ */
+export function parseListTime(raw: string | undefined, now = new Date()): Date | undefined {
+  if (!raw) return undefined;
+  const unix = raw.trim().match(/^([A-Za-z]{3})\s+(\d{1,2})\s+(?:(\d{1,2}):(\d{2})|(\d{4}))$/);
+  if (unix) {
+    const month = MONTHS.indexOf(unix[1]!.toLowerCase());
+    if (month < 0) return undefined;
+    const day = Number(unix[2]);
+    if (unix[5]) return new Date(Date.UTC(Number(unix[5]), month, day));
+    const hh = Number(unix[3]);
+    const mm = Number(unix[4]);
+    let year = now.getUTCFullYear();
+    // A year-less date later than tomorrow belongs to last year.
+    if (Date.UTC(year, month, day, hh, mm) > now.getTime() + 86_400_000) year -= 1;
+    return new Date(Date.UTC(year, month, day, hh, mm));
+  }
+  const dos = raw.trim().match(/^(\d{2})-(\d{2})-(\d{2,4})\s+(\d{1,2}):(\d{2})\s*(AM|PM)?$/i);
+  if (dos) {
+    let year = Number(dos[3]);
+    if (year < 100) year += year < 70 ? 2000 : 1900;
+    const ampm = dos[6]?.toUpperCase();
+    const hh = ampm ? (Number(dos[4]) % 12) + (ampm === 'PM' ? 12 : 0) : Number(dos[4]);
+    return new Date(Date.UTC(year, Number(dos[1]) - 1, Number(dos[2]), hh, Number(dos[5])));
+  }
+  return undefined;
+}
+
 function isFtpCode(err: unknown, ...codes: number[]): boolean {
   return err instanceof FTPError && codes.includes(err.code);
 }
@@ -246,8 +278,9 @@ export class FtpProvider implements Provider {
       }
       if (!kind) continue;
       const e: Entry = { path: p, name: f.name, kind, size: kind === 'dir' ? 0 : size };
-      // LIST times are minute- or day-precise in the server's zone: only MLSD's are kept.
-      if (f.modifiedAt && !Number.isNaN(f.modifiedAt.getTime())) e.modTime = f.modifiedAt;
+      // MLSD times are exact; LIST ones are minute- or day-precise (stat asks MDTM for the exact one).
+      const modTime = f.modifiedAt ?? parseListTime(f.rawModifiedAt);
+      if (modTime && !Number.isNaN(modTime.getTime())) e.modTime = modTime;
       entries.push(e);
     }
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

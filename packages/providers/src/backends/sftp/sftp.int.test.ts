@@ -76,7 +76,7 @@ describe('sftp on OpenSSH sshd', () => {
     const e = await sftp.put('/mt/file.txt', Readable.from([Buffer.from('abc')]), { size: 3, modTime: mtime });
     expect(e.modTime?.getTime()).toBe(mtime.getTime());
     expect(sftp.features.about).toBe(true);
-    const about = await sftp.about();
+    const about = (await sftp.about?.()) ?? {};
     expect(about.total).toBeGreaterThan(0);
     expect(about.free).toBeGreaterThan(0);
   });
@@ -92,8 +92,8 @@ describe('sftp on OpenSSH sshd', () => {
     expect(e.size).toBe(data.length);
     expect((await readAll(await sftp.openRead('/chunks/out.bin'))).equals(data)).toBe(true);
     expect(sftp.features.copy).toBe(true);
-    const c = await sftp.copy(e, '/chunks/copy.bin');
-    expect(c.size).toBe(data.length);
+    const c = await sftp.copy?.(e, '/chunks/copy.bin');
+    expect(c?.size).toBe(data.length);
     expect(
       (await readAll(await sftp.openRead('/chunks/copy.bin', { range: { start: 1000, end: 1999 } }))).equals(
         data.subarray(1000, 2000),

@@ -77,6 +77,10 @@ export class SftpProvider implements Provider {
   private readonly knownDirs = new Set<string>(['/']);
   private readonly dirsInFlight = new Map<string, Promise<void>>();
   private readonly snapshots = new Map<string, { at: number; entries: Entry[] }>();
+  /** Server-side copy: only where the server has the copy-data extension. */
+  readonly copy?: (src: Entry, dst: string, opts?: { signal?: AbortSignal }) => Promise<Entry>;
+  /** Disk usage: only where statvfs@openssh.com works. */
+  readonly about?: () => Promise<About>;
 
   constructor(
     pool: SftpPool,
@@ -107,6 +111,8 @@ export class SftpProvider implements Provider {
       bucketBased: false,
       needsSize: false,
     };
+    if (this.features.copy) this.copy = (src, dst, o) => this.copyData(src, dst, o);
+    if (hasStatvfs) this.about = () => this.diskUsage();
   }
 
   private remote(path: string): string {
@@ -569,8 +575,7 @@ export class SftpProvider implements Provider {
     return this.stat(to);
   }
 
-  async copy(src: Entry, dst: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
-    if (!this.features.copy) throw new ProviderError('not_supported', 'this SFTP server has no copy-data extension');
+  private async copyData(src: Entry, dst: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
     const from = cleanPath(src.path);
     const to = cleanPath(dst);
     if (src.kind === 'dir') throw new ProviderError('is_dir', `is a folder: ${from}`);
@@ -608,8 +613,7 @@ export class SftpProvider implements Provider {
     return this.stat(to);
   }
 
-  async about(): Promise<About> {
-    if (!this.features.about) throw new ProviderError('not_supported', 'this SFTP server reports no disk usage');
+  private async diskUsage(): Promise<About> {
     const info = await this.pool
       .use((c) => sftpCall.statvfs(c.sftp, this.remote('/')))
       .catch((err: unknown) => {

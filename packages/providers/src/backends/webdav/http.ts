@@ -140,14 +140,24 @@ export async function statusError(res: IncomingMessage, what: string): Promise<P
   }
 }
 
-/** Counts bytes passing through, reporting the running total. */
-export function byteCounter(onBytes: (total: number) => void): Transform {
+/**
+ * Counts bytes passing through, reporting the running total. With an expected size, a body that
+ * runs longer or ends shorter fails the stream (the server would otherwise wait for the missing
+ * bytes of the Content-Length until its own timeout).
+ */
+export function byteCounter(onBytes: (total: number) => void, expected = -1, what = 'body'): Transform {
   let total = 0;
+  const mismatch = () =>
+    new ProviderError('corrupted', `size mismatch writing ${what}: expected ${expected}, got ${total}`);
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
       total += chunk.length;
+      if (expected >= 0 && total > expected) return cb(mismatch());
       onBytes(total);
       cb(null, chunk);
+    },
+    flush(cb) {
+      cb(expected >= 0 && total !== expected ? mismatch() : null);
     },
   });
 }

@@ -81,8 +81,18 @@ export class WebdavProvider implements Provider {
   private readonly knownDirs = new Set<string>(['/']);
   private readonly dirsInFlight = new Map<string, Promise<void>>();
   private readonly snapshots = new Map<string, { at: number; entries: Entry[] }>();
+  /** RFC 4331 quota: only where the server reports it. */
+  readonly about?: () => Promise<About>;
+  /** Nextcloud chunked upload v2: only on Nextcloud. */
+  readonly openChunkWriter?: (path: string, src: SrcInfo, opts?: { signal?: AbortSignal }) => Promise<ChunkWriter>;
 
-  constructor(base: URL, username: string, password: string, vendor: WebdavVendor, opts: WebdavOptions = {}) {
+  constructor(
+    base: URL,
+    username: string,
+    password: string,
+    vendor: WebdavVendor,
+    opts: WebdavOptions & { hasQuota?: boolean } = {},
+  ) {
     this.base = base;
     this.username = username;
     this.vendor = vendor;
@@ -97,7 +107,7 @@ export class WebdavProvider implements Provider {
       copy: true,
       move: true,
       trash: false,
-      about: true,
+      about: opts.hasQuota === true,
       chunkWriter: vendor === 'nextcloud',
       listRecursive: false,
       setModTime: oc,
@@ -106,6 +116,8 @@ export class WebdavProvider implements Provider {
       needsSize: false,
     };
     this.hashes = new Set<HashType>(oc ? ['sha1', 'md5'] : []);
+    if (this.features.about) this.about = () => this.quota();
+    if (this.features.chunkWriter) this.openChunkWriter = (p, src, o) => this.chunkWriter(p, src, o);
   }
 
   /** The URL of a cloud path; folders get a trailing slash. */
@@ -342,10 +354,14 @@ export class WebdavProvider implements Provider {
         if (src.hashes?.sha1) headers['oc-checksum'] = `SHA1:${src.hashes.sha1}`;
         else if (src.hashes?.md5) headers['oc-checksum'] = `MD5:${src.hashes.md5}`;
       }
-      const counter = byteCounter((n) => {
-        written = n;
-        opts.onProgress?.(n);
-      });
+      const counter = byteCounter(
+        (n) => {
+          written = n;
+          opts.onProgress?.(n);
+        },
+        src.size,
+        p,
+      );
       body.on('error', (err) => counter.destroy(err));
       const res = await this.http.send({
         method: 'PUT',
@@ -381,6 +397,22 @@ export class WebdavProvider implements Provider {
     }
   }
 
+  private send(
+    method: 'MOVE' | 'COPY',
+    from: string,
+    to: string,
+    overwrite: boolean,
+    isDir: boolean,
+    signal?: AbortSignal,
+  ): Promise<IncomingMessage> {
+    return this.http.send({
+      method,
+      url: this.url(from, isDir),
+      headers: { destination: this.url(to, isDir).href, overwrite: overwrite ? 'T' : 'F', depth: 'infinity' },
+      signal,
+    });
+  }
+
   /** MOVE or COPY one resource; Overwrite only for files. */
   private async transfer(
     method: 'MOVE' | 'COPY',
@@ -390,12 +422,13 @@ export class WebdavProvider implements Provider {
     isDir: boolean,
     signal?: AbortSignal,
   ): Promise<void> {
-    const res = await this.http.send({
-      method,
-      url: this.url(from, isDir),
-      headers: { destination: this.url(to, isDir).href, overwrite: overwrite ? 'T' : 'F', depth: 'infinity' },
-      signal,
-    });
+    let res = await this.send(method, from, to, overwrite, isDir, signal);
+    // A target locked by a concurrent write (423, rclone) frees up quickly: try again a few times.
+    for (let attempt = 1; res.statusCode === 423 && attempt <= 6; attempt += 1) {
+      await drain(res);
+      await new Promise((r) => setTimeout(r, 20 * 2 ** attempt * (0.5 + Math.random())));
+      res = await this.send(method, from, to, overwrite, isDir, signal);
+    }
     if (isOk(res)) {
       await drain(res);
       return;
@@ -479,7 +512,12 @@ export class WebdavProvider implements Provider {
   }
 
   /** RFC 4331 quota of the share; empty when the server does not report it. */
-  async about(): Promise<About> {
+  /** Asks for RFC 4331 quota; empty when the server does not report it. */
+  async quotaOf(): Promise<About> {
+    return this.quota();
+  }
+
+  private async quota(): Promise<About> {
     const q = parseQuota(await this.propfind('/', 0, undefined, QUOTA_BODY));
     const about: About = {};
     if (q.used !== undefined) about.used = q.used;
@@ -493,8 +531,7 @@ export class WebdavProvider implements Provider {
     return st.hashes?.[type];
   }
 
-  async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
-    if (this.vendor !== 'nextcloud') throw new ProviderError('not_supported', 'chunked upload needs Nextcloud');
+  private async chunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
     checkName(baseName(p));
@@ -581,14 +618,16 @@ export async function openWebdav(
       probe.close();
     }
   }
-  const provider = new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure });
+  const probe = new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure });
+  let hasQuota: boolean;
   try {
     // Checks the address and the login now, so a wrong one fails when the cloud is added.
-    const root = await provider.stat('/');
+    const root = await probe.stat('/');
     if (root.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${base.href}`, { retry: 'fatal' });
-  } catch (err) {
-    await provider.close();
-    throw err;
+    const q = await probe.quotaOf().catch(() => ({}));
+    hasQuota = Object.keys(q).length > 0;
+  } finally {
+    await probe.close();
   }
-  return provider;
+  return new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure, hasQuota });
 }
