@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startS3rver } from '@skyferry/testing';
+import { PROTOCOL_TARGETS } from './protocol-targets.ts';
 
 /**
  * One row of the providers benchmark: a server on 127.0.0.1 (or a folder) reached both by a
@@ -73,4 +74,5 @@ export const BENCH_TARGETS: BenchTarget[] = [
       };
     },
   },
+  ...PROTOCOL_TARGETS,
 ];
