@@ -1,5 +1,6 @@
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
-import { Home } from '../features/home/Home.tsx';
+import { ExplorerPage } from '../features/explorer/ExplorerPage.tsx';
+import { ManagePage } from '../features/manage/ManagePage.tsx';
 import { PlaceholderPage } from '../features/placeholder/PlaceholderPage.tsx';
 import { SettingsPage } from '../features/settings/SettingsPanel.tsx';
 import {
@@ -19,8 +20,8 @@ import { RootLayout } from './layout/RootLayout.tsx';
 export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string; narrow?: boolean }> = [
   { path: '/transfer', titleKey: 'page.transfer', element: <PlaceholderPage titleKey="page.transfer" /> },
   { path: '/sync', titleKey: 'page.sync', element: <PlaceholderPage titleKey="page.sync" /> },
-  { path: '/manage', titleKey: 'page.manage', element: <Home /> },
-  { path: '/manage/explorer', titleKey: 'page.explorer', element: <PlaceholderPage titleKey="page.explorer" /> },
+  { path: '/manage', titleKey: 'page.manage', element: <ManagePage /> },
+  { path: '/manage/explorer', titleKey: 'page.explorer', element: <ExplorerPage /> },
   {
     path: '/manage/photos',
     titleKey: 'page.photos',

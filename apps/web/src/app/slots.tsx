@@ -3,8 +3,8 @@
  * (import its own component instead). Each keeps the props shown.
  */
 import type { ComponentType } from 'react';
+import { ConnectCloudDialog as ConnectCloud } from '../features/connect/ConnectCloudDialog.tsx';
 import { PlaceholderAppTabs } from '../features/shell/placeholders/PlaceholderAppTabs.tsx';
-import { PlaceholderConnectCloud } from '../features/shell/placeholders/PlaceholderConnectCloud.tsx';
 import { PlaceholderFeedback } from '../features/shell/placeholders/PlaceholderFeedback.tsx';
 import { PlaceholderTransmissionList } from '../features/shell/placeholders/PlaceholderTransmissionList.tsx';
 
@@ -20,7 +20,7 @@ export const AppTabs: ComponentType = PlaceholderAppTabs;
 export const TransmissionListDialog: ComponentType<DialogSlotProps> = PlaceholderTransmissionList;
 
 /** The Connect cloud drive dialog (the cloud management issue); `kind` preselects a cloud kind. */
-export const ConnectCloudDialog: ComponentType<DialogSlotProps & { kind: string | null }> = PlaceholderConnectCloud;
+export const ConnectCloudDialog: ComponentType<DialogSlotProps & { kind: string | null }> = ConnectCloud;
 
 /** The feedback dialog (desktop client; the support issue). */
 export const FeedbackDialog: ComponentType<DialogSlotProps> = PlaceholderFeedback;

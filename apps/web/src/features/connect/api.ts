@@ -1,0 +1,27 @@
+import type { Cloud } from '@skyferry/contract';
+import { api } from '../../api/client.ts';
+
+/** The connect calls: form kinds directly; OAuth kinds through the service's sign-in window. */
+export const connectApi = {
+  connect: (cloudName: string, credentials: Record<string, unknown>, alias?: string) =>
+    api<Cloud>('/api/clouds', { body: { cloud_name: cloudName, alias: alias || undefined, credentials } }),
+  reauthorize: (id: string, credentials: Record<string, unknown>) =>
+    api<Cloud>(`/api/clouds/${id}/credentials`, { method: 'PUT', body: { credentials } }),
+  /** Starts the OAuth flow (the OAuth issue's call): answers the address to open in a pop-up. */
+  oauthStart: (cloudName: string, cloudId?: string) =>
+    api<{ authorize_url: string }>('/api/clouds/oauth/start', {
+      body: { cloud_name: cloudName, ...(cloudId ? { cloud_id: cloudId } : {}), origin: window.location.origin },
+    }),
+};
+
+/** What the OAuth callback page posts to its opener when the service has answered. */
+export interface OAuthResultMessage {
+  type: 'skyferry-oauth';
+  ok: boolean;
+  cloud_id?: string;
+  msg?: string;
+}
+
+export function isOAuthResult(data: unknown): data is OAuthResultMessage {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === 'skyferry-oauth';
+}

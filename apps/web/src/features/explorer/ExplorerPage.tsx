@@ -1,0 +1,425 @@
+import { Alert, Box, Button, Center, Group, Loader, Stack, Text, Title, Tooltip } from '@mantine/core';
+import {
+  IconDownload,
+  IconFolderPlus,
+  IconFolderUp,
+  IconPencil,
+  IconRefresh,
+  IconTrash,
+  IconUpload,
+} from '@tabler/icons-react';
+import { Code, Permission, RemoteFileType, baseName, hasFlag, parentOf, type FileItem } from '@skyferry/contract';
+import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
+import { ApiRequestError } from '../../api/client.ts';
+import { confirm, showReauthorize } from '../messages/store.ts';
+import { toast } from '../messages/toast.ts';
+import { loadClouds } from '../session/actions.ts';
+import { selectVisibleClouds, useSession } from '../session/store.ts';
+import type { Cloud } from '../session/types.ts';
+import { CloudIcon } from '../shell/CloudIcon.tsx';
+import { cloudLabel, kindName } from '../shell/clouds.ts';
+import { openConnectCloud } from '../shell/store.ts';
+import { onTaskFailed, onUploaded, startDownload, startUploads } from '../task-panel/runner.ts';
+import { TaskPanel } from '../task-panel/TaskPanel.tsx';
+import { filesApi, listAll } from './api.ts';
+import { pickedFromDataTransfer, pickedFromInput, type Picked } from './dropped.ts';
+import { FileList } from './FileList.tsx';
+import {
+  EMPTY_SELECTION,
+  nextSort,
+  pruneSelection,
+  sortItems,
+  uniqueName,
+  type Selection,
+  type Sort,
+} from './model.ts';
+import { NameDialog } from './NameDialog.tsx';
+import { PathBar } from './PathBar.tsx';
+import classes from './Explorer.module.css';
+
+type Load =
+  { state: 'loading' } | { state: 'ready'; items: FileItem[] } | { state: 'error'; code: number; message: string };
+
+/** The cloud the query's cloud_index names among the visible clouds. */
+export function cloudOfIndex(clouds: readonly Cloud[], raw: string | null): { cloud: Cloud; index: number } | null {
+  const index = Number(raw ?? NaN);
+  if (!Number.isInteger(index) || index < 0) return null;
+  const cloud = clouds[index];
+  return cloud ? { cloud, index } : null;
+}
+
+/**
+ * The file browser (/manage/explorer?cloud_index=&is_open=&_=): path bar, a virtualized sortable
+ * list with multi-select, upload by button or drag and drop (folders too), download, rename,
+ * delete, new folder and refresh, with empty and error states.
+ */
+export function ExplorerPage() {
+  const { t } = useTranslation('explorer');
+  const [params, setParams] = useSearchParams();
+  const clouds = useSession(selectVisibleClouds);
+  const loaded = useSession((s) => s.cloudsLoaded);
+  const found = cloudOfIndex(clouds, params.get('cloud_index'));
+  const cloud = found?.cloud ?? null;
+  const stamp = params.get('_') ?? '';
+  const path = params.get('path') || '/';
+
+  const [load, setLoad] = useState<Load>({ state: 'loading' });
+  const [sort, setSort] = useState<Sort>({ key: 'name', dir: 'asc' });
+  const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
+  const [dialog, setDialog] = useState<null | 'mkdir' | 'rename'>(null);
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
+  const requestId = useRef(0);
+
+  const cloudId = cloud?.id ?? '';
+  const flags = cloud?.flags ?? 0;
+
+  const refresh = async (force: boolean) => {
+    if (!cloudId) return;
+    const id = ++requestId.current;
+    setLoad((l) => (l.state === 'ready' && !force ? l : { state: 'loading' }));
+    try {
+      const items = await listAll(cloudId, path, force);
+      if (id !== requestId.current) return;
+      setLoad({ state: 'ready', items });
+      setSelection((s) => pruneSelection(s, []));
+    } catch (err) {
+      if (id !== requestId.current) return;
+      const code = err instanceof ApiRequestError ? err.code : Code.INTERNAL;
+      setLoad({ state: 'error', code, message: err instanceof Error ? err.message : String(err) });
+      if (code === Code.CLOUD_AUTH_EXPIRED && cloud) {
+        void loadClouds().catch(() => undefined);
+        if (await showReauthorize({ cloudName: cloudLabel(cloud) })) openConnectCloud(cloud.cloud_name);
+      }
+    }
+  };
+
+  // A new cloud, folder or click in the sidebar (its `_` changes) loads afresh.
+  useEffect(() => {
+    setSelection(EMPTY_SELECTION);
+    void refresh(false);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [cloudId, path, stamp]);
+
+  useEffect(
+    () =>
+      onUploaded((cid, folder) => {
+        if (cid === cloudId && folder === path) void refresh(true);
+      }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [cloudId, path],
+  );
+  useEffect(
+    () =>
+      onTaskFailed((task) => {
+        toast.error(
+          task.type === 0 ? t('uploadFailed', { name: task.name }) : t('downloadFailed', { name: task.name }),
+        );
+      }),
+    [t],
+  );
+
+  const items = useMemo(() => (load.state === 'ready' ? sortItems(load.items, sort) : []), [load, sort]);
+  const selectedItems = useMemo(() => items.filter((i) => selection.selected.has(i.path)), [items, selection]);
+
+  const openPath = (next: string) => {
+    const p = new URLSearchParams(params);
+    if (next === '/') p.delete('path');
+    else p.set('path', next);
+    setParams(p);
+  };
+  const open = (item: FileItem) => {
+    if (item.type === RemoteFileType.folder) openPath(item.path);
+    else void startDownload(cloudId, path, [item]);
+  };
+
+  const upload = async (picked: Picked) => {
+    if (!cloud) return;
+    if (picked.files.length === 0 && picked.emptyFolders.length === 0) return;
+    try {
+      await startUploads(cloudId, path, picked);
+    } catch (err) {
+      toast.error(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  const onDrop = async (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    if (!hasFlag(flags, Permission.write)) return;
+    await upload(await pickedFromDataTransfer(e.dataTransfer));
+  };
+
+  const download = () => {
+    if (selectedItems.length === 0) {
+      toast.warning(t('selectFirst'));
+      return;
+    }
+    const zipName = selectedItems.length > 1 ? (path === '/' ? cloudLabel(cloud as Cloud) : baseName(path)) : undefined;
+    void startDownload(cloudId, path, selectedItems, zipName);
+  };
+
+  const remove = async () => {
+    if (selectedItems.length === 0) return;
+    const answer = await confirm({
+      message:
+        selectedItems.length === 1
+          ? t('deleteOne', { name: selectedItems[0]?.name })
+          : t('deleteMany', { count: selectedItems.length }),
+      danger: true,
+    });
+    if (answer !== 'yes') return;
+    try {
+      const result = await filesApi.delete(
+        cloudId,
+        selectedItems.map((i) => i.path),
+      );
+      if (result.failed.length > 0) {
+        console.warn('delete failed', result.failed);
+        toast.error(t('deletePartly', { count: result.failed.length, msg: result.failed[0]?.msg ?? '' }));
+      } else {
+        toast.success(
+          result.trashed
+            ? t('deletedToTrash', { count: result.deleted.length })
+            : t('deleted', { count: result.deleted.length }),
+        );
+      }
+    } catch (err) {
+      console.warn('delete failed', err);
+      toast.error(err instanceof Error ? err.message : String(err));
+    }
+    setSelection(EMPTY_SELECTION);
+    void refresh(true);
+  };
+
+  if (!cloud) {
+    return (
+      <Stack gap="md" data-testid="explorer">
+        <Title order={2}>{t('common:page.explorer')}</Title>
+        {loaded ? <Alert color="gray">{t('noCloud')}</Alert> : <Loader size="sm" />}
+      </Stack>
+    );
+  }
+
+  const canWrite = hasFlag(flags, Permission.write);
+  const canMkdir = hasFlag(flags, Permission.mkdir);
+  const canRename = hasFlag(flags, Permission.rename);
+  const canDelete = hasFlag(flags, Permission.delete);
+  const renaming = selectedItems.length === 1 ? selectedItems[0] : undefined;
+  const listHeight = 'calc(100vh - 260px)';
+
+  return (
+    <Stack gap="sm" data-testid="explorer">
+      <Group justify="space-between" wrap="nowrap">
+        <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
+          <CloudIcon kind={cloud.cloud_name} size={26} />
+          <Box style={{ minWidth: 0 }}>
+            <Title order={2} size="h3" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+              {cloudLabel(cloud)}
+            </Title>
+            <Text size="xs" c="dimmed">
+              {kindName(cloud.cloud_name)} · {cloud.cloud_account}
+            </Text>
+          </Box>
+        </Group>
+      </Group>
+      <Group gap="xs" wrap="wrap" role="toolbar" aria-label={t('toolbar')}>
+        <Button
+          size="xs"
+          leftSection={<IconUpload size={16} aria-hidden />}
+          disabled={!canWrite}
+          onClick={() => fileInput.current?.click()}
+        >
+          {t('upload')}
+        </Button>
+        <Button
+          size="xs"
+          variant="light"
+          leftSection={<IconFolderUp size={16} aria-hidden />}
+          disabled={!canWrite}
+          onClick={() => folderInput.current?.click()}
+        >
+          {t('uploadFolder')}
+        </Button>
+        <Button
+          size="xs"
+          variant="light"
+          leftSection={<IconFolderPlus size={16} aria-hidden />}
+          disabled={!canMkdir}
+          onClick={() => setDialog('mkdir')}
+        >
+          {t('newFolder')}
+        </Button>
+        <Button
+          size="xs"
+          variant="default"
+          leftSection={<IconDownload size={16} aria-hidden />}
+          disabled={selectedItems.length === 0}
+          onClick={download}
+        >
+          {t('download')}
+        </Button>
+        <Button
+          size="xs"
+          variant="default"
+          leftSection={<IconPencil size={16} aria-hidden />}
+          disabled={!canRename || !renaming}
+          onClick={() => setDialog('rename')}
+        >
+          {t('rename')}
+        </Button>
+        <Button
+          size="xs"
+          variant="default"
+          color="red"
+          leftSection={<IconTrash size={16} aria-hidden />}
+          disabled={!canDelete || selectedItems.length === 0}
+          onClick={() => void remove()}
+        >
+          {t('delete')}
+        </Button>
+        <Tooltip label={t('refresh')} withArrow>
+          <Button size="xs" variant="subtle" aria-label={t('refresh')} onClick={() => void refresh(true)}>
+            <IconRefresh size={16} aria-hidden />
+          </Button>
+        </Tooltip>
+        {selectedItems.length > 0 && (
+          <Text size="xs" c="dimmed" data-testid="selection-count">
+            {t('selected', { count: selectedItems.length })}
+          </Text>
+        )}
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          data-testid="upload-input"
+          onChange={(e) => {
+            const files = e.currentTarget.files;
+            if (files) void upload(pickedFromInput(files));
+            e.currentTarget.value = '';
+          }}
+        />
+        <input
+          ref={folderInput}
+          type="file"
+          multiple
+          hidden
+          data-testid="upload-folder-input"
+          {...({ webkitdirectory: '' } as Record<string, string>)}
+          onChange={(e) => {
+            const files = e.currentTarget.files;
+            if (files) void upload(pickedFromInput(files));
+            e.currentTarget.value = '';
+          }}
+        />
+      </Group>
+      <PathBar path={path} rootLabel={cloudLabel(cloud)} onOpen={openPath} />
+      <Box
+        className={classes.dropZone}
+        data-dragging={dragging || undefined}
+        data-drop-label={t('dropHere')}
+        data-testid="drop-zone"
+        onDragOver={(e: DragEvent) => {
+          if (!canWrite || !Array.from(e.dataTransfer.types).includes('Files')) return;
+          e.preventDefault();
+          e.dataTransfer.dropEffect = 'copy';
+          setDragging(true);
+        }}
+        onDragLeave={(e: DragEvent) => {
+          if (e.currentTarget === e.target) setDragging(false);
+        }}
+        onDrop={(e: DragEvent) => void onDrop(e)}
+      >
+        {load.state === 'loading' && (
+          <Center h={240}>
+            <Loader size="sm" aria-label={t('loading')} />
+          </Center>
+        )}
+        {load.state === 'error' && (
+          <Alert
+            color={load.code === Code.NOT_FOUND ? 'yellow' : 'red'}
+            title={t('errorTitle')}
+            data-testid="explorer-error"
+          >
+            <Stack gap="xs" align="flex-start">
+              <Text size="sm">{load.message}</Text>
+              <Group gap="xs">
+                <Button size="xs" variant="light" onClick={() => void refresh(true)}>
+                  {t('retry')}
+                </Button>
+                {path !== '/' && (
+                  <Button size="xs" variant="subtle" onClick={() => openPath(parentOf(path))}>
+                    {t('up')}
+                  </Button>
+                )}
+              </Group>
+            </Stack>
+          </Alert>
+        )}
+        {load.state === 'ready' && items.length === 0 && (
+          <Center h={240} data-testid="explorer-empty">
+            <Stack align="center" gap={4}>
+              <Text c="dimmed">{t('empty')}</Text>
+              {canWrite && (
+                <Text size="sm" c="dimmed">
+                  {t('emptyHint')}
+                </Text>
+              )}
+            </Stack>
+          </Center>
+        )}
+        {load.state === 'ready' && items.length > 0 && (
+          <FileList
+            items={items}
+            sort={sort}
+            onSort={(key) => setSort((s) => nextSort(s, key))}
+            selection={selection}
+            onSelection={setSelection}
+            onOpen={open}
+            height={listHeight}
+          />
+        )}
+      </Box>
+      <NameDialog
+        opened={dialog === 'mkdir'}
+        title={t('newFolder')}
+        label={t('folderName')}
+        initial={uniqueName(
+          t('newFolderDefault'),
+          items.map((i) => i.name),
+        )}
+        submitLabel={t('create')}
+        onClose={() => setDialog(null)}
+        onSubmit={async (name) => {
+          await filesApi.mkdir(cloudId, path, name);
+          toast.success(t('folderCreated', { name }));
+          await refresh(true);
+        }}
+      />
+      <NameDialog
+        opened={dialog === 'rename'}
+        title={t('rename')}
+        label={t('newName')}
+        initial={renaming?.name ?? ''}
+        submitLabel={t('rename')}
+        onClose={() => setDialog(null)}
+        onSubmit={async (name) => {
+          if (!renaming || name === renaming.name) return;
+          const item = await filesApi.rename(cloudId, renaming.path, name);
+          await refresh(true);
+          setSelection({ selected: new Set([item.path]), anchor: null, focus: null });
+        }}
+      />
+      <TaskPanel />
+    </Stack>
+  );
+}
+
+/** For the task panel and other screens: the explorer's URL of a cloud's folder. */
+export function explorerFolderHref(index: number, folder: string, now = Date.now()): string {
+  return `/manage/explorer?cloud_index=${index}&is_open=1&_=${now}${folder === '/' ? '' : `&path=${encodeURIComponent(folder)}`}`;
+}

@@ -1,0 +1,104 @@
+import {
+  Code,
+  isEnvelope,
+  type CloudInfoData,
+  type DeleteFilesData,
+  type DownloadLinkData,
+  type FileItem,
+  type ListFilesData,
+  type UploadSession,
+} from '@skyferry/contract';
+import { ApiRequestError, NetworkError, api, requestHeaders } from '../../api/client.ts';
+import { refreshAfterUnauthenticated } from '../session/actions.ts';
+
+/** The file calls of a connected cloud (contract api/files.ts). */
+export const filesApi = {
+  list: (
+    cloudId: string,
+    path: string,
+    opts: { pageToken?: string | null; pageSize?: number; refresh?: boolean } = {},
+  ) =>
+    api<ListFilesData>('/api/cloud-manager/list', {
+      body: {
+        cloud_id: cloudId,
+        path,
+        page_token: opts.pageToken ?? null,
+        page_size: opts.pageSize,
+        refresh: opts.refresh,
+      },
+    }),
+  mkdir: (cloudId: string, path: string, folderName: string, notAllowConflict = false) =>
+    api<string>('/api/cloud-manager/mkdir', {
+      body: { cloud_id: cloudId, path, folder_name: folderName, not_allow_conflict: notAllowConflict },
+    }),
+  rename: (cloudId: string, path: string, newName: string) =>
+    api<FileItem>('/api/cloud-manager/rename', { body: { cloud_id: cloudId, path, new_name: newName } }),
+  delete: (cloudId: string, files: string[]) =>
+    api<DeleteFilesData>('/api/cloud-manager/delete', { body: { cloud_id: cloudId, files } }),
+  info: (cloudId: string) => api<CloudInfoData>('/api/cloud-manager/info', { body: { cloud_id: cloudId } }),
+  downloadLink: (cloudId: string, paths: string[], name?: string) =>
+    api<DownloadLinkData>('/api/cloud-manager/download-link', { body: { cloud_id: cloudId, paths, name } }),
+  createUpload: (cloudId: string, path: string, size: number, modified?: number) =>
+    api<UploadSession>('/api/cloud-manager/uploads', { body: { cloud_id: cloudId, path, size, modified } }),
+  uploadStatus: (uploadId: string) => api<UploadSession>(`/api/cloud-manager/uploads/${uploadId}`, { method: 'GET' }),
+  completeUpload: (uploadId: string) => api<FileItem>(`/api/cloud-manager/uploads/${uploadId}/complete`),
+  abortUpload: (uploadId: string) => api<null>(`/api/cloud-manager/uploads/${uploadId}`, { method: 'DELETE' }),
+};
+
+/** Every page of a folder. */
+export async function listAll(cloudId: string, path: string, refresh = false): Promise<FileItem[]> {
+  const items: FileItem[] = [];
+  let token: string | null = null;
+  let first = true;
+  do {
+    const page: ListFilesData = await filesApi.list(cloudId, path, { pageToken: token, refresh: refresh && first });
+    first = false;
+    items.push(...page.items);
+    token = page.page_token;
+  } while (token);
+  return items;
+}
+
+/**
+ * Sends raw bytes (a plain upload or one part of a resumable upload) and unwraps the envelope.
+ * An expired access token is refreshed once, as the JSON calls do.
+ */
+export async function sendBytes<T>(url: string, body: Blob, signal?: AbortSignal): Promise<T> {
+  const attempt = async (): Promise<T> => {
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'PUT',
+        headers: { ...requestHeaders(), 'content-type': 'application/octet-stream' },
+        body,
+        signal,
+        credentials: 'same-origin',
+      });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      throw new NetworkError('Network Error', false);
+    }
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch {
+      throw new ApiRequestError(Code.INTERNAL, 'Server did not respond, please try again later.', res.status, null);
+    }
+    if (!isEnvelope(json)) throw new ApiRequestError(Code.INTERNAL, 'An unknown error occurred', res.status, null);
+    if (json.code !== Code.OK) throw new ApiRequestError(json.code, json.msg, res.status, json.data);
+    return json.data as T;
+  };
+  try {
+    return await attempt();
+  } catch (err) {
+    if (err instanceof ApiRequestError && err.isUnauthenticated && (await refreshAfterUnauthenticated()))
+      return attempt();
+    throw err;
+  }
+}
+
+export function uploadUrl(cloudId: string, path: string, modified?: number): string {
+  const q = new URLSearchParams({ cloud_id: cloudId, path });
+  if (modified) q.set('modified', String(Math.floor(modified)));
+  return `/api/cloud-manager/files?${q.toString()}`;
+}

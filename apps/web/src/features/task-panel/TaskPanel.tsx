@@ -1,0 +1,179 @@
+import {
+  ActionIcon,
+  Badge,
+  Box,
+  Button,
+  Group,
+  Paper,
+  Progress,
+  ScrollArea,
+  Stack,
+  Text,
+  Tooltip,
+} from '@mantine/core';
+import {
+  IconChevronDown,
+  IconChevronUp,
+  IconDownload,
+  IconFolderOpen,
+  IconRefresh,
+  IconTrash,
+  IconUpload,
+} from '@tabler/icons-react';
+import { formatBytes } from '@skyferry/contract';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { confirm } from '../messages/store.ts';
+import { selectVisibleClouds, sessionStore } from '../session/store.ts';
+import { cloudHref } from '../shell/clouds.ts';
+import { clearTasks, deleteTask, retryTask } from './runner.ts';
+import { anyRunning, setCollapsed, statusView, taskDisplayName, useTaskPanel, type LocalTask } from './store.ts';
+
+/** Where "open target folder" goes: the task's cloud in the explorer, at the folder. */
+export function targetFolderHref(task: Pick<LocalTask, 'cloud_id' | 'parent'>, now = Date.now()): string | null {
+  const clouds = selectVisibleClouds(sessionStore.getState());
+  const index = clouds.findIndex((c) => c.id === task.cloud_id);
+  const cloud = clouds[index];
+  if (!cloud) return null;
+  return `${cloudHref(cloud, index, now)}&path=${encodeURIComponent(task.parent)}`;
+}
+
+/**
+ * The task panel of uploads and downloads: the count in the title, collapsible, clear all (asking
+ * first while a task runs), and per task its status, delete and open-target-folder.
+ */
+export function TaskPanel() {
+  const { t } = useTranslation('tasks');
+  const navigate = useNavigate();
+  const tasks = useTaskPanel((s) => s.tasks);
+  const open = useTaskPanel((s) => s.open);
+  const collapsed = useTaskPanel((s) => s.collapsed);
+  if (!open) return null;
+
+  const clearAll = async () => {
+    if (anyRunning(tasks)) {
+      const answer = await confirm({ message: t('clearConfirm'), danger: true });
+      if (answer !== 'yes') return;
+    }
+    clearTasks();
+  };
+
+  return (
+    <Paper
+      shadow="md"
+      withBorder
+      radius="md"
+      role="region"
+      aria-label={t('title', { count: tasks.length })}
+      data-testid="task-panel"
+      style={{ position: 'fixed', insetInlineEnd: 16, bottom: 16, width: 380, zIndex: 150 }}
+    >
+      <Group justify="space-between" px="sm" py={6} wrap="nowrap">
+        <Text fw={600} size="sm" data-testid="task-panel-title">
+          {t('title', { count: tasks.length })}
+        </Text>
+        <Group gap={4} wrap="nowrap">
+          <Button size="compact-xs" variant="subtle" color="red" onClick={() => void clearAll()}>
+            {t('clearAll')}
+          </Button>
+          <ActionIcon
+            variant="subtle"
+            size="sm"
+            aria-label={collapsed ? t('expand') : t('collapse')}
+            aria-expanded={!collapsed}
+            onClick={() => setCollapsed(!collapsed)}
+          >
+            {collapsed ? <IconChevronUp size={16} aria-hidden /> : <IconChevronDown size={16} aria-hidden />}
+          </ActionIcon>
+        </Group>
+      </Group>
+      {!collapsed && (
+        <ScrollArea.Autosize mah={280} type="auto">
+          <Stack gap={0} component="ul" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+            {tasks.map((task) => (
+              <TaskRow key={task.id} task={task} onOpen={(href) => navigate(href)} />
+            ))}
+          </Stack>
+        </ScrollArea.Autosize>
+      )}
+    </Paper>
+  );
+}
+
+function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => void }) {
+  const { t } = useTranslation('tasks');
+  const view = statusView(task);
+  const href = targetFolderHref(task);
+  return (
+    <Box
+      component="li"
+      px="sm"
+      py={6}
+      style={{ borderTop: '1px solid var(--mantine-color-gray-2)' }}
+      data-testid="task-row"
+      data-status={task.status}
+    >
+      <Group gap="xs" wrap="nowrap">
+        {task.type === 0 ? (
+          <IconUpload size={16} aria-label={t('upload')} />
+        ) : (
+          <IconDownload size={16} aria-label={t('download')} />
+        )}
+        <Box style={{ flex: 1, minWidth: 0 }}>
+          <Text size="sm" title={task.name} data-testid="task-name">
+            {taskDisplayName(task)}
+          </Text>
+          <Group gap={6} wrap="nowrap">
+            <Text size="xs" c="dimmed">
+              {formatBytes(task.size)}
+            </Text>
+            {view.kind === 'progress' && (
+              <>
+                <Progress
+                  value={view.percent}
+                  size="sm"
+                  style={{ flex: 1 }}
+                  aria-label={t('progress', { percent: view.percent })}
+                />
+                <Text size="xs" c="dimmed">
+                  {view.percent}%
+                </Text>
+              </>
+            )}
+            {view.kind === 'done' && (
+              <Badge size="xs" color="teal" variant="light">
+                {task.type === 0 ? t('uploaded') : t('downloaded')}
+              </Badge>
+            )}
+            {view.kind === 'failed' && (
+              <Tooltip label={task.error || t('failed')} disabled={!task.error} withArrow>
+                <Badge size="xs" color="red" variant="light">
+                  {t('failed')}
+                </Badge>
+              </Tooltip>
+            )}
+          </Group>
+        </Box>
+        {view.kind === 'failed' && view.retry && (
+          <ActionIcon variant="subtle" size="sm" aria-label={t('retry')} onClick={() => retryTask(task.id)}>
+            <IconRefresh size={16} aria-hidden />
+          </ActionIcon>
+        )}
+        {href && (
+          <ActionIcon variant="subtle" size="sm" aria-label={t('openFolder')} onClick={() => onOpen(href)}>
+            <IconFolderOpen size={16} aria-hidden />
+          </ActionIcon>
+        )}
+        <ActionIcon
+          variant="subtle"
+          size="sm"
+          color="gray"
+          aria-label={t('delete')}
+          onClick={() => deleteTask(task.id)}
+        >
+          <IconTrash size={16} aria-hidden />
+        </ActionIcon>
+      </Group>
+    </Box>
+  );
+}
