@@ -43,7 +43,7 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
   let server: S3rverServer;
   let provider: S3Provider;
   beforeAll(async () => {
-    server = await startS3rver({ buckets: ['streamed'] });
+    server = await startS3rver({ buckets: ['streamed', 'usage'] });
     provider = await openS3('s3_compatible', {
       bucket: 'streamed',
       access_key_id: server.accessKeyId,
@@ -75,6 +75,27 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
     expect(st).toMatchObject({ size: data.length, hashes: { md5 } });
     expect(st.modTime?.getTime()).toBe(modTime.getTime());
     expect((await readAll(await provider.openRead('/s/one.bin'))).equals(data)).toBe(true);
+  });
+
+  it('reports the bucket usage for the kinds with usage detail, and no about() for s3_compatible', async () => {
+    expect(provider.about).toBeUndefined();
+    expect(provider.features.about).toBe(false);
+    const wasabi = await openS3('wasabi', {
+      bucket: 'usage',
+      access_key_id: server.accessKeyId,
+      secret_access_key: server.secretAccessKey,
+      endpoint: server.endpoint,
+      path_style: true,
+    });
+    try {
+      expect(wasabi.features.about).toBe(true);
+      expect(await wasabi.about?.()).toEqual({ used: 0 });
+      await wasabi.put('/a/x.bin', Readable.from([Buffer.alloc(1234)]), { size: 1234 });
+      await wasabi.put('/b.bin', Readable.from([Buffer.alloc(766)]), { size: 766 });
+      expect(await wasabi.about?.()).toEqual({ used: 2000 });
+    } finally {
+      await wasabi.close();
+    }
   });
 
   it('refuses a body shorter or longer than announced instead of waiting for it', async () => {

@@ -23,6 +23,7 @@ import {
 import { ProviderError, canceled } from '../../api/errors.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
+  About,
   ChunkWriter,
   Entry,
   Features,
@@ -195,6 +196,11 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<v
 export class S3Provider implements Provider {
   readonly kind: S3Kind;
   readonly accountKey: string;
+  /**
+   * Space used in the bucket (object stores have no quota): the sum of every object's size, for
+   * the kinds whose capability flags include usage detail (not the generic s3_compatible kind).
+   */
+  readonly about?: () => Promise<About>;
   readonly features: Features = {
     copy: true,
     move: true,
@@ -225,6 +231,10 @@ export class S3Provider implements Provider {
     this.chunkSize = Math.max(S3_MIN_PART, config.chunkSize ?? 5 * MiB);
     this.concurrency = Math.max(1, config.concurrency ?? 4);
     this.uploadCutoff = Math.min(5 * GiB, config.uploadCutoff ?? 200 * MiB);
+    if (config.kind !== 's3_compatible') {
+      this.about = () => this.bucketUsage();
+      this.features.about = true;
+    }
     this.accountKey = `${config.kind}:${config.endpoint ?? 'aws'}:${config.region}:${config.bucket}:${config.accessKeyId}`;
     this.pacer = pacerFor(this.accountKey, { rateLimitPerSecond: ctx.rateLimitPerSecond });
     const agentOpts = { keepAlive: true, maxSockets: 64 };
@@ -1127,6 +1137,19 @@ export class S3Provider implements Provider {
 
   async move(src: Entry, dst: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
     return this.moveAny(cleanPath(src.path), cleanPath(dst), src.kind === 'file', opts.signal);
+  }
+
+  /** Sums object sizes page by page (up to a million objects; beyond that the figure is a floor). */
+  private async bucketUsage(): Promise<About> {
+    let used = 0;
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const res = await this.listPage('', { token });
+      for (const o of res.Contents ?? []) used += o.Size ?? 0;
+      token = res.IsTruncated ? res.NextContinuationToken : undefined;
+    } while (token && ++pages < 1000);
+    return { used };
   }
 
   async close(): Promise<void> {
