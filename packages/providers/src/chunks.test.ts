@@ -1,0 +1,116 @@
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { ProviderError } from './api/errors.ts';
+import type { ChunkWriter, Entry } from './api/types.ts';
+import { ChunkReader, writeStreamChunked } from './chunks.ts';
+
+function pieces(data: Buffer, size: number): Readable {
+  const out: Buffer[] = [];
+  for (let i = 0; i < data.length; i += size) out.push(data.subarray(i, i + size));
+  return Readable.from(out);
+}
+
+const DATA = Buffer.from(Array.from({ length: 10_000 }, (_, i) => (i * 7) & 255));
+
+/** A writer that stores copies of chunks and records how many were in flight at once. */
+function recordingWriter(chunkSize: number, concurrency: number, failAt?: number) {
+  const stored = new Map<number, Buffer>();
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let aborted = false;
+  let closed = false;
+  const writer: ChunkWriter = {
+    chunkSize,
+    concurrency,
+    async writeChunk(index, data) {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await sleep(2);
+      inFlight--;
+      if (index === failAt) throw new ProviderError('server', 'part failed');
+      stored.set(index, Buffer.from(data));
+    },
+    async close(): Promise<Entry> {
+      closed = true;
+      const all = Buffer.concat([...stored.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b));
+      return { path: '/x', name: 'x', kind: 'file', size: all.length };
+    },
+    async abort() {
+      aborted = true;
+    },
+  };
+  return {
+    writer,
+    stored,
+    state: () => ({ maxInFlight, aborted, closed }),
+    content: () => Buffer.concat([...stored.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b)),
+  };
+}
+
+describe('ChunkReader', () => {
+  it('hands out exact-size chunks whatever the source piece sizes, the last one shorter', async () => {
+    const r = new ChunkReader(pieces(DATA, 333));
+    const got: Buffer[] = [];
+    for (let c = await r.read(1024); c; c = await r.read(1024)) got.push(Buffer.from(c));
+    expect(got.map((b) => b.length)).toEqual([...Array(9).fill(1024), 10_000 - 9 * 1024]);
+    expect(Buffer.concat(got).equals(DATA)).toBe(true);
+    expect(r.bytesRead).toBe(DATA.length);
+    expect(await r.read(1024)).toBeNull();
+  });
+
+  it('reuses released buffers instead of allocating new ones', async () => {
+    const r = new ChunkReader(pieces(DATA, 500));
+    const a = (await r.read(1000)) as Buffer;
+    r.release(a);
+    const b = (await r.read(1000)) as Buffer;
+    expect(b.buffer).toBe(a.buffer);
+    expect(b.equals(DATA.subarray(1000, 2000))).toBe(true);
+    const c = (await r.read(1000)) as Buffer;
+    expect(c.buffer).not.toBe(b.buffer);
+  });
+
+  it('returns null for an empty stream and stops on an aborted signal', async () => {
+    expect(await new ChunkReader(Readable.from([])).read(10)).toBeNull();
+    const ac = new AbortController();
+    ac.abort();
+    await expect(new ChunkReader(pieces(DATA, 100)).read(10, ac.signal)).rejects.toMatchObject({ code: 'canceled' });
+  });
+});
+
+describe('writeStreamChunked', () => {
+  it('writes every chunk once, in parallel up to the writer concurrency, then closes', async () => {
+    const rec = recordingWriter(700, 3);
+    const progress: number[] = [];
+    const e = await writeStreamChunked(rec.writer, pieces(DATA, 256), { onProgress: (n) => progress.push(n) });
+    expect(e.size).toBe(DATA.length);
+    expect(rec.content().equals(DATA)).toBe(true);
+    expect(rec.stored.size).toBe(Math.ceil(DATA.length / 700));
+    expect(rec.state().maxInFlight).toBeGreaterThan(1);
+    expect(rec.state().maxInFlight).toBeLessThanOrEqual(3);
+    expect(progress[progress.length - 1]).toBe(DATA.length);
+  });
+
+  it('aborts the upload and rethrows when a chunk fails', async () => {
+    const rec = recordingWriter(700, 2, 4);
+    await expect(writeStreamChunked(rec.writer, pieces(DATA, 256))).rejects.toMatchObject({ code: 'server' });
+    expect(rec.state()).toMatchObject({ aborted: true, closed: false });
+  });
+
+  it('aborts the upload when the signal fires mid-stream', async () => {
+    const rec = recordingWriter(700, 2);
+    const ac = new AbortController();
+    let sent = 0;
+    const body = new Readable({
+      read() {
+        sent += 100;
+        if (sent === 3000) ac.abort();
+        setTimeout(() => this.push(Buffer.alloc(100, 1)), 1);
+      },
+    });
+    await expect(writeStreamChunked(rec.writer, body, { signal: ac.signal })).rejects.toMatchObject({
+      code: 'canceled',
+    });
+    expect(rec.state()).toMatchObject({ aborted: true, closed: false });
+  });
+});
