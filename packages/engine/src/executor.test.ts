@@ -75,15 +75,25 @@ describe('executor', () => {
     expect(progress.some((p) => p.phase === 'transferring')).toBe(true);
   });
 
-  it('runs files in parallel up to the limit', async () => {
-    const store = tree(24);
+  it('runs files in parallel up to the limit, small files in a wider lane of their own', async () => {
+    const store = tree(24, { size: (i) => (i < 12 ? 5000 : 100) });
     const source = new MemoryProvider({ store });
     const target = new MemoryProvider({ latencyMs: 15 });
     const plan = await planTransfer({ source, target, mode: 'one_way', sourcePaths: ['/src'], targetPath: '/t' });
-    const result = await executePlan(plan, { source, target, transfers: 6 });
+    const result = await executePlan(plan, {
+      source,
+      target,
+      transfers: 3,
+      smallFileTransfers: 5,
+      smallFileSize: 1000,
+    });
     expect(result.outcome).toBe('success');
-    expect(target.maxInFlight).toBeGreaterThan(3);
-    expect(target.maxInFlight).toBeLessThanOrEqual(6);
+    expect(target.maxInFlight).toBeGreaterThan(5);
+    expect(target.maxInFlight).toBeLessThanOrEqual(8);
+    const only = new MemoryProvider({ latencyMs: 15 });
+    const big = await planTransfer({ source, target: only, mode: 'one_way', sourcePaths: ['/src'], targetPath: '/t' });
+    await executePlan(big, { source, target: only, transfers: 4, smallFileSize: 1 });
+    expect(only.maxInFlight).toBe(4);
   });
 
   it('copies server-side within one account', async () => {
@@ -234,6 +244,7 @@ describe('executor', () => {
       sourcePaths: ['/src'],
       targetPath: '/t',
       transfers: 1,
+      smallFileTransfers: 1,
     });
     expect(result.outcome).toBe('failed');
     expect(result.error).toMatchObject({ code: 'auth_expired' });
@@ -270,6 +281,7 @@ describe('executor', () => {
       sourcePaths: ['/src'],
       targetPath: '/t',
       transfers: 1,
+      smallFileTransfers: 1,
     });
     expect(during.result.outcome).toBe('insufficient_space');
     expect(during.result.successCount).toBe(5);
@@ -283,6 +295,7 @@ describe('executor', () => {
       targetPath: '/u',
       ignoreSpaceCheck: true,
       transfers: 1,
+      smallFileTransfers: 1,
     });
     expect(anyway.result.outcome).toBe('insufficient_space');
     expect(anyway.result.successCount).toBe(5);
@@ -300,6 +313,7 @@ describe('executor', () => {
       sourcePaths: ['/src'],
       targetPath: '/t',
       transfers: 1,
+      smallFileTransfers: 1,
       traffic: {
         beforeBytes: (n) => {
           if (n > allowance) return false;

@@ -46,6 +46,13 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Files in parallel. Default 8. */
   transfers?: number;
+  /**
+   * Files smaller than `smallFileSize` run in a lane of their own, this many at once (small files
+   * are bound by round trips, not bandwidth). Default 32.
+   */
+  smallFileTransfers?: number;
+  /** Default 1 MiB. */
+  smallFileSize?: number;
   /** Finished items, for resuming after a crash. Default: none (nothing is resumed). */
   checkpoints?: CheckpointStore;
   /** two_way: where the state for the next run is staged and committed. Required for two_way plans. */
@@ -544,8 +551,26 @@ class Execution {
       this.progress.phase = 'transferring';
       this.progress.emit();
       // Folders first, parents before children; then files, the largest first (they take longest).
+      // Writing a file creates its folders, so only folders that receive no file are made here.
+      const filled = new Set<string>();
+      for (const it of todoTransfers) {
+        const sides: Side[] = it.action === 'conflict' ? ['source', 'target'] : [it.side];
+        for (const side of sides) {
+          for (let r = parentPath(it.rel); ; r = parentPath(r)) {
+            const k = `${it.pair}|${side}|${r}`;
+            if (filled.has(k)) break;
+            filled.add(k);
+            if (r === '/') break;
+          }
+        }
+      }
       const byDepth = new Map<number, PlanItem[]>();
+      const implicit: TwoWayRecord[] = [];
       for (const it of todoMkdirs) {
+        if (filled.has(`${it.pair}|${it.side}|${it.rel}`)) {
+          implicit.push(this.record(it, it.rel, undefined, undefined));
+          continue;
+        }
         const d = it.rel === '/' ? 0 : it.rel.split('/').length;
         let l = byDepth.get(d);
         if (!l) byDepth.set(d, (l = []));
@@ -555,9 +580,18 @@ class Execution {
         await this.pool(byDepth.get(d) as PlanItem[], n, (it) => this.runMkdir(it), false);
         if (this.stop) break;
       }
+      await this.stageRecords(implicit);
       const ordered = todoTransfers.slice().sort((a, b) => b.size - a.size);
       if (!this.stop) {
-        await this.pool(ordered, n, (it) => (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it)), true);
+        const smallSize = opts.smallFileSize ?? 1024 * 1024;
+        const cut = ordered.findIndex((it) => it.size < smallSize);
+        const large = cut < 0 ? ordered : ordered.slice(0, cut);
+        const small = cut < 0 ? [] : ordered.slice(cut);
+        const runOne = (it: PlanItem) => (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it));
+        await Promise.all([
+          this.pool(large, n, runOne, true),
+          this.pool(small, Math.max(n, opts.smallFileTransfers ?? 32), runOne, true),
+        ]);
       }
 
       // Deletes last. Mirror deletes only after every copy succeeded.

@@ -294,10 +294,15 @@ class Planner {
   /** sameName, asking for exact times when the decision depends on a time alone. */
   async sameNameExact(s: Entry, t: Entry): Promise<{ action: PlanAction; reason: PlanReason }> {
     const d = this.sameName(s, t);
-    const timeOnly = s.size === t.size && sameHashes(s.hashes, t.hashes) === undefined;
-    if (!(d.reason === 'newer' || (d.reason === 'differs' && timeOnly))) return d;
+    if (!this.turnsOnTime(s, t, d)) return d;
     const [ps, pt] = await Promise.all([this.precise('source', s), this.precise('target', t)]);
     return this.sameName(ps, pt);
+  }
+
+  /** Whether a same-name decision rests on modification times alone (then exact times are asked for). */
+  turnsOnTime(s: Entry, t: Entry, d: { reason: PlanReason }): boolean {
+    if (d.reason === 'newer') return true;
+    return d.reason === 'differs' && s.size === t.size && sameHashes(s.hashes, t.hashes) === undefined;
   }
 
   /** Mirror: whether the target file differs from the source (size, shared hash, or mod time where kept). */
@@ -333,12 +338,43 @@ class Planner {
     for (const e of tEntries) if (e.kind === 'file') this.filesSeen.target++;
     for (const e of sEntries) if (e.kind === 'file') this.filesSeen.source++;
 
+    const sourceEmpty = sList.length === 0;
+    // The listings are dropped once merged: only the subfolders' walks stay pending.
+    const m = this.mergeOneWay(pairIdx, rel, sEntries, tEntries);
+    await Promise.all(m.decisions);
+    this.flushInto(m.local);
+    const below = await Promise.all(m.subdirs);
+    let writes = m.state.writes || below.some(Boolean);
+    if (!tExists && (writes || (sourceEmpty && !only && !this.filter))) {
+      const item: PlanItem = {
+        action: 'mkdir',
+        kind: 'dir',
+        pair: pairIdx,
+        rel,
+        side: 'target',
+        reason: 'missing_folder',
+        size: 0,
+      };
+      this.count(item);
+      this.items.push(item);
+      writes = true;
+    }
+    return writes;
+  }
+
+  /** Merges one folder's two sorted listings into items, subfolder walks and pending decisions. */
+  mergeOneWay(
+    pairIdx: number,
+    rel: string,
+    sEntries: Entry[],
+    tEntries: Entry[],
+  ): { local: PlanItem[]; subdirs: Promise<boolean>[]; decisions: Promise<void>[]; state: { writes: boolean } } {
     const S = keyed(sEntries, (e) => e.name, this.key);
     const T = keyed(tEntries, (e) => e.name, this.key);
     const local: PlanItem[] = [];
     const subdirs: Promise<boolean>[] = [];
     const decisions: Promise<void>[] = [];
-    let writes = false;
+    const state = { writes: false };
     let i = 0;
     let j = 0;
     while (i < S.length || j < T.length) {
@@ -383,7 +419,7 @@ class Planner {
             size: se.size,
             source: fingerprintOf(se),
           });
-          writes = true;
+          state.writes = true;
         } else {
           subdirs.push(this.walkOneWay(pairIdx, r, false));
         }
@@ -405,23 +441,29 @@ class Planner {
         } else {
           const s0 = se;
           const t0 = te;
-          decisions.push(
-            this.sameNameExact(s0, t0).then((d) => {
-              // Keep the target's spelling of the name (case-insensitive targets).
-              this.emit(local, {
-                action: d.action,
-                kind: 'file',
-                pair: pairIdx,
-                rel: childRel(rel, t0.name),
-                side: 'target',
-                reason: d.reason,
-                size: s0.size,
-                source: fingerprintOf(s0),
-                target: fingerprintOf(t0),
-              });
-              if (d.action === 'update') writes = true;
-            }),
-          );
+          const decided = (d: { action: PlanAction; reason: PlanReason }) => {
+            if (d.action === 'skip' && !this.keepSkipped) {
+              this.summary.skip.count++;
+              this.summary.skip.bytes += s0.size;
+              return;
+            }
+            // Keep the target's spelling of the name (case-insensitive targets).
+            this.emit(local, {
+              action: d.action,
+              kind: 'file',
+              pair: pairIdx,
+              rel: childRel(rel, t0.name),
+              side: 'target',
+              reason: d.reason,
+              size: s0.size,
+              source: fingerprintOf(s0),
+              target: fingerprintOf(t0),
+            });
+            if (d.action === 'update') state.writes = true;
+          };
+          const d = this.sameName(s0, t0);
+          if (this.turnsOnTime(s0, t0, d)) decisions.push(this.sameNameExact(s0, t0).then(decided));
+          else decided(d);
         }
       } else if (te && !se && this.mode === 'mirror') {
         if (te.kind === 'file') {
@@ -440,25 +482,7 @@ class Planner {
         }
       }
     }
-    await Promise.all(decisions);
-    this.flushInto(local);
-    const below = await Promise.all(subdirs);
-    if (below.some(Boolean)) writes = true;
-    if (!tExists && (writes || (sList.length === 0 && !only && !this.filter))) {
-      const item: PlanItem = {
-        action: 'mkdir',
-        kind: 'dir',
-        pair: pairIdx,
-        rel,
-        side: 'target',
-        reason: 'missing_folder',
-        size: 0,
-      };
-      this.count(item);
-      this.items.push(item);
-      writes = true;
-    }
-    return writes;
+    return { local, subdirs, decisions, state };
   }
 
   /** Mirror: a folder only on the target. Deleted whole, unless the filter protects some of its files. */

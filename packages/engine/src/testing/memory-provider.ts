@@ -44,7 +44,7 @@ export type MemoryOp =
 interface MemNode {
   name: string;
   kind: EntryKind;
-  id: string;
+  id: number;
   size: number;
   mtime: number;
   /** File content, or `fill` for a synthetic file of `size` repeated bytes. */
@@ -91,11 +91,11 @@ export class MemoryStore {
   }
 
   newDir(name: string): MemNode {
-    return { name, kind: 'dir', id: String(this.nextId++), size: 0, mtime: Date.now(), children: new Map() };
+    return { name, kind: 'dir', id: this.nextId++, size: 0, mtime: Date.now(), children: new Map() };
   }
 
   newFile(name: string, data: Buffer | { size: number; fill: number }, mtime: number, mimeType?: string): MemNode {
-    const node: MemNode = { name, kind: 'file', id: String(this.nextId++), size: 0, mtime };
+    const node: MemNode = { name, kind: 'file', id: this.nextId++, size: 0, mtime };
     if (Buffer.isBuffer(data)) {
       node.data = data;
       node.size = data.length;
@@ -354,7 +354,7 @@ export class MemoryProvider implements Provider {
       name: node.name,
       kind: node.kind,
       size: node.kind === 'file' ? node.size : 0,
-      id: node.id,
+      id: String(node.id),
       modTime: new Date(node.mtime),
     };
     if (node.mimeType) e.mimeType = node.mimeType;
