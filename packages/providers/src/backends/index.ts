@@ -7,3 +7,4 @@ export * from './google-drive/index.ts';
 export * from './ftp/index.ts';
 export * from './onedrive/index.ts';
 export * from './dropbox/index.ts';
+export * from './box/index.ts';

@@ -15,7 +15,6 @@ import type {
   SrcInfo,
   WriteOptions,
 } from '../../api/types.ts';
-import { ChunkReader } from '../../chunks.ts';
 import { ENCODINGS, NameEncoder } from '../../encoding.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath } from '../../path.ts';
 import {
@@ -27,6 +26,7 @@ import {
   type ErrorInfo,
 } from '../oauth-common/http.ts';
 import { numberSetting, setupOAuth } from '../oauth-common/setup.ts';
+import { ByteTaker } from '../oauth-common/take.ts';
 
 /**
  * Dropbox (API v2), personal accounts and team spaces (dropbox_business: every call carries
@@ -337,7 +337,7 @@ export class DropboxProvider implements Provider {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('is_dir', 'cannot write the root');
     const signal = opts.signal;
-    const reader = new ChunkReader(body);
+    const reader = new ByteTaker(body);
     const hasher = new ContentHasher();
     try {
       const first = (await reader.read(this.chunkSize, signal)) ?? Buffer.alloc(0);

@@ -14,7 +14,6 @@ import type {
   SrcInfo,
   WriteOptions,
 } from '../../api/types.ts';
-import { ChunkReader } from '../../chunks.ts';
 import { NameEncoder } from '../../encoding.ts';
 import { PathIdCache } from '../../id-cache.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
@@ -29,6 +28,7 @@ import {
 } from '../oauth-common/http.ts';
 import { SequentialChunkWriter, type SequentialTarget } from '../oauth-common/sequential-writer.ts';
 import { numberSetting, setupOAuth } from '../oauth-common/setup.ts';
+import { ByteTaker } from '../oauth-common/take.ts';
 
 /**
  * Google Drive (API v3): My Drive, a shared drive (`drive_id`), or "Shared with me" (read-only
@@ -535,7 +535,7 @@ export class GoogleDriveProvider implements Provider {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('is_dir', 'cannot write the root');
     const signal = opts.signal;
-    const reader = new ChunkReader(body);
+    const reader = new ByteTaker(body);
     try {
       const first = (await reader.read(this.chunkSize, signal)) ?? Buffer.alloc(0);
       const second = first.length === this.chunkSize ? await reader.read(this.chunkSize, signal) : null;

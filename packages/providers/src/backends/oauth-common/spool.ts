@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { canceled } from '../../api/errors.ts';
-import type { ChunkReader } from '../../chunks.ts';
+import type { ByteSource } from './take.ts';
 
 /**
  * For services whose upload sessions need the total size up front (Microsoft Graph, Box) when the
@@ -19,7 +19,7 @@ export interface Spooled {
 
 export async function spoolToTemp(
   first: Buffer[],
-  reader: ChunkReader,
+  reader: ByteSource,
   pieceSize: number,
   signal?: AbortSignal,
 ): Promise<Spooled> {

@@ -15,7 +15,6 @@ import type {
   SrcInfo,
   WriteOptions,
 } from '../../api/types.ts';
-import { ChunkReader } from '../../chunks.ts';
 import { ENCODINGS, NameEncoder } from '../../encoding.ts';
 import { PathIdCache } from '../../id-cache.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
@@ -30,6 +29,7 @@ import {
 } from '../oauth-common/http.ts';
 import { SequentialChunkWriter, type SequentialTarget } from '../oauth-common/sequential-writer.ts';
 import { numberSetting, setupOAuth } from '../oauth-common/setup.ts';
+import { ByteTaker, type ByteSource } from '../oauth-common/take.ts';
 import { spoolToTemp } from '../oauth-common/spool.ts';
 
 /**
@@ -383,13 +383,13 @@ export class OneDriveProvider implements Provider {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('is_dir', 'cannot write the root');
     const signal = opts.signal;
-    const reader = new ChunkReader(body);
+    const reader = new ByteTaker(body);
     let spooled: Awaited<ReturnType<typeof spoolToTemp>> | undefined;
     let session: GraphSession | undefined;
     try {
       const first = (await reader.read(Math.max(SIMPLE_LIMIT, this.chunkSize), signal)) ?? Buffer.alloc(0);
       let size = src.size;
-      let rest: ChunkReader = reader;
+      let rest: ByteSource = reader;
       if (size < 0) {
         const more =
           first.length >= Math.max(SIMPLE_LIMIT, this.chunkSize) ? await reader.read(this.chunkSize, signal) : null;
@@ -398,7 +398,7 @@ export class OneDriveProvider implements Provider {
           // Graph needs the total size for a session: keep the rest on disk first.
           spooled = await spoolToTemp([first, more], reader, this.chunkSize, signal);
           size = spooled.size;
-          rest = new ChunkReader(spooled.open());
+          rest = new ByteTaker(spooled.open());
         }
       }
       return await this.locks.run(`file:${p}`, async () => {
