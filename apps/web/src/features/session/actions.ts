@@ -141,6 +141,8 @@ export async function login(data: AuthData, options: { offerBind?: boolean } = {
  * server discards every temporary cloud not bound. Then the visitor identity is forgotten.
  */
 export async function finishBind(bind: Cloud[]): Promise<void> {
+  const visitorOrder = sessionStore.getState().tempClouds.map((c) => c.id);
+  const accountBefore = sessionStore.getState().clouds.map((c) => c.id);
   try {
     await sessionApi.bindClouds(bind.map((c) => c.id));
   } catch (err) {
@@ -152,6 +154,22 @@ export async function finishBind(bind: Cloud[]): Promise<void> {
     sessionStore.setState({ tempClouds: [] });
     await loadClouds().catch((err) => console.warn('loading clouds failed', err));
   }
+  await keepOrder(accountBefore, visitorOrder);
+}
+
+/** The account's clouds keep their order; newly bound ones follow in the order the visitor gave them. */
+async function keepOrder(accountBefore: string[], visitorOrder: string[]): Promise<void> {
+  const clouds = sessionStore.getState().clouds;
+  const rank = (id: string) => {
+    const a = accountBefore.indexOf(id);
+    if (a >= 0) return a;
+    const v = visitorOrder.indexOf(id);
+    return v >= 0 ? accountBefore.length + v : Number.MAX_SAFE_INTEGER;
+  };
+  const wanted = [...clouds].sort((x, y) => rank(x.id) - rank(y.id));
+  if (wanted.every((c, i) => c.id === clouds[i]?.id)) return;
+  sessionStore.setState({ clouds: wanted });
+  await sessionApi.sortClouds(wanted.map((c) => c.id)).catch((err) => console.warn('saving the order failed', err));
 }
 
 let logoutRunning = false;

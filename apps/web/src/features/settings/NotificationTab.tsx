@@ -53,7 +53,7 @@ export function NotificationTab() {
         }}
       />
       {notice && (
-        <Text size="sm" c="teal.8" role="status" mt={-8} data-testid="notify-message">
+        <Text size="sm" c="teal.9" role="status" mt={-8} data-testid="notify-message">
           {notice}
         </Text>
       )}

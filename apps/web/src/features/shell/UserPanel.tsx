@@ -101,8 +101,8 @@ export function UserPanel({ onAction }: { onAction?: () => void }) {
         (paidUser || !billingOn ? (
           <Badge
             leftSection={<IconCrown size={12} aria-hidden />}
-            color="yellow"
-            variant="light"
+            color="blue"
+            variant="outline"
             data-testid="premium-status"
           >
             {billingOn ? t('user.premiumActive') : t('user.allFeatures')}

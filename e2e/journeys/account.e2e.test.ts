@@ -1,0 +1,209 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot } from '../support/browser.ts';
+import { startSkyferry, type RunningSkyferry } from '../support/server.ts';
+import { axeSeriousViolations, openUserPanel, quietShell, signUpInFrame } from '../support/shell.ts';
+
+// A visitor connects clouds, reorders them, signs up from the login modal, keeps the clouds,
+// sets the notification e-mail, and logs out. One server, one browser context for the story.
+
+let server: RunningSkyferry;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let roots: string;
+const email = `ada.${Date.now()}@example.com`;
+const password = 'correct horse battery';
+
+beforeAll(async () => {
+  roots = mkdtempSync(join(tmpdir(), 'skyferry-e2e-roots-'));
+  for (const name of ['alpha', 'bravo', 'charlie']) mkdirSync(join(roots, name));
+  server = await startSkyferry({ SKYFERRY_LOCAL_ROOTS: roots });
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+  await quietShell(context);
+  page = await context.newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  rmSync(roots, { recursive: true, force: true });
+});
+
+const rowLabels = () => page.getByTestId('cloud-row').locator('a p:first-child').allTextContents();
+
+async function storage(key: string): Promise<unknown> {
+  const raw = await page.evaluate((k) => localStorage.getItem(k), key);
+  return raw === null ? null : JSON.parse(raw);
+}
+
+describe('an account', () => {
+  it('a visitor’s clouds are listed in the sidebar and reordered by keyboard and by dragging', async () => {
+    await page.goto(server.url + '/transfer');
+    await page.getByRole('navigation', { name: 'Main menu' }).waitFor();
+    const temp = String(await storage('skyferry.temp_token'));
+    for (const [name, alias] of [
+      ['alpha', 'Alpha'],
+      ['bravo', 'Bravo'],
+      ['charlie', 'Charlie'],
+    ]) {
+      const res = await page.request.post(server.url + '/api/clouds', {
+        headers: { 'x-temp-authorization': temp },
+        data: { cloud_name: 'local', alias, credentials: { path: join(roots, name!) } },
+      });
+      expect((await res.json()).code, await res.text()).toBe(0);
+    }
+    await page.reload();
+    await page.getByTestId('cloud-row').nth(2).waitFor();
+    expect(await rowLabels()).toEqual(['Alpha', 'Bravo', 'Charlie']);
+
+    const saved = page.waitForResponse((r) => r.url().endsWith('/api/clouds/sort') && r.request().method() === 'PUT');
+    await page.getByRole('button', { name: 'Reorder Alpha' }).focus();
+    await page.keyboard.press('ArrowDown');
+    expect((await (await saved).json()).code).toBe(0);
+    expect(await rowLabels()).toEqual(['Bravo', 'Alpha', 'Charlie']);
+    // Focus stays on the moved cloud's handle, so it can keep moving.
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string } } }
+        ).document.activeElement.getAttribute('aria-label'),
+      ),
+    ).toBe('Reorder Alpha');
+
+    const dragged = page.waitForResponse((r) => r.url().endsWith('/api/clouds/sort'));
+    await page.getByTestId('cloud-row').nth(2).dragTo(page.getByTestId('cloud-row').nth(0));
+    await dragged;
+    expect(await rowLabels()).toEqual(['Charlie', 'Bravo', 'Alpha']);
+    await page.reload();
+    await page.getByTestId('cloud-row').nth(2).waitFor();
+    expect(await rowLabels()).toEqual(['Charlie', 'Bravo', 'Alpha']);
+
+    await page.getByTestId('cloud-row').nth(1).locator('a').click();
+    await page.waitForURL(/\/manage\/explorer\?cloud_index=1&is_open=1&_=\d+/);
+    await expect.poll(() => page.getByTestId('cloud-row').nth(1).getAttribute('data-active')).toBe('true');
+    expect(await page.getByTestId('cloud-row').nth(0).getAttribute('data-active')).toBeNull();
+    await screenshot(page, 'account-visitor-clouds');
+  });
+
+  it('signs up from the login modal and keeps the temporary clouds', async () => {
+    await page.goto(server.url + '/transfer');
+    await openUserPanel(page);
+    await page.getByRole('button', { name: 'Log in Here.' }).click();
+    await page.getByRole('dialog', { name: 'Log in' }).waitFor();
+    await signUpInFrame(page, email, password);
+    await page.getByRole('dialog', { name: 'Log in' }).waitFor({ state: 'detached' });
+    const prompt = page.getByRole('dialog', { name: 'Keep your cloud drives?' });
+    await prompt.waitFor();
+    expect(await prompt.textContent()).toContain('You connected 3 cloud drive(s) before logging in.');
+    await screenshot(page, 'account-bind-prompt');
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    const bound = page.waitForResponse((r) => r.url().endsWith('/api/clouds/bind'));
+    await prompt.getByRole('button', { name: 'Associate' }).click();
+    const bind = await (await bound).json();
+    expect(bind.code).toBe(0);
+    expect(bind.data.bound).toHaveLength(3);
+    await prompt.waitFor({ state: 'detached' });
+    await page.getByTestId('cloud-row').nth(2).waitFor();
+    // The order the visitor gave them is kept.
+    await expect.poll(rowLabels).toEqual(['Charlie', 'Bravo', 'Alpha']);
+    const user = (await storage('skyferry.user')) as { email: string; access_token: string; refresh_token: string };
+    expect(user.email).toBe(email);
+    expect(user.access_token).not.toBe('');
+    expect(await storage('skyferry.temp_token')).toBeNull();
+
+    // The clouds now belong to the account.
+    const me = await page.request.get(server.url + '/api/v2/clouds/me', {
+      headers: { authorization: `Bearer ${user.access_token}` },
+    });
+    const mine = (await me.json()).data as { clouds: Array<{ cloud_alias_name: string; bound: boolean }> };
+    expect(mine.clouds.map((c) => c.cloud_alias_name).sort()).toEqual(['Alpha', 'Bravo', 'Charlie']);
+    expect(mine.clouds.every((c) => c.bound)).toBe(true);
+
+    await openUserPanel(page);
+    expect(await page.getByTestId('user-email').textContent()).toBe(email);
+    expect(await page.getByText('Log out').isVisible()).toBe(true);
+    await screenshot(page, 'account-user-panel');
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+  });
+
+  it('a reload keeps the session; Notification saves the e-mail with the server’s messages', async () => {
+    await page.reload();
+    await page.getByTestId('cloud-row').nth(2).waitFor();
+    await openUserPanel(page);
+    await page.getByText('Settings', { exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('tab', { name: 'Notification' }).click();
+    const field = dialog.getByRole('textbox', { name: 'E-mail' });
+    const save = dialog.getByRole('button', { name: 'Save' });
+    expect(await field.inputValue()).toBe(email);
+    await field.fill('');
+    expect(await save.isDisabled()).toBe(true);
+    await field.fill('not an address');
+    await dialog.getByRole('checkbox', { name: 'E-mail me when a transfer ends' }).check();
+    await save.click();
+    await dialog.getByText('Email format error.').waitFor();
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    await screenshot(page, 'account-settings-notification-error');
+    await field.fill(`notify.${email}`);
+    expect(await dialog.getByText('Email format error.').count()).toBe(0);
+    await save.click();
+    await dialog.getByTestId('notify-message').waitFor();
+    expect(await dialog.getByTestId('notify-message').textContent()).toBe('Notification settings saved.');
+    await screenshot(page, 'account-settings-notification');
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    const user = (await storage('skyferry.user')) as { access_token: string };
+    const me = await page.request.get(server.url + '/api/users/me', {
+      headers: { authorization: `Bearer ${user.access_token}` },
+    });
+    expect((await me.json()).data.user_info).toMatchObject({ notify_email: `notify.${email}`, remind_me: 1 });
+  });
+
+  it('logs out after "Are you sure to log out?": everything is cleared, the tokens are revoked, and the home route loads', async () => {
+    const before = (await storage('skyferry.user')) as { refresh_token: string; auto_login_token: string };
+    await openUserPanel(page);
+    await page.getByText('Log out').click();
+    const confirm = page.getByRole('dialog', { name: 'Please confirm' });
+    await confirm.getByText('Are you sure to log out?').waitFor();
+    await screenshot(page, 'account-logout-confirm');
+    const loggedOut = page.waitForResponse((r) => r.url().endsWith('/api/account/logout'));
+    // The page reloads at the home route about 0.8 s after the sign-out frame opens.
+    const reloaded = page.waitForEvent('load');
+    await confirm.getByRole('button', { name: 'Yes' }).click();
+    expect((await (await loggedOut).json()).code).toBe(0);
+    expect(await page.getByTestId('sign-out-frame').count()).toBe(1);
+    await reloaded;
+    await page.waitForURL('**/transfer');
+    await page.getByRole('navigation', { name: 'Main menu' }).waitFor();
+    expect(await storage('skyferry.user')).toBeNull();
+    expect(await page.getByTestId('cloud-row').count()).toBe(0);
+    await openUserPanel(page);
+    expect(await page.getByRole('button', { name: 'Log in Here.' }).isVisible()).toBe(true);
+
+    const refresh = await page.request.post(server.url + '/api/v2/authorizations', {
+      data: { grant_type: 'refresh_token', refresh_token: before.refresh_token },
+    });
+    expect((await refresh.json()).code).not.toBe(0);
+    const auto = await page.request.post(server.url + '/api/v2/authorizations', {
+      data: { grant_type: 'auto_login', auto_login_token: before.auto_login_token },
+    });
+    expect((await auto.json()).code).not.toBe(0);
+  });
+
+  it('signs back in with the same account and finds its clouds', async () => {
+    await page.getByRole('button', { name: 'Log in Here.' }).click();
+    const frame = page.frameLocator('iframe[data-testid="sign-in-frame"]');
+    await frame.locator('#email').fill(email);
+    await frame.locator('#password').fill(password);
+    await frame.locator('#submit').click();
+    await page.getByRole('dialog', { name: 'Log in' }).waitFor({ state: 'detached' });
+    await page.getByTestId('cloud-row').nth(2).waitFor();
+    expect(await rowLabels()).toEqual(['Charlie', 'Bravo', 'Alpha']);
+    expect(await page.getByRole('dialog', { name: 'Keep your cloud drives?' }).count()).toBe(0);
+  });
+});
