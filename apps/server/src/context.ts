@@ -16,6 +16,7 @@ import { TokenService } from './services/tokens.ts';
 import { UsersService } from './services/users.ts';
 import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
 import type { TasksService } from './services/tasks/index.ts';
+import { createCleanupSystem, type CleanupService, type CleanupSystem } from './services/cleanup/index.ts';
 
 /**
  * What the API and worker processes are built from: configuration, the database and the services
@@ -41,6 +42,10 @@ export interface AppContext {
   readonly tasks: TasksService;
   /** The task queue, progress store, scheduler and in-process workers. */
   readonly taskSystem: TaskSystem;
+  /** Clean-up scans (empty folders, duplicates, large files), their results and deletion (services/cleanup). */
+  readonly cleanup: CleanupService;
+  /** The clean-up scan queue and its in-process workers. */
+  readonly cleanupSystem: CleanupSystem;
   /** Throws when the process cannot serve (database unreachable). */
   health(): Promise<void>;
   close(): Promise<void>;
@@ -93,6 +98,10 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const taskSystem = createTaskSystem({ config, db, log, clouds, users });
   closers.push(() => taskSystem.close());
   if (config.workers > 0) await taskSystem.startWorkers(config.workers);
+  // Clean-up scans: their own queue (jobs of type cleanup_scan), run by the same worker processes.
+  const cleanupSystem = createCleanupSystem({ config, db, log, clouds, users });
+  closers.push(() => cleanupSystem.close());
+  if (config.workers > 0) await cleanupSystem.startWorkers(config.workers);
   return {
     config,
     db,
@@ -102,8 +111,11 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     accounts,
     users,
     clouds,
+    files,
     tasks: taskSystem.tasks,
     taskSystem,
+    cleanup: cleanupSystem.service,
+    cleanupSystem,
     async health() {
       await sql`select 1`.execute(db.kysely);
     },

@@ -58,6 +58,11 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
       })
     ).upload_id;
   },
+  /** A clean-up scan of the owner's cloud (issue 10); without workers it stays queued. */
+  cleanup: async (s) => {
+    const me = await s.asOwner<{ clouds: Array<{ id: string }> }>('GET', '/api/v2/clouds/me');
+    return (await s.asOwner<{ task_id: string }>('POST', '/api/cleanup/run', { cloud_id: me.clouds[0]?.id })).task_id;
+  },
 };
 
 export interface AttackerRequest {
@@ -201,12 +206,46 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
     name: 'DELETE /api/cloud-manager/uploads/{id}',
     request: (ids) => ({ method: 'DELETE', url: `/api/cloud-manager/uploads/${ids.upload}` }),
   },
+  {
+    name: 'POST /api/cleanup/run (someone else’s cloud)',
+    request: (ids) => ({ method: 'POST', url: '/api/cleanup/run', body: { cloud_id: ids.cloud } }),
+  },
+  {
+    name: 'GET /api/cleanup/poll-progress/{task_id}',
+    request: (ids) => ({ method: 'GET', url: `/api/cleanup/poll-progress/${ids.cleanup}` }),
+  },
+  {
+    name: 'DELETE /api/cleanup/task/{task_id} (cancel)',
+    request: (ids) => ({ method: 'DELETE', url: `/api/cleanup/task/${ids.cleanup}` }),
+  },
+  ...(['empty-folders', 'duplicate-files', 'large-files'] as const).flatMap((list): OwnedEndpoint[] => [
+    {
+      name: `GET /api/cleanup/${list}`,
+      request: (ids) => ({ method: 'GET', url: `/api/cleanup/${list}?task_id=${ids.cleanup}` }),
+    },
+    {
+      name: `DELETE /api/cleanup/${list}`,
+      request: (ids) => ({
+        method: 'DELETE',
+        url: `/api/cleanup/${list}`,
+        body: { task_id: ids.cleanup, all: true },
+      }),
+    },
+  ]),
+  {
+    name: 'GET /api/cleanup/task',
+    request: () => ({ method: 'GET', url: '/api/cleanup/task' }),
+    check: (body, ids) => {
+      expect(JSON.stringify(body.data ?? null)).not.toContain(ids.cleanup);
+    },
+  },
 ];
 
 /** Tables with rows that belong to someone: the snapshot compares the owner's rows before and after. */
 export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'user' | 'visitor' }> = [
   { table: 'clouds', ownerColumn: 'user_id', owner: 'user' },
   { table: 'clouds', ownerColumn: 'visitor_id', owner: 'visitor' },
+  { table: 'cleanup_tasks', ownerColumn: 'user_id', owner: 'user' },
 ];
 
 for (const dialect of ['sqlite', 'postgres'] as const) {

@@ -4,3 +4,4 @@ export * from './accounts.ts';
 export * from './clouds.ts';
 export * from './tasks.ts';
 export * from './files.ts';
+export * from './cleanup.ts';

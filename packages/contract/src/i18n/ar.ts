@@ -66,6 +66,7 @@ export const ar: Messages = {
   schedule_invalid: 'الجدولة غير صالحة: {detail}',
   schedule_in_past: 'لقد مضى الوقت المجدول بالفعل.',
   cleanup_delete_last_copy: 'حدّد كل نسخة صراحةً لحذف جميع نسخ الملف المكرر.',
+  cleanup_scan_running: 'لا يزال الفحص قيد التشغيل؛ انتظر حتى ينتهي.',
   feedback_details_empty: 'لا يمكن ترك التفاصيل فارغة',
   feedback_problem_type_empty: 'لا يمكن ترك نوع المشكلة فارغًا',
   local_path_not_allowed: 'هذا المجلد خارج المجلدات التي يسمح بها الخادم: {roots}',

@@ -70,6 +70,7 @@ export const fr: Messages = {
   schedule_in_past: "L'heure planifiée est déjà passée.",
   cleanup_delete_last_copy:
     "Sélectionnez explicitement chaque copie pour supprimer toutes les copies d'un fichier en double.",
+  cleanup_scan_running: "L'analyse est toujours en cours ; attendez qu'elle se termine.",
   feedback_details_empty: 'Les détails ne peuvent pas être vides',
   feedback_problem_type_empty: 'Le type de problème ne peut pas être vide',
   local_path_not_allowed: 'Ce dossier est en dehors des dossiers autorisés par le serveur : {roots}',

@@ -69,6 +69,7 @@ export const nl: Messages = {
   schedule_invalid: 'De planning is ongeldig: {detail}',
   schedule_in_past: 'Het geplande tijdstip is al verstreken.',
   cleanup_delete_last_copy: 'Selecteer elke kopie expliciet om alle kopieën van een dubbel bestand te verwijderen.',
+  cleanup_scan_running: 'De scan loopt nog; wacht tot hij klaar is.',
   feedback_details_empty: 'Details mogen niet leeg zijn',
   feedback_problem_type_empty: 'Probleemtype mag niet leeg zijn',
   local_path_not_allowed: 'Deze map valt buiten de mappen die de server toestaat: {roots}',

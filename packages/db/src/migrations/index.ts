@@ -3,6 +3,7 @@ import * as m0001 from './0001_foundation.ts';
 import * as m0002 from './0002_accounts.ts';
 import * as m0003 from './0003_queue.ts';
 import * as m0004 from './0004_tasks.ts';
+import * as m0005 from './0005_cleanup.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0002_accounts': m0002,
   '0003_queue': m0003,
   '0004_tasks': m0004,
+  '0005_cleanup': m0005,
 };

@@ -9,6 +9,7 @@ import initRoutes from './init.ts';
 import systemCloudRoutes from './system-clouds.ts';
 import userRoutes from './users.ts';
 import taskRoutes from './tasks.ts';
+import cleanupRoutes from './cleanup.ts';
 
 /** Every route module, each a thin layer over services. Add yours here. */
 export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
@@ -21,4 +22,5 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   cloudRoutes,
   fileRoutes,
   taskRoutes,
+  cleanupRoutes,
 ];

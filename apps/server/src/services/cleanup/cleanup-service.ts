@@ -1,0 +1,415 @@
+import {
+  Code,
+  CleanupStatus,
+  LIMITS,
+  MAX_CLEANUP_DELETE,
+  canSlim,
+  normalizePath,
+  type BillingMode,
+  type CleanupKind,
+  type CleanupTask,
+  type DeleteCleanupBody,
+  type DeleteCleanupData,
+  type DuplicateFilesPage,
+  type EmptyFoldersPage,
+  type LargeFilesPage,
+  type RunCleanupData,
+} from '@skyferry/contract';
+import { anyCopyRemains, removeEmptyFolder, removeScannedFile, type RemoveOutcome } from '@skyferry/engine';
+import type { JobQueue } from '@skyferry/queue';
+import type { Logger } from 'pino';
+import { ApiError, errors } from '../../http/errors.ts';
+import type {
+  CleanupItemKind,
+  CleanupItemRow,
+  CleanupRepository,
+  CleanupTaskRow,
+  ItemListQuery,
+} from '../../repositories/cleanup.ts';
+import type { CloudOwner } from '../../repositories/clouds.ts';
+import type { CloudIdentity, CloudsService } from '../clouds.ts';
+import { newId } from '../crypto.ts';
+import type { UsersService } from '../users.ts';
+import { NO_SUMMARIES, toCleanupTask, toEmptyFolder, toGroup, toItem, type Summaries } from './views.ts';
+
+/** What a scan job carries through the queue. */
+export interface CleanupJob {
+  type: 'cleanup_scan';
+  taskId: string;
+  owner: CloudOwner;
+}
+export type CleanupQueue = JobQueue<CleanupJob>;
+
+export interface CleanupServiceOptions {
+  repo: CleanupRepository;
+  queue: CleanupQueue;
+  clouds: CloudsService;
+  users: UsersService;
+  billingMode: BillingMode;
+  log: Logger;
+  now?: () => number;
+  /** Deletions at once within one call (default 8). */
+  deleteConcurrency?: number;
+}
+
+export interface RunCleanupInput {
+  cloud_id: string;
+  path: string;
+  imode: number;
+  large_threshold: number;
+}
+
+export interface ListInput {
+  task_id: string;
+  page: number;
+  page_size: number;
+  category: string;
+  sort_by: 'size' | 'date' | 'name';
+  order: 'asc' | 'desc';
+}
+
+const KIND_OF: Record<CleanupKind, CleanupItemKind> = {
+  empty_folders: 'empty',
+  duplicate_files: 'duplicate',
+  large_files: 'large',
+};
+
+export function ownerOf(identity: CloudIdentity): CloudOwner {
+  return 'userId' in identity ? { userId: identity.userId } : { visitorId: identity.visitorId };
+}
+
+function ownerKey(owner: CloudOwner): string {
+  return 'userId' in owner ? `u.${owner.userId}` : `v.${owner.visitorId}`;
+}
+
+type Failure = DeleteCleanupData['failed'][number];
+
+/**
+ * Clean-up scans: starting one (a rescan replaces the cloud's previous scan), reading it and its
+ * results with the free-plan limit, cancelling, and deleting results from the cloud. The scan
+ * itself runs in `CleanupRunner` on whichever worker takes the job.
+ */
+export class CleanupService {
+  private readonly o: Required<CleanupServiceOptions>;
+
+  constructor(options: CleanupServiceOptions) {
+    this.o = { now: () => Date.now(), deleteConcurrency: 8, ...options };
+  }
+
+  get queue(): CleanupQueue {
+    return this.o.queue;
+  }
+
+  /** Whether the owner sees every result (billing off, or a licence). */
+  private async unlimited(owner: CloudOwner): Promise<boolean> {
+    if (this.o.billingMode === 'off') return true;
+    return 'userId' in owner ? this.o.users.isPremium(owner.userId) : false;
+  }
+
+  private async owned(owner: CloudOwner, id: string): Promise<CleanupTaskRow> {
+    const row = await this.o.repo.get(owner, id);
+    if (!row) throw errors.notFound('task_not_found');
+    return row;
+  }
+
+  private async summaries(row: CleanupTaskRow): Promise<Summaries> {
+    if (row.status !== CleanupStatus.completed) return NO_SUMMARIES;
+    const [duplicate, large, empty] = await Promise.all([
+      this.o.repo.duplicateCounts(row.id),
+      this.o.repo.countsByCategory(row.id, 'large'),
+      this.o.repo.emptyCount(row.id),
+    ]);
+    return { duplicate, large, empty };
+  }
+
+  private async view(row: CleanupTaskRow, unlimited?: boolean): Promise<CleanupTask> {
+    const owner: CloudOwner = row.user_id ? { userId: row.user_id } : { visitorId: row.visitor_id ?? '' };
+    const all = unlimited ?? (await this.unlimited(owner));
+    const [summaries, freeDeletable] = await Promise.all([
+      this.summaries(row),
+      all || row.status !== CleanupStatus.completed
+        ? Promise.resolve(0)
+        : this.o.repo.countVisible(row.id, LIMITS.freeCleanupResults),
+    ]);
+    return toCleanupTask(row, summaries, { limited: !all, freeDeletable }, this.o.now());
+  }
+
+  // --- scans -------------------------------------------------------------------------------------
+
+  async run(identity: CloudIdentity, input: RunCleanupInput): Promise<RunCleanupData> {
+    const owner = ownerOf(identity);
+    const cloud = await this.o.clouds.get(identity, input.cloud_id);
+    if (!canSlim(cloud.flags)) throw errors.forbidden('cloud_read_only');
+    if (cloud.status !== 'authorized') throw errors.cloudAuthExpired({ cloud_id: cloud.id });
+    // A rescan replaces the cloud's previous scan: a running one is cancelled, old results go.
+    for (const old of await this.o.repo.ofCloud(owner, cloud.id)) {
+      if (old.status === CleanupStatus.scanning && old.job_id) await this.o.queue.cancel(old.job_id).catch(() => false);
+      await this.o.repo.deleteTask(old.id);
+    }
+    const now = this.o.now();
+    const id = newId();
+    const jobId = `cleanup-${id}`;
+    await this.o.repo.insertTask({
+      id,
+      user_id: 'userId' in owner ? owner.userId : null,
+      visitor_id: 'visitorId' in owner ? owner.visitorId : null,
+      cloud_id: cloud.id,
+      path: normalizePath(input.path),
+      imode: input.imode,
+      large_threshold: input.large_threshold,
+      status: CleanupStatus.scanning,
+      phase: 'waiting',
+      filename: '',
+      total_count: 0,
+      folder_count: 0,
+      total_size: 0,
+      bytes_read: 0,
+      bytes_planned: 0,
+      has_trash: 0,
+      error_count: 0,
+      error: null,
+      job_id: jobId,
+      started_at: null,
+      finished_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    await this.o.queue.enqueue(
+      { type: 'cleanup_scan', taskId: id, owner },
+      { jobId, group: ownerKey(owner), maxAttempts: 3 },
+    );
+    this.o.log.info({ cleanup: id, cloud: cloud.id, imode: input.imode }, 'clean-up scan queued');
+    return { task_id: id };
+  }
+
+  /** The caller's latest scan (of one cloud when given), or null. */
+  async latest(identity: CloudIdentity, cloudId?: string): Promise<CleanupTask | null> {
+    const row = await this.o.repo.latest(ownerOf(identity), cloudId);
+    return row ? this.view(row) : null;
+  }
+
+  /** poll-progress: 404 for a scan that is not (or no longer) the caller's. */
+  async poll(identity: CloudIdentity, taskId: string): Promise<CleanupTask> {
+    return this.view(await this.owned(ownerOf(identity), taskId));
+  }
+
+  /** Cancels a running scan (status 4); a finished one is answered as it is. */
+  async cancel(identity: CloudIdentity, taskId: string): Promise<CleanupTask> {
+    const owner = ownerOf(identity);
+    const row = await this.owned(owner, taskId);
+    if (row.status === CleanupStatus.scanning) {
+      const now = this.o.now();
+      const done = await this.o.repo.transition(row.id, [CleanupStatus.scanning], {
+        status: CleanupStatus.canceled,
+        phase: null,
+        finished_at: now,
+        updated_at: now,
+      });
+      if (done && row.job_id) await this.o.queue.cancel(row.job_id).catch(() => false);
+    }
+    return this.view(await this.owned(owner, taskId));
+  }
+
+  /** A scan whose job used all its attempts fails. */
+  async jobFailed(taskId: string, error: string): Promise<void> {
+    const now = this.o.now();
+    await this.o.repo.transition(taskId, [CleanupStatus.scanning], {
+      status: CleanupStatus.failed,
+      phase: null,
+      finished_at: now,
+      updated_at: now,
+      error: JSON.stringify({ code: 'internal', message: error }),
+    });
+  }
+
+  // --- results -----------------------------------------------------------------------------------
+
+  private async finished(owner: CloudOwner, taskId: string): Promise<{ row: CleanupTaskRow; unlimited: boolean }> {
+    const row = await this.owned(owner, taskId);
+    return { row, unlimited: await this.unlimited(owner) };
+  }
+
+  private query(input: ListInput, unlimited: boolean): ItemListQuery {
+    // The free view is the first page of the default order; paging past it needs a licence.
+    const pageSize = unlimited ? input.page_size : Math.min(input.page_size, LIMITS.freeCleanupResults);
+    return {
+      category: input.category,
+      sortBy: input.sort_by,
+      order: input.order,
+      page: input.page,
+      pageSize,
+      ...(unlimited ? {} : { maxOrdinal: LIMITS.freeCleanupResults }),
+    };
+  }
+
+  async emptyFolders(identity: CloudIdentity, input: ListInput): Promise<EmptyFoldersPage> {
+    const { row, unlimited } = await this.finished(ownerOf(identity), input.task_id);
+    const q = this.query(input, unlimited);
+    const r = await this.o.repo.listItems(row.id, 'empty', { ...q, category: 'all' });
+    return {
+      items: r.rows.map(toEmptyFolder),
+      total: r.total,
+      page: q.page,
+      page_size: q.pageSize,
+      limited: !unlimited,
+      visible_total: r.visible,
+    };
+  }
+
+  async largeFiles(identity: CloudIdentity, input: ListInput): Promise<LargeFilesPage> {
+    const { row, unlimited } = await this.finished(ownerOf(identity), input.task_id);
+    const q = this.query(input, unlimited);
+    const r = await this.o.repo.listItems(row.id, 'large', q);
+    return {
+      items: r.rows.map(toItem),
+      total: r.total,
+      page: q.page,
+      page_size: q.pageSize,
+      limited: !unlimited,
+      visible_total: r.visible,
+    };
+  }
+
+  async duplicateFiles(identity: CloudIdentity, input: ListInput): Promise<DuplicateFilesPage> {
+    const { row, unlimited } = await this.finished(ownerOf(identity), input.task_id);
+    const q = this.query(input, unlimited);
+    const r = await this.o.repo.listGroups(row.id, q);
+    return {
+      items: r.groups.map(toGroup),
+      total: r.total,
+      page: q.page,
+      page_size: q.pageSize,
+      limited: !unlimited,
+      visible_total: r.visible,
+    };
+  }
+
+  // --- deleting ----------------------------------------------------------------------------------
+
+  /** Picks what a "delete all" call removes: at most MAX_CLEANUP_DELETE, one copy of each duplicate group kept. */
+  private async pickAll(
+    row: CleanupTaskRow,
+    kind: CleanupItemKind,
+    body: DeleteCleanupBody,
+  ): Promise<{ targets: CleanupItemRow[]; kept: Map<string, CleanupItemRow[]> }> {
+    const category = body.category ?? 'all';
+    if (kind !== 'duplicate') {
+      return { targets: await this.o.repo.remaining(row.id, kind, category, MAX_CLEANUP_DELETE), kept: new Map() };
+    }
+    const targets: CleanupItemRow[] = [];
+    const kept = new Map<string, CleanupItemRow[]>();
+    let page = 1;
+    while (targets.length < MAX_CLEANUP_DELETE) {
+      const r = await this.o.repo.listGroups(row.id, {
+        category,
+        sortBy: 'size',
+        order: 'desc',
+        page,
+        pageSize: 100,
+      });
+      if (r.groups.length === 0) break;
+      for (const g of r.groups) {
+        const byTime = [...g.members].sort(
+          (a, b) => (a.modified ?? 0) - (b.modified ?? 0) || (a.path < b.path ? -1 : 1),
+        );
+        const keep = body.keep === 'oldest' ? byTime[0] : byTime[byTime.length - 1];
+        if (!keep) continue;
+        kept.set(g.group_id, [keep]);
+        for (const m of g.members) if (m.id !== keep.id) targets.push(m);
+        if (targets.length >= MAX_CLEANUP_DELETE) break;
+      }
+      page++;
+    }
+    return { targets, kept };
+  }
+
+  async delete(identity: CloudIdentity, kindName: CleanupKind, body: DeleteCleanupBody): Promise<DeleteCleanupData> {
+    const owner = ownerOf(identity);
+    const kind = KIND_OF[kindName];
+    const { row, unlimited } = await this.finished(owner, body.task_id);
+    if (row.status !== CleanupStatus.completed) throw new ApiError(Code.CONFLICT, 'cleanup_scan_running');
+    const failed: Failure[] = [];
+    let targets: CleanupItemRow[];
+    /** Duplicates: for each group touched, the copies that stay (must still exist). */
+    let kept = new Map<string, CleanupItemRow[]>();
+    if (body.all) {
+      if (!unlimited) throw errors.premiumRequired();
+      ({ targets, kept } = await this.pickAll(row, kind, body));
+    } else {
+      const ids = [...new Set(body.ids ?? [])];
+      if (ids.length === 0) throw errors.badRequest('select_files_first');
+      targets = (await this.o.repo.itemsByIds(row.id, ids)).filter((i) => i.kind === kind);
+      if (!unlimited && targets.some((t) => t.ordinal > LIMITS.freeCleanupResults)) throw errors.premiumRequired();
+      if (kind === 'duplicate') {
+        const groupIds = [...new Set(targets.map((t) => t.group_id ?? ''))];
+        const members = await this.o.repo.groupMembers(row.id, groupIds);
+        const chosen = new Set(targets.map((t) => t.id));
+        for (const [groupId, list] of members) {
+          const rest = list.filter((m) => !chosen.has(m.id));
+          if (rest.length === 0 && body.delete_all_copies !== true) throw errors.badRequest('cleanup_delete_last_copy');
+          kept.set(groupId, rest);
+        }
+      }
+    }
+
+    const { provider } = await this.o.clouds.open(identity, row.cloud_id);
+    const removed: CleanupItemRow[] = [];
+    let trashed = row.has_trash === 1;
+    try {
+      // A group whose kept copies are all gone from the cloud keeps its selected ones too.
+      const lastCopies = new Set<string>();
+      for (const [groupId, rest] of kept) {
+        if (rest.length === 0) continue;
+        const remains = await anyCopyRemains(
+          provider,
+          rest.map((m) => ({ path: m.path, size: m.size, modTime: m.modified })),
+        );
+        if (!remains) lastCopies.add(groupId);
+      }
+      const queue = [...targets];
+      const worker = async () => {
+        for (let t = queue.shift(); t; t = queue.shift()) {
+          if (t.group_id && lastCopies.has(t.group_id)) {
+            failed.push({ id: t.id, path: t.path, reason: 'last_copy', message: 'no other copy remains' });
+            continue;
+          }
+          const outcome: RemoveOutcome =
+            kind === 'empty'
+              ? await removeEmptyFolder(provider, t.path)
+              : await removeScannedFile(provider, { path: t.path, size: t.size, modTime: t.modified });
+          if (outcome.ok) {
+            removed.push(t);
+            if (!outcome.alreadyGone) trashed = outcome.trashed;
+          } else {
+            failed.push({ id: t.id, path: t.path, reason: outcome.reason, message: outcome.message });
+            if (outcome.code === 'auth_expired') await this.o.clouds.markExpired(row.cloud_id);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: this.o.deleteConcurrency }, worker));
+    } finally {
+      await provider.close?.().catch(() => undefined);
+    }
+
+    // A file is listed in several lists (a large duplicate): gone from one, gone from all.
+    await this.o.repo.markDeletedPaths(
+      row.id,
+      removed.map((r) => r.path),
+    );
+    await this.o.repo.updateById(row.id, { updated_at: this.o.now() });
+    this.o.log.info(
+      { cleanup: row.id, kind, removed: removed.length, failed: failed.length },
+      'clean-up results deleted',
+    );
+    const remaining = body.all ? await this.o.repo.remainingCount(row.id, kind, body.category ?? 'all') : 0;
+    const fresh = (await this.o.repo.getById(row.id)) ?? row;
+    return {
+      deleted: removed.length,
+      freed: removed.reduce((n, r) => n + r.size, 0),
+      trashed,
+      failed: failed.sort((a, b) => (a.path < b.path ? -1 : 1)),
+      remaining,
+      task: await this.view(fresh, unlimited),
+    };
+  }
+}
