@@ -66,6 +66,10 @@ describe('local backend confinement', () => {
     expect(await code(openProvider('local', { path: 'relative/path' }, { localRoots: [root] }))).toBe('invalid_name');
   });
 
+  it('detects that this disk tells names apart by case', () => {
+    expect(provider.features.caseInsensitive).toBe(false);
+  });
+
   it('never reads, lists or writes through a link that leaves the root', async () => {
     expect(await code(provider.stat('/escape/secret.txt'))).toBe('permission');
     expect(await code(provider.openRead('/box/secret-link.txt'))).toBe('permission');

@@ -46,6 +46,8 @@ const DEFAULT_PAGE_SIZE = 1000;
 const STAT_CONCURRENCY = 32;
 
 export interface LocalOptions {
+  /** Names differing only in case are one file here (detected at open when not given). */
+  caseInsensitive?: boolean;
   /** Chunk size of the chunk writer (bytes). */
   chunkSize?: number;
   /** How many chunks the engine may write at once. */
@@ -108,6 +110,7 @@ export class LocalProvider implements Provider {
     this.accountKey = `local:${realRoot}`;
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
+    this.features.caseInsensitive = opts.caseInsensitive ?? false;
   }
 
   /** The real path for a cloud path whose parents exist; throws `permission` when outside the root. */
@@ -567,5 +570,17 @@ export async function openLocal(
   if (!realRoots.some((r) => r !== undefined && within(r, real))) {
     throw new ProviderError('permission', `outside the allowed folders: ${path}`, { retry: 'fatal' });
   }
-  return new LocalProvider(real, opts);
+  return new LocalProvider(real, { ...opts, caseInsensitive: opts.caseInsensitive ?? (await isCaseInsensitive(real)) });
+}
+
+/** Whether the disk holding `dir` ignores case (macOS and Windows by default): the same folder under flipped case. */
+async function isCaseInsensitive(dir: string): Promise<boolean> {
+  const flipped = dir.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+  if (flipped === dir) return false;
+  try {
+    const [a, b] = await Promise.all([stat(dir), stat(flipped)]);
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
+  }
 }
