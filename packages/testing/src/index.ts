@@ -6,6 +6,7 @@ export * from './rclone-serve.ts';
 export * from './sshd.ts';
 export * from './vsftpd.ts';
 export * from './ftp-srv.ts';
+export * from './nextcloud-emulator.ts';
 export * from './s3rver.ts';
 export * from './emulators/index.ts';
 export * from './latency-proxy.ts';

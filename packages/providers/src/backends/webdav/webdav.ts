@@ -115,7 +115,9 @@ export class WebdavProvider implements Provider {
       bucketBased: false,
       needsSize: false,
     };
-    this.hashes = new Set<HashType>(oc ? ['sha1', 'md5'] : []);
+    // Nextcloud/ownCloud keep only the checksums clients send (OC-Checksum): entries carry them
+    // when present, but no hash type is promised for every file.
+    this.hashes = new Set<HashType>();
     if (this.features.about) this.about = () => this.quota();
     if (this.features.chunkWriter) this.openChunkWriter = (p, src, o) => this.chunkWriter(p, src, o);
   }

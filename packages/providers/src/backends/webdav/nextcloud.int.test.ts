@@ -1,0 +1,66 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNextcloudEmulator, type NextcloudEmulator } from '@skyferry/testing';
+import { runConformance } from '../../testkit/index.ts';
+import { openedOnFirstCall } from './deferred.ts';
+import { openWebdav, type WebdavProvider } from './webdav.ts';
+
+// Nextcloud (a PHP application) cannot be installed here: these run against an emulator built
+// from Nextcloud's WebDAV documentation (status.php, X-OC-Mtime, chunked upload v2) over Apache.
+runConformance('webdav on a Nextcloud emulator (chunked upload v2)', async () => {
+  const server = await startNextcloudEmulator();
+  const creds = { url: server.url, username: server.username, password: server.password };
+  return {
+    provider: await openWebdav(creds),
+    cleanup: () => server.stop(),
+    badCredentials: async () => openedOnFirstCall(() => openWebdav({ ...creds, password: 'wrong password' })),
+  };
+});
+
+describe('webdav Nextcloud specifics', () => {
+  let server: NextcloudEmulator;
+  let dav: WebdavProvider;
+
+  beforeAll(async () => {
+    server = await startNextcloudEmulator();
+    dav = await openWebdav({ url: server.url, username: server.username, password: server.password });
+  });
+  afterAll(async () => {
+    await dav?.close();
+    await server?.stop();
+  });
+
+  it('detects Nextcloud from status.php and offers its chunked upload and kept times', () => {
+    expect(dav.vendor).toBe('nextcloud');
+    expect(dav.features.chunkWriter).toBe(true);
+    expect(dav.features.setModTime).toBe(true);
+  });
+
+  it('assembles chunks written out of order through uploads/<user>/<id> and .file', async () => {
+    const w = await dav.openChunkWriter?.('/chunked/big file.bin', {
+      size: 11 * 1024 * 1024,
+      modTime: new Date('2023-04-05T06:07:08Z'),
+    });
+    expect(w).toBeDefined();
+    if (!w) return;
+    const data = Buffer.alloc(11 * 1024 * 1024);
+    for (let i = 0; i < data.length; i += 1) data[i] = (i * 7) & 255;
+    const n = Math.ceil(data.length / w.chunkSize);
+    expect(n).toBeGreaterThanOrEqual(2);
+    for (let i = n - 1; i >= 0; i -= 1) await w.writeChunk(i, data.subarray(i * w.chunkSize, (i + 1) * w.chunkSize));
+    const e = await w.close();
+    expect(server.assembled).toContain('chunked/big file.bin');
+    expect(e.size).toBe(data.length);
+    expect(e.modTime?.toISOString()).toBe('2023-04-05T06:07:08.000Z');
+    const chunks: Buffer[] = [];
+    for await (const c of await dav.openRead('/chunked/big file.bin')) chunks.push(c as Buffer);
+    expect(Buffer.concat(chunks).equals(data)).toBe(true);
+  });
+
+  it('keeps the modification time of a plain upload (X-OC-Mtime)', async () => {
+    const t = new Date('2019-09-09T09:09:09Z');
+    const e = await dav.put('/times/t.txt', Readable.from([Buffer.from('t')]), { size: 1, modTime: t });
+    expect(e.modTime?.getTime()).toBe(t.getTime());
+    expect((await dav.list('/times')).entries[0]?.modTime?.getTime()).toBe(t.getTime());
+  });
+});

@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { startApacheWebdav } from './apache-webdav.ts';
+
+export interface NextcloudEmulator {
+  /** The files endpoint, as a user copies it from Nextcloud: .../remote.php/dav/files/<user>/ */
+  readonly url: string;
+  readonly username: string;
+  readonly password: string;
+  /** The folder holding the user's files (Apache's). */
+  readonly dir: string;
+  /** Chunked uploads seen (MOVE of .file), for tests that check the chunked path was taken. */
+  readonly assembled: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A Nextcloud stand-in for tests (Nextcloud itself, a PHP application, is not installable here):
+ * built from Nextcloud's published WebDAV client documentation, over a real Apache mod_dav
+ * server. It answers /status.php, serves /remote.php/dav/files/<user>/ by proxying to Apache
+ * (rewriting hrefs and Destination headers), keeps the modification time sent in X-OC-Mtime, and
+ * implements chunked upload v2 (/remote.php/dav/uploads/<user>/<id>: MKCOL, numbered chunk PUTs,
+ * MOVE of ".file" to assemble, DELETE to abort), which requires the Destination header throughout.
+ */
+export async function startNextcloudEmulator(): Promise<NextcloudEmulator> {
+  const apache = await startApacheWebdav();
+  const username = 'alice';
+  const password = `pw-${randomBytes(6).toString('hex')}`;
+  const uploadsDir = mkdtempSync(join(tmpdir(), 'skyferry-nc-uploads-'));
+  const filesPrefix = `/remote.php/dav/files/${username}/`;
+  const uploadsPrefix = `/remote.php/dav/uploads/${username}/`;
+  const apacheUrl = new URL(apache.url);
+  const apacheAuth = `Basic ${Buffer.from(`${apache.username}:${apache.password}`).toString('base64')}`;
+  const assembled: string[] = [];
+  let base = '';
+
+  const diskPath = (encodedRest: string) =>
+    join(
+      apache.dir,
+      ...encodedRest
+        .split('/')
+        .filter(Boolean)
+        .map((s) => decodeURIComponent(s)),
+    );
+
+  /** Sends a request to Apache; `rest` is the percent-encoded path below the files root. */
+  const toApache = (method: string, rest: string, headers: Record<string, string>, body?: Readable) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      const r = request(
+        {
+          host: apacheUrl.hostname,
+          port: apacheUrl.port,
+          method,
+          path: `/${rest}`,
+          headers: { ...headers, authorization: apacheAuth },
+        },
+        resolve,
+      );
+      r.on('error', reject);
+      if (body) pipeline(body, r).catch(reject);
+      else r.end();
+    });
+
+  const setMtime = (rest: string, header: string | string[] | undefined): boolean => {
+    const secs = Number(Array.isArray(header) ? header[0] : header);
+    if (!header || !Number.isFinite(secs)) return false;
+    utimesSync(diskPath(rest), new Date(), new Date(secs * 1000));
+    return true;
+  };
+
+  const filesRequest = async (req: IncomingMessage, res: ServerResponse, rest: string) => {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v === undefined || k === 'authorization' || k === 'host') continue;
+      headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    if (headers.destination) {
+      const d = new URL(headers.destination);
+      if (!d.pathname.startsWith(filesPrefix)) return send(res, 502, 'destination outside the files root');
+      headers.destination = `${apache.url}${d.pathname.slice(filesPrefix.length)}`;
+    }
+    // Bodies go through as they come (PUT data, PROPFIND and PROPPATCH XML).
+    const up = await toApache(req.method ?? 'GET', rest, headers, req);
+    const status = up.statusCode ?? 502;
+    const outHeaders: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && k !== 'content-length') outHeaders[k] = v;
+    if (req.method === 'PUT' && status < 300 && setMtime(rest, req.headers['x-oc-mtime']))
+      outHeaders['x-oc-mtime'] = 'accepted';
+    if (status === 207) {
+      const chunks: Buffer[] = [];
+      for await (const c of up) chunks.push(c as Buffer);
+      const xml = Buffer.concat(chunks)
+        .toString('utf8')
+        .replace(/(<(?:\w+:)?href>)\//g, `$1${filesPrefix}`);
+      res.writeHead(status, outHeaders);
+      res.end(xml);
+      return;
+    }
+    res.writeHead(status, outHeaders);
+    await pipeline(up, res);
+  };
+
+  const uploadsRequest = async (req: IncomingMessage, res: ServerResponse, rest: string) => {
+    const [id, chunk, extra] = rest.split('/').filter(Boolean);
+    if (!id || extra !== undefined || !/^[\w.-]+$/.test(id)) return send(res, 400, 'bad upload path');
+    const folder = join(uploadsDir, id);
+    const destination = req.headers.destination;
+    // Chunking v2 needs the destination on every request.
+    if (req.method !== 'DELETE' && !destination) return send(res, 400, 'Destination header missing');
+    if (req.method === 'MKCOL' && !chunk) {
+      mkdirSync(folder);
+      return send(res, 201, '');
+    }
+    if (req.method === 'DELETE' && !chunk) {
+      rmSync(folder, { recursive: true, force: true });
+      return send(res, 204, '');
+    }
+    if (req.method === 'PUT' && chunk && /^\d+$/.test(chunk)) {
+      const n = Number(chunk);
+      if (n < 1 || n > 10_000) return send(res, 400, 'chunk number out of range');
+      await pipeline(req, createWriteStream(join(folder, String(n))));
+      return send(res, 201, '');
+    }
+    if (req.method === 'MOVE' && chunk === '.file') {
+      req.resume();
+      const d = new URL(String(destination));
+      if (!d.pathname.startsWith(filesPrefix)) return send(res, 400, 'bad destination');
+      const target = d.pathname.slice(filesPrefix.length);
+      const parts = readdirSync(folder)
+        .map(Number)
+        .sort((a, b) => a - b);
+      const total = parts.reduce((sum, n) => sum + statSync(join(folder, String(n))).size, 0);
+      const announced = req.headers['oc-total-length'];
+      if (announced !== undefined && Number(announced) !== total) return send(res, 400, 'total length mismatch');
+      const body = new PassThrough();
+      void (async () => {
+        for (const n of parts) await pipeline(createReadStream(join(folder, String(n))), body, { end: false });
+        body.end();
+      })().catch((err: unknown) => body.destroy(err as Error));
+      const up = await toApache('PUT', target, { 'content-length': String(total) }, body);
+      up.resume();
+      if ((up.statusCode ?? 500) >= 300) return send(res, up.statusCode ?? 500, 'assembly failed');
+      setMtime(target, req.headers['x-oc-mtime']);
+      rmSync(folder, { recursive: true, force: true });
+      assembled.push(decodeURIComponent(target));
+      return send(res, up.statusCode === 204 ? 204 : 201, '');
+    }
+    return send(res, 405, 'not allowed');
+  };
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', base || 'http://127.0.0.1');
+    const auth = req.headers.authorization ?? '';
+    const ok = auth === `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+    const handle = async () => {
+      if (url.pathname === '/status.php') {
+        return send(
+          res,
+          200,
+          JSON.stringify({ installed: true, maintenance: false, version: '30.0.0.0', productname: 'Nextcloud' }),
+          'application/json',
+        );
+      }
+      if (!ok) return send(res, 401, 'unauthorized', 'text/plain', { 'www-authenticate': 'Basic realm="Nextcloud"' });
+      if (url.pathname.startsWith(filesPrefix) || `${url.pathname}/` === filesPrefix) {
+        return filesRequest(req, res, url.pathname.slice(filesPrefix.length) + url.search);
+      }
+      if (url.pathname.startsWith(uploadsPrefix))
+        return uploadsRequest(req, res, url.pathname.slice(uploadsPrefix.length));
+      return send(res, 404, 'not found');
+    };
+    handle().catch((err: unknown) => {
+      if (!res.headersSent) send(res, 500, String(err));
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+  return {
+    url: `${base}${filesPrefix}`,
+    username,
+    password,
+    dir: apache.dir,
+    assembled,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await apache.stop();
+      rmSync(uploadsDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  type = 'text/plain',
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': type, ...extra });
+  res.end(body);
+}
