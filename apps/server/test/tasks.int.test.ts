@@ -366,7 +366,7 @@ for (const cfg of CONFIGS) {
 
     it('cancels a queued task at once and a running one (9, then 4); a canceled task restarts', async () => {
       writeTree(srcDir, photos(12, 40_000));
-      faults.readDelayMs = 1500;
+      faults.readDelayMs = 5000;
       try {
         const res = await migrate(['/Photos'], '/Canceled');
         const id = res.data.task?.id ?? '';

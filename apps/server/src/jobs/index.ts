@@ -41,7 +41,13 @@ export function createTaskSystem(deps: TaskSystemDeps): TaskSystem {
   const { config, db, log } = deps;
   const jobLog = log.child({ component: 'tasks' });
   const onError = (err: unknown) => jobLog.warn({ err }, 'task queue error');
-  const queueOptions = { name: TASK_QUEUE, leaseMs: config.taskLeaseMs, onError };
+  // A crashed run waits half a lease (at most 5 s) before another worker resumes it.
+  const queueOptions = {
+    name: TASK_QUEUE,
+    leaseMs: config.taskLeaseMs,
+    backoffMs: Math.min(5_000, Math.round(config.taskLeaseMs / 2)),
+    onError,
+  };
   let redis: Redis | undefined;
   let queue: TaskQueue;
   let progress: ProgressStore;

@@ -3,6 +3,25 @@ import type { CheckpointInfo, CheckpointStore, TwoWayRecord, TwoWayStateStore } 
 
 const BATCH = 400;
 
+/** A run's plan figures, kept so an attempt resumed after a crash reports the whole run. */
+export interface PlanFigures {
+  jobId: string;
+  total: number;
+  size: number;
+  copy: number;
+  update: number;
+  delete: number;
+}
+
+/** The checkpoint row holding PlanFigures (engine keys start with an action name). */
+const FIGURES_KEY = '#plan-figures';
+
+export interface CheckpointTally {
+  count: number;
+  bytes: number;
+  byAction: Partial<Record<CheckpointInfo['action'], number>>;
+}
+
 /**
  * The engine's checkpoints of one task in the database: every finished file is recorded, so a run
  * resumed by another worker after a crash does not copy it again.
@@ -48,8 +67,62 @@ export class TaskCheckpointStore implements CheckpointStore {
       .execute();
   }
 
+  /** Forgets the finished files; the plan figures stay (a crash right after this must not lose them). */
   async clear(): Promise<void> {
-    await this.db.deleteFrom('task_checkpoints').where('task_id', '=', this.taskId).execute();
+    await this.db
+      .deleteFrom('task_checkpoints')
+      .where('task_id', '=', this.taskId)
+      .where('key', '!=', FIGURES_KEY)
+      .execute();
+  }
+
+  async savePlanFigures(figures: PlanFigures): Promise<void> {
+    const text = JSON.stringify(figures);
+    await this.db
+      .insertInto('task_checkpoints')
+      .values({ task_id: this.taskId, key: FIGURES_KEY, info: text })
+      .onConflict((oc) => oc.columns(['task_id', 'key']).doUpdateSet({ info: text }))
+      .execute();
+  }
+
+  /** The figures saved by an earlier attempt of the same job, if any. */
+  async planFigures(jobId: string): Promise<PlanFigures | undefined> {
+    const row = await this.db
+      .selectFrom('task_checkpoints')
+      .select('info')
+      .where('task_id', '=', this.taskId)
+      .where('key', '=', FIGURES_KEY)
+      .executeTakeFirst();
+    const figures = row ? (JSON.parse(row.info) as PlanFigures) : undefined;
+    return figures?.jobId === jobId ? figures : undefined;
+  }
+
+  /**
+   * What earlier, interrupted attempts of this run finished: items by action and their bytes (a
+   * resumed run adds them to its own figures).
+   */
+  async tally(): Promise<CheckpointTally> {
+    const tally: CheckpointTally = { count: 0, bytes: 0, byAction: {} };
+    let after = '';
+    for (;;) {
+      const rows = await this.db
+        .selectFrom('task_checkpoints')
+        .select(['key', 'info'])
+        .where('task_id', '=', this.taskId)
+        .where('key', '>', after)
+        .orderBy('key')
+        .limit(5000)
+        .execute();
+      for (const row of rows) {
+        if (row.key === FIGURES_KEY) continue;
+        const info = JSON.parse(row.info) as CheckpointInfo;
+        tally.count += 1;
+        tally.bytes += info.bytes;
+        tally.byAction[info.action] = (tally.byAction[info.action] ?? 0) + 1;
+      }
+      if (rows.length < 5000) return tally;
+      after = rows[rows.length - 1]?.key ?? after;
+    }
   }
 
   /** How many files are recorded (tests, and the resume log line). */

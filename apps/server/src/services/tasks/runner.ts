@@ -24,7 +24,7 @@ import type { Database, Kysely } from '@skyferry/db';
 import type { Logger } from 'pino';
 import { ApiError } from '../../http/errors.ts';
 import type { ProgressSnapshot, ProgressStore } from '../../repositories/task-progress.ts';
-import { TaskCheckpointStore, TaskTwoWayStateStore } from '../../repositories/task-run-state.ts';
+import { TaskCheckpointStore, TaskTwoWayStateStore, type CheckpointTally } from '../../repositories/task-run-state.ts';
 import type { FailedFileRow, TaskRow, TasksRepository } from '../../repositories/tasks.ts';
 import type { CloudsService } from '../clouds.ts';
 import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
@@ -83,6 +83,35 @@ function failedResult(startedAt: number, code: string, message: string): Transfe
 }
 
 /**
+ * A run's figures with what earlier, interrupted attempts of it finished (recorded in its
+ * checkpoints) and this attempt did not count again as resumed.
+ */
+export function withCarried(result: TransferResult, carried: CheckpointTally): TransferResult {
+  const by = carried.byAction;
+  const countable = (by.copy ?? 0) + (by.update ?? 0) + (by.delete ?? 0) + (by.conflict ?? 0);
+  const extra = Math.max(0, countable - result.summary.resumed);
+  if (extra === 0) return result;
+  const copies = Math.min(extra, by.copy ?? 0);
+  const updates = Math.min(extra - copies, by.update ?? 0);
+  const deletes = Math.min(extra - copies - updates, by.delete ?? 0);
+  const bytes = Math.round((carried.bytes * extra) / countable);
+  return {
+    ...result,
+    successCount: result.successCount + extra,
+    totalCount: result.totalCount + extra,
+    totalSize: result.totalSize + bytes,
+    transferredBytes: result.transferredBytes + bytes,
+    summary: {
+      ...result.summary,
+      added: result.summary.added + copies,
+      updated: result.summary.updated + updates,
+      deleted: result.summary.deleted + deletes,
+      resumed: result.summary.resumed + extra,
+    },
+  };
+}
+
+/**
  * The job handler of a task run: opens both clouds for the task's owner, plans (the whole task, or
  * only its failed part), executes with checkpoints and two-way state in the database, writes live
  * progress about once a second, maps the outcome to the task state, and sends the e-mail when the
@@ -113,7 +142,7 @@ export class TaskRunner {
       { jobId: job.id },
     );
     if (!began) return;
-    log.info({ task: taskId, job: job.id, attempt: job.attempt, pid: process.pid }, 'task run started');
+    log.info({ task: taskId, job: job.id, attempt: job.attempt }, 'task run started');
 
     const live = new LiveProgress(this.o.progress, taskId, this.o.progressEveryMs ?? 1000, log);
     live.set(TaskState.scanning, ZERO, 0, 0);
@@ -233,6 +262,22 @@ export class TaskRunner {
     }
 
     const total = plan.bytesTo.target + plan.bytesTo.source;
+    // The first attempt's figures stand for the run; an attempt resumed after a crash re-plans and
+    // sees only what is left.
+    const jobId = job.id;
+    let figures = await checkpoints.planFigures(jobId);
+    if (!figures) {
+      figures = {
+        jobId,
+        total: plan.filesToTransfer + plan.deletes.count,
+        size: total,
+        copy: plan.summary.copy.count,
+        update: plan.summary.update.count,
+        delete: plan.summary.delete.count,
+      };
+      await checkpoints.savePlanFigures(figures);
+    }
+    const resumedRun = figures.total !== plan.filesToTransfer + plan.deletes.count || figures.size !== total;
     await this.o.repo.transition(
       row.id,
       [TaskState.scanning],
@@ -255,7 +300,9 @@ export class TaskRunner {
         },
       };
     }
-    const result = await executePlan(plan, {
+    // Files an interrupted attempt finished: the plan may skip them now (they exist on the target).
+    const carried = await checkpoints.tally();
+    const executed = await executePlan(plan, {
       source: source.provider,
       target: target.provider,
       signal: job.signal,
@@ -274,7 +321,21 @@ export class TaskRunner {
           p.finishedCounts,
         ),
     });
-    if (billingMode === 'off') charged.bytes = result.transferredBytes;
+    const result =
+      resumedRun && executed.outcome === 'success'
+        ? {
+            ...executed,
+            totalCount: figures.total,
+            successCount: figures.total,
+            totalSize: figures.size,
+            transferredBytes: Math.max(executed.transferredBytes, figures.size),
+            summary: { ...executed.summary, added: figures.copy, updated: figures.update, deleted: figures.delete },
+          }
+        : withCarried(executed, carried);
+    charged.bytes =
+      billingMode === 'off'
+        ? result.transferredBytes
+        : charged.bytes + (result.transferredBytes - executed.transferredBytes);
     return { plan, result };
   }
 
@@ -344,10 +405,7 @@ export class TaskRunner {
       );
     }
     if (!written) return;
-    log.info(
-      { task: row.id, job: jobId, state: finalState, outcome: result.outcome, pid: process.pid },
-      'task run finished',
-    );
+    log.info({ task: row.id, job: jobId, state: finalState, outcome: result.outcome }, 'task run finished');
     await this.mail(row, finalState, view, startedAt, finishedAt, result.transferredBytes).catch((err: unknown) =>
       log.warn({ err, task: row.id }, 'transfer e-mail not sent'),
     );
