@@ -63,6 +63,21 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
     const me = await s.asOwner<{ clouds: Array<{ id: string }> }>('GET', '/api/v2/clouds/me');
     return (await s.asOwner<{ task_id: string }>('POST', '/api/cleanup/run', { cloud_id: me.clouds[0]?.id })).task_id;
   },
+  /** A scheduled task between two folders of the owner's cloud (issue 6); it waits for next year. */
+  task: async (s) => {
+    const me = await s.asOwner<{ clouds: Array<{ id: string }> }>('GET', '/api/v2/clouds/me');
+    const cloudId = me.clouds[0]?.id;
+    await s.asOwner('POST', '/api/cloud-manager/mkdir', { cloud_id: cloudId, folder_name: 'TaskSource' });
+    const next = new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+    const created = await s.asOwner<{ task: { id: string } }>('POST', '/api/tasks', {
+      task_type: 0,
+      from_cloud: { cloud_id: cloudId, paths: ['/TaskSource'] },
+      to_cloud: { cloud_id: cloudId, path: '/TaskTarget' },
+      confirm_same_cloud: true,
+      schedule: { start_date: next, repeat_type: 0 },
+    });
+    return created.task.id;
+  },
 };
 
 export interface AttackerRequest {
@@ -239,6 +254,56 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
       expect(JSON.stringify(body.data ?? null)).not.toContain(ids.cleanup);
     },
   },
+  // Server tasks (issue 6).
+  {
+    name: 'POST /api/tasks (someone else’s cloud)',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/tasks',
+      body: {
+        task_type: 0,
+        from_cloud: { cloud_id: ids.cloud, paths: ['/TaskSource'] },
+        to_cloud: { cloud_id: ids.cloud, path: '/Stolen' },
+        confirm_same_cloud: true,
+      },
+    }),
+  },
+  {
+    name: 'POST /api/tasks (dry run on someone else’s cloud)',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/tasks',
+      body: {
+        task_type: 0,
+        from_cloud: { cloud_id: ids.cloud, paths: ['/'] },
+        to_cloud: { cloud_id: ids.cloud, path: '/x' },
+        dry_run: true,
+      },
+    }),
+  },
+  {
+    name: 'POST /api/tasks/list',
+    request: () => ({ method: 'POST', url: '/api/tasks/list', body: { page: 1, page_size: 100, completed: 0 } }),
+    check: (body, ids) => {
+      expect(JSON.stringify(body.data ?? null)).not.toContain(ids.task);
+    },
+  },
+  { name: 'GET /api/tasks/{id}', request: (ids) => ({ method: 'GET', url: `/api/tasks/${ids.task}` }) },
+  {
+    name: 'PUT /api/tasks/{id} (schedule off)',
+    request: (ids) => ({ method: 'PUT', url: `/api/tasks/${ids.task}`, body: { is_schedule: 1 } }),
+  },
+  { name: 'GET /api/tasks/run/{id}', request: (ids) => ({ method: 'GET', url: `/api/tasks/run/${ids.task}` }) },
+  { name: 'GET /api/tasks/retry/{id}', request: (ids) => ({ method: 'GET', url: `/api/tasks/retry/${ids.task}` }) },
+  { name: 'DELETE /api/tasks/{id}', request: (ids) => ({ method: 'DELETE', url: `/api/tasks/${ids.task}` }) },
+  {
+    name: 'GET /api/cloud-manager/poll-progress/{task_id}',
+    request: (ids) => ({ method: 'GET', url: `/api/cloud-manager/poll-progress/${ids.task}` }),
+  },
+  {
+    name: 'DELETE /api/cloud-manager/cancel-transfer',
+    request: (ids) => ({ method: 'DELETE', url: `/api/cloud-manager/cancel-transfer?task_id=${ids.task}` }),
+  },
 ];
 
 /** Tables with rows that belong to someone: the snapshot compares the owner's rows before and after. */
@@ -246,6 +311,7 @@ export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'u
   { table: 'clouds', ownerColumn: 'user_id', owner: 'user' },
   { table: 'clouds', ownerColumn: 'visitor_id', owner: 'visitor' },
   { table: 'cleanup_tasks', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'tasks', ownerColumn: 'user_id', owner: 'user' },
 ];
 
 for (const dialect of ['sqlite', 'postgres'] as const) {

@@ -212,15 +212,17 @@ export class TasksService {
     await this.requireLicence(userId);
 
     const sameCloud = body.from_cloud.cloud_id === body.to_cloud.cloud_id;
+    // Opening checks ownership first: someone else's cloud is "not found", whatever else is asked.
+    const source = await this.open(userId, body.from_cloud.cloud_id);
+    const target = sameCloud ? source : await this.open(userId, body.to_cloud.cloud_id);
     if (sameCloud) {
       for (const p of paths) {
         if (isWithin(targetPath, p) || (taskType === TaskType.sync && isWithin(p, targetPath))) {
+          await source.provider.close?.().catch(() => undefined);
           throw errors.badRequest('same_path');
         }
       }
     }
-    const source = await this.open(userId, body.from_cloud.cloud_id);
-    const target = sameCloud ? source : await this.open(userId, body.to_cloud.cloud_id);
     try {
       return await this.createChecked(userId, body, {
         now,
