@@ -8,3 +8,4 @@ export * from './ftp/index.ts';
 export * from './onedrive/index.ts';
 export * from './dropbox/index.ts';
 export * from './box/index.ts';
+export * from './google-photos/index.ts';

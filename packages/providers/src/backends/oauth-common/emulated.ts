@@ -115,6 +115,8 @@ export interface OAuthChecksOptions<E extends ServiceEmulator> {
    * carry their own authority (Drive) need it before the session starts.
    */
   expireAtFraction?: number;
+  /** Extension of the big test files (Google Photos takes pictures and videos only). */
+  fileExt?: string;
   /** Backend settings for every provider the checks open (e.g. a small chunk_size). */
   settings?: Record<string, unknown>;
 }
@@ -218,12 +220,12 @@ export function runOAuthChecks<E extends ServiceEmulator>(
             svc.oauth.expireAccessTokens();
           }
         });
-        const e = await p.put(`${dir}/big-refresh.bin`, body, { size: data.length });
+        const e = await p.put(`${dir}/big-refresh.${opts.fileExt ?? 'bin'}`, body, { size: data.length });
         expect(expired).toBe(true);
         expect(e.size).toBe(data.length);
         expect(opts.sessionRequests(svc.emulator) - sessionBefore).toBeGreaterThanOrEqual(2);
         expect((svc.oauth.tokenCalls.refresh_token ?? 0) - refreshBefore).toBeGreaterThanOrEqual(1);
-        const back = await readAll(await p.openRead(`${dir}/big-refresh.bin`));
+        const back = await readAll(await p.openRead(`${dir}/big-refresh.${opts.fileExt ?? 'bin'}`));
         expect(back.equals(data)).toBe(true);
       }, 120_000);
 
@@ -240,11 +242,13 @@ export function runOAuthChecks<E extends ServiceEmulator>(
           }
         });
         const started = Date.now();
-        const e = await p.put(`${dir}/big-limited.bin`, body, { size: data.length });
+        const e = await p.put(`${dir}/big-limited.${opts.fileExt ?? 'bin'}`, body, { size: data.length });
         expect(e.size).toBe(data.length);
         expect(svc.emulator.faultsServed('rate_limit').length - limitedBefore).toBe(1);
         expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-        expect((await readAll(await p.openRead(`${dir}/big-limited.bin`))).equals(data)).toBe(true);
+        expect((await readAll(await p.openRead(`${dir}/big-limited.${opts.fileExt ?? 'bin'}`))).equals(data)).toBe(
+          true,
+        );
       }, 120_000);
     }
   });
