@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { ALL_CLOUD_FLAGS, CLOUD_KIND_INFO, Code, READ_ONLY_CLOUD_FLAGS, type CreateTaskBody } from '@skyferry/contract';
+import { freshDb } from '@skyferry/db/testing';
+import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
+import { DatabaseJobQueue } from '@skyferry/queue';
+import { ApiError } from '../../http/errors.ts';
+import { DatabaseProgressStore } from '../../repositories/task-progress.ts';
+import { TasksRepository } from '../../repositories/tasks.ts';
+import type { CloudRecord, CloudsService } from '../clouds.ts';
+import type { UsersService } from '../users.ts';
+import { TasksService, type TaskJob } from './tasks-service.ts';
+
+/**
+ * The creation checks that need clouds the test servers cannot be: a photos cloud (Google Photos
+ * needs OAuth) and a cloud nearly full. Clouds are in-memory providers behind a stand-in for the
+ * clouds service; the database, repository and queue are real.
+ */
+function record(id: string, kind: string, flags = ALL_CLOUD_FLAGS): CloudRecord {
+  return {
+    id,
+    cloudId: id,
+    kind,
+    cloudAccount: `${id}@example.com`,
+    alias: '',
+    space: 0,
+    usedSpace: 0,
+    status: 'authorized',
+    sort: 0,
+    flags,
+    owner: { userId: 'u1' },
+    createdAt: 0,
+    updatedAt: 0,
+    lastUsedAt: 0,
+  };
+}
+
+async function expectApiError(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  throw new Error('expected an ApiError');
+}
+
+describe('TasksService creation checks', () => {
+  let fresh: Awaited<ReturnType<typeof freshDb>>;
+  let service: TasksService;
+  let queue: DatabaseJobQueue<TaskJob>;
+  const stores = new Map<string, MemoryStore>();
+  const records = new Map<string, CloudRecord>();
+
+  beforeAll(async () => {
+    fresh = await freshDb('sqlite');
+    const clouds = {
+      async open(_identity: unknown, id: string) {
+        const cloud = records.get(id);
+        const store = stores.get(id);
+        if (!cloud || !store) throw new ApiError(Code.NOT_FOUND, 'not_found');
+        return { cloud, provider: new MemoryProvider({ store, kind: cloud.kind }) };
+      },
+      async listOwned() {
+        return [...records.values()];
+      },
+    } as unknown as CloudsService;
+    const users = { isPremium: async () => true } as unknown as UsersService;
+    queue = new DatabaseJobQueue<TaskJob>(fresh.db, { name: 'tasks' });
+    service = new TasksService({
+      repo: new TasksRepository(fresh.db.kysely),
+      progress: new DatabaseProgressStore(fresh.db.kysely),
+      queue,
+      clouds,
+      users,
+      billingMode: 'off',
+      log: pino({ level: 'silent' }),
+    });
+    const drive = new MemoryStore();
+    drive.writeFile('/Camera/beach.jpg', Buffer.alloc(3000, 1));
+    drive.writeFile('/Camera/clip.mp4', Buffer.alloc(2000, 2));
+    drive.writeFile('/Camera/notes.pdf', Buffer.alloc(500, 3));
+    drive.writeFile('/report.docx', Buffer.alloc(100, 4));
+    stores.set('drive', drive);
+    records.set('drive', record('drive', 'google_drive'));
+    stores.set('photos', new MemoryStore());
+    records.set('photos', record('photos', 'google_photos', CLOUD_KIND_INFO.google_photos.flags));
+    stores.set('small', new MemoryStore({ quota: 4000 }));
+    stores.get('small')?.writeFile('/old.bin', Buffer.alloc(1000, 5));
+    records.set('small', record('small', 'webdav'));
+    stores.set('readonly', new MemoryStore());
+    records.set('readonly', record('readonly', 'google_drive_shared', READ_ONLY_CLOUD_FLAGS));
+  });
+
+  afterAll(async () => {
+    await queue.close();
+    await fresh.cleanup();
+  });
+
+  const body = (from: string, paths: string[], to: string, extra: Partial<CreateTaskBody> = {}): CreateTaskBody => ({
+    task_type: 0,
+    from_cloud: { cloud_id: from, paths },
+    to_cloud: { cloud_id: to, path: '/Skyferry' },
+    ...extra,
+  });
+
+  it('lets only pictures and videos go to a photos cloud', async () => {
+    const doc = await expectApiError(service.create('u1', body('drive', ['/report.docx'], 'photos'), 'UTC'));
+    expect([doc.code, doc.key]).toEqual([Code.BAD_REQUEST, 'photos_only_media']);
+    const pdfOnly = await expectApiError(
+      service.create(
+        'u1',
+        body('drive', ['/Camera'], 'photos', { filter: { mode: 'include', categories: ['pdf'] } }),
+        'UTC',
+      ),
+    );
+    expect(pdfOnly.key).toBe('photos_only_media');
+    const noMedia = await expectApiError(
+      service.create(
+        'u1',
+        body('drive', ['/Camera'], 'photos', { filter: { mode: 'exclude', categories: ['picture', 'video'] } }),
+        'UTC',
+      ),
+    );
+    expect(noMedia.key).toBe('photos_only_media');
+    // A folder is accepted; only its pictures and videos are planned.
+    const dry = await service.create('u1', body('drive', ['/Camera'], 'photos', { dry_run: true }), 'UTC');
+    expect(
+      dry.plan?.items
+        .filter((i) => i.action === 'copy')
+        .map((i) => i.source_path)
+        .sort(),
+    ).toEqual(['/Camera/beach.jpg', '/Camera/clip.mp4']);
+    const created = await service.create('u1', body('drive', ['/Camera'], 'photos'), 'UTC');
+    expect(created.task?.filter).toEqual({ mode: 'include', categories: ['picture', 'video'] });
+    const onlyVideos = await service.create(
+      'u1',
+      body('drive', ['/Camera'], 'photos', { filter: { mode: 'include', categories: ['video', 'pdf'] } }),
+      'UTC',
+    );
+    expect(onlyVideos.task?.filter).toEqual({ mode: 'include', categories: ['video'] });
+  });
+
+  it('asks to confirm when the target lacks space (409004 with what the prompt shows), then creates', async () => {
+    const prompt = await expectApiError(service.create('u1', body('drive', ['/Camera'], 'small'), 'UTC'));
+    expect(prompt.code).toBe(Code.CONFIRM_INSUFFICIENT_SPACE);
+    expect(prompt.status).toBe(409);
+    expect(prompt.key).toBe('insufficient_space');
+    expect(prompt.params).toEqual({ cloud_name: 'WebDAV (small@example.com)' });
+    expect(prompt.data).toEqual({
+      side: 'target',
+      cloud_id: 'small',
+      cloud_name: 'WebDAV (small@example.com)',
+      needed: 5500,
+      available: 3000,
+    });
+    const confirmed = await service.create(
+      'u1',
+      body('drive', ['/Camera'], 'small', { confirm_insufficient_space: true }),
+      'UTC',
+    );
+    expect(confirmed.task?.state).toBe(8);
+    // Enough room: no prompt.
+    const fits = await service.create('u1', body('drive', ['/report.docx'], 'small'), 'UTC');
+    expect(fits.task?.state).toBe(8);
+  });
+
+  it('refuses a read-only target', async () => {
+    const err = await expectApiError(service.create('u1', body('drive', ['/Camera'], 'readonly'), 'UTC'));
+    expect([err.code, err.status]).toEqual([Code.FORBIDDEN, 403]);
+  });
+});
