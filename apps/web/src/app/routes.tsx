@@ -3,6 +3,8 @@ import { ExplorerPage } from '../features/explorer/ExplorerPage.tsx';
 import { ManagePage } from '../features/manage/ManagePage.tsx';
 import { PlaceholderPage } from '../features/placeholder/PlaceholderPage.tsx';
 import { SettingsPage } from '../features/settings/SettingsPanel.tsx';
+import { SlimPage } from '../features/slim/SlimPage.tsx';
+import { SlimExplore } from '../features/slim/SlimExplore.tsx';
 import {
   CallbackLoginPage,
   CallbackLogoutPage,
@@ -30,12 +32,12 @@ export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string
   },
   { path: '/buy', titleKey: 'page.buy', element: <PlaceholderPage titleKey="page.buy" /> },
   { path: '/myapp', titleKey: 'page.myapp', element: <PlaceholderPage titleKey="page.myapp" /> },
-  { path: '/slim', titleKey: 'page.slim', element: <PlaceholderPage titleKey="page.slim" /> },
+  { path: '/slim', titleKey: 'page.slim', element: <SlimPage /> },
   {
     path: '/slim/explore',
     titleKey: 'page.slimExplore',
     narrow: true,
-    element: <PlaceholderPage titleKey="page.slimExplore" />,
+    element: <SlimExplore />,
   },
   { path: '/ecology', titleKey: 'page.ecology', element: <PlaceholderPage titleKey="page.ecology" /> },
   {
@@ -57,15 +59,15 @@ export const ROUTE_NAMES: Record<string, string> = {
 
 /** Routes outside the layout that still run start-up. */
 export const BARE_ROUTES: RouteObject[] = [
-  { path: '/ecology/app', element: <PlaceholderPage titleKey="page.ecology" /> },
+  { path: '/ecology/app', element: <PlaceholderPage titleKey="page.ecology" />, handle: { name: 'EcologyApp' } },
 ];
 
 /** Routes outside the layout and outside start-up: the callbacks, the error and loading pages. */
 export const UNCHECKED_ROUTES: RouteObject[] = [
   { path: '/callback-login', element: <CallbackLoginPage /> },
   { path: '/callback-logout', element: <CallbackLogoutPage /> },
-  { path: '/error', element: <ErrorPage /> },
-  { path: '/loading', element: <LoadingPage /> },
+  { path: '/error', element: <ErrorPage />, handle: { name: ROUTE_NAMES['/error'] } },
+  { path: '/loading', element: <LoadingPage />, handle: { name: ROUTE_NAMES['/loading'] } },
 ];
 
 export function appRoutes(): RouteObject[] {
@@ -80,10 +82,10 @@ export function appRoutes(): RouteObject[] {
             { path: '/', element: <Navigate to="/transfer" replace /> },
             {
               element: <AppLayout />,
-              children: LAYOUT_ROUTES.map(({ path, element, narrow }) => ({
+              children: LAYOUT_ROUTES.map(({ path, element, narrow, titleKey }) => ({
                 path,
                 element,
-                handle: { narrow: narrow === true, name: ROUTE_NAMES[path] },
+                handle: { narrow: narrow === true, titleKey, name: ROUTE_NAMES[path] },
               })),
             },
             ...BARE_ROUTES,

@@ -16,6 +16,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { AppTabs } from '../../app/slots.tsx';
+import { QuestionnairePrompt } from '../messages/Overlays.tsx';
 import { patchSettings, selectBillingOn, selectPaid, useSession } from '../session/store.ts';
 import { desktopBridge } from './desktop.ts';
 import { openTransmissionList } from './store.ts';
@@ -82,6 +83,7 @@ export function Header() {
         <AppTabs />
       </Box>
       <Group gap={4} wrap="nowrap" className={classes.noDrag}>
+        <QuestionnairePrompt />
         {billingOn && (
           <Anchor component={Link} to="/buy" size="sm" fw={600} c="yellow.8" className={classes.premium}>
             <IconCrown size={16} aria-hidden style={{ verticalAlign: 'text-bottom' }} /> {t('header.premium')}
@@ -121,24 +123,31 @@ export function Header() {
 function UserMenu() {
   const { t } = useTranslation('shell');
   const [opened, setOpened] = useState(false);
+  // Opened from the keyboard: focus moves into the panel and stays there until it closes.
+  const [byKeyboard, setByKeyboard] = useState(false);
   const closeTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const openNow = () => {
     clearTimeout(closeTimer.current);
     setOpened(true);
   };
   const closeSoon = () => {
+    if (byKeyboard) return;
     clearTimeout(closeTimer.current);
     closeTimer.current = setTimeout(() => setOpened(false), 200);
+  };
+  const change = (next: boolean) => {
+    setOpened(next);
+    if (!next) setByKeyboard(false);
   };
   useEffect(() => () => clearTimeout(closeTimer.current), []);
   return (
     <Popover
       opened={opened}
-      onChange={setOpened}
+      onChange={change}
       position="bottom-end"
       shadow="md"
       withArrow
-      trapFocus={false}
+      trapFocus={byKeyboard}
       returnFocus
     >
       <Popover.Target>
@@ -151,14 +160,18 @@ function UserMenu() {
           aria-haspopup="dialog"
           onMouseEnter={openNow}
           onMouseLeave={closeSoon}
-          onClick={openNow}
+          onClick={(event: React.MouseEvent) => {
+            // Enter and Space make a click with no pointer detail.
+            if (event.detail === 0) setByKeyboard(true);
+            openNow();
+          }}
           data-testid="user-icon"
         >
           <IconUserCircle size={22} aria-hidden />
         </ActionIcon>
       </Popover.Target>
       <Popover.Dropdown onMouseEnter={openNow} onMouseLeave={closeSoon} aria-label={t('header.user')}>
-        <UserPanel onAction={() => setOpened(false)} />
+        <UserPanel onAction={() => change(false)} />
       </Popover.Dropdown>
     </Popover>
   );

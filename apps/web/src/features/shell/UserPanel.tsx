@@ -13,7 +13,7 @@ import { formatBytes } from '@skyferry/contract';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { openLogin } from '../auth/login.ts';
-import { confirm } from '../messages/store.ts';
+import { confirm, withLoading } from '../messages/store.ts';
 import { logout } from '../session/actions.ts';
 import { selectBillingOn, selectLoggedIn, selectPaid, useSession } from '../session/store.ts';
 import { desktopBridge } from './desktop.ts';
@@ -23,7 +23,7 @@ import { openAbout, openFeedback, openSettings, openSupport, openUserGuide } fro
 /** Asks "Are you sure to log out?" and logs out on Yes. */
 export async function confirmLogout(t: (key: string) => string): Promise<void> {
   const answer = await confirm({ message: t('user.logoutConfirm'), danger: true });
-  if (answer === 'yes') await logout();
+  if (answer === 'yes') await withLoading(logout());
 }
 
 /**
