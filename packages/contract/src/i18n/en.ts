@@ -41,6 +41,10 @@ export const en = {
   cloud_connect_failed: 'Could not connect to the cloud drive: {reason}',
   cloud_login_invalid: 'The address, user name or password is incorrect, please try again',
   cloud_oauth_only: '{kind} is connected through its own sign-in window.',
+  oauth_state_invalid: 'The sign-in request has expired or is not valid; please try again.',
+  oauth_denied: 'Access to {kind} was not granted.',
+  oauth_failed: '{kind} refused the sign-in: {reason}',
+  oauth_other_account: 'This cloud belongs to another {kind} account; sign in with the same account to reauthorize it.',
   cloud_reauthorize_other:
     'These credentials are for a different cloud drive. Connect it as a new cloud drive instead.',
   cloud_operation_error: 'Cloud Drive operation error! [{code}]',
