@@ -44,7 +44,8 @@ export const de: Messages = {
   oauth_state_invalid: 'Die Anmeldeanfrage ist abgelaufen oder ungültig, bitte versuchen Sie es erneut.',
   oauth_denied: 'Der Zugriff auf {kind} wurde nicht gewährt.',
   oauth_failed: '{kind} hat die Anmeldung abgelehnt: {reason}',
-  oauth_other_account: 'Diese Cloud gehört zu einem anderen {kind}-Konto; melden Sie sich mit demselben Konto an, um sie erneut zu autorisieren.',
+  oauth_other_account:
+    'Diese Cloud gehört zu einem anderen {kind}-Konto; melden Sie sich mit demselben Konto an, um sie erneut zu autorisieren.',
   cloud_reauthorize_other:
     'Diese Zugangsdaten gehören zu einem anderen Cloud-Speicher. Verbinden Sie ihn stattdessen als neuen Cloud-Speicher.',
   cloud_operation_error: 'Fehler bei der Cloud-Laufwerk-Operation! [{code}]',

@@ -43,7 +43,8 @@ export const es: Messages = {
   oauth_state_invalid: 'La solicitud de inicio de sesión ha caducado o no es válida; inténtelo de nuevo.',
   oauth_denied: 'No se concedió acceso a {kind}.',
   oauth_failed: '{kind} rechazó el inicio de sesión: {reason}',
-  oauth_other_account: 'Esta nube pertenece a otra cuenta de {kind}; inicie sesión con la misma cuenta para volver a autorizarla.',
+  oauth_other_account:
+    'Esta nube pertenece a otra cuenta de {kind}; inicie sesión con la misma cuenta para volver a autorizarla.',
   cloud_reauthorize_other:
     'Estas credenciales son de otra unidad en la nube. Conéctela como una nueva unidad en la nube.',
   cloud_operation_error: '¡Error en la operación de la unidad en la nube! [{code}]',

@@ -43,7 +43,8 @@ export const fr: Messages = {
   oauth_state_invalid: "La demande de connexion a expiré ou n'est pas valide, veuillez réessayer.",
   oauth_denied: "L'accès à {kind} n'a pas été accordé.",
   oauth_failed: '{kind} a refusé la connexion : {reason}',
-  oauth_other_account: 'Ce cloud appartient à un autre compte {kind} ; connectez-vous avec le même compte pour le réautoriser.',
+  oauth_other_account:
+    'Ce cloud appartient à un autre compte {kind} ; connectez-vous avec le même compte pour le réautoriser.',
   cloud_reauthorize_other:
     'Ces identifiants correspondent à un autre espace cloud. Connectez-le plutôt comme un nouvel espace cloud.',
   cloud_operation_error: "Erreur d'opération sur le lecteur cloud ! [{code}]",

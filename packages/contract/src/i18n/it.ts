@@ -43,7 +43,8 @@ export const it: Messages = {
   oauth_state_invalid: 'La richiesta di accesso è scaduta o non è valida, riprova.',
   oauth_denied: "L'accesso a {kind} non è stato concesso.",
   oauth_failed: "{kind} ha rifiutato l'accesso: {reason}",
-  oauth_other_account: 'Questo cloud appartiene a un altro account {kind}; accedi con lo stesso account per autorizzarlo di nuovo.',
+  oauth_other_account:
+    'Questo cloud appartiene a un altro account {kind}; accedi con lo stesso account per autorizzarlo di nuovo.',
   cloud_reauthorize_other: 'Queste credenziali appartengono a un altro cloud. Collegalo invece come nuovo cloud.',
   cloud_operation_error: "Errore nell'operazione sull'unità cloud! [{code}]",
   cloud_unreachable: "L'unità cloud non è raggiungibile, riprova più tardi.",

@@ -42,7 +42,8 @@ export const ja: Messages = {
   oauth_state_invalid: 'サインイン要求の有効期限が切れているか、無効です。もう一度お試しください。',
   oauth_denied: '{kind} へのアクセスが許可されませんでした。',
   oauth_failed: '{kind} がサインインを拒否しました: {reason}',
-  oauth_other_account: 'このクラウドは別の {kind} アカウントのものです。再認証するには同じアカウントでサインインしてください。',
+  oauth_other_account:
+    'このクラウドは別の {kind} アカウントのものです。再認証するには同じアカウントでサインインしてください。',
   cloud_reauthorize_other:
     'この認証情報は別のクラウドドライブのものです。新しいクラウドドライブとして接続してください。',
   cloud_operation_error: 'クラウドドライブの操作エラー！[{code}]',

@@ -43,7 +43,8 @@ export const nl: Messages = {
   oauth_state_invalid: 'Het aanmeldverzoek is verlopen of ongeldig, probeer het opnieuw.',
   oauth_denied: 'Toegang tot {kind} is niet verleend.',
   oauth_failed: '{kind} heeft de aanmelding geweigerd: {reason}',
-  oauth_other_account: 'Deze cloud hoort bij een ander {kind}-account; meld u aan met hetzelfde account om hem opnieuw te autoriseren.',
+  oauth_other_account:
+    'Deze cloud hoort bij een ander {kind}-account; meld u aan met hetzelfde account om hem opnieuw te autoriseren.',
   cloud_reauthorize_other:
     'Deze gegevens horen bij een andere cloudopslag. Verbind die in plaats daarvan als nieuwe cloudopslag.',
   cloud_operation_error: 'Fout bij bewerking op clouddrive! [{code}]',
