@@ -237,6 +237,61 @@ describe('a visitor', () => {
     await context.close();
   });
 
+  it('is keyboard operable: skip link, user panel from Enter with focus inside, Escape returns focus', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(server.url + '/manage');
+    await page.getByTestId('home').waitFor();
+    expect(await page.title()).toBe('Cloud management · Skyferry');
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: 'Skip to main content' });
+    expect(
+      await skip.evaluate(
+        (el) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement,
+      ),
+    ).toBe(true);
+    expect((await skip.boundingBox())!.y).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press('Enter');
+    expect(new URL(page.url()).hash).toBe('#main-content');
+
+    const activeLabel = () =>
+      page.evaluate(() => {
+        const el = (
+          globalThis as unknown as {
+            document: { activeElement: { getAttribute(n: string): string | null; textContent: string } | null };
+          }
+        ).document.activeElement;
+        return el ? (el.getAttribute('aria-label') ?? el.textContent) : null;
+      });
+    await page.getByTestId('user-icon').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('user-panel').waitFor();
+    await expect.poll(activeLabel).toBe('Log in Here.');
+    await page.keyboard.press('Tab');
+    expect(await activeLabel()).toBe('Settings');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('user-panel').waitFor({ state: 'detached' });
+    await expect.poll(activeLabel).toBe('Account');
+
+    // A dialog opened from the keyboard keeps focus inside and gives it back when closed.
+    await page.getByRole('button', { name: 'Transmission list' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Transmission list' });
+    await dialog.waitFor();
+    for (let i = 0; i < 6; i += 1) {
+      await page.keyboard.press('Tab');
+      expect(
+        await dialog.evaluate((el) =>
+          el.contains((globalThis as unknown as { document: { activeElement: never } }).document.activeElement),
+        ),
+      ).toBe(true);
+    }
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(activeLabel).toBe('Transmission list');
+    await context.close();
+  });
+
   it('/error shows the reason from src; /callback-* and /error skip start-up; /loading goes on to the default route', async () => {
     const context = await newContext();
     const page = await context.newPage();
