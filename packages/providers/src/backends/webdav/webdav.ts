@@ -387,7 +387,22 @@ export class WebdavProvider implements Provider {
       if (opts.signal?.aborted) throw canceled();
       throw toProviderError(err);
     }
-    return this.stat(p);
+    return this.statAfterWrite(p);
+  }
+
+  /**
+   * Stat right after our own write. Servers that replace a file as delete-then-rename (rclone)
+   * show nothing there for a moment while a concurrent write to the same path lands: look again.
+   */
+  private async statAfterWrite(p: string): Promise<Entry> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.stat(p);
+      } catch (err) {
+        if (!ProviderError.is(err, 'not_found') || attempt >= 5) throw err;
+        await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+      }
+    }
   }
 
   private async deleteQuietly(path: string): Promise<void> {
