@@ -350,7 +350,11 @@ async function main(): Promise<void> {
     console.log('\n' + summary.join('\n'));
 
     if (PLAN_ENTRIES > 0) {
-      const m = await runMeasured(process.execPath, [join(here, 'plan-million.ts'), String(PLAN_ENTRIES)]);
+      const m = await runMeasured(process.execPath, [
+        '--expose-gc',
+        join(here, 'plan-million.ts'),
+        String(PLAN_ENTRIES),
+      ]);
       const r = JSON.parse(m.stdout.trim()) as {
         planMs: number;
         cpuMs: number;
@@ -358,7 +362,7 @@ async function main(): Promise<void> {
         rssBeforeMb: number;
       };
       console.log(
-        `\nplanning a mirror of two in-memory listings of ${PLAN_ENTRIES.toLocaleString('en')} entries: ${(r.planMs / 1000).toFixed(2)} s wall, ${(r.cpuMs / 1000).toFixed(2)} s CPU; peak RSS ${r.peakRssMb} MB (listings alone ${r.rssBeforeMb} MB)`,
+        `\nplanning a mirror of two in-memory listings of ${PLAN_ENTRIES.toLocaleString('en')} entries: ${(r.planMs / 1000).toFixed(2)} s wall, ${(r.cpuMs / 1000).toFixed(2)} s CPU; peak RSS ${r.peakRssMb} MB (process with the listings before planning: ${r.rssBeforeMb} MB)`,
       );
     }
     console.log(

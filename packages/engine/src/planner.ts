@@ -74,24 +74,40 @@ function emptySummary(): PlanSummary {
   };
 }
 
+function isAscii(name: string): boolean {
+  for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) > 127) return false;
+  return true;
+}
+
 /** Sort/merge key of a name: NFC, and lower-cased when either side ignores case. */
 function makeKey(caseInsensitive: boolean): (name: string) => string {
   return (name: string) => {
-    // eslint-disable-next-line no-control-regex
-    const n = /[^\u0000-\u007f]/.test(name) ? name.normalize('NFC') : name;
+    const n = isAscii(name) ? name : name.normalize('NFC');
     return caseInsensitive ? n.toLowerCase() : n;
   };
 }
 
-interface Keyed<T> {
-  key: string;
-  value: T;
+/** A listing sorted by merge key: `keys[i]` is the key of `values[i]`. */
+interface Sorted {
+  keys: string[];
+  values: Entry[];
 }
 
-function keyed<T>(values: T[], nameOf: (v: T) => string, key: (n: string) => string): Keyed<T>[] {
-  const out = values.map((value) => ({ key: key(nameOf(value)), value }));
-  out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return out;
+function byKey(values: Entry[], key: (n: string) => string, caseInsensitive: boolean): Sorted {
+  // Plain ASCII names compare as they are: no key strings, no wrappers (folders of millions of names).
+  if (!caseInsensitive && values.every((e) => isAscii(e.name))) {
+    const sorted = values.slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { keys: sorted.map((e) => e.name), values: sorted };
+  }
+  const keys = values.map((e) => key(e.name));
+  const order = keys
+    .map((_, i) => i)
+    .sort((x, y) => {
+      const a = keys[x] as string;
+      const b = keys[y] as string;
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+  return { keys: order.map((i) => keys[i] as string), values: order.map((i) => values[i] as Entry) };
 }
 
 /** Conflict file name: "name (conflict 2026-11-22 1030 from target).ext". */
@@ -117,6 +133,7 @@ class Planner {
   readonly resolution: ConflictResolution;
   readonly keepSkipped: boolean;
   readonly key: (name: string) => string;
+  readonly caseInsensitive: boolean;
   readonly lists: Semaphore;
   readonly stats = new Semaphore(16);
   readonly pacer: Pacer;
@@ -141,7 +158,8 @@ class Planner {
     this.filter = req.filter && req.filter.categories.length > 0 ? req.filter : null;
     this.resolution = req.conflictResolution ?? 'keep_both';
     this.keepSkipped = req.mode === 'two_way' || (req.keepSkipped ?? true);
-    this.key = makeKey(req.source.features.caseInsensitive || req.target.features.caseInsensitive);
+    this.caseInsensitive = req.source.features.caseInsensitive || req.target.features.caseInsensitive;
+    this.key = makeKey(this.caseInsensitive);
     this.lists = new Semaphore(req.listConcurrency ?? 8);
     this.now = req.now ?? new Date();
     this.pacer = new Pacer({
@@ -362,6 +380,40 @@ class Planner {
     return writes;
   }
 
+  /** The item for a file on both sides, once decided. */
+  sameNameItem(
+    local: PlanItem[],
+    state: { writes: boolean },
+    pairIdx: number,
+    rel: string,
+    s0: Entry,
+    t0: Entry,
+    d: { action: PlanAction; reason: PlanReason },
+  ): void {
+    if (d.action === 'skip' && !this.keepSkipped) {
+      this.summary.skip.count++;
+      this.summary.skip.bytes += s0.size;
+      return;
+    }
+    // Keep the target's spelling of the name (case-insensitive targets).
+    const item: PlanItem = {
+      action: d.action,
+      kind: 'file',
+      pair: pairIdx,
+      rel: childRel(rel, t0.name),
+      side: 'target',
+      reason: d.reason,
+      size: s0.size,
+    };
+    // A skipped file needs no fingerprints (nothing is done with it): plans of millions stay small.
+    if (d.action !== 'skip') {
+      item.source = fingerprintOf(s0);
+      item.target = fingerprintOf(t0);
+    }
+    this.emit(local, item);
+    if (d.action === 'update') state.writes = true;
+  }
+
   /** Merges one folder's two sorted listings into items, subfolder walks and pending decisions. */
   mergeOneWay(
     pairIdx: number,
@@ -369,33 +421,31 @@ class Planner {
     sEntries: Entry[],
     tEntries: Entry[],
   ): { local: PlanItem[]; subdirs: Promise<boolean>[]; decisions: Promise<void>[]; state: { writes: boolean } } {
-    const S = keyed(sEntries, (e) => e.name, this.key);
-    const T = keyed(tEntries, (e) => e.name, this.key);
+    const S = byKey(sEntries, this.key, this.caseInsensitive);
+    const T = byKey(tEntries, this.key, this.caseInsensitive);
     const local: PlanItem[] = [];
     const subdirs: Promise<boolean>[] = [];
     const decisions: Promise<void>[] = [];
     const state = { writes: false };
+    const sn = S.values.length;
+    const tn = T.values.length;
     let i = 0;
     let j = 0;
-    while (i < S.length || j < T.length) {
-      const s = S[i];
-      const t = T[j];
+    while (i < sn || j < tn) {
+      const sk = i < sn ? (S.keys[i] as string) : undefined;
+      const tk = j < tn ? (T.keys[j] as string) : undefined;
       let se: Entry | undefined;
       let te: Entry | undefined;
-      if (s && (!t || s.key < t.key)) {
-        se = s.value;
-        i++;
-      } else if (t && (!s || t.key < s.key)) {
-        te = t.value;
-        j++;
+      if (sk !== undefined && (tk === undefined || sk < tk)) {
+        se = S.values[i++];
+      } else if (tk !== undefined && (sk === undefined || tk < sk)) {
+        te = T.values[j++];
       } else {
-        se = s?.value;
-        te = t?.value;
-        i++;
-        j++;
+        se = S.values[i++];
+        te = T.values[j++];
         // Two source names with one key (case-insensitive target): the later one is reported, not copied.
-        while (S[i] && S[i]?.key === s?.key) {
-          const dup = S[i]?.value as Entry;
+        while (i < sn && S.keys[i] === sk) {
+          const dup = S.values[i] as Entry;
           this.errors.push({
             side: 'source',
             path: dup.path,
@@ -406,14 +456,13 @@ class Planner {
         }
       }
       const name = (se ?? te)?.name as string;
-      const r = childRel(rel, se?.name ?? name);
       if (se && !te) {
         if (se.kind === 'file') {
           this.emit(local, {
             action: 'copy',
             kind: 'file',
             pair: pairIdx,
-            rel: r,
+            rel: childRel(rel, name),
             side: 'target',
             reason: 'new',
             size: se.size,
@@ -421,7 +470,7 @@ class Planner {
           });
           state.writes = true;
         } else {
-          subdirs.push(this.walkOneWay(pairIdx, r, false));
+          subdirs.push(this.walkOneWay(pairIdx, childRel(rel, name), false));
         }
       } else if (se && te) {
         if (se.kind !== te.kind) {
@@ -429,7 +478,7 @@ class Planner {
             action: 'skip',
             kind: se.kind,
             pair: pairIdx,
-            rel: r,
+            rel: childRel(rel, name),
             side: 'target',
             reason: 'kind_mismatch',
             size: se.size,
@@ -439,31 +488,14 @@ class Planner {
         } else if (se.kind === 'dir') {
           subdirs.push(this.walkOneWay(pairIdx, childRel(rel, te.name), true));
         } else {
-          const s0 = se;
-          const t0 = te;
-          const decided = (d: { action: PlanAction; reason: PlanReason }) => {
-            if (d.action === 'skip' && !this.keepSkipped) {
-              this.summary.skip.count++;
-              this.summary.skip.bytes += s0.size;
-              return;
-            }
-            // Keep the target's spelling of the name (case-insensitive targets).
-            this.emit(local, {
-              action: d.action,
-              kind: 'file',
-              pair: pairIdx,
-              rel: childRel(rel, t0.name),
-              side: 'target',
-              reason: d.reason,
-              size: s0.size,
-              source: fingerprintOf(s0),
-              target: fingerprintOf(t0),
-            });
-            if (d.action === 'update') state.writes = true;
-          };
-          const d = this.sameName(s0, t0);
-          if (this.turnsOnTime(s0, t0, d)) decisions.push(this.sameNameExact(s0, t0).then(decided));
-          else decided(d);
+          const d = this.sameName(se, te);
+          if (this.turnsOnTime(se, te, d)) {
+            const s0 = se;
+            const t0 = te;
+            decisions.push(
+              this.sameNameExact(s0, t0).then((dd) => this.sameNameItem(local, state, pairIdx, rel, s0, t0, dd)),
+            );
+          } else this.sameNameItem(local, state, pairIdx, rel, se, te, d);
         }
       } else if (te && !se && this.mode === 'mirror') {
         if (te.kind === 'file') {
@@ -471,14 +503,14 @@ class Planner {
             action: 'delete',
             kind: 'file',
             pair: pairIdx,
-            rel: r,
+            rel: childRel(rel, name),
             side: 'target',
             reason: 'extra_on_target',
             size: te.size,
             target: fingerprintOf(te),
           });
         } else {
-          subdirs.push(this.extraFolder(pairIdx, r).then(() => false));
+          subdirs.push(this.extraFolder(pairIdx, childRel(rel, name)).then(() => false));
         }
       }
     }
@@ -666,11 +698,11 @@ class Planner {
     const bEntries = (bRaw ?? []).filter((e) => this.passes(e));
     for (const e of aEntries) if (e.kind === 'file') this.filesSeen.source++;
     for (const e of bEntries) if (e.kind === 'file') this.filesSeen.target++;
-    const A = keyed(aEntries, (e) => e.name, this.key);
-    const B = keyed(bEntries, (e) => e.name, this.key);
+    const A = byKey(aEntries, this.key, this.caseInsensitive);
+    const B = byKey(bEntries, this.key, this.caseInsensitive);
     const P = new Map<string, TwoWayRecord>();
     for (const r of pRaw) P.set(this.key(baseName(r.rel)), r);
-    const names = new Set<string>([...A.map((x) => x.key), ...B.map((x) => x.key)]);
+    const names = new Set<string>([...A.keys, ...B.keys]);
 
     const subs: Promise<{ writesTo: Record<Side, boolean> }>[] = [];
     const fileTasks: Promise<void>[] = [];
@@ -694,28 +726,26 @@ class Planner {
       return item;
     };
 
+    const an = A.values.length;
+    const bn = B.values.length;
     let i = 0;
     let j = 0;
-    while (i < A.length || j < B.length) {
-      const x = A[i];
-      const y = B[j];
+    while (i < an || j < bn) {
+      const ak = i < an ? (A.keys[i] as string) : undefined;
+      const bk = j < bn ? (B.keys[j] as string) : undefined;
       let a: Entry | undefined;
       let b: Entry | undefined;
       let k: string;
-      if (x && (!y || x.key < y.key)) {
-        a = x.value;
-        k = x.key;
-        i++;
-      } else if (y && (!x || y.key < x.key)) {
-        b = y.value;
-        k = y.key;
-        j++;
+      if (ak !== undefined && (bk === undefined || ak < bk)) {
+        a = A.values[i++];
+        k = ak;
+      } else if (bk !== undefined && (ak === undefined || bk < ak)) {
+        b = B.values[j++];
+        k = bk;
       } else {
-        a = x?.value;
-        b = y?.value;
-        k = (x ?? y)?.key as string;
-        i++;
-        j++;
+        a = A.values[i++];
+        b = B.values[j++];
+        k = ak as string;
       }
       const prev = P.get(k);
       const r = childRel(rel, (a ?? b)?.name as string);
