@@ -4,6 +4,7 @@ import { AuthHost } from '../../features/auth/AuthHost.tsx';
 import { TipOverlay } from '../../features/guide/TipOverlay.tsx';
 import { MessageHost } from '../../features/messages/MessageHost.tsx';
 import { setNavigator } from '../../features/session/navigation.ts';
+import { patchSettings } from '../../features/session/store.ts';
 import { SettingsDialog } from '../../features/settings/SettingsPanel.tsx';
 import { ShellDialogs } from '../../features/shell/ShellDialogs.tsx';
 import { runStartup, watchNetwork } from '../../features/startup/startup.ts';
@@ -20,6 +21,17 @@ export function RootLayout() {
     return () => setNavigator(null);
   }, [navigate]);
   useLayoutEffect(() => watchNetwork({ onBackOnline: () => void runStartup() }), []);
+  // The settings state's browser-focus flag (buying polls user info when the window regains focus).
+  useLayoutEffect(() => {
+    const focus = () => patchSettings({ focused: true });
+    const blur = () => patchSettings({ focused: false });
+    window.addEventListener('focus', focus);
+    window.addEventListener('blur', blur);
+    return () => {
+      window.removeEventListener('focus', focus);
+      window.removeEventListener('blur', blur);
+    };
+  }, []);
   return (
     <>
       <Outlet />
