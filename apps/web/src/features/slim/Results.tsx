@@ -1,0 +1,376 @@
+import {
+  ActionIcon,
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Checkbox,
+  Group,
+  Loader,
+  Menu,
+  Pagination,
+  SegmentedControl,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  Tooltip,
+} from '@mantine/core';
+import { IconFilter, IconSortAscending, IconSortDescending, IconTrash } from '@tabler/icons-react';
+import {
+  PAGE_SIZES,
+  formatBytes,
+  formatDateTime,
+  type CleanupCategory,
+  type CleanupItem,
+  type CleanupKind,
+  type CleanupTask,
+  type DuplicateFilesPage,
+  type EmptyFoldersPage,
+  type LargeFilesPage,
+} from '@skyferry/contract';
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { confirm } from '../messages/store.ts';
+import { slimApi } from './api.ts';
+import { CATEGORY_TABS, countOf, modesOf, selectedBytes, smartSelect, wholeGroups } from './model.ts';
+import { deleteResults } from './store.ts';
+
+type AnyPage = DuplicateFilesPage | LargeFilesPage | EmptyFoldersPage;
+
+function date(ms: number | null): string {
+  return ms ? formatDateTime(ms) : '';
+}
+
+/** The items of a page as flat rows (duplicate groups unfolded). */
+function itemsOf(kind: CleanupKind, page: AnyPage | null): CleanupItem[] {
+  if (!page) return [];
+  if (kind === 'duplicate_files') return (page as DuplicateFilesPage).items.flatMap((g) => g.files);
+  return (page as LargeFilesPage).items;
+}
+
+function ItemRow({
+  item,
+  checked,
+  onToggle,
+  extra,
+}: {
+  item: CleanupItem;
+  checked: boolean;
+  onToggle: () => void;
+  extra?: string;
+}) {
+  return (
+    <Table.Tr data-testid="slim-row" data-path={item.path}>
+      <Table.Td w={36}>
+        <Checkbox checked={checked} onChange={onToggle} aria-label={item.path} />
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm" fw={500} truncate="end" title={item.path}>
+          {item.name}
+        </Text>
+        <Text size="xs" c="dimmed" truncate="start" title={item.path}>
+          {extra ?? item.path}
+        </Text>
+      </Table.Td>
+      <Table.Td w={110}>
+        <Text size="sm">{formatBytes(item.size)}</Text>
+      </Table.Td>
+      <Table.Td w={170}>
+        <Text size="sm">{date(item.modified)}</Text>
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+/** One result list: category tabs, sort, smart filter, selection, paging and deletion. */
+function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
+  const { t } = useTranslation('slim');
+  const [category, setCategory] = useState<CleanupCategory>('all');
+  const [sortBy, setSortBy] = useState<'size' | 'date'>('size');
+  const [order, setOrder] = useState<'asc' | 'desc'>('desc');
+  const [page, setPage] = useState(1);
+  const [data, setData] = useState<AnyPage | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    slimApi
+      .list(kind, {
+        task_id: task.task_id,
+        page,
+        page_size: PAGE_SIZES.cleanup,
+        ...(kind === 'empty_folders' ? {} : { category }),
+        sort_by: sortBy,
+        order,
+      })
+      .then(
+        (res) => {
+          if (!live) return;
+          setData(res);
+          setFailure(null);
+        },
+        (err: unknown) => {
+          if (live) setFailure(err instanceof Error ? err.message : String(err));
+        },
+      )
+      .finally(() => {
+        if (live) setLoading(false);
+      });
+    return () => {
+      live = false;
+    };
+    // The task object changes after every deletion: reload then too.
+  }, [kind, task, category, sortBy, order, page]);
+
+  const items = useMemo(() => itemsOf(kind, data), [kind, data]);
+  const groups = kind === 'duplicate_files' && data ? (data as DuplicateFilesPage).items : [];
+  const pages = data ? Math.max(1, Math.ceil((data.limited ? data.visible_total : data.total) / data.page_size)) : 1;
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const visibleSelected = items.filter((i) => selected.has(i.id));
+
+  const removeSelected = async () => {
+    const ids = visibleSelected.map((i) => i.id);
+    if (ids.length === 0) return;
+    const whole = kind === 'duplicate_files' ? wholeGroups(groups, selected) : [];
+    const message = [
+      task.has_trash ? t('confirmTrash', { n: ids.length }) : t('confirmPermanent', { n: ids.length }),
+      whole.length > 0 ? t('confirmAllCopies', { n: whole.length }) : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    if ((await confirm({ title: t('confirmTitle'), message, danger: true })) !== 'yes') return;
+    setSelected(new Set());
+    await deleteResults(
+      kind,
+      { task_id: task.task_id, ids, ...(whole.length > 0 ? { delete_all_copies: true } : {}) },
+      ids.length,
+    ).catch(() => undefined);
+  };
+
+  const removeAll = async () => {
+    if (!data) return;
+    const n = data.total;
+    const message = kind === 'duplicate_files' ? t('confirmAllDuplicates', { n }) : t('confirmAll', { n });
+    if ((await confirm({ title: t('confirmTitle'), message, danger: true })) !== 'yes') return;
+    setSelected(new Set());
+    await deleteResults(
+      kind,
+      {
+        task_id: task.task_id,
+        all: true,
+        ...(kind !== 'empty_folders' && category !== 'all' ? { category } : {}),
+        ...(kind === 'duplicate_files' ? { keep: 'newest' as const } : {}),
+      },
+      kind === 'duplicate_files' ? task.duplicate.count - task.duplicate.group_count : n,
+    ).catch(() => undefined);
+  };
+
+  return (
+    <Stack gap="sm" data-testid={`slim-list-${kind}`}>
+      {kind !== 'empty_folders' && (
+        <Tabs value={category} onChange={(v) => (setCategory((v ?? 'all') as CleanupCategory), setPage(1))}>
+          <Tabs.List>
+            {CATEGORY_TABS.map((c) => (
+              <Tabs.Tab key={c} value={c}>
+                {t(`categories.${c}`)}
+              </Tabs.Tab>
+            ))}
+          </Tabs.List>
+        </Tabs>
+      )}
+      <Group justify="space-between" wrap="wrap" gap="xs">
+        <Group gap="xs">
+          <SegmentedControl
+            size="xs"
+            value={sortBy}
+            onChange={(v) => (setSortBy(v as 'size' | 'date'), setPage(1))}
+            data={[
+              { value: 'size', label: t('sortSize') },
+              { value: 'date', label: t('sortDate') },
+            ]}
+            aria-label={t('sortBy')}
+          />
+          <Tooltip label={order === 'asc' ? t('ascending') : t('descending')}>
+            <ActionIcon
+              variant="default"
+              onClick={() => (setOrder(order === 'asc' ? 'desc' : 'asc'), setPage(1))}
+              aria-label={order === 'asc' ? t('ascending') : t('descending')}
+              data-testid="slim-order"
+              data-order={order}
+            >
+              {order === 'asc' ? <IconSortAscending size={16} /> : <IconSortDescending size={16} />}
+            </ActionIcon>
+          </Tooltip>
+          {kind === 'duplicate_files' && (
+            <Menu position="bottom-start">
+              <Menu.Target>
+                <Button size="xs" variant="light" leftSection={<IconFilter size={14} aria-hidden />}>
+                  {t('smartFilter')}
+                </Button>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item onClick={() => setSelected(new Set(smartSelect(groups, 'newest')))}>
+                  {t('keepNewest')}
+                </Menu.Item>
+                <Menu.Item onClick={() => setSelected(new Set(smartSelect(groups, 'oldest')))}>
+                  {t('keepOldest')}
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          )}
+          <Button size="xs" variant="subtle" onClick={() => setSelected(new Set(items.map((i) => i.id)))}>
+            {t('selectPage')}
+          </Button>
+          {selected.size > 0 && (
+            <Button size="xs" variant="subtle" onClick={() => setSelected(new Set())}>
+              {t('clearSelection')}
+            </Button>
+          )}
+        </Group>
+        <Group gap="xs">
+          <Text size="sm" c="dimmed" data-testid="slim-selected">
+            {t('selected', { n: visibleSelected.length, size: formatBytes(selectedBytes(items, selected)) })}
+          </Text>
+          <Button
+            size="xs"
+            color="red"
+            leftSection={<IconTrash size={14} aria-hidden />}
+            disabled={visibleSelected.length === 0}
+            onClick={() => void removeSelected()}
+          >
+            {t('deleteSelected')}
+          </Button>
+          <Button
+            size="xs"
+            color="red"
+            variant="outline"
+            disabled={!data || data.limited || data.total === 0}
+            onClick={() => void removeAll()}
+          >
+            {t('deleteAll')}
+          </Button>
+        </Group>
+      </Group>
+      {data?.limited && (
+        <Alert variant="light" color="yellow" data-testid="slim-limited">
+          {t('limited', { visible: data.visible_total, total: data.total })}{' '}
+          <Anchor component={Link} to="/buy">
+            {t('upgrade')}
+          </Anchor>
+        </Alert>
+      )}
+      {failure && (
+        <Alert color="red" variant="light">
+          {failure}
+        </Alert>
+      )}
+      {loading && !data ? (
+        <Loader size="sm" />
+      ) : items.length === 0 ? (
+        <Text c="dimmed" size="sm" data-testid="slim-nothing">
+          {t('empty')}
+        </Text>
+      ) : kind === 'duplicate_files' ? (
+        <Stack gap="sm">
+          {groups.map((g) => (
+            <Card key={g.group_id} withBorder padding="xs" data-testid="slim-group">
+              <Group gap="xs" mb={4}>
+                <Badge variant="light">{t(`categories.${g.category}`)}</Badge>
+                <Text size="sm" c="dimmed">
+                  {t('group', { n: g.files.length, size: formatBytes(g.size) })}
+                </Text>
+              </Group>
+              <Table verticalSpacing={4}>
+                <Table.Tbody>
+                  {g.files.map((f) => (
+                    <ItemRow key={f.id} item={f} checked={selected.has(f.id)} onToggle={() => toggle(f.id)} />
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Card>
+          ))}
+        </Stack>
+      ) : (
+        <Table verticalSpacing={4} highlightOnHover>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th />
+              <Table.Th>{t('columns.name')}</Table.Th>
+              <Table.Th>{t('columns.size')}</Table.Th>
+              <Table.Th>{t('columns.modified')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {kind === 'empty_folders'
+              ? (data as EmptyFoldersPage).items.map((f) => (
+                  <ItemRow
+                    key={f.id}
+                    item={f}
+                    checked={selected.has(f.id)}
+                    onToggle={() => toggle(f.id)}
+                    extra={f.nested_count > 0 ? `${f.path} · ${t('nested', { n: f.nested_count })}` : f.path}
+                  />
+                ))
+              : items.map((f) => (
+                  <ItemRow key={f.id} item={f} checked={selected.has(f.id)} onToggle={() => toggle(f.id)} />
+                ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {pages > 1 && <Pagination value={page} onChange={setPage} total={pages} size="sm" />}
+    </Stack>
+  );
+}
+
+/** The results of a finished scan: one tab per scan mode with its counts, and its list. */
+export function Results({ task }: { task: CleanupTask }) {
+  const { t } = useTranslation('slim');
+  const modes = modesOf(task.imode);
+  const [kind, setKind] = useState<CleanupKind>(modes[0] ?? 'duplicate_files');
+  const summary: Record<CleanupKind, string> = {
+    duplicate_files: t('summary.duplicate', {
+      n: task.duplicate.count,
+      groups: task.duplicate.group_count,
+      size: formatBytes(task.duplicate.size),
+    }),
+    large_files: t('summary.large', { n: task.large.count, size: formatBytes(task.large.size) }),
+    empty_folders: t('summary.empty', { n: task.empty.count }),
+  };
+  return (
+    <Stack gap="sm" data-testid="slim-results">
+      <Tabs value={kind} onChange={(v) => v && setKind(v as CleanupKind)} variant="pills">
+        <Tabs.List>
+          {modes.map((m) => (
+            <Tabs.Tab
+              key={m}
+              value={m}
+              rightSection={
+                <Badge size="sm" variant="light">
+                  {countOf(task, m)}
+                </Badge>
+              }
+            >
+              {t(`modes.${m}`)}
+            </Tabs.Tab>
+          ))}
+        </Tabs.List>
+      </Tabs>
+      <Text size="sm" data-testid="slim-summary">
+        {summary[kind]}
+      </Text>
+      <ResultList key={`${task.task_id}:${kind}`} task={task} kind={kind} />
+    </Stack>
+  );
+}
