@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  CloudFlag,
+  Permission,
   type CleanupTask,
   type DeleteCleanupData,
   type DuplicateFilesPage,
@@ -374,7 +374,7 @@ describe('/slim', () => {
       user: { ...initialSessionState().user, access_token: 'a' },
       clouds: [
         cloud('c1', { cloud_alias_name: 'Photos drive' }),
-        cloud('c2', { cloud_alias_name: 'Read only', flags: CloudFlag.read }),
+        cloud('c2', { cloud_alias_name: 'Read only', flags: Permission.read }),
       ],
     });
     const api = mockApi({
