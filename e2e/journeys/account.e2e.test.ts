@@ -8,7 +8,8 @@ import { startSkyferry, type RunningSkyferry } from '../support/server.ts';
 import { axeSeriousViolations, openUserPanel, quietShell, signUpInFrame } from '../support/shell.ts';
 
 // A visitor connects clouds, reorders them, signs up from the login modal, keeps the clouds,
-// sets the notification e-mail, and logs out. One server, one browser context for the story.
+// sets the notification e-mail, and logs out. One server (billing in test mode, so the plan, usage
+// and Premium parts of the shell show), one browser context for the story.
 
 let server: RunningSkyferry;
 let browser: Browser;
@@ -21,7 +22,7 @@ const password = 'correct horse battery';
 beforeAll(async () => {
   roots = mkdtempSync(join(tmpdir(), 'skyferry-e2e-roots-'));
   for (const name of ['alpha', 'bravo', 'charlie']) mkdirSync(join(roots, name));
-  server = await startSkyferry({ SKYFERRY_LOCAL_ROOTS: roots });
+  server = await startSkyferry({ SKYFERRY_LOCAL_ROOTS: roots, BILLING_MODE: 'test' });
   browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
   await quietShell(context);
@@ -126,6 +127,12 @@ describe('an account', () => {
     await openUserPanel(page);
     expect(await page.getByTestId('user-email').textContent()).toBe(email);
     expect(await page.getByText('Log out').isVisible()).toBe(true);
+    // A new account is on the free plan: the base usage bar, no additional bar, Buy Now.
+    expect(await page.getByTestId('base-usage').isVisible()).toBe(true);
+    expect(await page.getByTestId('additional-usage').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Buy Now' }).isVisible()).toBe(true);
+    expect(await page.getByRole('link', { name: /Premium/ }).getAttribute('href')).toBe('/buy');
+    expect(await page.getByTestId('premium-icon').getAttribute('data-paid')).toBeNull();
     await screenshot(page, 'account-user-panel');
     expect(await axeSeriousViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
@@ -137,6 +144,10 @@ describe('an account', () => {
     await openUserPanel(page);
     await page.getByText('Settings', { exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
+    expect(await dialog.getByTestId('plan-table').isVisible()).toBe(true);
+    expect(await dialog.getByTestId('renew-upgrade').textContent()).toBe('Upgrade');
+    await screenshot(page, 'account-settings-general-billing');
+    expect(await axeSeriousViolations(page)).toEqual([]);
     await dialog.getByRole('tab', { name: 'Notification' }).click();
     const field = dialog.getByRole('textbox', { name: 'E-mail' });
     const save = dialog.getByRole('button', { name: 'Save' });

@@ -85,8 +85,14 @@ export function Header() {
       <Group gap={4} wrap="nowrap" className={classes.noDrag}>
         <QuestionnairePrompt />
         {billingOn && (
-          <Anchor component={Link} to="/buy" size="sm" fw={600} c="yellow.8" className={classes.premium}>
-            <IconCrown size={16} aria-hidden style={{ verticalAlign: 'text-bottom' }} /> {t('header.premium')}
+          <Anchor component={Link} to="/buy" size="sm" fw={600} className={classes.premium}>
+            <IconCrown
+              size={16}
+              aria-hidden
+              color="var(--mantine-color-yellow-7)"
+              style={{ verticalAlign: 'text-bottom' }}
+            />{' '}
+            {t('header.premium')}
           </Anchor>
         )}
         <UserMenu />
