@@ -382,3 +382,69 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('photos: previews and albums', () => {
+  let t: TestApp;
+  let api: FileClient;
+  let cloudId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const u = await t.signUp();
+    api = new FileClient(base, u.headers);
+    cloudId = (
+      await api.ok<{ id: string }>('POST', '/api/clouds', {
+        cloud_name: 'local',
+        credentials: { path: t.makeLocalFolder() },
+      })
+    ).id;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('serves an image preview with an ETag (304 when unchanged), also through a link; not for other files', async () => {
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    await api.put(cloudId, '/pics/dot.png', png);
+    await api.put(cloudId, '/pics/notes.txt', Buffer.from('text'));
+    const res = await fetch(`${api.base}/api/cloud-manager/thumbnail?cloud_id=${cloudId}&path=/pics/dot.png`, {
+      headers: api.headers,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await res.arrayBuffer()).equals(png)).toBe(true);
+    const etag = res.headers.get('etag') ?? '';
+    const again = await fetch(`${api.base}/api/cloud-manager/thumbnail?cloud_id=${cloudId}&path=/pics/dot.png`, {
+      headers: { ...api.headers, 'if-none-match': etag },
+    });
+    expect(again.status).toBe(304);
+    const link = await api.ok<{ url: string }>('POST', '/api/cloud-manager/download-link', {
+      cloud_id: cloudId,
+      paths: ['/pics/dot.png'],
+    });
+    const viaLink = await fetch(`${api.base}${link.url.replace('/files?', '/thumbnail?')}`);
+    expect(viaLink.status).toBe(200);
+    await viaLink.arrayBuffer();
+    const text = await fetch(`${api.base}/api/cloud-manager/thumbnail?cloud_id=${cloudId}&path=/pics/notes.txt`, {
+      headers: api.headers,
+    });
+    expect(text.status).toBe(404);
+    await text.arrayBuffer();
+  });
+
+  it('album calls answer 403003 for a cloud whose backend has no albums', async () => {
+    for (const [path, body] of [
+      ['/api/cloud-manager/albums/list', {}],
+      ['/api/cloud-manager/albums/create', { title: 'Trip' }],
+      ['/api/cloud-manager/albums/add', { album_id: 'a', files: ['/pics/dot.png'] }],
+      ['/api/cloud-manager/albums/items', { album_id: 'a' }],
+    ] as const) {
+      const r = await api.call('POST', path, { cloud_id: cloudId, ...body });
+      expect([path, r.status, r.code]).toEqual([path, 403, Code.FORBIDDEN]);
+    }
+  });
+});

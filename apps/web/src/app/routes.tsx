@@ -1,6 +1,7 @@
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
 import { ExplorerPage } from '../features/explorer/ExplorerPage.tsx';
 import { ManagePage } from '../features/manage/ManagePage.tsx';
+import { PhotosPage } from '../features/photos/PhotosPage.tsx';
 import { PlaceholderPage } from '../features/placeholder/PlaceholderPage.tsx';
 import { SettingsPage } from '../features/settings/SettingsPanel.tsx';
 import { SlimPage } from '../features/slim/SlimPage.tsx';
@@ -28,7 +29,7 @@ export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string
     path: '/manage/photos',
     titleKey: 'page.photos',
     narrow: true,
-    element: <PlaceholderPage titleKey="page.photos" />,
+    element: <PhotosPage />,
   },
   { path: '/buy', titleKey: 'page.buy', element: <PlaceholderPage titleKey="page.buy" /> },
   { path: '/myapp', titleKey: 'page.myapp', element: <PlaceholderPage titleKey="page.myapp" /> },

@@ -25,6 +25,14 @@ import {
   uploadPartDataSchema,
   uploadPartQuerySchema,
   uploadSessionSchema,
+  addToAlbumBodySchema,
+  addToAlbumDataSchema,
+  albumItemsBodySchema,
+  albumSchema,
+  createAlbumBodySchema,
+  listAlbumsBodySchema,
+  listAlbumsDataSchema,
+  thumbnailQuerySchema,
 } from '@skyferry/contract';
 import type { AppContext } from '../../context.ts';
 import { isSafeInline, parseRange } from '../../services/files/index.ts';
@@ -427,6 +435,120 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       files.uploads.abort(files.uploadOwner(identityOf(request)), request.params.upload_id);
       return ok(null);
+    },
+  );
+
+  app.get(
+    '/api/cloud-manager/thumbnail',
+    {
+      preHandler: async (request, reply) => {
+        const q = request.query as { link?: string };
+        if (!q.link) await auth.call(app, request, reply);
+      },
+      schema: {
+        tags: ['files'],
+        summary: 'A preview of an image for the photos grid (cached by the server; the browser scales it)',
+        description:
+          'cloud_id and path with headers, or link (a download link of the image). Answers the image with an ETag ' +
+          '(304 for If-None-Match) and a private cache lifetime of 5 minutes.',
+        security,
+        querystring: thumbnailQuerySchema,
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      let identity;
+      let cloudId: string;
+      let path: string;
+      if (q.link) {
+        const claims = files.resolveLink(q.link);
+        if (claims.paths.length !== 1) throw errors.notFound();
+        identity = claims.identity;
+        cloudId = claims.cloudId;
+        path = claims.paths[0] as string;
+      } else {
+        if (!q.cloud_id || !q.path) throw errors.badRequest('field_required', { field: 'cloud_id, path' });
+        identity = identityOf(request);
+        cloudId = q.cloud_id;
+        path = q.path;
+      }
+      const thumb = await files.thumbnail(identity, cloudId, path, abortOnClose(request, reply));
+      reply.header('etag', thumb.etag);
+      reply.header('cache-control', 'private, max-age=300');
+      reply.header('content-security-policy', "sandbox; default-src 'none'");
+      if (request.headers['if-none-match'] === thumb.etag) return reply.status(304).send();
+      reply.header('content-type', isSafeInline(thumb.type) ? thumb.type : 'application/octet-stream');
+      return reply.send(thumb.data);
+    },
+  );
+
+  app.post(
+    '/api/cloud-manager/albums/list',
+    {
+      bodyLimit: JSON_BODY,
+      preHandler: auth,
+      schema: {
+        tags: ['files'],
+        summary: 'The albums of a photos cloud (403003 when its backend has none)',
+        security,
+        body: listAlbumsBodySchema,
+        response: { 200: envelopeOf(listAlbumsDataSchema) },
+      },
+    },
+    async (request) => ok({ albums: await files.listAlbums(identityOf(request), request.body) }),
+  );
+
+  app.post(
+    '/api/cloud-manager/albums/create',
+    {
+      bodyLimit: JSON_BODY,
+      preHandler: auth,
+      schema: {
+        tags: ['files'],
+        summary: 'Create an album in a photos cloud',
+        security,
+        body: createAlbumBodySchema,
+        response: { 200: envelopeOf(albumSchema) },
+      },
+    },
+    async (request) => ok(await files.createAlbum(identityOf(request), request.body, request.body.title)),
+  );
+
+  app.post(
+    '/api/cloud-manager/albums/add',
+    {
+      bodyLimit: JSON_BODY,
+      preHandler: auth,
+      schema: {
+        tags: ['files'],
+        summary: 'Add photos (paths) to an album ("add to album")',
+        security,
+        body: addToAlbumBodySchema,
+        response: { 200: envelopeOf(addToAlbumDataSchema) },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      return ok({ added: await files.addToAlbum(identityOf(request), b, b.album_id, b.files) });
+    },
+  );
+
+  app.post(
+    '/api/cloud-manager/albums/items',
+    {
+      bodyLimit: JSON_BODY,
+      preHandler: auth,
+      schema: {
+        tags: ['files'],
+        summary: 'One page of the photos in an album',
+        security,
+        body: albumItemsBodySchema,
+        response: { 200: envelopeOf(listFilesDataSchema) },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      return ok(await files.albumItems(identityOf(request), b, b.album_id, b.page_token));
     },
   );
 }

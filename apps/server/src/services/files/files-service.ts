@@ -11,6 +11,7 @@ import {
   joinPath,
   parentOf,
   validateName,
+  type Album,
   type CloudInfoData,
   type CloudRef,
   type FileItem,
@@ -22,10 +23,11 @@ import type { Logger } from 'pino';
 import { errors, type ApiError } from '../../http/errors.ts';
 import type { CloudIdentity, CloudRecord, CloudsService } from '../clouds.ts';
 import type { SecretBox } from '../crypto.ts';
+import { albumsOf, toAlbum, type AlbumCapable } from './albums.ts';
 import { mapFileError } from './errors.ts';
 import { LINK_LIFETIME_MS, signLink, verifyLink, type LinkClaims } from './links.ts';
 import { ListingCache } from './listing-cache.ts';
-import { mimeOf } from './mime.ts';
+import { isImageName, mimeOf } from './mime.ts';
 import { ProviderPool, type ProviderLease } from './provider-pool.ts';
 import { UploadSessions, type UploadOwner } from './uploads.ts';
 import { zipLength, zipStream, type ZipEntry } from './zip.ts';
@@ -111,6 +113,8 @@ export class FilesService {
   readonly cache: ListingCache;
   readonly pool: ProviderPool;
   readonly uploads: UploadSessions;
+  private readonly thumbs = new Map<string, Buffer>();
+  private thumbBytes = 0;
 
   constructor(options: FilesServiceOptions) {
     this.clouds = options.clouds;
@@ -476,11 +480,95 @@ export class FilesService {
     return out;
   }
 
+  /** Runs album work on a photos cloud whose backend has albums; 403003 otherwise. */
+  private async withAlbums<T>(
+    identity: CloudIdentity,
+    ref: CloudRef,
+    need: number,
+    work: (albums: AlbumCapable, lease: ProviderLease) => Promise<T>,
+  ): Promise<T> {
+    return this.run(identity, ref, need, async (lease) => {
+      const albums = albumsOf(lease.provider);
+      if (!albums) throw errors.forbidden();
+      return work(albums, lease);
+    });
+  }
+
+  async listAlbums(identity: CloudIdentity, ref: CloudRef): Promise<Album[]> {
+    return this.withAlbums(identity, ref, Permission.read, async (albums) => (await albums.listAlbums()).map(toAlbum));
+  }
+
+  async createAlbum(identity: CloudIdentity, ref: CloudRef, title: string): Promise<Album> {
+    return this.withAlbums(identity, ref, Permission.write, async (albums) => toAlbum(await albums.createAlbum(title)));
+  }
+
+  async addToAlbum(identity: CloudIdentity, ref: CloudRef, albumId: string, paths: string[]): Promise<number> {
+    return this.withAlbums(identity, ref, Permission.write, async (albums) => albums.addToAlbum(albumId, paths));
+  }
+
+  async albumItems(
+    identity: CloudIdentity,
+    ref: CloudRef,
+    albumId: string,
+    pageToken?: string | null,
+  ): Promise<ListFilesData> {
+    return this.withAlbums(identity, ref, Permission.read, async (albums, { provider }) => {
+      if (!albums.listAlbumItems) throw errors.forbidden();
+      const page = await albums.listAlbumItems(albumId, { pageToken: pageToken ?? undefined });
+      const items: FileItem[] = [];
+      for (const p of page.paths) items.push(toFileItem(await provider.stat(p)));
+      return { items, page_token: page.nextPageToken ?? null };
+    });
+  }
+
+  /**
+   * An image's bytes for the photos grid, read once and kept in memory (least recently used out,
+   * 64 MB in all) so scrolling back does not read the cloud again. Not scaled: the browser scales
+   * it (a native image library is not part of the server's dependencies).
+   */
+  async thumbnail(
+    identity: CloudIdentity,
+    cloudId: string,
+    path: string,
+    signal?: AbortSignal,
+  ): Promise<{ data: Buffer; type: string; etag: string }> {
+    return this.run(identity, cloudId, Permission.read, async ({ cloud, provider }) => {
+      const st = await provider.stat(path);
+      if (st.kind !== 'file' || !isImageName(st.name)) throw errors.pathNotExist();
+      if (st.size > THUMBNAIL_MAX_SOURCE)
+        throw errors.badRequest('invalid_request', { detail: 'the image is too large for a preview' });
+      const etag = `"${st.size.toString(36)}-${(st.modTime?.getTime() ?? 0).toString(36)}"`;
+      const key = `${cloud.id}\u0000${path}\u0000${etag}`;
+      const hit = this.thumbs.get(key);
+      if (hit) {
+        this.thumbs.delete(key);
+        this.thumbs.set(key, hit);
+        return { data: hit, type: mimeOf(st.name, st.mimeType), etag };
+      }
+      const chunks: Buffer[] = [];
+      for await (const c of await provider.openRead(path, { signal }))
+        chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array));
+      const data = Buffer.concat(chunks);
+      this.thumbs.set(key, data);
+      this.thumbBytes += data.length;
+      for (const [k, v] of this.thumbs) {
+        if (this.thumbBytes <= THUMBNAIL_CACHE_BYTES) break;
+        this.thumbs.delete(k);
+        this.thumbBytes -= v.length;
+      }
+      return { data, type: mimeOf(st.name, st.mimeType), etag };
+    });
+  }
+
   async close(): Promise<void> {
     this.uploads.close();
     await this.pool.close();
   }
 }
+
+/** Images over this size get no preview. */
+const THUMBNAIL_MAX_SOURCE = 20 * 1024 * 1024;
+const THUMBNAIL_CACHE_BYTES = 64 * 1024 * 1024;
 
 function rootEntry(): Entry {
   return { path: '/', name: '', kind: 'dir', size: 0 };

@@ -40,7 +40,14 @@ import { PathBar } from './PathBar.tsx';
 import classes from './Explorer.module.css';
 
 type Load =
-  { state: 'loading' } | { state: 'ready'; items: FileItem[] } | { state: 'error'; code: number; message: string };
+  | { state: 'loading' }
+  | { state: 'ready'; items: FileItem[]; complete: boolean }
+  | { state: 'error'; code: number; message: string };
+
+/** While a large folder is still arriving, the list is redrawn after pages 1, 2, 4, 8, 16... (each redraw sorts it). */
+export function shouldShowPage(page: number): boolean {
+  return (page & (page - 1)) === 0;
+}
 
 /** The cloud the query's cloud_index names among the visible clouds. */
 export function cloudOfIndex(clouds: readonly Cloud[], raw: string | null): { cloud: Cloud; index: number } | null {
@@ -80,12 +87,18 @@ export function ExplorerPage() {
   const refresh = async (force: boolean) => {
     if (!cloudId) return;
     const id = ++requestId.current;
-    setLoad((l) => (l.state === 'ready' && !force ? l : { state: 'loading' }));
+    // A refresh in place keeps the rows on screen until the new ones arrive; another folder starts empty.
+    setLoad((l) => (l.state === 'ready' && force ? l : { state: 'loading' }));
     try {
-      const items = await listAll(cloudId, path, force);
+      let page = 0;
+      const all = await listAll(cloudId, path, force, (sofar, done) => {
+        page += 1;
+        if (id !== requestId.current || (!done && !shouldShowPage(page))) return;
+        setLoad({ state: 'ready', items: [...sofar], complete: done });
+      });
       if (id !== requestId.current) return;
-      setLoad({ state: 'ready', items });
-      setSelection((s) => pruneSelection(s, []));
+      const present = all.map((i) => i.path);
+      setSelection((s) => pruneSelection(s, present));
     } catch (err) {
       if (id !== requestId.current) return;
       const code = err instanceof ApiRequestError ? err.code : Code.INTERNAL;
@@ -286,6 +299,14 @@ export function ExplorerPage() {
             <IconRefresh size={16} aria-hidden />
           </Button>
         </Tooltip>
+        {load.state === 'ready' && !load.complete && (
+          <Group gap={6} data-testid="explorer-loading-more">
+            <Loader size={12} />
+            <Text size="xs" c="dimmed">
+              {t('loadingMore', { count: load.items.length })}
+            </Text>
+          </Group>
+        )}
         {selectedItems.length > 0 && (
           <Text size="xs" c="dimmed" data-testid="selection-count">
             {t('selected', { count: selectedItems.length })}

@@ -1,8 +1,8 @@
 import { Box, Checkbox, Group, Text, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconFile, IconFolderFilled, IconPhoto } from '@tabler/icons-react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { RemoteFileType, formatBytes, formatDateTime, type FileItem } from '@skyferry/contract';
-import { memo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import { RemoteFileType, formatBytes, type FileItem } from '@skyferry/contract';
+import { memo, useMemo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { clickRow, isImage, keyDown, type Selection, type Sort, type SortKey } from './model.ts';
 import classes from './Explorer.module.css';
@@ -17,6 +17,13 @@ export interface FileListProps {
   onSelection: (next: Selection) => void;
   onOpen: (item: FileItem) => void;
   height: number | string;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+/** YYYY/MM/DD HH:mm:ss in the browser's zone, without a formatter per row (thousands of rows scroll by). */
+export function formatModified(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
@@ -35,9 +42,9 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
     count: items.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
+    overscan: 6,
   });
-  const paths = items.map((i) => i.path);
+  const paths = useMemo(() => items.map((i) => i.path), [items]);
 
   const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
     const toggle = isMac ? e.metaKey : e.ctrlKey;
@@ -55,9 +62,25 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
     if (next.focus !== null) virtualizer.scrollToIndex(next.focus, { align: 'auto' });
   };
 
-  const onRowClick = (e: MouseEvent, index: number) => {
-    onSelection(clickRow(selection, paths, index, { toggle: isMac ? e.metaKey : e.ctrlKey, range: e.shiftKey }));
+  /** The row an event happened in (clicks are handled once, on the list, not per row). */
+  const rowIndexOf = (e: MouseEvent): number | null => {
+    const row = (e.target as HTMLElement).closest('[data-index]');
+    const index = row ? Number(row.getAttribute('data-index')) : NaN;
+    return Number.isInteger(index) ? index : null;
+  };
+  const onListClick = (e: MouseEvent) => {
+    const index = rowIndexOf(e);
+    if (index === null) return;
+    // The row's check box toggles, like Ctrl/Cmd+click.
+    const onBox = (e.target as HTMLElement).tagName === 'INPUT';
+    const toggle = onBox || (isMac ? e.metaKey : e.ctrlKey);
+    onSelection(clickRow(selection, paths, index, { toggle, range: e.shiftKey }));
     scroller.current?.focus({ preventScroll: true });
+  };
+  const onListDoubleClick = (e: MouseEvent) => {
+    const index = rowIndexOf(e);
+    const item = index === null ? undefined : items[index];
+    if (item) onOpen(item);
   };
 
   const header = (key: SortKey, label: string, className: string) => (
@@ -115,6 +138,8 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
         style={{ height }}
         tabIndex={0}
         onKeyDown={onKey}
+        onClick={onListClick}
+        onDoubleClick={onListDoubleClick}
         aria-activedescendant={activeId}
         data-testid="file-list"
       >
@@ -129,8 +154,6 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
                 top={v.start}
                 selected={selection.selected.has(item.path)}
                 focused={selection.focus === v.index}
-                onClick={onRowClick}
-                onOpen={onOpen}
               />
             );
           })}
@@ -146,11 +169,10 @@ interface RowProps {
   top: number;
   selected: boolean;
   focused: boolean;
-  onClick: (e: MouseEvent, index: number) => void;
-  onOpen: (item: FileItem) => void;
 }
 
-const Row = memo(function Row({ item, index, top, selected, focused, onClick, onOpen }: RowProps) {
+/** One row: plain elements only (no per-row components or handlers), so scrolling mounts rows cheaply. */
+const Row = memo(function Row({ item, index, top, selected, focused }: RowProps) {
   const folder = item.type === RemoteFileType.folder;
   return (
     <div
@@ -158,26 +180,22 @@ const Row = memo(function Row({ item, index, top, selected, focused, onClick, on
       role="row"
       aria-rowindex={index + 2}
       aria-selected={selected}
+      data-index={index}
       data-selected={selected || undefined}
       data-focused={focused || undefined}
       data-testid="file-row"
       data-name={item.name}
       className={classes.row}
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
-      onClick={(e) => onClick(e, index)}
-      onDoubleClick={() => onOpen(item)}
     >
       <span className={classes.checkCell} role="gridcell">
-        <Checkbox
-          size="xs"
+        <input
+          type="checkbox"
+          className={classes.check}
           checked={selected}
           tabIndex={-1}
           aria-label={item.name}
-          onClick={(e) => {
-            e.stopPropagation();
-            onClick({ ...e, ctrlKey: true, metaKey: true } as MouseEvent, index);
-          }}
-          onChange={() => undefined}
+          readOnly
         />
       </span>
       <span className={classes.nameCell} role="gridcell">
@@ -196,7 +214,7 @@ const Row = memo(function Row({ item, index, top, selected, focused, onClick, on
         {folder ? '—' : formatBytes(item.size)}
       </span>
       <span className={classes.dateCell} role="gridcell">
-        {item.modified > 0 ? formatDateTime(item.modified) : '—'}
+        {item.modified > 0 ? formatModified(item.modified) : '—'}
       </span>
     </div>
   );
