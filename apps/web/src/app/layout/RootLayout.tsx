@@ -3,6 +3,7 @@ import { Outlet, useNavigate } from 'react-router';
 import { AuthHost } from '../../features/auth/AuthHost.tsx';
 import { TipOverlay } from '../../features/guide/TipOverlay.tsx';
 import { MessageHost } from '../../features/messages/MessageHost.tsx';
+import { syncSessionAcrossTabs } from '../../features/session/actions.ts';
 import { setNavigator } from '../../features/session/navigation.ts';
 import { patchSettings } from '../../features/session/store.ts';
 import { SettingsDialog } from '../../features/settings/SettingsPanel.tsx';
@@ -21,6 +22,7 @@ export function RootLayout() {
     return () => setNavigator(null);
   }, [navigate]);
   useLayoutEffect(() => watchNetwork({ onBackOnline: () => void runStartup() }), []);
+  useLayoutEffect(() => syncSessionAcrossTabs(), []);
   // The settings state's browser-focus flag (buying polls user info when the window regains focus).
   useLayoutEffect(() => {
     const focus = () => patchSettings({ focused: true });

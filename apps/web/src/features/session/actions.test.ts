@@ -183,3 +183,27 @@ describe('logout', () => {
     expect(navigations).toContain('/loading');
   });
 });
+
+describe('several tabs', () => {
+  it('a tab takes the tokens another tab stored, and starts over when another tab logged out', async () => {
+    const { syncSessionAcrossTabs } = await import('./actions.ts');
+    mockApi({ 'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }), 'GET /api/system/clouds': () => [] });
+    await login(authData(), { offerBind: false });
+    const stop = syncSessionAcrossTabs();
+    const rotated = { ...sessionStore.getState().user, access_token: 'access-9', refresh_token: 'refresh-9' };
+    window.dispatchEvent(
+      new StorageEvent('storage', {
+        key: STORAGE_KEYS.user,
+        newValue: JSON.stringify(rotated),
+        storageArea: localStorage,
+      }),
+    );
+    expect(sessionStore.getState().user.refresh_token).toBe('refresh-9');
+    expect(reloads).toEqual([]);
+    window.dispatchEvent(
+      new StorageEvent('storage', { key: STORAGE_KEYS.user, newValue: null, storageArea: localStorage }),
+    );
+    expect(reloads).toEqual(['/']);
+    stop();
+  });
+});

@@ -6,7 +6,7 @@ import { sessionApi } from './api.ts';
 import { emitSessionEvent } from './events.ts';
 import { DEFAULT_ROUTE, navigateTo, reloadTo } from './navigation.ts';
 import { createTokenRefresher, isRefreshRejected } from './refresher.ts';
-import { EMPTY_USER, patchSettings, patchUser, selectLoggedIn, sessionStore } from './store.ts';
+import { EMPTY_USER, patchSettings, patchUser, selectLoggedIn, sessionStore, type UserState } from './store.ts';
 import type { AuthData, Cloud, MeData, SystemCloud } from './types.ts';
 
 /** Stores what a login or refresh returned: tokens, uid, info, packets, subscription and licences. */
@@ -202,6 +202,31 @@ export async function logout(options: { fromFrame?: boolean } = {}): Promise<voi
 
 export function isLogoutRunning(): boolean {
   return logoutRunning;
+}
+
+/**
+ * Keeps tabs of the same browser on one session: refresh tokens rotate, so a tab must use the
+ * token another tab just received; a logout in one tab starts every other tab over at `/`.
+ */
+export function syncSessionAcrossTabs(): () => void {
+  const onStorage = (event: StorageEvent) => {
+    if (event.storageArea !== localStorage || event.key !== STORAGE_KEYS.user) return;
+    const wasLoggedIn = selectLoggedIn(sessionStore.getState());
+    let next: Partial<UserState>;
+    try {
+      next = event.newValue ? (JSON.parse(event.newValue) as Partial<UserState>) : {};
+    } catch {
+      return;
+    }
+    if (wasLoggedIn && !next.access_token) {
+      tokenRefresher.stop();
+      reloadTo('/');
+      return;
+    }
+    if (next.access_token) sessionStore.setState({ user: { ...EMPTY_USER, ...next } });
+  };
+  window.addEventListener('storage', onStorage);
+  return () => window.removeEventListener('storage', onStorage);
 }
 
 export function setLanguageSetting(language: Language): void {
