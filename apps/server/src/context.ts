@@ -10,6 +10,7 @@ import { UsersRepository } from './repositories/users.ts';
 import { VisitorsRepository } from './repositories/visitors.ts';
 import { AccountsService } from './services/accounts.ts';
 import { CloudsService } from './services/clouds.ts';
+import { configureOAuthFromConfig } from './services/oauth.ts';
 import { FilesService } from './services/files/index.ts';
 import { SecretBox } from './services/crypto.ts';
 import { TokenService } from './services/tokens.ts';
@@ -53,6 +54,8 @@ export interface AppContext {
 
 export async function createContext(config: Config, log: Logger): Promise<AppContext> {
   const db = createDb({ url: config.databaseUrl });
+  // Backends refresh OAuth tokens with the operator's clients (API and worker processes alike).
+  configureOAuthFromConfig(config);
   await db.migrate();
   const closers: Array<() => Promise<void>> = [];
   const secrets = new SecretBox(config.secret);

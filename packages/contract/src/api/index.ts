@@ -5,3 +5,4 @@ export * from './clouds.ts';
 export * from './tasks.ts';
 export * from './files.ts';
 export * from './cleanup.ts';
+export * from './oauth.ts';

@@ -9,3 +9,4 @@ export * from './onedrive/index.ts';
 export * from './dropbox/index.ts';
 export * from './box/index.ts';
 export * from './google-photos/index.ts';
+export * from './oauth-common/index.ts';

@@ -10,6 +10,7 @@ import systemCloudRoutes from './system-clouds.ts';
 import userRoutes from './users.ts';
 import taskRoutes from './tasks.ts';
 import cleanupRoutes from './cleanup.ts';
+import oauthRoutes from './oauth.ts';
 
 /** Every route module, each a thin layer over services. Add yours here. */
 export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
@@ -23,4 +24,5 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   fileRoutes,
   taskRoutes,
   cleanupRoutes,
+  oauthRoutes,
 ];

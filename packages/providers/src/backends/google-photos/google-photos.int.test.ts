@@ -115,8 +115,11 @@ describe('google_photos (emulated Library API)', () => {
   it('adds uploaded media to an album', async () => {
     const img = patternBytes(500, 4);
     await p.put('/later.jpg', Readable.from([img]), { size: img.length });
-    await p.addToAlbum('Best of', ['/later.jpg']);
+    const album = await p.createAlbum('Best of');
+    expect(await p.addToAlbum(album.id, ['/later.jpg'])).toBe(1);
     expect((await p.list('/Best of')).entries.map((e) => e.name)).toEqual(['later.jpg']);
+    expect(await p.listAlbumItems(album.id)).toEqual({ paths: ['/Best of/later.jpg'] });
+    expect((await p.listAlbums()).find((a) => a.title === 'Best of')).toMatchObject({ id: album.id, count: 1 });
   });
 
   it('lists only what this app uploaded (the API reads nothing else since March 2025)', async () => {

@@ -126,6 +126,7 @@ interface Album {
   id: string;
   title: string;
   isWriteable?: boolean;
+  mediaItemsCount?: string;
 }
 
 interface GoogleError {
@@ -568,9 +569,25 @@ export class GooglePhotosProvider implements Provider {
     return result.mediaItem;
   }
 
-  /** Adds media the app uploaded to an album the app created. */
-  async addToAlbum(album: string, paths: string[]): Promise<void> {
-    const a = await this.ensureAlbum(album);
+  // ---------- albums (the file calls find these by shape: listAlbums, createAlbum, addToAlbum) ----------
+
+  /** The albums this app created. */
+  async listAlbums(opts: { signal?: AbortSignal } = {}): Promise<Array<{ id: string; title: string; count?: number }>> {
+    return (await this.allAlbums(opts.signal)).map((a) => ({
+      id: a.id,
+      title: a.title,
+      ...(a.mediaItemsCount !== undefined ? { count: Number(a.mediaItemsCount) } : {}),
+    }));
+  }
+
+  /** Creates an album (an album of that title already made by this app is reused). */
+  async createAlbum(title: string): Promise<{ id: string; title: string }> {
+    const a = await this.ensureAlbum(title);
+    return { id: a.id, title: a.title };
+  }
+
+  /** Adds media this app uploaded (named by their paths) to an album it created; answers how many. */
+  async addToAlbum(albumId: string, paths: string[]): Promise<number> {
     const ids: string[] = [];
     for (const path of paths) {
       const e = await this.stat(path);
@@ -580,11 +597,24 @@ export class GooglePhotosProvider implements Provider {
     for (let i = 0; i < ids.length; i += 50) {
       await this.api.request({
         method: 'POST',
-        url: this.u(`/albums/${encodeURIComponent(a.id)}:batchAddMediaItems`),
+        url: this.u(`/albums/${encodeURIComponent(albumId)}:batchAddMediaItems`),
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ mediaItemIds: ids.slice(i, i + 50) }),
       });
     }
+    return ids.length;
+  }
+
+  /** One page of an album's items, as their paths ("/<album>/<name>"). */
+  async listAlbumItems(
+    albumId: string,
+    opts: { pageToken?: string; signal?: AbortSignal } = {},
+  ): Promise<{ paths: string[]; nextPageToken?: string }> {
+    const album = (await this.allAlbums(opts.signal)).find((a) => a.id === albumId);
+    if (!album) throw new ProviderError('not_found', 'album not found');
+    const page = await this.mediaPage(albumId, opts.pageToken, 100, opts.signal);
+    const entries = await this.toEntries(`/${album.title}`, page.mediaItems ?? [], opts.signal);
+    return { paths: entries.map((e) => e.path), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
   }
 
   async remove(_path: string): Promise<void> {
