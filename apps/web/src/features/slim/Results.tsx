@@ -40,6 +40,12 @@ import { deleteResults } from './store.ts';
 
 type AnyPage = DuplicateFilesPage | LargeFilesPage | EmptyFoldersPage;
 
+/** The folder an item is in ("/" for the top). */
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}
+
 function date(ms: number | null): string {
   return ms ? formatDateTime(ms) : '';
 }
@@ -71,8 +77,8 @@ function ItemRow({
         <Text size="sm" fw={500} truncate="end" title={item.path}>
           {item.name}
         </Text>
-        <Text size="xs" c="dimmed" truncate="start" title={item.path}>
-          {extra ?? item.path}
+        <Text size="xs" c="dimmed" truncate="end" title={item.path}>
+          {extra ?? parentOf(item.path)}
         </Text>
       </Table.Td>
       <Table.Td w={110}>
@@ -320,7 +326,11 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
                     item={f}
                     checked={selected.has(f.id)}
                     onToggle={() => toggle(f.id)}
-                    extra={f.nested_count > 0 ? `${f.path} · ${t('nested', { n: f.nested_count })}` : f.path}
+                    extra={
+                      f.nested_count > 0
+                        ? `${parentOf(f.path)} · ${t('nested', { n: f.nested_count })}`
+                        : parentOf(f.path)
+                    }
                   />
                 ))
               : items.map((f) => (

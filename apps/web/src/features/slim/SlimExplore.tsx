@@ -153,7 +153,7 @@ export function SlimExplore() {
             </Text>
           )}
         </Box>
-        {stage !== 'scanning' && stage !== 'deleting' && lastRun && (
+        {(stage === 'results' || stage === 'idle') && lastRun && (
           <Button variant="default" leftSection={<IconRefresh size={16} aria-hidden />} onClick={() => void rescan()}>
             {t('rescan')}
           </Button>

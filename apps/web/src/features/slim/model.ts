@@ -1,5 +1,4 @@
 import {
-  CLEANUP_CATEGORIES,
   CLEANUP_IMODE,
   CleanupStatus,
   MB,
@@ -28,8 +27,8 @@ export function imodeOf(kinds: readonly CleanupKind[]): number {
   return MODES.filter((m) => kinds.includes(m.kind)).reduce((n, m) => n | m.bit, 0);
 }
 
-/** Result category tabs (spec section 2: All, Videos, Audios, Documents, Others and pictures). */
-export const CATEGORY_TABS: readonly CleanupCategory[] = CLEANUP_CATEGORIES;
+/** Result category tabs, in the spec's order (section 2: All, Videos, Audios, Documents, Others and pictures). */
+export const CATEGORY_TABS: readonly CleanupCategory[] = ['all', 'video', 'audio', 'document', 'other', 'picture'];
 
 /** Large-file thresholds offered (100 MB is the default). */
 export const THRESHOLDS: readonly number[] = [10 * MB, 50 * MB, 100 * MB, 500 * MB, GB];
