@@ -185,8 +185,33 @@ async function main(): Promise<void> {
     const steady = stats(await scroll('steady', 600));
     const steadyWork = ((await busy()) - before) / 600;
     before = await busy();
+    if (process.env.BENCH_PROFILE === '1') {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.start');
+    }
     const jumps = stats(await scroll('jumps', 300));
     const jumpWork = ((await busy()) - before) / 300;
+    if (process.env.BENCH_PROFILE === '1') {
+      // Where the page's time goes while jumping: self time by function, the top 15.
+      const { profile } = (await cdp.send('Profiler.stop')) as {
+        profile: {
+          nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+          samples: number[];
+          timeDeltas: number[];
+        };
+      };
+      const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+      const self = new Map<string, number>();
+      profile.samples.forEach((id, i) => {
+        const n = byNode.get(id);
+        const key = n
+          ? `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`
+          : '?';
+        self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+      });
+      for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15))
+        console.log(`${v.toFixed(0).padStart(7)} ms  ${k}`);
+    }
     const rowsInPage = await page.getByTestId('file-row').count();
 
     const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');

@@ -43,6 +43,8 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 6,
+    // Before the first measurement (and in tests without layout): a typical viewport.
+    initialRect: { width: 1000, height: 600 },
   });
   const paths = useMemo(() => items.map((i) => i.path), [items]);
 

@@ -1,0 +1,155 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Code, type FileItem } from '@skyferry/contract';
+import { Fail, cloud, mockApi, renderWithProviders, type RecordedCall } from '../../test/utils.tsx';
+import { MessageHost } from '../messages/MessageHost.tsx';
+import { resetSessionStore, sessionStore } from '../session/store.ts';
+import { resetRunner } from '../task-panel/runner.ts';
+import { ExplorerPage } from './ExplorerPage.tsx';
+
+const item = (name: string, type: 0 | 1, size = 0, modified = 0): FileItem => ({
+  id: `/${name}`,
+  name,
+  path: `/${name}`,
+  type,
+  size,
+  modified,
+  mime_type: null,
+});
+
+const ROOT = [
+  item('b.txt', 1, 300, Date.UTC(2024, 0, 3)),
+  item('Photos', 0),
+  item('a.txt', 1, 10, Date.UTC(2024, 0, 1)),
+  item('c.bin', 1, 20, Date.UTC(2024, 0, 2)),
+];
+
+function render(listing: (call: RecordedCall) => unknown, extra: Record<string, (call: RecordedCall) => unknown> = {}) {
+  const api = mockApi({ 'POST /api/cloud-manager/list': listing, ...extra });
+  renderWithProviders(
+    <>
+      <ExplorerPage />
+      <MessageHost />
+    </>,
+    { path: '/manage/explorer?cloud_index=0&is_open=1&_=1' },
+  );
+  return api;
+}
+
+const names = () => screen.queryAllByTestId('file-row').map((r) => r.getAttribute('data-name'));
+
+// jsdom has no layout: give elements a viewport's size so the virtualized list renders its rows.
+const sizes = {
+  clientHeight: Object.getOwnPropertyDescriptor(Element.prototype, 'clientHeight'),
+  clientWidth: Object.getOwnPropertyDescriptor(Element.prototype, 'clientWidth'),
+};
+
+beforeEach(() => {
+  Object.defineProperty(Element.prototype, 'clientHeight', { configurable: true, get: () => 600 });
+  Object.defineProperty(Element.prototype, 'clientWidth', { configurable: true, get: () => 1000 });
+  localStorage.clear();
+  resetSessionStore();
+  sessionStore.setState({ tempClouds: [cloud('c1', { cloud_alias_name: 'Team files' })], cloudsLoaded: true });
+});
+afterEach(() => {
+  if (sizes.clientHeight) Object.defineProperty(Element.prototype, 'clientHeight', sizes.clientHeight);
+  if (sizes.clientWidth) Object.defineProperty(Element.prototype, 'clientWidth', sizes.clientWidth);
+  resetRunner();
+  vi.unstubAllGlobals();
+});
+
+describe('explorer', () => {
+  it('lists folders first, sorts by each column, and selects with Shift and Ctrl', async () => {
+    const api = render(() => ({ items: ROOT, page_token: null }));
+    await waitFor(() => expect(names()).toEqual(['Photos', 'a.txt', 'b.txt', 'c.bin']));
+    expect(api.find('POST /api/cloud-manager/list')[0]?.body).toMatchObject({ cloud_id: 'c1', path: '/' });
+    await userEvent.click(screen.getByTestId('sort-size'));
+    expect(names()).toEqual(['Photos', 'a.txt', 'c.bin', 'b.txt']);
+    await userEvent.click(screen.getByTestId('sort-size'));
+    expect(names()).toEqual(['Photos', 'b.txt', 'c.bin', 'a.txt']);
+    expect(screen.getByTestId('sort-size')).toHaveAttribute('aria-sort', 'descending');
+    await userEvent.click(screen.getByTestId('sort-modified'));
+    expect(names()).toEqual(['Photos', 'b.txt', 'c.bin', 'a.txt']);
+    await userEvent.click(screen.getByTestId('sort-name'));
+    const row = (n: string) =>
+      screen.getAllByTestId('file-row').find((r) => r.getAttribute('data-name') === n) as HTMLElement;
+    const user = userEvent.setup();
+    await user.click(row('a.txt'));
+    await user.keyboard('{Shift>}');
+    await user.click(row('c.bin'));
+    await user.keyboard('{/Shift}');
+    expect(screen.getByTestId('selection-count')).toHaveTextContent('3 selected');
+    await user.keyboard('{Control>}');
+    await user.click(row('b.txt'));
+    await user.keyboard('{/Control}');
+    expect(screen.getByTestId('selection-count')).toHaveTextContent('2 selected');
+    expect(screen.getByRole('button', { name: 'Rename' })).toBeDisabled();
+  });
+
+  it('shows the empty state, and the error state with the server message', async () => {
+    render((call) =>
+      (call.body as { path: string }).path === '/'
+        ? { items: [], page_token: null }
+        : new Fail(Code.NOT_FOUND, 'The path does not exist.', 404),
+    );
+    await screen.findByTestId('explorer-empty');
+    expect(screen.getByText('This folder is empty.')).toBeInTheDocument();
+  });
+
+  it('a missing folder shows "The path does not exist."', async () => {
+    render(() => new Fail(Code.NOT_FOUND, 'The path does not exist.', 404));
+    const error = await screen.findByTestId('explorer-error');
+    expect(within(error).getByText('The path does not exist.')).toBeInTheDocument();
+  });
+
+  it('pages through a folder with page_token', async () => {
+    const api = render((call) => {
+      const token = (call.body as { page_token: string | null }).page_token;
+      return token === null
+        ? { items: [item('one', 1)], page_token: 'next' }
+        : { items: [item('two', 1)], page_token: null };
+    });
+    await waitFor(() => expect(names()).toEqual(['one', 'two']));
+    expect(
+      api.find('POST /api/cloud-manager/list').map((c) => (c.body as { page_token: string | null }).page_token),
+    ).toEqual([null, 'next']);
+  });
+
+  it('new folder: a forbidden character is refused as it is typed, and the folder is created', async () => {
+    const api = render(() => ({ items: ROOT, page_token: null }), {
+      'POST /api/cloud-manager/mkdir': () => '/Plans2025',
+    });
+    await waitFor(() => expect(names()).toHaveLength(4));
+    await userEvent.click(screen.getByRole('button', { name: 'New folder' }));
+    const input = await screen.findByTestId('name-input');
+    await userEvent.clear(input);
+    await userEvent.type(input, 'Plans:2025?');
+    expect(input).toHaveValue('Plans2025');
+    expect(screen.getByTestId('name-blocked')).toHaveTextContent('/ : * ? \\ " < > |');
+    await userEvent.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(api.find('POST /api/cloud-manager/mkdir')).toHaveLength(1));
+    expect(api.find('POST /api/cloud-manager/mkdir')[0]?.body).toMatchObject({
+      cloud_id: 'c1',
+      path: '/',
+      folder_name: 'Plans2025',
+    });
+  });
+
+  it('delete asks first, and sends the selected paths only after Yes', async () => {
+    const api = render(() => ({ items: ROOT, page_token: null }), {
+      'POST /api/cloud-manager/delete': () => ({ deleted: ['/a.txt'], failed: [], trashed: true }),
+    });
+    await waitFor(() => expect(names()).toHaveLength(4));
+    await userEvent.click(
+      screen.getAllByTestId('file-row').find((r) => r.getAttribute('data-name') === 'a.txt') as HTMLElement,
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog).toHaveTextContent('Are you sure to delete "a.txt"?');
+    expect(api.find('POST /api/cloud-manager/delete')).toHaveLength(0);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Yes' }));
+    await waitFor(() => expect(api.find('POST /api/cloud-manager/delete')).toHaveLength(1));
+    expect(api.find('POST /api/cloud-manager/delete')[0]?.body).toMatchObject({ cloud_id: 'c1', files: ['/a.txt'] });
+  });
+});
