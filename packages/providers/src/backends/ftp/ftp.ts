@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough, Readable, Transform, Writable } from 'node:stream';
 import { FTPError, type Client, type FileInfo } from 'basic-ftp';
 import { ProviderError, canceled } from '../../api/errors.ts';
+import { pacerFor } from '../../pacer.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
   Entry,
@@ -508,7 +509,7 @@ export class FtpProvider implements Provider {
     });
     body.on('error', (err) => counter.destroy(err));
     try {
-      await this.pool.use(async (c) => {
+      await this.pool.useOnce(async (c) => {
         if (await this.isDir(c, p)) throw new ProviderError('is_dir', `is a folder: ${p}`);
         const onAbort = () => {
           body.destroy(canceled());
@@ -652,7 +653,7 @@ function str(credentials: Record<string, unknown>, key: string): string | undefi
  */
 export async function openFtp(
   credentials: Record<string, unknown>,
-  _ctx: ProviderContext = {},
+  ctx: ProviderContext = {},
   opts: FtpOptions = {},
 ): Promise<FtpProvider> {
   const host = str(credentials, 'host');
@@ -677,17 +678,14 @@ export async function openFtp(
     const wanted = str(credentials, 'root');
     if (wanted) await client.cd(wanted);
     const root = await client.pwd();
-    const pool = new FtpPool(login, Math.max(1, opts.maxConnections ?? 4), client);
     const scheme = login.secure ? 'ftps' : 'ftp';
-    return new FtpProvider(
-      pool,
-      root,
-      `${scheme}:${login.username}@${host}:${port}${root}`,
-      features,
-      welcome,
-      login.secure,
-      opts,
-    );
+    const accountKey = `${scheme}:${login.username}@${host}:${port}${root}`;
+    const pacer = pacerFor(accountKey, {
+      rateLimitPerSecond: ctx.rateLimitPerSecond,
+      mapError: (e) => ftpError(e, root),
+    });
+    const pool = new FtpPool(login, Math.max(1, opts.maxConnections ?? 4), client, pacer);
+    return new FtpProvider(pool, root, accountKey, features, welcome, login.secure, opts);
   } catch (err) {
     client.close();
     throw ftpError(err, str(credentials, 'root') ?? '/');

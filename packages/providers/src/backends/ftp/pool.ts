@@ -1,6 +1,7 @@
 import type { TLSSocket } from 'node:tls';
 import { Client, FTPError } from 'basic-ftp';
 import { ProviderError, toProviderError } from '../../api/errors.ts';
+import type { Pacer } from '../../pacer.ts';
 
 export interface FtpLogin {
   host: string;
@@ -107,16 +108,25 @@ export class FtpPool {
   private readonly login: FtpLogin;
   private readonly max: number;
 
-  constructor(login: FtpLogin, max: number, first?: Client) {
+  private readonly pacer: Pacer | undefined;
+
+  constructor(login: FtpLogin, max: number, first?: Client, pacer?: Pacer) {
     this.login = login;
     this.max = max;
+    this.pacer = pacer;
     if (first) {
       this.idle.push(first);
       this.count = 1;
     }
   }
 
+  /** Borrows a client (paced by the account's rate limit); give it back with `release`. */
   async acquire(): Promise<Client> {
+    await this.pacer?.acquire();
+    return this.borrow();
+  }
+
+  private async borrow(): Promise<Client> {
     for (;;) {
       if (this.closed) throw new ProviderError('canceled', 'connection pool closed');
       const c = this.idle.pop();
@@ -157,8 +167,31 @@ export class FtpPool {
     else this.idle.push(c);
   }
 
+  /**
+   * Runs `fn` with a borrowed client; through the account's pacer, so a dropped connection or a
+   * busy server (421) is retried on a fresh client after a backoff. The error thrown at the end is
+   * the original one, for the caller to map with its path.
+   */
   async use<T>(fn: (c: Client) => Promise<T>): Promise<T> {
-    const c = await this.acquire();
+    const pacer = this.pacer;
+    if (!pacer) return this.useOnce(fn);
+    let last: unknown;
+    try {
+      return await pacer.call(() =>
+        this.useOnce(fn, true).catch((err: unknown) => {
+          last = err;
+          throw err;
+        }),
+      );
+    } catch (err) {
+      throw last ?? err;
+    }
+  }
+
+  /** Runs `fn` once with a borrowed client, not retried (uploads: their body cannot be replayed). */
+  async useOnce<T>(fn: (c: Client) => Promise<T>, paced = false): Promise<T> {
+    // Through `use`, the pacer already took this call's turn.
+    const c = paced ? await this.borrow() : await this.acquire();
     let broken = false;
     try {
       return await fn(c);

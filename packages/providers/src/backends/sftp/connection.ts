@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { connect as netConnect, type Socket } from 'node:net';
 import { Client, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { ProviderError, toProviderError } from '../../api/errors.ts';
+import type { Pacer } from '../../pacer.ts';
 
 export interface SftpLogin {
   host: string;
@@ -160,9 +161,12 @@ export class SftpPool {
   private readonly max: number;
   private closing = false;
 
-  constructor(login: SftpLogin, max: number) {
+  private readonly pacer: Pacer | undefined;
+
+  constructor(login: SftpLogin, max: number, pacer?: Pacer) {
     this.login = login;
     this.max = max;
+    this.pacer = pacer;
   }
 
   /** Adds a connection made elsewhere (the first one, made at open to check the login). */
@@ -200,8 +204,28 @@ export class SftpPool {
     return this.opening;
   }
 
-  /** Runs `fn` on a pooled connection, counting it busy meanwhile. */
+  /**
+   * Runs `fn` on a pooled connection, counting it busy meanwhile; through the account's pacer, so
+   * a dropped connection or a busy server is retried on a fresh connection after a backoff. The
+   * error thrown at the end is the original one, for the caller to map with its path.
+   */
   async use<T>(fn: (conn: SftpConnection) => Promise<T>): Promise<T> {
+    const pacer = this.pacer;
+    if (!pacer) return this.useOnce(fn);
+    let last: unknown;
+    try {
+      return await pacer.call(() =>
+        this.useOnce(fn).catch((err: unknown) => {
+          last = err;
+          throw err;
+        }),
+      );
+    } catch (err) {
+      throw last ?? err;
+    }
+  }
+
+  private async useOnce<T>(fn: (conn: SftpConnection) => Promise<T>): Promise<T> {
     const conn = await this.acquire();
     conn.busy += 1;
     try {
@@ -213,6 +237,7 @@ export class SftpPool {
 
   /** A connection held by the caller until `release` (streams keep theirs for their lifetime). */
   async hold(): Promise<{ conn: SftpConnection; release: () => void }> {
+    await this.pacer?.acquire();
     const conn = await this.acquire();
     conn.busy += 1;
     let released = false;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Stats } from 'ssh2';
 import { ProviderError, canceled } from '../../api/errors.ts';
+import { pacerFor } from '../../pacer.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
   About,
@@ -686,9 +687,14 @@ export async function openSftp(
         () => true,
         () => false,
       ));
-    const pool = new SftpPool(login, Math.max(1, opts.maxConnections ?? 4));
+    const accountKey = `sftp:${username}@${host}:${port}${root}`;
+    const pacer = pacerFor(accountKey, {
+      rateLimitPerSecond: ctx.rateLimitPerSecond,
+      mapError: (err) => sftpError(err, root),
+    });
+    const pool = new SftpPool(login, Math.max(1, opts.maxConnections ?? 4), pacer);
     pool.adopt(first);
-    return new SftpProvider(pool, first, root, `sftp:${username}@${host}:${port}${root}`, hasStatvfs, opts);
+    return new SftpProvider(pool, first, root, accountKey, hasStatvfs, opts);
   } catch (err) {
     first.client.end();
     throw err;

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ProviderError, toProviderError } from '../../api/errors.ts';
+import type { Pacer } from '../../pacer.ts';
 
 export interface DavRequest {
   method: string;
@@ -23,7 +24,15 @@ export class DavHttp {
   private readonly authorization: string;
   private readonly secure: boolean;
 
-  constructor(base: URL, username: string, password: string, opts: { rejectUnauthorized?: boolean } = {}) {
+  private readonly pacer: Pacer | undefined;
+
+  constructor(
+    base: URL,
+    username: string,
+    password: string,
+    opts: { rejectUnauthorized?: boolean; pacer?: Pacer } = {},
+  ) {
+    this.pacer = opts.pacer;
     this.secure = base.protocol === 'https:';
     const agentOpts = { keepAlive: true, maxSockets: 16, maxFreeSockets: 16, keepAliveMsecs: 10_000 };
     this.agent = this.secure
@@ -32,8 +41,33 @@ export class DavHttp {
     this.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
   }
 
-  /** Sends a request and resolves with the response once its headers arrive (any status). */
-  send(req: DavRequest): Promise<IncomingMessage> {
+  /**
+   * Sends a request and resolves with the response once its headers arrive. Through the
+   * account's pacer: requests whose body can be sent again are retried after a backoff on network
+   * errors and on 429/500/502/503/504 (honouring Retry-After); streamed bodies only wait their turn.
+   */
+  async send(req: DavRequest): Promise<IncomingMessage> {
+    const pacer = this.pacer;
+    if (!pacer) return this.sendOnce(req);
+    const replayable = req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body);
+    if (!replayable) {
+      await pacer.acquire(req.signal);
+      return this.sendOnce(req);
+    }
+    return pacer.call(
+      async () => {
+        const res = await this.sendOnce(req);
+        const status = res.statusCode ?? 0;
+        if (status === 429 || status === 500 || status === 502 || status === 503 || status === 504) {
+          throw await statusError(res, `${req.method} ${req.url.pathname}`);
+        }
+        return res;
+      },
+      { signal: req.signal },
+    );
+  }
+
+  private sendOnce(req: DavRequest): Promise<IncomingMessage> {
     const { method, url, signal } = req;
     if (signal?.aborted) return Promise.reject(new ProviderError('canceled', 'canceled'));
     const headers: OutgoingHttpHeaders = { authorization: this.authorization, ...req.headers };

@@ -1,6 +1,12 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApacheWebdav, startRcloneServe, type WebdavServer } from '@skyferry/testing';
+import {
+  startApacheWebdav,
+  startFaultyProxy,
+  startRcloneServe,
+  type FaultyProxy,
+  type WebdavServer,
+} from '@skyferry/testing';
 import { ProviderError } from '../../api/errors.ts';
 import { openWebdav, type WebdavProvider } from './webdav.ts';
 
@@ -88,5 +94,51 @@ describe.each(servers)('webdav on %s', (_name, start) => {
     expect(await code(dav.openRead('/mix'))).toBe('is_dir');
     expect(await code(dav.mkdir('/mix/file.txt'))).toBe('exists');
     expect(await code(dav.stat('/mix/none'))).toBe('not_found');
+  });
+});
+
+describe('webdav through a struggling server (faulty proxy in front of Apache)', () => {
+  let server: WebdavServer;
+  let proxy: FaultyProxy;
+  let dav: WebdavProvider;
+
+  beforeAll(async () => {
+    server = await startApacheWebdav();
+    const target = new URL(server.url);
+    proxy = await startFaultyProxy({
+      target: { host: target.hostname, port: Number(target.port) },
+      errorRate: 0.3,
+      resetRate: 0,
+      retryAfterSeconds: 0,
+      seed: 7,
+    });
+    proxy.setEnabled(false);
+    dav = await openWebdav({
+      url: `http://${proxy.host}:${proxy.port}/`,
+      username: server.username,
+      password: server.password,
+    });
+  });
+  afterAll(async () => {
+    await dav?.close();
+    await proxy?.stop();
+    await server?.stop();
+  });
+
+  it('retries 500, 503 and 429 answers of requests it can repeat, through the pacer', async () => {
+    await dav.put('/f/a.txt', Readable.from([Buffer.from('abc')]), { size: 3 });
+    proxy.setEnabled(true);
+    await dav.mkdir('/f/x/y/z');
+    for (let i = 0; i < 5; i += 1) {
+      expect((await dav.stat('/f/a.txt')).size).toBe(3);
+      expect((await dav.list('/f')).entries.map((e) => e.name)).toEqual(['a.txt', 'x']);
+    }
+    const c = await dav.copy(await dav.stat('/f/a.txt'), '/f/x/b.txt');
+    expect(c.size).toBe(3);
+    await dav.rename('/f/x/b.txt', 'c.txt');
+    await dav.rmdir('/f/x');
+    proxy.setEnabled(false);
+    expect((await dav.list('/f')).entries.map((e) => e.name)).toEqual(['a.txt']);
+    expect(Object.values(proxy.stats.errors).reduce((a, b) => a + b, 0)).toBeGreaterThan(3);
   });
 });

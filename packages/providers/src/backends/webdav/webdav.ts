@@ -3,6 +3,7 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
+import { pacerFor } from '../../pacer.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
   About,
@@ -37,6 +38,8 @@ export interface WebdavOptions {
   concurrency?: number;
   /** Accept a self-signed HTTPS certificate (documented as unsafe; for private servers). */
   insecureSkipVerify?: boolean;
+  /** Requests per second for the account (the pacer's limit). */
+  rateLimitPerSecond?: number;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -97,11 +100,14 @@ export class WebdavProvider implements Provider {
     this.username = username;
     this.vendor = vendor;
     this.basePath = hrefToPath(base.pathname);
-    this.http = new DavHttp(base, username, password, { rejectUnauthorized: !opts.insecureSkipVerify });
+    this.accountKey = `webdav:${username}@${base.href}`;
+    this.http = new DavHttp(base, username, password, {
+      rejectUnauthorized: !opts.insecureSkipVerify,
+      pacer: pacerFor(this.accountKey, { rateLimitPerSecond: opts.rateLimitPerSecond }),
+    });
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
     this.chunkSize = Math.max(5 * 1024 * 1024, opts.chunkSize ?? 10 * 1024 * 1024);
     this.concurrency = opts.concurrency ?? 4;
-    this.accountKey = `webdav:${username}@${base.href}`;
     const oc = vendor !== 'other';
     this.features = {
       copy: true,
@@ -604,9 +610,10 @@ async function detectVendor(http: DavHttp, base: URL): Promise<WebdavVendor> {
  */
 export async function openWebdav(
   credentials: Record<string, unknown>,
-  _ctx: ProviderContext = {},
-  opts: WebdavOptions = {},
+  ctx: ProviderContext = {},
+  options: WebdavOptions = {},
 ): Promise<WebdavProvider> {
+  const opts: WebdavOptions = { rateLimitPerSecond: ctx.rateLimitPerSecond, ...options };
   const rawUrl = stringOpt(credentials, 'url');
   if (!rawUrl) throw new ProviderError('invalid_name', 'a WebDAV URL is required', { retry: 'fatal' });
   let base: URL;
