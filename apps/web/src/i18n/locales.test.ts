@@ -49,6 +49,21 @@ const SAME_AS_ENGLISH_ALLOWED = new Set([
 
 const en = Object.fromEntries(NAMESPACES.map((ns) => [ns, flatten(resources.en?.[ns] as Tree)]));
 
+/** i18next plural forms: `key_one`, `key_other`... Languages have different sets of them. */
+const PLURAL = /_(zero|one|two|few|many|other)$/;
+const baseKey = (key: string) => key.replace(PLURAL, '');
+
+/** Keys grouped by their base (a plural group or a single key), with every form's text. */
+function groups(table: Map<string, string>): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const [key, value] of table) {
+    const base = baseKey(key);
+    if (!out.has(base)) out.set(base, new Map());
+    out.get(base)?.set(key, value);
+  }
+  return out;
+}
+
 describe('translations', () => {
   it('has the shell namespaces and every language', () => {
     expect(NAMESPACES).toEqual(
@@ -63,13 +78,25 @@ describe('translations', () => {
         it(`${ns}: same keys as English, every value a non-empty string with the same placeholders`, () => {
           const tree = resources[lang]?.[ns] as Tree | undefined;
           expect(tree, `${lang}/${ns}.json is missing`).toBeDefined();
-          const mine = flatten(tree ?? {});
-          const reference = en[ns] ?? new Map<string, string>();
+          const mine = groups(flatten(tree ?? {}));
+          const reference = groups(en[ns] ?? new Map<string, string>());
           expect([...mine.keys()].sort()).toEqual([...reference.keys()].sort());
-          for (const [key, english] of reference) {
-            const value = mine.get(key);
-            expect(typeof value === 'string' && value.trim() !== '', `${lang}:${ns}:${key} is empty`).toBe(true);
-            expect(placeholders(value ?? ''), `${lang}:${ns}:${key} placeholders`).toEqual(placeholders(english));
+          for (const [base, englishForms] of reference) {
+            const forms = mine.get(base) ?? new Map<string, string>();
+            const plural = [...englishForms.keys()].some((k) => PLURAL.test(k));
+            if (plural) expect(forms.has(`${base}_other`), `${lang}:${ns}:${base}_other is missing`).toBe(true);
+            const allowed = new Set([...englishForms.values()].flatMap(placeholders));
+            for (const [key, value] of forms) {
+              expect(typeof value === 'string' && value.trim() !== '', `${lang}:${ns}:${key} is empty`).toBe(true);
+              if (plural) {
+                // A plural form may leave out {{count}} ("one file"), but brings no placeholder of its own.
+                for (const p of placeholders(value)) expect(allowed.has(p), `${lang}:${ns}:${key} {{${p}}}`).toBe(true);
+              } else {
+                expect(placeholders(value), `${lang}:${ns}:${key} placeholders`).toEqual(
+                  placeholders(englishForms.get(key) ?? ''),
+                );
+              }
+            }
           }
         });
 
@@ -98,19 +125,31 @@ describe('translation keys used in the code', () => {
   it('exist in English (and so, by the tests above, in every language)', () => {
     const missing: string[] = [];
     let used = 0;
+    const exists = (ns: string, key: string) => {
+      const table = en[ns];
+      return table !== undefined && (table.has(key) || table.has(`${key}_other`));
+    };
     for (const [file, text] of Object.entries(sources)) {
-      const fileNs = /useTranslation\(\s*'([\w-]+)'\s*\)/.exec(text)?.[1] ?? 'common';
+      // The namespaces `t` is bound to in this file: useTranslation('ns' | ['a', 'b']) or getFixedT(_, 'ns').
+      const bound = [
+        ...[...text.matchAll(/useTranslation\(\s*'([\w-]+)'/g)].map((m) => m[1] ?? ''),
+        ...[...text.matchAll(/useTranslation\(\s*\[([^\]]*)\]/g)].flatMap((m) =>
+          [...(m[1] ?? '').matchAll(/'([\w-]+)'/g)].map((x) => x[1] ?? ''),
+        ),
+        ...[...text.matchAll(/getFixedT\([^,]*,\s*'([\w-]+)'/g)].map((m) => m[1] ?? ''),
+      ];
+      if (/useTranslation\(\s*\)/.test(text)) bound.push('common');
       for (const match of text.matchAll(/\bt\(\s*'([\w.-]+(?::[\w.-]+)?)'/g)) {
         const raw = match[1] ?? '';
-        const [ns, key] = raw.includes(':') ? (raw.split(':') as [string, string]) : [fileNs, raw];
-        used += 1;
-        const table = en[ns];
-        if (!table) {
-          missing.push(`${file}: ${raw} (no namespace ${ns})`);
-          continue;
+        if (raw.includes(':')) {
+          const [ns, key] = raw.split(':') as [string, string];
+          used += 1;
+          if (!exists(ns, key)) missing.push(`${file}: ${raw}`);
+        } else if (bound.length > 0) {
+          // Where `t` comes from elsewhere (a parameter), the file cannot say its namespace: not checked.
+          used += 1;
+          if (!bound.some((ns) => exists(ns, raw))) missing.push(`${file}: ${bound.join('|')}:${raw}`);
         }
-        // A key may name a subtree only when it is used with returnObjects; plain use needs a leaf.
-        if (!table.has(key)) missing.push(`${file}: ${ns}:${key}`);
       }
     }
     expect(missing).toEqual([]);
