@@ -1,6 +1,7 @@
 import { LANGUAGES } from '@skyferry/contract';
 import { describe, expect, it } from 'vitest';
 import { NAMESPACES, resources } from './index.ts';
+import { SAME_AS_ENGLISH } from './same-as-english.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -17,35 +18,17 @@ function flatten(tree: Tree, prefix = ''): Map<string, string> {
 const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
 
 /**
- * Values that are the same word in another language (brand names, file formats, loanwords used by
- * that language's own software) may equal the English text. Anything else equal to English is an
+ * A value may equal the English text when it is the same word in that language (listed in
+ * `same-as-english.ts`, which any feature may extend) or when it is made only of names such as
+ * "WebDAV", "SFTP", "S3", placeholders and punctuation. Anything else equal to English is an
  * untranslated copy.
  */
-const SAME_AS_ENGLISH_ALLOWED = new Set([
-  'Skyferry',
-  'Premium',
-  'Apps',
-  'App',
-  'Account',
-  'Audio',
-  'Excel',
-  'PDF',
-  'PPT',
-  'OK',
-  'No',
-  'Error',
-  'General',
-  'Notification',
-  'Video',
-  'Photos',
-  'Videos',
-  'Tip',
-  'Later',
-  'Version {{version}}',
-  '© {{year}} Skyferry',
-  '{{n}} / {{max}}',
-  'Hallo',
-]);
+function mayEqualEnglish(english: string): boolean {
+  if (SAME_AS_ENGLISH.has(english)) return true;
+  return english
+    .split(/\s+/)
+    .every((word) => /^(\{\{\w+\}\}|[^\p{L}]*)$/u.test(word) || /^\p{L}.*(\p{Lu}|\d)/u.test(word));
+}
 
 const en = Object.fromEntries(NAMESPACES.map((ns) => [ns, flatten(resources.en?.[ns] as Tree)]));
 
@@ -104,7 +87,7 @@ describe('translations', () => {
           it(`${ns}: translated, not copied from English`, () => {
             const mine = flatten((resources[lang]?.[ns] as Tree | undefined) ?? {});
             const copies = [...(en[ns] ?? new Map<string, string>())]
-              .filter(([key, english]) => mine.get(key) === english && !SAME_AS_ENGLISH_ALLOWED.has(english))
+              .filter(([key, english]) => mine.get(key) === english && !mayEqualEnglish(english))
               .map(([key]) => key);
             expect(copies).toEqual([]);
           });
