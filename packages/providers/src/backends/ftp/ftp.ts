@@ -50,7 +50,7 @@ function checkFtpName(name: string): string {
 }
 
 /** "YYYYMMDDHHMMSS" in UTC, as MFMT and MDTM use. */
-function ftpTime(d: Date): string {
+export function ftpTime(d: Date): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   return (
     p(d.getUTCFullYear(), 4) +
@@ -63,7 +63,7 @@ function ftpTime(d: Date): string {
 }
 
 /** Parses MLST/MLSD facts "type=file;size=3;modify=20210304050607; name". */
-function parseFacts(line: string): { facts: Map<string, string>; name: string } | undefined {
+export function parseFacts(line: string): { facts: Map<string, string>; name: string } | undefined {
   const sp = line.indexOf(' ');
   if (sp < 0) return undefined;
   const facts = new Map<string, string>();
@@ -74,7 +74,7 @@ function parseFacts(line: string): { facts: Map<string, string>; name: string } 
   return { facts, name: line.slice(sp + 1) };
 }
 
-function parseMlsdTime(v: string | undefined): Date | undefined {
+export function parseMlsdTime(v: string | undefined): Date | undefined {
   const m = v?.match(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(?:\.(\d+))?$/);
   if (!m) return undefined;
   const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseListTime } from './ftp.ts';
+import { ftpTime, parseFacts, parseListTime, parseMlsdTime } from './ftp.ts';
 
 describe('parseListTime (LIST dates of servers without MLSD)', () => {
   const now = new Date('2026-06-15T12:00:00Z');
@@ -24,5 +24,26 @@ describe('parseListTime (LIST dates of servers without MLSD)', () => {
     expect(parseListTime('yesterday', now)).toBeUndefined();
     expect(parseListTime('Foo 04 05:06', now)).toBeUndefined();
     expect(parseListTime(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('MLST facts and FTP times (servers with MLSD/MLST and MFMT)', () => {
+  it('parses a fact line, keeping spaces in the name', () => {
+    const parsed = parseFacts('type=file;size=1234;modify=20210304050607.123;UNIX.mode=0644; a name with spaces.txt');
+    expect(parsed?.name).toBe('a name with spaces.txt');
+    expect(parsed?.facts.get('type')).toBe('file');
+    expect(parsed?.facts.get('size')).toBe('1234');
+    expect(parsed?.facts.get('unix.mode')).toBe('0644');
+    expect(parseFacts('no-facts-here')).toBeUndefined();
+  });
+
+  it('reads MLSD modify times as UTC, with optional milliseconds', () => {
+    expect(parseMlsdTime('20210304050607')?.toISOString()).toBe('2021-03-04T05:06:07.000Z');
+    expect(parseMlsdTime('20210304050607.5')?.toISOString()).toBe('2021-03-04T05:06:07.500Z');
+    expect(parseMlsdTime('2021-03-04')).toBeUndefined();
+  });
+
+  it('writes MFMT/MDTM times as YYYYMMDDHHMMSS in UTC', () => {
+    expect(ftpTime(new Date('2020-01-02T03:04:05.678Z'))).toBe('20200102030405');
   });
 });
