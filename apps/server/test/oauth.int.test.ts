@@ -1,114 +1,43 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Code, OAUTH_MESSAGE_TYPE, type Cloud, type CloudsMeData } from '@skyferry/contract';
+import type { CloudEmulators } from '@skyferry/testing';
+import { envelope, type SignedUpUser, type TestApp } from './support/app.ts';
 import {
-  Code,
-  OAUTH_MESSAGE_TYPE,
-  type Cloud,
-  type CloudsMeData,
-  type OAuthResultMessage,
-  type OAuthStartData,
-} from '@skyferry/contract';
-import { setOAuthEndpointOverrides, type OAuthServiceName } from '@skyferry/providers';
-import { EMULATED_CLIENTS, startCloudEmulators, type CloudEmulators } from '@skyferry/testing';
-import { envelope, startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
+  OAUTH_PUBLIC_URL,
+  OAUTH_REDIRECT,
+  runPopup,
+  startOAuth,
+  startOAuthTestApp,
+  type OAuthTestApp,
+} from './support/oauth.ts';
 
 // The OAuth connection flow end to end: the server's start and callback routes, the emulated
 // authorization server (authorization code + PKCE, refresh, revocation) and the service emulators
 // (all built from the services' published documentation). The pop-up's browser steps (following the
 // authorize redirect, sending the cookie) are made with fetch.
 
-const PUBLIC = 'http://127.0.0.1:18080';
-const REDIRECT = `${PUBLIC}/api/clouds/oauth/callback`;
+const PUBLIC = OAUTH_PUBLIC_URL;
+const REDIRECT = OAUTH_REDIRECT;
 
 describe('OAuth cloud connection flow (emulated authorization server and services)', () => {
+  let app: OAuthTestApp;
   let emu: CloudEmulators;
   let t: TestApp;
   let user: SignedUpUser;
 
   beforeAll(async () => {
-    emu = await startCloudEmulators({ redirectUris: [REDIRECT] });
-    const services: Record<OAuthServiceName, Record<string, { api_url: string }>> = {
-      google: {
-        google_drive: { api_url: emu.googleDrive.url },
-        google_drive_shared: { api_url: emu.googleDrive.url },
-        google_photos: { api_url: emu.googlePhotos.url },
-      },
-      microsoft: { onedrive: { api_url: emu.oneDrive.url }, onedrive_business: { api_url: emu.oneDrive.url } },
-      dropbox: { dropbox: { api_url: emu.dropbox.url }, dropbox_business: { api_url: emu.dropbox.url } },
-      box: { box: { api_url: emu.box.url } },
-    };
-    for (const [service, apiUrls] of Object.entries(services) as Array<
-      [OAuthServiceName, Record<string, { api_url: string }>]
-    >) {
-      setOAuthEndpointOverrides(service, {
-        authorizeUrl: emu.oauth.authorizeUrl,
-        tokenUrl: emu.oauth.tokenUrl,
-        revokeUrl: emu.oauth.revokeUrl,
-        apiUrls,
-      });
-    }
-    t = await startTestApp({
-      env: {
-        PUBLIC_URL: PUBLIC,
-        GOOGLE_CLIENT_ID: EMULATED_CLIENTS.google.clientId,
-        GOOGLE_CLIENT_SECRET: EMULATED_CLIENTS.google.clientSecret,
-        MICROSOFT_CLIENT_ID: EMULATED_CLIENTS.microsoft.clientId,
-        MICROSOFT_CLIENT_SECRET: EMULATED_CLIENTS.microsoft.clientSecret,
-        DROPBOX_CLIENT_ID: EMULATED_CLIENTS.dropbox.clientId,
-        DROPBOX_CLIENT_SECRET: EMULATED_CLIENTS.dropbox.clientSecret,
-        BOX_CLIENT_ID: EMULATED_CLIENTS.box.clientId,
-        BOX_CLIENT_SECRET: EMULATED_CLIENTS.box.clientSecret,
-      },
-    });
+    app = await startOAuthTestApp();
+    ({ t, emu } = app);
     user = await t.signUp();
   }, 120_000);
 
   afterAll(async () => {
-    await t?.close();
-    await emu?.close();
-    for (const s of ['google', 'microsoft', 'dropbox', 'box'] as const) setOAuthEndpointOverrides(s, undefined);
+    await app?.close();
   });
 
-  async function start(body: Record<string, unknown>, headers = user.headers) {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/clouds/oauth/start',
-      headers: { ...headers, origin: PUBLIC },
-      payload: body,
-    });
-    return {
-      res,
-      body: envelope<OAuthStartData>(res),
-      cookie: String(res.headers['set-cookie'] ?? '').split(';')[0] ?? '',
-    };
-  }
-
-  /** What the pop-up does: follow the authorize URL to the redirect, then load the callback page. */
-  async function popup(
-    authorizeUrl: string,
-    cookie: string,
-  ): Promise<{ result: OAuthResultMessage; html: string; headers: Record<string, unknown> }> {
-    const res = await fetch(authorizeUrl, { redirect: 'manual' });
-    expect(res.status).toBe(302);
-    const location = new URL(res.headers.get('location')!);
-    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
-    const page = await t.app.inject({
-      method: 'GET',
-      url: `${location.pathname}${location.search}`,
-      headers: { cookie },
-    });
-    expect(page.statusCode).toBe(200);
-    expect(page.headers['content-type']).toContain('text/html');
-    const html = page.body;
-    const m = /data-result="([^"]*)"/.exec(html);
-    const decoded = (m?.[1] ?? '')
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&amp;/g, '&');
-    return { result: JSON.parse(decoded) as OAuthResultMessage, html, headers: page.headers };
-  }
+  const start = (body: Record<string, unknown>, headers = user.headers) => startOAuth(t, headers, body);
+  const popup = (authorizeUrl: string, cookie: string) => runPopup(t, authorizeUrl, cookie);
 
   async function clouds(headers = user.headers): Promise<Cloud[]> {
     return envelope<CloudsMeData>(await t.app.inject({ method: 'GET', url: '/api/v2/clouds/me', headers })).data.clouds;

@@ -31,6 +31,7 @@ import {
 import { numberSetting, setupOAuth } from '../oauth-common/setup.ts';
 import { ByteTaker } from '../oauth-common/take.ts';
 import { spoolToTemp } from '../oauth-common/spool.ts';
+import { SpoolingChunkWriter } from '../oauth-common/spooling-writer.ts';
 
 /**
  * Box (Platform API 2.0). Items are addressed by id with a path-to-ID cache for folders. Files up
@@ -563,7 +564,12 @@ export class BoxProvider implements Provider {
 
   async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
     const p = cleanPath(path);
-    if (src.size < 0) throw new ProviderError('not_supported', 'a chunked upload needs the size up front');
+    if (src.size < 0) {
+      // Sessions need the total: gather the chunks on disk, upload at close.
+      return new SpoolingChunkWriter(8 * MiB, (body, size) =>
+        this.put(p, body, { ...src, size }, opts.signal ? { signal: opts.signal } : {}),
+      );
+    }
     const parentId = await this.ensureDir(parentPath(p), opts.signal);
     if (src.size <= this.uploadCutoff) {
       // Too small for a session: gather the chunks and upload them directly at close.

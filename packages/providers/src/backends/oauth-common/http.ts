@@ -72,7 +72,13 @@ export class ApiClient {
       });
     } catch (err) {
       if (req.signal?.aborted) throw canceled();
-      throw toProviderError(err);
+      // fetch fails with TypeError('fetch failed') whose cause is the socket error.
+      const cause = (err as { cause?: { code?: string } } | undefined)?.cause;
+      const pe = toProviderError(cause?.code ? cause : err);
+      if (pe.code === 'unknown' && err instanceof TypeError) {
+        throw new ProviderError('network', `${req.method} ${new URL(req.url).host}: ${pe.message}`, { cause: err });
+      }
+      throw pe;
     }
   }
 

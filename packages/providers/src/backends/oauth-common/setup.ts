@@ -69,20 +69,19 @@ export function setupOAuth(
     retries: 8,
     ...(ctx.rateLimitPerSecond ? { rateLimitPerSecond: ctx.rateLimitPerSecond } : {}),
   });
-  const apiUrl = str(credentials.api_url) ?? overrides.api_url ?? opts.defaultApiUrl;
+  const apiOverride = str(credentials.api_url) ?? overrides.api_url;
+  const apiUrl = apiOverride ?? opts.defaultApiUrl;
   return {
     tokens,
     api: new ApiClient({ tokens, pacer, mapError: opts.mapError }),
     accountKey,
     apiUrl,
     uploadUrl:
-      str(credentials.upload_url) ??
-      overrides.upload_url ??
-      (str(credentials.api_url) ? apiUrl : (opts.defaultUploadUrl ?? apiUrl)),
+      str(credentials.upload_url) ?? overrides.upload_url ?? (apiOverride ? apiUrl : (opts.defaultUploadUrl ?? apiUrl)),
     contentUrl:
       str(credentials.content_url) ??
       overrides.content_url ??
-      (str(credentials.api_url) ? apiUrl : (opts.defaultContentUrl ?? apiUrl)),
+      (apiOverride ? apiUrl : (opts.defaultContentUrl ?? apiUrl)),
   };
 }
 

@@ -76,6 +76,19 @@ describe('onedrive specifics (emulated)', () => {
     expect(svc.emulator.requests.filter((r) => r.path.startsWith('/up/') && r.status === 401)).toEqual([]);
   });
 
+  it('takes a chunked upload of unknown size by spooling it, then uploading through a session', async () => {
+    const p = await svc.open({ chunk_size: CHUNK });
+    const data = patternBytes(4 * CHUNK + 999, 11);
+    const w = await p.openChunkWriter!('/spool/unknown.bin', { size: -1 });
+    const n = Math.ceil(data.length / w.chunkSize);
+    for (let i = n - 1; i >= 0; i--) await w.writeChunk(i, data.subarray(i * w.chunkSize, (i + 1) * w.chunkSize));
+    const before = svc.emulator.fragmentPuts;
+    const e = await w.close();
+    expect(e.size).toBe(data.length);
+    expect(svc.emulator.fragmentPuts - before).toBeGreaterThanOrEqual(2);
+    expect((await readAll(await p.openRead('/spool/unknown.bin'))).equals(data)).toBe(true);
+  });
+
   it('copies on the server by following the asynchronous monitor', async () => {
     const p = await svc.open();
     await p.put('/cp/src.txt', Readable.from([Buffer.from('copy me')]), { size: 7 });

@@ -31,6 +31,7 @@ import { SequentialChunkWriter, type SequentialTarget } from '../oauth-common/se
 import { numberSetting, setupOAuth } from '../oauth-common/setup.ts';
 import { ByteTaker, type ByteSource } from '../oauth-common/take.ts';
 import { spoolToTemp } from '../oauth-common/spool.ts';
+import { SpoolingChunkWriter } from '../oauth-common/spooling-writer.ts';
 
 /**
  * OneDrive (personal) and OneDrive for Business / SharePoint document libraries over Microsoft
@@ -490,7 +491,12 @@ export class OneDriveProvider implements Provider {
 
   async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
     const p = cleanPath(path);
-    if (src.size < 0) throw new ProviderError('not_supported', 'a chunked upload needs the size up front');
+    if (src.size < 0) {
+      // The session needs the total: gather the chunks on disk, upload at close.
+      return new SpoolingChunkWriter(this.chunkSize, (body, size) =>
+        this.put(p, body, { ...src, size }, opts.signal ? { signal: opts.signal } : {}),
+      );
+    }
     const parentId = await this.ensureDir(parentPath(p), opts.signal);
     const existing = await this.child(parentId, baseName(p), opts.signal);
     if (existing?.folder) throw new ProviderError('is_dir', `a folder is in the way: ${p}`);

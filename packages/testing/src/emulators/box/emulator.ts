@@ -744,6 +744,21 @@ export class BoxEmulator extends ServiceEmulator {
     return [...this.items.values()].filter((i) => i.owner === user && i.trashed);
   }
 
+  /** Every file under a folder path of a user's account, by relative path (tests verify with it). */
+  filesUnder(user: string, path: string): Map<string, Buffer> {
+    let folder = this.items.get(this.rootId(user));
+    for (const seg of path.split('/').filter(Boolean)) folder = folder ? this.childNamed(folder.id, seg) : undefined;
+    const out = new Map<string, Buffer>();
+    const walk = (f: BoxItem, rel: string) => {
+      for (const c of this.children(f.id)) {
+        if (c.type === 'folder') walk(c, `${rel}/${c.name}`);
+        else out.set(`${rel}/${c.name}`, c.content ?? Buffer.alloc(0));
+      }
+    };
+    if (folder?.type === 'folder') walk(folder, '');
+    return out;
+  }
+
   /** Adds a file or folder by path (test setup). */
   seed(user: string, path: string, content?: Buffer): BoxItem {
     let parent = this.items.get(this.rootId(user))!;

@@ -822,6 +822,21 @@ export class DropboxEmulator extends ServiceEmulator {
     return this.sessions.size;
   }
 
+  /** Every file under a folder path of the user's home namespace, by relative path (tests verify with it). */
+  filesUnder(user: string, path: string): Map<string, Buffer> {
+    const root = this.namespaces.get(this.account(user).home)!;
+    const start = path === '/' || path === '' ? root : this.find(root, path);
+    const out = new Map<string, Buffer>();
+    const walk = (folder: DbxNode, rel: string) => {
+      for (const c of folder.children.values()) {
+        if (c.folder) walk(c, `${rel}/${c.name}`);
+        else out.set(`${rel}/${c.name}`, c.content ?? Buffer.alloc(0));
+      }
+    };
+    if (start && start !== 'malformed' && start.folder) walk(start, '');
+    return out;
+  }
+
   /** Adds a file or folder (test setup), in the user's home namespace. */
   seed(user: string, path: string, content?: Buffer): void {
     const root = this.namespaces.get(this.account(user).home)!;

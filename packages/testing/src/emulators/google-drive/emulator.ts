@@ -345,6 +345,29 @@ export class GoogleDriveEmulator extends ServiceEmulator {
     return file;
   }
 
+  /** Every binary file under a folder path of a user's My Drive ("/a/b"), by relative path (tests verify with it). */
+  filesUnder(user: string, path: string): Map<string, Buffer> {
+    let id = this.rootId(user);
+    for (const seg of path.split('/').filter(Boolean)) {
+      const next = [...(this.children.get(id) ?? [])]
+        .map((c) => this.files.get(c)!)
+        .find((f) => f.name === seg && !f.trashed);
+      if (!next) return new Map();
+      id = next.id;
+    }
+    const out = new Map<string, Buffer>();
+    const walk = (folder: string, rel: string) => {
+      for (const cid of this.children.get(folder) ?? []) {
+        const f = this.files.get(cid)!;
+        if (f.trashed) continue;
+        if (f.mimeType === FOLDER_MIME) walk(f.id, `${rel}/${f.name}`);
+        else if (f.content) out.set(`${rel}/${f.name}`, f.content);
+      }
+    };
+    walk(id, '');
+    return out;
+  }
+
   /** Shares an item with another user, read-only unless `writer`. */
   share(fileId: string, user: string, writer = false): void {
     const f = this.files.get(fileId);

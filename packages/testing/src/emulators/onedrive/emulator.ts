@@ -794,6 +794,21 @@ export class OneDriveEmulator extends ServiceEmulator {
     });
   }
 
+  /** Every file under a folder path of a user's drive, by relative path (tests verify with it). */
+  filesUnder(user: string, path: string): Map<string, Buffer> {
+    const d = this.driveFor(user);
+    const start = this.resolvePath(d, d.rootId, path);
+    const out = new Map<string, Buffer>();
+    const walk = (folder: OdItem, rel: string) => {
+      for (const c of this.children(d, folder.id)) {
+        if (c.folder) walk(c, `${rel}/${c.name}`);
+        else out.set(`${rel}/${c.name}`, c.content ?? Buffer.alloc(0));
+      }
+    };
+    if (start?.folder) walk(start, '');
+    return out;
+  }
+
   /** Adds a file or folder by path (test setup). */
   seed(user: string, path: string, content?: Buffer): OdItem {
     const d = this.driveFor(user);
