@@ -118,6 +118,47 @@ describe('settings tabs', () => {
   });
 });
 
+describe('in the desktop client', () => {
+  afterEach(() => {
+    delete window.skyferryDesktop;
+    resetSessionStore();
+  });
+
+  it('Export Setting and the download location choose folders through the desktop bridge', async () => {
+    const chooseDirectory = vi.fn(async () => '/home/ada/Exports');
+    window.skyferryDesktop = {
+      platform: 'win32',
+      minimize: vi.fn(),
+      toggleMaximize: vi.fn(),
+      close: vi.fn(),
+      chooseDirectory,
+    };
+    resetSessionStore();
+    shellStore.setState({ settingsTab: 'export' });
+    const { unmount } = renderWithProviders(<SettingsPanel />);
+    await userEvent.click(screen.getByRole('button', { name: 'Choose folder' }));
+    expect(await screen.findByText('/home/ada/Exports')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(JSON.parse(localStorage.getItem(STORAGE_KEYS.exportSettings) ?? '{}').localPath).toBe('/home/ada/Exports');
+    unmount();
+    chooseDirectory.mockResolvedValue('/home/ada/Downloads/Skyferry');
+    shellStore.setState({ settingsTab: 'defaults' });
+    renderWithProviders(<SettingsPanel />);
+    await userEvent.click(screen.getByRole('button', { name: 'Change' }));
+    expect(await screen.findByTestId('download-path')).toHaveTextContent('/home/ada/Downloads/Skyferry');
+    expect(JSON.parse(localStorage.getItem(STORAGE_KEYS.transferDefaults) ?? '{}').downloadPath).toBe(
+      '/home/ada/Downloads/Skyferry',
+    );
+  });
+
+  it('the web client has no folder chooser', () => {
+    shellStore.setState({ settingsTab: 'export' });
+    renderWithProviders(<SettingsPanel />);
+    expect(screen.queryByRole('button', { name: 'Choose folder' })).not.toBeInTheDocument();
+    expect(screen.getByText("Files are saved to your browser's download folder.")).toBeInTheDocument();
+  });
+});
+
 describe('Notification', () => {
   beforeEach(() => applyAuth(authData()));
 
