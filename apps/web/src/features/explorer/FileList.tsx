@@ -1,5 +1,5 @@
 import { Box, Checkbox, Group, Text, UnstyledButton } from '@mantine/core';
-import { IconArrowDown, IconArrowUp, IconFile, IconFolderFilled, IconPhoto } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp } from '@tabler/icons-react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { RemoteFileType, formatBytes, type FileItem } from '@skyferry/contract';
 import { memo, useMemo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
@@ -8,6 +8,8 @@ import { clickRow, isImage, keyDown, type Selection, type Sort, type SortKey } f
 import classes from './Explorer.module.css';
 
 export const ROW_HEIGHT = 40;
+/** More than the rows any window shows at once (with overscan), so slot keys never collide. */
+const ROW_SLOTS = 256;
 
 export interface FileListProps {
   items: readonly FileItem[];
@@ -150,7 +152,8 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
             const item = items[v.index] as FileItem;
             return (
               <Row
-                key={item.path}
+                // Keys by slot, not by path: rows scrolling in reuse the elements of rows scrolling out.
+                key={`slot-${v.index % ROW_SLOTS}`}
                 item={item}
                 index={v.index}
                 top={v.start}
@@ -201,13 +204,7 @@ const Row = memo(function Row({ item, index, top, selected, focused }: RowProps)
         />
       </span>
       <span className={classes.nameCell} role="gridcell">
-        {folder ? (
-          <IconFolderFilled size={18} color="var(--mantine-color-yellow-6)" aria-hidden />
-        ) : isImage(item) ? (
-          <IconPhoto size={18} color="var(--mantine-color-teal-6)" aria-hidden />
-        ) : (
-          <IconFile size={18} color="var(--mantine-color-gray-6)" aria-hidden />
-        )}
+        <span className={classes.icon} data-kind={folder ? 'folder' : isImage(item) ? 'image' : 'file'} aria-hidden />
         <span className={classes.name} title={item.name}>
           {item.name}
         </span>
