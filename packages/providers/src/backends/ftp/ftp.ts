@@ -658,7 +658,9 @@ export async function openFtp(
 ): Promise<FtpProvider> {
   const host = str(credentials, 'host');
   if (!host) throw new ProviderError('invalid_name', 'an FTP host is required', { retry: 'fatal' });
-  const port = Number(credentials.port ?? 21);
+  // Forms send an empty port when the default is meant.
+  const rawPort = credentials.port;
+  const port = rawPort === undefined || rawPort === null || rawPort === '' ? 21 : Number(rawPort);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new ProviderError('invalid_name', `bad port: ${String(credentials.port)}`, { retry: 'fatal' });
   }
@@ -667,11 +669,13 @@ export async function openFtp(
     port,
     username: str(credentials, 'username') ?? 'anonymous',
     password: typeof credentials.password === 'string' ? credentials.password : '',
-    secure: credentials.secure === true,
+    secure: credentials.secure === true || credentials.secure === 'true',
   };
   const fp = str(credentials, 'tls_fingerprint');
   if (fp) login.tlsFingerprint = fp;
-  if (credentials.insecure_skip_verify === true) login.insecureSkipVerify = true;
+  if (credentials.insecure_skip_verify === true || credentials.insecure_skip_verify === 'true') {
+    login.insecureSkipVerify = true;
+  }
   const { client, welcome } = await connectFtp(login);
   try {
     const features = await client.features();

@@ -651,7 +651,9 @@ export async function openSftp(
 ): Promise<SftpProvider> {
   const host = str(credentials, 'host');
   if (!host) throw new ProviderError('invalid_name', 'an SFTP host is required', { retry: 'fatal' });
-  const port = Number(credentials.port ?? 22);
+  // Forms send an empty port when the default is meant.
+  const rawPort = credentials.port;
+  const port = rawPort === undefined || rawPort === null || rawPort === '' ? 22 : Number(rawPort);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new ProviderError('invalid_name', `bad port: ${String(credentials.port)}`, { retry: 'fatal' });
   }

@@ -630,7 +630,10 @@ export async function openWebdav(
   base.hash = '';
   const username = stringOpt(credentials, 'username') ?? '';
   const password = typeof credentials.password === 'string' ? credentials.password : '';
-  const insecure = credentials.insecure_skip_verify === true || opts.insecureSkipVerify === true;
+  const insecure =
+    credentials.insecure_skip_verify === true ||
+    credentials.insecure_skip_verify === 'true' ||
+    opts.insecureSkipVerify === true;
   const vendorOpt = stringOpt(credentials, 'vendor') ?? opts.vendor;
   let vendor: WebdavVendor;
   if (vendorOpt === 'nextcloud' || vendorOpt === 'owncloud' || vendorOpt === 'other') vendor = vendorOpt;
