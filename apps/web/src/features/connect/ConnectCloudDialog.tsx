@@ -56,9 +56,14 @@ export function limitState(count: number): 'ok' | 'near' | 'reached' {
  * endpoint and region of S3-compatible stores; WebDAV, SFTP, FTP, a local folder) or its OAuth
  * sign-in window. Also reauthorizes an existing cloud.
  */
-export function ConnectCloudDialog({ opened, onClose, kind, reauthorize }: ConnectCloudDialogProps) {
+export function ConnectCloudDialog({ opened, onClose, kind, reauthorize: given }: ConnectCloudDialogProps) {
   const { t } = useTranslation('connect');
   const kinds = useSession((s) => s.systemClouds);
+  // Opened on a kind that has an expired cloud (the sidebar's and the explorer's Reauthorize): reauthorize it.
+  const expired = useSession((s) =>
+    kind ? (selectVisibleClouds(s).find((c) => c.cloud_name === kind && c.status === 'expired') ?? null) : null,
+  );
+  const reauthorize = given ?? expired;
   const count = useSession((s) => selectVisibleClouds(s).length);
   const navigate = useNavigate();
   const [chosen, setChosen] = useState<string | null>(null);

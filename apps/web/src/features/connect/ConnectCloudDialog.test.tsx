@@ -1,0 +1,124 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CLOUD_KIND_INFO, Code, type CloudKind, type SystemCloudKind } from '@skyferry/contract';
+import { Fail, cloud, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { resetSessionStore, sessionStore } from '../session/store.ts';
+import { ConnectCloudDialog } from './ConnectCloudDialog.tsx';
+
+const kind = (name: CloudKind, available = true, reason: string | null = null): SystemCloudKind => {
+  const info = CLOUD_KIND_INFO[name];
+  return {
+    cloud_name: name,
+    display_name: info.displayName,
+    flags: info.flags,
+    auth: info.auth,
+    fields: info.fields.map((f) => ({ ...f })),
+    photos: info.photos,
+    shared: info.shared,
+    available,
+    reason,
+  };
+};
+
+beforeEach(() => {
+  localStorage.clear();
+  resetSessionStore();
+  sessionStore.setState({
+    systemClouds: [
+      kind('google_drive', false, 'The operator has not configured a google OAuth client.'),
+      kind('dropbox'),
+      kind('s3_compatible'),
+      kind('webdav'),
+    ],
+    cloudsLoaded: true,
+  });
+});
+afterEach(() => vi.unstubAllGlobals());
+
+const open = (k: string | null = null) =>
+  renderWithProviders(<ConnectCloudDialog opened onClose={() => undefined} kind={k} />);
+
+describe('connect cloud drive', () => {
+  it('greys unavailable kinds with the reason', async () => {
+    mockApi({});
+    open();
+    const google = await screen.findByTestId('kind-google_drive');
+    expect(google).toBeDisabled();
+    expect(google).toHaveTextContent('The operator has not configured a google OAuth client.');
+    expect(screen.getByTestId('kind-webdav')).toBeEnabled();
+  });
+
+  it(
+    'object storage: Bucket Name, Access Key ID, Secret Access Key with the spec messages, then the server error',
+    { timeout: 30_000 },
+    async () => {
+      const api = mockApi({
+        'POST /api/clouds': () =>
+          new Fail(Code.CLOUD_CREDENTIALS_INVALID, 'Your Bucket Name, ID or key is incorrect, please try again', 422),
+      });
+      open();
+      await userEvent.click(await screen.findByTestId('kind-s3_compatible'));
+      expect(screen.getByRole('textbox', { name: /Bucket Name/ })).toBeInTheDocument();
+      expect(screen.getByRole('textbox', { name: /Access Key ID/ })).toBeInTheDocument();
+      expect(screen.getByLabelText(/Secret Access Key/)).toBeInTheDocument();
+      expect(screen.getByRole('textbox', { name: /Endpoint/ })).toBeInTheDocument();
+      expect(screen.getByRole('textbox', { name: /Region/ })).toBeInTheDocument();
+      await userEvent.click(screen.getByTestId('connect-submit'));
+      expect(await screen.findByText('Bucket Name cannot be empty.')).toBeInTheDocument();
+      await userEvent.type(screen.getByRole('textbox', { name: /Bucket Name/ }), 'photos');
+      expect(screen.queryByText('Bucket Name cannot be empty.')).toBeNull();
+      await userEvent.click(screen.getByTestId('connect-submit'));
+      expect(await screen.findByText('Access Key ID cannot be empty.')).toBeInTheDocument();
+      await userEvent.type(screen.getByRole('textbox', { name: /Access Key ID/ }), 'AKIA');
+      await userEvent.click(screen.getByTestId('connect-submit'));
+      expect(await screen.findByText('Secret Access Key cannot be empty.')).toBeInTheDocument();
+      await userEvent.type(screen.getByLabelText(/Secret Access Key/), 's3cret');
+      await userEvent.type(screen.getByRole('textbox', { name: /Endpoint/ }), 'https://s3.example.com');
+      await userEvent.click(screen.getByTestId('connect-submit'));
+      expect(await screen.findByTestId('connect-error')).toHaveTextContent(
+        'Your Bucket Name, ID or key is incorrect, please try again',
+      );
+      expect(api.find('POST /api/clouds')[0]?.body).toEqual({
+        cloud_name: 's3_compatible',
+        credentials: {
+          bucket: 'photos',
+          access_key_id: 'AKIA',
+          secret_access_key: 's3cret',
+          endpoint: 'https://s3.example.com',
+        },
+      });
+    },
+  );
+
+  it('OAuth kinds call the OAuth start and show its error', async () => {
+    vi.stubGlobal(
+      'open',
+      vi.fn(() => null),
+    );
+    const api = mockApi({
+      'POST /api/clouds/oauth/start': () =>
+        new Fail(404, 'There is no such API call: POST /api/clouds/oauth/start', 404),
+    });
+    open('dropbox');
+    await userEvent.click(await screen.findByRole('button', { name: 'Sign in to Dropbox' }));
+    expect(await screen.findByTestId('connect-error')).toHaveTextContent('There is no such API call');
+    expect(api.find('POST /api/clouds/oauth/start')[0]?.body).toMatchObject({ cloud_name: 'dropbox' });
+  });
+
+  it('says when the maximum of 20 is reached, and warns from 18', async () => {
+    mockApi({});
+    sessionStore.setState({ tempClouds: Array.from({ length: 18 }, (_, i) => cloud(`c${i}`, { cloud_id: `x${i}` })) });
+    const view = open();
+    expect(await screen.findByTestId('connect-limit')).toHaveTextContent('18 of 20 cloud drives are connected');
+    view.unmount();
+    sessionStore.setState({ tempClouds: Array.from({ length: 20 }, (_, i) => cloud(`c${i}`, { cloud_id: `x${i}` })) });
+    open();
+    await waitFor(() =>
+      expect(screen.getByTestId('connect-limit')).toHaveTextContent(
+        "You've reached the maximum number of cloud drives, please arrange them in Management.",
+      ),
+    );
+    expect(screen.getByTestId('kind-webdav')).toBeDisabled();
+  });
+});
