@@ -448,3 +448,27 @@ describe('photos: previews and albums', () => {
     }
   });
 });
+
+describe('the listing cache over HTTP', () => {
+  it('serves a folder from the cache until refresh, and forgets it when Skyferry changes the folder', async () => {
+    const t = await startTestApp();
+    try {
+      const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const api = new FileClient(base, (await t.signUp()).headers);
+      const folder = t.makeLocalFolder();
+      const cloudId = (
+        await api.ok<{ id: string }>('POST', '/api/clouds', { cloud_name: 'local', credentials: { path: folder } })
+      ).id;
+      expect(await api.listAll(cloudId, '/')).toEqual([]);
+      // A change behind Skyferry's back is not seen until the cache expires or the user refreshes.
+      writeFileSync(join(folder, 'outside.txt'), 'x');
+      expect(await api.listAll(cloudId, '/')).toEqual([]);
+      expect((await api.listAll(cloudId, '/', undefined, true)).map((i) => i.name)).toEqual(['outside.txt']);
+      // A change made through Skyferry drops the folder's pages at once.
+      await api.put(cloudId, '/inside.txt', Buffer.from('y'));
+      expect((await api.listAll(cloudId, '/')).map((i) => i.name).sort()).toEqual(['inside.txt', 'outside.txt']);
+    } finally {
+      await t.close();
+    }
+  });
+});
