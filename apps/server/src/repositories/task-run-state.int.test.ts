@@ -1,0 +1,94 @@
+import { expect, it } from 'vitest';
+import { describeEachDialect } from '@skyferry/db/testing';
+import type { TwoWayRecord } from '@skyferry/engine';
+import { DatabaseProgressStore } from './task-progress.ts';
+import { TaskCheckpointStore, TaskTwoWayStateStore } from './task-run-state.ts';
+
+describeEachDialect('task run state', (getDb) => {
+  it('records finished items, many at once in few writes, and reads them back', async () => {
+    const store = new TaskCheckpointStore(getDb().kysely, 'task-a');
+    const other = new TaskCheckpointStore(getDb().kysely, 'task-b');
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        store.markDone(`write|target|/s|/t|/f-${i}|${i}||`, { action: i % 10 ? 'copy' : 'update', bytes: i }),
+      ),
+    );
+    await other.markDone('write|target|/s|/t|/f-1|1||', { action: 'copy', bytes: 1 });
+    // The same key twice: the later record wins.
+    await Promise.all([
+      store.markDone('delete|target|/s|/t|/old|5||', { action: 'delete', bytes: 5 }),
+      store.markDone('delete|target|/s|/t|/old|5||', { action: 'delete', bytes: 6 }),
+    ]);
+    expect(await store.count()).toBe(1001);
+    expect(await store.get('write|target|/s|/t|/f-7|7||')).toEqual({ action: 'copy', bytes: 7 });
+    expect(await store.get('delete|target|/s|/t|/old|5||')).toEqual({ action: 'delete', bytes: 6 });
+    expect(await store.get('nothing')).toBeUndefined();
+    const many = await store.getMany(['write|target|/s|/t|/f-1|1||', 'write|target|/s|/t|/f-999|999||', 'none']);
+    expect([...many.keys()].sort()).toEqual(['write|target|/s|/t|/f-1|1||', 'write|target|/s|/t|/f-999|999||']);
+    expect(await store.tally()).toEqual({
+      count: 1001,
+      bytes: (999 * 1000) / 2 + 6,
+      byAction: { copy: 900, update: 100, delete: 1 },
+    });
+  });
+
+  it('keeps the plan figures of a job across clear(), and only for that job', async () => {
+    const store = new TaskCheckpointStore(getDb().kysely, 'task-c');
+    const figures = { jobId: 't-c-1', total: 12, size: 3400, copy: 10, update: 2, delete: 0 };
+    await store.savePlanFigures(figures);
+    await store.markDone('write|target|/s|/t|/x|1||', { action: 'copy', bytes: 1 });
+    expect((await store.tally()).count).toBe(1);
+    await store.clear();
+    expect(await store.count()).toBe(1); // the figures row
+    expect((await store.tally()).count).toBe(0);
+    expect(await store.planFigures('t-c-1')).toEqual(figures);
+    expect(await store.planFigures('t-c-2')).toBeUndefined();
+  });
+
+  it('keeps two-way state per task: staged until a commit, the previous state intact on discard', async () => {
+    const a = new TaskTwoWayStateStore(getDb().kysely, 'sync-a');
+    const b = new TaskTwoWayStateStore(getDb().kysely, 'sync-b');
+    const rec = (rel: string, size = 1): TwoWayRecord => ({
+      rel,
+      kind: 'file',
+      source: { size, mtime: 1000 },
+      target: { size, mtime: 1000 },
+    });
+    expect(await a.hasState()).toBe(false);
+    await a.beginStaging();
+    await a.stage([rec('/one.txt'), rec('/docs/two.txt'), { rel: '/docs', kind: 'dir' }]);
+    expect(await a.hasState()).toBe(false);
+    await a.commit();
+    expect(await a.hasState()).toBe(true);
+    expect(await b.hasState()).toBe(false);
+    expect((await a.loadFolder('/')).map((r) => r.rel).sort()).toEqual(['/docs', '/one.txt']);
+    expect(await a.loadFolder('/docs')).toEqual([rec('/docs/two.txt')]);
+    // A run that fails stages something else and discards it: the committed state stays.
+    await a.beginStaging();
+    await a.stage([rec('/three.txt')]);
+    await a.discard();
+    expect((await a.loadFolder('/')).map((r) => r.rel).sort()).toEqual(['/docs', '/one.txt']);
+    // A successful run whose folders were empty still leaves state (nothing to delete next time).
+    await a.beginStaging();
+    await a.commit();
+    expect(await a.hasState()).toBe(true);
+    expect(await a.loadFolder('/')).toEqual([]);
+  });
+
+  it('stores live progress per task', async () => {
+    const progress = new DatabaseProgressStore(getDb().kysely);
+    const snapshot = {
+      state: 2,
+      progress: { percentage: 12.5, speed: 1000, transferred: 125, length: 1000, eta: 1 },
+      totalCounts: 8,
+      finishedCounts: 1,
+      updatedAt: 1_700_000_000_000,
+    };
+    await progress.set('p-1', snapshot);
+    await progress.set('p-1', { ...snapshot, finishedCounts: 2 });
+    expect(await progress.get('p-1')).toEqual({ ...snapshot, finishedCounts: 2 });
+    expect([...(await progress.getMany(['p-1', 'p-2'])).keys()]).toEqual(['p-1']);
+    await progress.delete('p-1');
+    expect(await progress.get('p-1')).toBeUndefined();
+  });
+});
