@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, UPLOAD_PART_SIZE, type FileItem, type ListFilesData, type UploadSession } from '@skyferry/contract';
 import {
@@ -469,6 +469,42 @@ describe('the listing cache over HTTP', () => {
       expect((await api.listAll(cloudId, '/')).map((i) => i.name).sort()).toEqual(['inside.txt', 'outside.txt']);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('a cloud whose credentials stop working', () => {
+  it('answers 401 "Authorization has expired, please reauthorize." and marks the cloud expired', async () => {
+    const [t, dav] = await Promise.all([startTestApp(), startApacheWebdav()]);
+    try {
+      const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const api = new FileClient(base, (await t.signUp()).headers);
+      const cloudId = (
+        await api.ok<{ id: string }>('POST', '/api/clouds', {
+          cloud_name: 'webdav',
+          credentials: { url: dav.url, username: dav.username, password: dav.password },
+        })
+      ).id;
+      expect(await api.listAll(cloudId, '/')).toEqual([]);
+      // The server's password changes (Apache reads its password file on every request).
+      writeFileSync(
+        join(dirname(dav.dir), 'htpasswd'),
+        `${dav.username}:{SHA}${createHash('sha1').update('changed').digest('base64')}\n`,
+      );
+      const r = await api.call('POST', '/api/cloud-manager/list', { cloud_id: cloudId, path: '/', refresh: true });
+      expect([r.status, r.code, r.msg]).toEqual([
+        401,
+        Code.CLOUD_AUTH_EXPIRED,
+        'Authorization has expired, please reauthorize.',
+      ]);
+      const me = await api.ok<{ clouds: Array<{ id: string; status: string }> }>('GET', '/api/v2/clouds/me');
+      expect(me.clouds.find((c) => c.id === cloudId)?.status).toBe('expired');
+      // Every file call on it now answers 401 until it is reauthorized.
+      const again = await api.call('POST', '/api/cloud-manager/info', { cloud_id: cloudId });
+      expect(again.code).toBe(Code.CLOUD_AUTH_EXPIRED);
+    } finally {
+      await t.close();
+      await dav.stop();
     }
   });
 });
