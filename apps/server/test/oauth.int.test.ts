@@ -80,6 +80,8 @@ describe('OAuth cloud connection flow (emulated authorization server and service
     expect(html).toContain(`data-origin="${PUBLIC}"`);
     expect(html).toContain('<script src="/api/clouds/oauth/result.js" defer></script>');
     expect(String(headers['content-security-policy'])).toContain("script-src 'self'");
+    // Arriving from the service's pages, any other opener policy would cut the pop-up off its opener.
+    expect(headers['cross-origin-opener-policy']).toBe('unsafe-none');
     driveCloud = result.cloud!;
     expect((await clouds()).map((c) => c.id)).toContain(driveCloud.id);
 

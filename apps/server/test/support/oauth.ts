@@ -16,11 +16,14 @@ export const OAUTH_REDIRECT = `${OAUTH_PUBLIC_URL}/api/clouds/oauth/callback`;
 export interface OAuthTestApp {
   t: TestApp;
   emu: CloudEmulators;
+  /** The server's PUBLIC_URL (the redirect URI is <publicUrl>/api/clouds/oauth/callback). */
+  publicUrl: string;
   close(): Promise<void>;
 }
 
-export async function startOAuthTestApp(options: TestAppOptions = {}): Promise<OAuthTestApp> {
-  const emu = await startCloudEmulators({ redirectUris: [OAUTH_REDIRECT] });
+export async function startOAuthTestApp(options: TestAppOptions & { publicUrl?: string } = {}): Promise<OAuthTestApp> {
+  const publicUrl = options.publicUrl ?? OAUTH_PUBLIC_URL;
+  const emu = await startCloudEmulators({ redirectUris: [`${publicUrl}/api/clouds/oauth/callback`] });
   const services: Record<OAuthServiceName, Record<string, { api_url: string }>> = {
     google: {
       google_drive: { api_url: emu.googleDrive.url },
@@ -44,7 +47,7 @@ export async function startOAuthTestApp(options: TestAppOptions = {}): Promise<O
   const t = await startTestApp({
     ...options,
     env: {
-      PUBLIC_URL: OAUTH_PUBLIC_URL,
+      PUBLIC_URL: publicUrl,
       GOOGLE_CLIENT_ID: EMULATED_CLIENTS.google.clientId,
       GOOGLE_CLIENT_SECRET: EMULATED_CLIENTS.google.clientSecret,
       MICROSOFT_CLIENT_ID: EMULATED_CLIENTS.microsoft.clientId,
@@ -59,6 +62,7 @@ export async function startOAuthTestApp(options: TestAppOptions = {}): Promise<O
   return {
     t,
     emu,
+    publicUrl,
     async close() {
       await t.close();
       await emu.close();

@@ -128,6 +128,13 @@ export default async function oauthRoutes(app: App, ctx: AppContext): Promise<vo
   app.get(
     '/api/clouds/oauth/callback',
     {
+      // The pop-up arrives here from the service's pages: a Cross-Origin-Opener-Policy other than
+      // unsafe-none would put it in a new browsing context group and cut it off from its opener.
+      // (Route hooks run after the app's, so this wins over the default security header.)
+      onSend: async (_request, reply, payload) => {
+        reply.header('cross-origin-opener-policy', 'unsafe-none');
+        return payload;
+      },
       schema: {
         tags: ['clouds'],
         summary:
