@@ -493,6 +493,7 @@ export class FtpProvider implements Provider {
     const tmp = this.remote(joinPath(parentPath(p), tempName()));
     let written = 0;
     let uploaded = false;
+    let entry: Entry | undefined;
     const secure = this.secure;
     const counter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
@@ -529,6 +530,10 @@ export class FtpProvider implements Provider {
         if (src.modTime) await this.setModTime(c, tmp, src.modTime);
         await this.renameReplacing(c, tmp, this.remote(p));
         uploaded = false;
+        // The size is what was sent; only the time the server keeps is asked for (one MDTM).
+        const modTime = await c.lastMod(this.remote(p)).catch(() => undefined);
+        entry = { path: p, name: baseName(p), kind: 'file', size: written };
+        if (modTime && !Number.isNaN(modTime.getTime())) entry.modTime = modTime;
       });
     } catch (err) {
       body.destroy();
@@ -537,7 +542,7 @@ export class FtpProvider implements Provider {
       throw ftpError(err, p);
     }
     this.snapshots.delete(parentPath(p));
-    return this.stat(p);
+    return entry ?? this.stat(p);
   }
 
   async remove(path: string): Promise<void> {
