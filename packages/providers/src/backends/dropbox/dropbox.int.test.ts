@@ -40,6 +40,21 @@ runConformance(
   { bigFileSize: CI ? 9 * MiB : 40 * MiB, streamFileSize: CI ? 9 * MiB : 24 * MiB, pagingCount: CI ? 1100 : 2500 },
 );
 
+runConformance(
+  'dropbox_business (emulated Dropbox API v2, team space)',
+  async () => {
+    const svc = await start('dropbox_business');
+    svc.emulator.account(svc.user, { memberFolder: 'Member home' });
+    return {
+      provider: await svc.open({ chunk_size: CHUNK }),
+      cleanup: () => svc.close(),
+      badCredentials: () =>
+        openProvider('dropbox_business', { access_token: 'not-a-token', api_url: svc.emulator.url }, {}),
+    };
+  },
+  { pagingCount: 300, bigFileSize: 9 * MiB, streamFileSize: 5 * MiB },
+);
+
 runOAuthChecks('dropbox', () => start(), {
   bigSize: 3 * CHUNK + 777,
   sessionRequests: (emulator) => emulator.appendCalls,

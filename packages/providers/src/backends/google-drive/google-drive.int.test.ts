@@ -41,6 +41,21 @@ runConformance(
   { bigFileSize: CI ? 6 * MiB : 40 * MiB, streamFileSize: CI ? 5 * MiB : 24 * MiB, pagingCount: CI ? 1100 : 2500 },
 );
 
+runConformance(
+  'google_drive in a shared drive (emulated Drive API v3)',
+  async () => {
+    const svc = await start();
+    const driveId = svc.emulator.createSharedDrive('Conformance team', [svc.user]);
+    return {
+      provider: await svc.open({ chunk_size: CHUNK, drive_id: driveId }),
+      cleanup: () => svc.close(),
+      badCredentials: () =>
+        openProvider('google_drive', { access_token: 'not-a-token', api_url: svc.emulator.url, drive_id: driveId }, {}),
+    };
+  },
+  { pagingCount: 300, bigFileSize: 3 * MiB, streamFileSize: 3 * MiB },
+);
+
 runOAuthChecks('google_drive', start, {
   bigSize: 4 * CHUNK + 12345,
   sessionRequests: (emulator) => emulator.chunkPuts,

@@ -42,6 +42,25 @@ runConformance(
   { bigFileSize: CI ? 6 * MiB : 40 * MiB, streamFileSize: CI ? 6 * MiB : 24 * MiB, pagingCount: CI ? 1100 : 2500 },
 );
 
+runConformance(
+  'onedrive_business (emulated Microsoft Graph, business drive)',
+  async () => {
+    const svc = await start('onedrive_business');
+    const drive = svc.emulator.createDrive(svc.user, 'business');
+    return {
+      provider: await svc.open({ chunk_size: CHUNK, drive_id: drive.id }),
+      cleanup: () => svc.close(),
+      badCredentials: () =>
+        openProvider(
+          'onedrive_business',
+          { access_token: 'not-a-token', api_url: svc.emulator.url, drive_id: drive.id },
+          {},
+        ),
+    };
+  },
+  { pagingCount: 300, bigFileSize: 3 * MiB, streamFileSize: 5 * MiB },
+);
+
 runOAuthChecks('onedrive', () => start(), {
   bigSize: 4 * MiB + 3 * FRAGMENT + 99,
   sessionRequests: (emulator) => emulator.fragmentPuts,
