@@ -6,6 +6,7 @@ import { PlaceholderPage } from '../features/placeholder/PlaceholderPage.tsx';
 import { SettingsPage } from '../features/settings/SettingsPanel.tsx';
 import { SlimPage } from '../features/slim/SlimPage.tsx';
 import { SlimExplore } from '../features/slim/SlimExplore.tsx';
+import { TransferPage } from '../features/transfer/TransferPage.tsx';
 import {
   CallbackLoginPage,
   CallbackLogoutPage,
@@ -21,8 +22,8 @@ import { RootLayout } from './layout/RootLayout.tsx';
  * A feature replaces its placeholder by changing its `element` line.
  */
 export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string; narrow?: boolean }> = [
-  { path: '/transfer', titleKey: 'page.transfer', element: <PlaceholderPage titleKey="page.transfer" /> },
-  { path: '/sync', titleKey: 'page.sync', element: <PlaceholderPage titleKey="page.sync" /> },
+  { path: '/transfer', titleKey: 'page.transfer', element: <TransferPage kind="migrate" key="migrate" /> },
+  { path: '/sync', titleKey: 'page.sync', element: <TransferPage kind="sync" key="sync" /> },
   { path: '/manage', titleKey: 'page.manage', element: <ManagePage /> },
   { path: '/manage/explorer', titleKey: 'page.explorer', element: <ExplorerPage /> },
   {

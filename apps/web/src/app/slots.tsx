@@ -6,7 +6,7 @@ import type { ComponentType } from 'react';
 import { ConnectCloudDialog as ConnectCloud } from '../features/connect/ConnectCloudDialog.tsx';
 import { PlaceholderAppTabs } from '../features/shell/placeholders/PlaceholderAppTabs.tsx';
 import { PlaceholderFeedback } from '../features/shell/placeholders/PlaceholderFeedback.tsx';
-import { PlaceholderTransmissionList } from '../features/shell/placeholders/PlaceholderTransmissionList.tsx';
+import { TransmissionListDialog as TransmissionList } from '../features/tasks/TransmissionListDialog.tsx';
 
 export interface DialogSlotProps {
   opened: boolean;
@@ -17,7 +17,7 @@ export interface DialogSlotProps {
 export const AppTabs: ComponentType = PlaceholderAppTabs;
 
 /** The Transmission list dialog the header's task-list button opens (the transfer issue). */
-export const TransmissionListDialog: ComponentType<DialogSlotProps> = PlaceholderTransmissionList;
+export const TransmissionListDialog: ComponentType<DialogSlotProps> = TransmissionList;
 
 /** The Connect cloud drive dialog (the cloud management issue); `kind` preselects a cloud kind. */
 export const ConnectCloudDialog: ComponentType<DialogSlotProps & { kind: string | null }> = ConnectCloud;

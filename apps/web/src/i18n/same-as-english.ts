@@ -35,4 +35,5 @@ export const SAME_AS_ENGLISH: ReadonlySet<string> = new Set([
   'Wasabi',
   'Backblaze B2',
   'Amazon S3',
+  'Minute',
 ]);

@@ -25,6 +25,27 @@ export const taskToCloudBodySchema = z.object({
   path: cloudPathSchema,
 });
 
+/** What a plan item does. */
+export const PLAN_ACTIONS = ['copy', 'update', 'delete', 'skip', 'conflict', 'mkdir'] as const;
+export type PlanAction = (typeof PLAN_ACTIONS)[number];
+/** Most plan items one dry run answers. */
+export const MAX_PLAN_ITEMS = 1000;
+
+/**
+ * Dry runs only: which page of the plan's items to answer (default the first 1000 of every
+ * action). The preview browses a plan by action and page with it; the totals are always whole.
+ */
+export const planQuerySchema = z
+  .object({
+    actions: z.array(z.enum(PLAN_ACTIONS)).max(PLAN_ACTIONS.length).optional(),
+    /** Default 0. */
+    offset: z.number().int().min(0).optional(),
+    /** Default (and at most) 1000. */
+    limit: z.number().int().min(1).max(MAX_PLAN_ITEMS).optional(),
+  })
+  .strict();
+export type PlanQuery = z.infer<typeof planQuerySchema>;
+
 /**
  * POST /api/tasks. A migration copies each source path into `to_cloud.path` under its own name
  * (`/` copies the root's contents); a sync pairs the contents of one source folder with the target
@@ -54,6 +75,7 @@ export const createTaskBodySchema = z
     /** IANA time zone of the schedule; default the X-Timezone header, else UTC. */
     time_zone: z.string().min(1).max(64).optional(),
     dry_run: z.boolean().optional(),
+    plan_query: planQuerySchema.optional(),
     confirm_same_cloud: z.boolean().optional(),
     confirm_insufficient_space: z.boolean().optional(),
     confirm_deletions: z.boolean().optional(),
@@ -170,7 +192,7 @@ export type TaskDetail = z.infer<typeof taskDetailSchema>;
 
 /** One line of a dry run's plan. */
 export const planItemSchema = z.object({
-  action: z.enum(['copy', 'update', 'delete', 'skip', 'conflict', 'mkdir']),
+  action: z.enum(PLAN_ACTIONS),
   /** 'file' or 'folder'. */
   kind: z.string(),
   /** Which cloud changes: source (two-way syncs only) or target. */
@@ -198,8 +220,9 @@ export const taskPlanSchema = z.object({
   bytes_to_source: z.number(),
   files_to_transfer: z.number().int(),
   deletes: z.object({ count: z.number().int(), files: z.number().int(), needs_confirmation: z.boolean() }),
-  /** The first 1000 items, in plan order. */
+  /** The items `plan_query` asked for (default the first 1000), in plan order. */
   items: z.array(planItemSchema),
+  /** Items matching `plan_query.actions` (all items without it). */
   total_items: z.number().int(),
   /** Folders that could not be listed. */
   errors: z.array(z.object({ side: z.enum(['source', 'target']), path: z.string(), message: z.string() })),

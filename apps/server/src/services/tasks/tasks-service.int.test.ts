@@ -165,6 +165,36 @@ describe('TasksService creation checks', () => {
     expect(fits.task?.state).toBe(8);
   });
 
+  it('answers a dry run plan page by action, offset and limit, with whole totals (the preview browses it)', async () => {
+    const all = await service.create(
+      'u1',
+      body('drive', ['/Camera', '/report.docx'], 'small', { dry_run: true }),
+      'UTC',
+    );
+    const copies = (all.plan?.items ?? []).filter((i) => i.action === 'copy').map((i) => i.source_path);
+    expect(copies.sort()).toEqual(['/Camera/beach.jpg', '/Camera/clip.mp4', '/Camera/notes.pdf', '/report.docx']);
+    expect(all.plan?.total_items).toBe(all.plan?.items.length);
+    const page = await service.create(
+      'u1',
+      body('drive', ['/Camera', '/report.docx'], 'small', {
+        dry_run: true,
+        plan_query: { actions: ['copy'], offset: 1, limit: 2 },
+      }),
+      'UTC',
+    );
+    expect(page.plan?.total_items).toBe(4);
+    expect(page.plan?.items.map((i) => i.action)).toEqual(['copy', 'copy']);
+    const inOrder = (all.plan?.items ?? []).filter((i) => i.action === 'copy').map((i) => i.source_path);
+    expect(page.plan?.items.map((i) => i.source_path)).toEqual(inOrder.slice(1, 3));
+    expect(page.plan?.summary).toEqual(all.plan?.summary);
+    const none = await service.create(
+      'u1',
+      body('drive', ['/Camera'], 'small', { dry_run: true, plan_query: { actions: ['delete'] } }),
+      'UTC',
+    );
+    expect([none.plan?.items, none.plan?.total_items]).toEqual([[], 0]);
+  });
+
   it('refuses a read-only target', async () => {
     const err = await expectApiError(service.create('u1', body('drive', ['/Camera'], 'readonly'), 'UTC'));
     expect([err.code, err.status]).toEqual([Code.FORBIDDEN, 403]);

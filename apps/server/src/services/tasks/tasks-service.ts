@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   Code,
   FILTER_CATEGORIES,
+  MAX_PLAN_ITEMS,
   TaskState,
   TaskType,
   baseName,
@@ -17,6 +18,7 @@ import {
   type FilterCategory,
   type ListTasksBody,
   type ListTasksData,
+  type PlanQuery,
   type PollProgressData,
   type Schedule,
   type ServerTask,
@@ -290,7 +292,7 @@ export class TasksService {
 
     if (body.dry_run) {
       const plan = await planTransfer(planRequest);
-      return { task: null, plan: planView(plan) };
+      return { task: null, plan: planView(plan, body.plan_query) };
     }
     if (!schedule && (!body.confirm_insufficient_space || !body.confirm_deletions)) {
       // Plan within a budget to prompt about space and deletions now; a tree too large to plan
@@ -586,9 +588,13 @@ export function defaultTaskName(source: CloudRecord, paths: string[], target: Cl
   return `${from}${more} → ${to}`.slice(0, 255);
 }
 
-/** A plan as a dry run shows it: totals and the first 1000 items. */
-export function planView(plan: TransferPlan): TaskPlan {
-  const page = planPage(plan, { limit: 1000 });
+/** A plan as a dry run shows it: totals and a page of items (default the first 1000 of all actions). */
+export function planView(plan: TransferPlan, query: PlanQuery = {}): TaskPlan {
+  const page = planPage(plan, {
+    actions: query.actions,
+    offset: query.offset ?? 0,
+    limit: Math.min(query.limit ?? MAX_PLAN_ITEMS, MAX_PLAN_ITEMS),
+  });
   return {
     summary: plan.summary,
     bytes_to_target: plan.bytesTo.target,

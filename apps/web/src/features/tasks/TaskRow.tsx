@@ -1,0 +1,260 @@
+import { ActionIcon, Badge, Button, Checkbox, Group, Paper, Progress, Stack, Text, Tooltip } from '@mantine/core';
+import { IconArrowRight, IconFileAlert, IconTrash } from '@tabler/icons-react';
+import {
+  ScheduleSwitch,
+  TaskState,
+  TaskType,
+  formatBytes,
+  formatDateTime,
+  taskActions,
+  truncateTaskName,
+  type ServerTask,
+  type TaskAction,
+} from '@skyferry/contract';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { cloudLabel } from '../shell/clouds.ts';
+import { formatSpeed, hasProgress, percentText, progressAmount, showsSchedule } from './format.ts';
+
+export interface TaskRowProps {
+  task: ServerTask;
+  onAction: (action: TaskAction, task: ServerTask) => Promise<void> | void;
+}
+
+const STATE_COLOURS: Record<number, string> = {
+  0: 'teal',
+  1: 'blue',
+  2: 'blue',
+  3: 'red',
+  4: 'gray',
+  5: 'orange',
+  6: 'red',
+  7: 'violet',
+  8: 'gray',
+  9: 'gray',
+  10: 'orange',
+};
+
+/**
+ * One task of the Transmission list, rendered and actionable as spec section 4's table says for
+ * its state, with a delete-record control on every task.
+ */
+export function TaskRow({ task, onAction }: TaskRowProps) {
+  const { t } = useTranslation('transmission');
+  const [busy, setBusy] = useState<TaskAction | null>(null);
+  const actions = taskActions(task.state);
+  const act = async (action: TaskAction) => {
+    setBusy(action);
+    try {
+      await onAction(action, task);
+    } finally {
+      setBusy(null);
+    }
+  };
+  const button = (action: Exclude<TaskAction, 'delete' | 'details' | 'toggle_schedule'>, label: string) =>
+    actions.includes(action) ? (
+      <Button
+        key={action}
+        size="compact-sm"
+        variant={action === 'cancel' ? 'default' : 'light'}
+        loading={busy === action}
+        onClick={() => void act(action)}
+        data-testid={`task-${action}`}
+        title={action === 'retry' ? t('retryHint') : undefined}
+      >
+        {label}
+      </Button>
+    ) : null;
+  const typeLabel =
+    task.task_type === TaskType.migrate ? t('type.migrate') : t(`type.sync.${task.sync_mode ?? 'one_way'}`);
+  const name = truncateTaskName(task.task_name);
+
+  return (
+    <Paper
+      withBorder
+      p="sm"
+      radius="md"
+      data-testid="task-item"
+      data-task-id={task.id}
+      data-state={task.state}
+      aria-label={task.task_name}
+      role="group"
+    >
+      <Stack gap={6}>
+        <Group justify="space-between" wrap="nowrap" gap="xs">
+          <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
+            <Text fw={600} size="sm" title={task.task_name} data-testid="task-name" truncate>
+              {name}
+            </Text>
+            <Badge size="xs" variant="light" color="gray">
+              {typeLabel}
+            </Badge>
+          </Group>
+          <Group gap={6} wrap="nowrap">
+            <Badge size="sm" variant="light" color={STATE_COLOURS[task.state] ?? 'gray'} data-testid="task-state">
+              {t(`state.${task.state}`)}
+            </Badge>
+            <Tooltip label={t('deleteRecord')} withArrow>
+              <ActionIcon
+                variant="subtle"
+                color="gray"
+                aria-label={t('deleteRecord')}
+                loading={busy === 'delete'}
+                onClick={() => void act('delete')}
+                data-testid="task-delete"
+              >
+                <IconTrash size={16} aria-hidden />
+              </ActionIcon>
+            </Tooltip>
+          </Group>
+        </Group>
+        <Group gap={4} wrap="nowrap">
+          <Text size="xs" c="dimmed" truncate data-testid="task-route">
+            {cloudLabel(task.from_cloud)}
+          </Text>
+          <IconArrowRight size={12} aria-label={t('to')} style={{ flex: 'none' }} />
+          <Text size="xs" c="dimmed" truncate>
+            {cloudLabel(task.to_cloud)}
+            {task.to_cloud.path !== '/' ? ` ${task.to_cloud.path}` : ''}
+          </Text>
+        </Group>
+        <StateLine task={task} />
+        {showsSchedule(task) && (
+          <Group gap="sm" data-testid="task-schedule">
+            <Checkbox
+              size="xs"
+              label={t('scheduleOn')}
+              checked={task.is_schedule === ScheduleSwitch.on}
+              disabled={busy === 'toggle_schedule'}
+              onChange={() => void act('toggle_schedule')}
+              data-testid="task-schedule-toggle"
+            />
+            <Text size="xs" c="dimmed" data-testid="task-next-run">
+              {task.is_schedule === ScheduleSwitch.on && task.next_run_time
+                ? t('nextRun', { time: formatDateTime(task.next_run_time) })
+                : t('scheduleOff')}
+            </Text>
+          </Group>
+        )}
+        {actions.some((a) => a !== 'delete' && a !== 'toggle_schedule') && (
+          <Group gap="xs" justify="flex-end">
+            {actions.includes('details') && (
+              <Button
+                size="compact-sm"
+                variant="subtle"
+                leftSection={<IconFileAlert size={14} aria-hidden />}
+                onClick={() => void act('details')}
+                data-testid="task-details"
+              >
+                {t('viewReasons')}
+              </Button>
+            )}
+            {button('view', t('view'))}
+            {button('retry', t('retry'))}
+            {button('restart', t('restart'))}
+            {button('start_now', t('startNow'))}
+            {button('cancel', t('cancel'))}
+          </Group>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+/** The middle line: what each state shows (size, loading count, progress, needed size...). */
+function StateLine({ task }: { task: ServerTask }) {
+  const { t } = useTranslation('transmission');
+  switch (task.state) {
+    case TaskState.completed:
+      return (
+        <Text size="xs" data-testid="task-size">
+          {t('size', { size: formatBytes(task.size) })}
+          {task.finished_at ? ` · ${formatDateTime(task.finished_at)}` : ''}
+        </Text>
+      );
+    case TaskState.scanning:
+      return (
+        <Text size="xs" data-testid="task-loading">
+          {t('loadingItems', { count: task.total_counts })}
+        </Text>
+      );
+    case TaskState.running:
+      if (!hasProgress(task)) {
+        return (
+          <Text size="xs" data-testid="task-scanning">
+            {t('scanning')}
+          </Text>
+        );
+      }
+      return (
+        <Stack gap={2} data-testid="task-progress">
+          <Progress
+            value={Math.min(100, task.progress.percentage)}
+            size="sm"
+            aria-label={t('progressLabel', { name: task.task_name })}
+          />
+          <Group justify="space-between" gap="xs">
+            <Text size="xs" data-testid="task-percent">
+              {percentText(task.progress.percentage)}
+            </Text>
+            <Text size="xs" c="dimmed" data-testid="task-speed">
+              {formatSpeed(task.progress.speed)}
+            </Text>
+            <Text size="xs" c="dimmed" data-testid="task-amount">
+              {progressAmount(task)}
+            </Text>
+          </Group>
+        </Stack>
+      );
+    case TaskState.failed:
+      return (
+        <Text size="xs" c="red.9" data-testid="task-failed">
+          {task.result?.error?.message ? t('failedBecause', { reason: task.result.error.message }) : t('failed')}
+        </Text>
+      );
+    case TaskState.partial:
+      return (
+        <Text size="xs" data-testid="task-counts">
+          {t('partialCounts', {
+            done: task.result?.success_count ?? task.finished_counts,
+            total: task.result?.total_count ?? task.total_counts,
+            failed: task.result?.failed ?? 0,
+          })}
+        </Text>
+      );
+    case TaskState.insufficientStorage:
+      return (
+        <Text size="xs" c="red.9" data-testid="task-insufficient">
+          {task.needed_size
+            ? t('insufficientNeeded', { size: formatBytes(task.needed_size) })
+            : t('insufficientStorage')}
+        </Text>
+      );
+    case TaskState.notEnoughTraffic:
+      return (
+        <Text size="xs" c="orange.9" data-testid="task-needed">
+          {t('trafficNeeded', { size: formatBytes(task.needed_size ?? 0) })}
+        </Text>
+      );
+    case TaskState.pending:
+      return (
+        <Text size="xs" c="dimmed">
+          {task.schedule ? t('scheduled') : t('pending')}
+        </Text>
+      );
+    case TaskState.canceled:
+      return (
+        <Text size="xs" c="dimmed">
+          {task.total_counts > 0
+            ? t('canceledCounts', { done: task.finished_counts, total: task.total_counts })
+            : t('canceledHint')}
+        </Text>
+      );
+    default:
+      return (
+        <Text size="xs" c="dimmed" data-testid="task-waiting">
+          {t('waitingHint')}
+        </Text>
+      );
+  }
+}

@@ -1,0 +1,85 @@
+import { Code } from '@skyferry/contract';
+import { ApiRequestError } from '../../api/client.ts';
+import { i18n } from '../../i18n/index.ts';
+import { loadClouds } from '../session/actions.ts';
+import { navigateTo } from '../session/navigation.ts';
+import { sessionStore } from '../session/store.ts';
+import { cloudLabel } from '../shell/clouds.ts';
+import { closeShellDialog, openConnectCloud } from '../shell/store.ts';
+import { confirm, showError, showReauthorize } from '../messages/store.ts';
+import { toast } from '../messages/toast.ts';
+
+/** How the product answers a failed task call (spec section 8). */
+export type TaskErrorKind =
+  'license_expired' | 'traffic_insufficient' | 'transaction_cap' | 'premium_required' | 'cloud_auth_expired' | 'other';
+
+export function taskErrorKind(err: unknown): TaskErrorKind {
+  if (!(err instanceof ApiRequestError)) return 'other';
+  switch (err.code) {
+    case Code.LICENSE_EXPIRED:
+      return 'license_expired';
+    case Code.TRAFFIC_INSUFFICIENT:
+      return 'traffic_insufficient';
+    case Code.TRANSACTION_CAP:
+      return 'transaction_cap';
+    case Code.PREMIUM_REQUIRED:
+      return 'premium_required';
+    case Code.CLOUD_AUTH_EXPIRED:
+      return 'cloud_auth_expired';
+    default:
+      return 'other';
+  }
+}
+
+function goBuy(): void {
+  // The transfer modals close and the user lands on the buy page.
+  closeShellDialog('transmissionOpen');
+  navigateTo('/buy');
+}
+
+/**
+ * Shows a failed task call the way spec section 8 says: 4011001 "Your current license has
+ * expired." with Renew (to /buy), 4001001 with Buy now (to /buy), 6007001 its cap message, a
+ * licence needed (billing on, free user) goes to /buy, 401 asks to reauthorize, others show the
+ * server's message. `cloudId` names the cloud a 401 is about, when known.
+ */
+export async function reportTaskError(err: unknown, cloudId?: string): Promise<void> {
+  const t = i18n.getFixedT(null, 'transmission');
+  const kind = taskErrorKind(err);
+  if (kind === 'license_expired') {
+    const answer = await confirm({
+      message: t('errors.licenseExpired'),
+      yesLabel: t('errors.renew'),
+      noLabel: t('errors.cancel'),
+    });
+    if (answer === 'yes') goBuy();
+    return;
+  }
+  if (kind === 'traffic_insufficient') {
+    const answer = await confirm({
+      message: t('errors.trafficInsufficient'),
+      yesLabel: t('errors.buyNow'),
+      noLabel: t('errors.cancel'),
+    });
+    if (answer === 'yes') goBuy();
+    return;
+  }
+  if (kind === 'transaction_cap') {
+    await showError({ message: t('errors.transactionCap') });
+    return;
+  }
+  if (kind === 'premium_required') {
+    toast.info(t('errors.premiumRequired'));
+    goBuy();
+    return;
+  }
+  if (kind === 'cloud_auth_expired') {
+    void loadClouds().catch(() => undefined);
+    const cloud = sessionStore.getState().clouds.find((c) => c.id === cloudId);
+    if (await showReauthorize({ cloudName: cloud ? cloudLabel(cloud) : undefined })) {
+      openConnectCloud(cloud?.cloud_name ?? null);
+    }
+    return;
+  }
+  await showError({ message: err instanceof Error && err.message ? err.message : t('errors.unknown') });
+}

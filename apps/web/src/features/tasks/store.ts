@@ -1,0 +1,201 @@
+import { Code, INTERVALS, PAGE_SIZES, isRunningState, type ServerTask } from '@skyferry/contract';
+import { ApiRequestError } from '../../api/client.ts';
+import { createStore, useStore } from '../../lib/store.ts';
+import { onSessionEvent } from '../session/events.ts';
+import { tasksApi } from './api.ts';
+
+/** One of the two task lists (spec section 3: list, page, page_size, total). */
+export interface TaskListState {
+  list: ServerTask[];
+  page: number;
+  page_size: number;
+  total: number;
+  loaded: boolean;
+}
+
+export type ListKind = 'running' | 'completed';
+
+export interface TransmissionState {
+  running: TaskListState;
+  completed: TaskListState;
+  /** The last list load's failure, shown above the lists. */
+  error: string | null;
+  /** The task whose Transfer Details dialog is open. */
+  detailsId: string | null;
+}
+
+const emptyList = (): TaskListState => ({ list: [], page: 1, page_size: PAGE_SIZES.tasks, total: 0, loaded: false });
+
+export const transmissionStore = createStore<TransmissionState>({
+  running: emptyList(),
+  completed: emptyList(),
+  error: null,
+  detailsId: null,
+});
+
+export function useTransmission<S>(selector: (s: TransmissionState) => S): S {
+  return useStore(transmissionStore, selector);
+}
+
+export function resetTransmission(): void {
+  transmissionStore.setState({ running: emptyList(), completed: emptyList(), error: null, detailsId: null });
+}
+
+export function openDetails(taskId: string | null): void {
+  transmissionStore.setState({ detailsId: taskId });
+}
+
+/** A task's place in the lists, patched in place (a poll's answer, a schedule toggle). */
+export function patchTask(id: string, patch: Partial<ServerTask>): void {
+  transmissionStore.setState((s) => {
+    const apply = (l: TaskListState): TaskListState =>
+      l.list.some((t) => t.id === id) ? { ...l, list: l.list.map((t) => (t.id === id ? { ...t, ...patch } : t)) } : l;
+    return { running: apply(s.running), completed: apply(s.completed) };
+  });
+}
+
+/** The wait before a running task's next progress poll: 2 to 3 s (spec section 7). */
+export function progressPollDelay(random: () => number = Math.random): number {
+  const { progressPollMin: min, progressPollMax: max } = INTERVALS;
+  return min + Math.floor(random() * (max - min + 1));
+}
+
+/**
+ * Keeps the transmission lists fresh while the dialog is open (spec section 7): the running list
+ * every 5 s, each running task's progress every 2 to 3 s, pages of 100. A task whose poll answers
+ * a state other than 1 or 2 (or 404) stops being polled, and both lists are read again.
+ */
+export class TransmissionPolling {
+  private listTimer: ReturnType<typeof setInterval> | null = null;
+  private readonly taskTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly seq: Record<ListKind, number> = { running: 0, completed: 0 };
+  private active = false;
+  private readonly random: () => number;
+
+  constructor(random: () => number = Math.random) {
+    this.random = random;
+  }
+
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  /** Task ids being polled now (for tests and the dialog). */
+  polled(): string[] {
+    return [...this.taskTimers.keys()];
+  }
+
+  start(): void {
+    if (this.active) return;
+    this.active = true;
+    void this.refresh('running');
+    void this.refresh('completed');
+    this.listTimer = setInterval(() => void this.refresh('running'), INTERVALS.runningListRefresh);
+  }
+
+  stop(): void {
+    this.active = false;
+    if (this.listTimer !== null) clearInterval(this.listTimer);
+    this.listTimer = null;
+    for (const timer of this.taskTimers.values()) clearTimeout(timer);
+    this.taskTimers.clear();
+  }
+
+  /** Reads one list's current page again; the running list also starts or stops task polls. */
+  async refresh(kind: ListKind): Promise<void> {
+    const mine = ++this.seq[kind];
+    const current = transmissionStore.getState()[kind];
+    try {
+      const data = await tasksApi.list(kind === 'running' ? 0 : 1, current.page, current.page_size);
+      if (mine !== this.seq[kind]) return;
+      const total = data.total;
+      // A page emptied by deletions falls back to the last page that has tasks.
+      const lastPage = Math.max(1, Math.ceil(total / current.page_size));
+      if (data.items.length === 0 && current.page > lastPage) {
+        transmissionStore.setState((s) => ({ [kind]: { ...s[kind], page: lastPage } }));
+        return this.refresh(kind);
+      }
+      transmissionStore.setState((s) => ({
+        [kind]: { ...s[kind], list: data.items, total, loaded: true },
+        error: null,
+      }));
+      if (kind === 'running') this.track(data.items);
+    } catch (err) {
+      if (mine !== this.seq[kind]) return;
+      transmissionStore.setState({ error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  async setPage(kind: ListKind, page: number): Promise<void> {
+    transmissionStore.setState((s) => ({ [kind]: { ...s[kind], page } }));
+    await this.refresh(kind);
+  }
+
+  /** Both lists again (after an action moved a task between them). */
+  async refreshAll(): Promise<void> {
+    await Promise.all([this.refresh('running'), this.refresh('completed')]);
+  }
+
+  private track(list: readonly ServerTask[]): void {
+    if (!this.active) return;
+    const running = new Set(list.filter((t) => isRunningState(t.state)).map((t) => t.id));
+    let left = false;
+    for (const [id, timer] of this.taskTimers) {
+      if (running.has(id)) continue;
+      clearTimeout(timer);
+      this.taskTimers.delete(id);
+      if (!list.some((t) => t.id === id)) left = true;
+    }
+    for (const id of running) if (!this.taskTimers.has(id)) this.schedule(id);
+    // A polled task that left the running list has finished: the completed list shows it now.
+    if (left) void this.refresh('completed');
+  }
+
+  private schedule(id: string): void {
+    if (!this.active) return;
+    this.taskTimers.set(
+      id,
+      setTimeout(() => void this.poll(id), progressPollDelay(this.random)),
+    );
+  }
+
+  private async poll(id: string): Promise<void> {
+    if (!this.active || !this.taskTimers.has(id)) return;
+    try {
+      const p = await tasksApi.poll(id);
+      if (!this.active || !this.taskTimers.has(id)) return;
+      patchTask(id, {
+        state: p.status,
+        progress: p.progress,
+        total_counts: p.total_counts,
+        finished_counts: p.finished_counts,
+      });
+      if (isRunningState(p.status)) {
+        this.schedule(id);
+        return;
+      }
+    } catch (err) {
+      if (!this.active || !this.taskTimers.has(id)) return;
+      if (!(err instanceof ApiRequestError && err.code === Code.NOT_FOUND)) {
+        // A passing failure (network, server): keep polling.
+        this.schedule(id);
+        return;
+      }
+    }
+    // The task left states 1-2 (or is gone): stop polling it and read both lists again.
+    this.taskTimers.delete(id);
+    await this.refreshAll();
+  }
+}
+
+/** The one polling instance the Transmission list dialog drives. */
+export const transmission = new TransmissionPolling();
+
+onSessionEvent('logout', () => {
+  transmission.stop();
+  resetTransmission();
+});
+onSessionEvent('light-logout', () => {
+  transmission.stop();
+  resetTransmission();
+});
