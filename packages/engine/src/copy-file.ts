@@ -36,6 +36,8 @@ export interface CopyContext {
   verify: 'auto' | 'strict';
   /** Bytes moved (negative to take back the bytes of a failed attempt). */
   onBytes: (delta: number) => void;
+  /** Per target account: the hash types its single writes return (learned from the first write). */
+  returnedHashes: Map<string, Set<HashType>>;
 }
 
 /** Reads a stream in pieces of exactly `size` bytes (the last may be shorter), each in its own buffer. */
@@ -96,22 +98,32 @@ class Meter extends Transform {
 }
 
 /**
- * Hash types worth computing while bytes stream: ones the target reports (compared with what its
- * write returns) and ones the source declared (a check of the read itself).
+ * Hash types worth computing while bytes stream (at most one). Where the source declared a hash the
+ * target's writes return, the two are compared and nothing is computed (single writes; a chunked
+ * write's whole-file hash may only echo the source's, so it is computed then). Otherwise a hash the
+ * target's writes return (compared with it), else one the source declared (a check of the read).
+ * Which hashes a target's writes really return is learned from its first write.
  */
-function inflightTypes(to: Provider, src: Fingerprint): HashType[] {
-  const types = new Set<HashType>();
+function inflightTypes(to: Provider, src: Fingerprint, ctx: CopyContext, chunked: boolean): HashType[] {
   const supported = new Set<HashType>(SUPPORTED_HASHES);
-  for (const t of to.hashes) if (supported.has(t)) types.add(t);
-  for (const t of Object.keys(src.hashes ?? {}) as HashType[]) if (supported.has(t)) types.add(t);
-  // One strong hash is enough: prefer what both share, then md5.
-  const ordered = [...types].sort((a, b) => rank(a, to, src) - rank(b, to, src));
-  return ordered.slice(0, 1);
+  const learned = ctx.returnedHashes.get(to.accountKey);
+  const returns = [...to.hashes].filter((t) => supported.has(t) && (!learned || learned.has(t)));
+  const declared = (Object.keys(src.hashes ?? {}) as HashType[]).filter((t) => supported.has(t));
+  const pref = (a: HashType, b: HashType) => rank(a) - rank(b);
+  const shared = returns.filter((t) => declared.includes(t)).sort(pref);
+  if (shared.length > 0) return chunked ? shared.slice(0, 1) : [];
+  if (returns.length > 0) return returns.sort(pref).slice(0, 1);
+  return declared.sort(pref).slice(0, 1);
 }
 
-function rank(t: HashType, to: Provider, src: Fingerprint): number {
-  const both = to.hashes.has(t) && src.hashes?.[t] !== undefined;
-  return (both ? 0 : 10) + (t === 'md5' ? 0 : t === 'sha1' ? 1 : 2);
+function rank(t: HashType): number {
+  return t === 'md5' ? 0 : t === 'sha1' ? 1 : t === 'sha256' ? 2 : 3;
+}
+
+/** Remembers which hashes a target's write returned (the first write of a run decides). */
+function learnReturned(to: Provider, entry: Entry, ctx: CopyContext): void {
+  if (ctx.returnedHashes.has(to.accountKey)) return;
+  ctx.returnedHashes.set(to.accountKey, new Set(Object.keys(entry.hashes ?? {}) as HashType[]));
 }
 
 /** Node's native digests where it has them (several times faster than WebAssembly), else the providers' hashers. */
@@ -206,7 +218,7 @@ async function streamedPut(
   ctx: CopyContext,
   counted: { bytes: number },
 ): Promise<CopyFileResult> {
-  const hashers = await hashersFor(inflightTypes(to, fp));
+  const hashers = await hashersFor(inflightTypes(to, fp, ctx, false));
   const body = await from.openRead(fromPath, { signal: ctx.signal });
   const meter = new Meter(hashers, (n) => {
     counted.bytes += n;
@@ -216,6 +228,7 @@ async function streamedPut(
   body.pipe(meter);
   try {
     const entry = await to.put(toPath, meter, srcInfoOf(fp, fp.size), { signal: ctx.signal });
+    learnReturned(to, entry, ctx);
     const verified = await verify(to, toPath, fp, meter.bytes, meter.digests(), entry, ctx);
     return { entry, bytes: meter.bytes, serverSide: false, chunked: false, verified };
   } finally {
@@ -236,7 +249,7 @@ async function viaTempFile(
 ): Promise<CopyFileResult> {
   const tmp = join(ctx.tempDir, `skyferry-${randomUUID()}`);
   try {
-    const hashers = await hashersFor(inflightTypes(to, fp));
+    const hashers = await hashersFor(inflightTypes(to, fp, ctx, false));
     const meter = new Meter(hashers, () => {});
     const body = await from.openRead(fromPath, { signal: ctx.signal });
     await pipeline(body, meter, createWriteStream(tmp), { signal: ctx.signal });
@@ -272,7 +285,7 @@ async function chunkedUpload(
 ): Promise<CopyFileResult> {
   const open = to.openChunkWriter as NonNullable<Provider['openChunkWriter']>;
   const writer = await open.call(to, toPath, srcInfoOf(fp, fp.size), { signal: ctx.signal });
-  const hashers = await hashersFor(inflightTypes(to, fp));
+  const hashers = await hashersFor(inflightTypes(to, fp, ctx, true));
   const chunkSize = writer.chunkSize;
   const cost = Math.min(chunkSize, ctx.memoryBudget);
   const concurrency = Math.max(1, writer.concurrency);
@@ -287,8 +300,6 @@ async function chunkedUpload(
     for (;;) {
       if (failure) break;
       if (ctx.signal.aborted) throw canceled();
-      while (inflight.size >= concurrency) await Promise.race(inflight);
-      if (failure) break;
       await ctx.memory.acquire(cost);
       let data: Buffer | null;
       try {
@@ -303,6 +314,12 @@ async function chunkedUpload(
         data = Buffer.alloc(0); // an empty file still needs one (empty) chunk
       }
       for (const [, h] of hashers) h.update(data);
+      // The next chunk was read while the previous ones upload: the source never waits idle.
+      while (inflight.size >= concurrency) await Promise.race(inflight);
+      if (failure) {
+        ctx.memory.release(cost);
+        break;
+      }
       total += data.length;
       counted.bytes += data.length;
       ctx.onBytes(data.length);

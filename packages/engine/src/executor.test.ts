@@ -442,6 +442,7 @@ describe('executor', () => {
       tempDir: (await import('node:os')).tmpdir(),
       verify: 'auto' as const,
       onBytes: () => {},
+      returnedHashes: new Map(),
     };
     const r = await copyFile(source, target, '/doc', '/out', { size: -1 }, ctx);
     expect(r.bytes).toBe(70_000);

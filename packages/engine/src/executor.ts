@@ -163,6 +163,7 @@ class Execution {
         this.transferredBytes += n;
         this.progress.transferred += n;
       },
+      returnedHashes: new Map(),
     };
   }
 

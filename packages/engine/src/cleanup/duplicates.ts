@@ -197,6 +197,12 @@ export async function findDuplicates(o: FindDuplicatesOptions): Promise<Duplicat
     .map(([size, members]) => ({ size: Number(size), members }))
     // Settle the cheapest first: service hashes and small files give results early.
     .sort((a, b) => a.size - b.size);
-  await Promise.all(candidates.map(({ size, members }) => settleSize(size, members)));
+  // A few groups at a time (their reads share the semaphore): the waiting list stays short and the
+  // memory flat however many candidates there are.
+  let next = 0;
+  const worker = async () => {
+    for (let c = candidates[next++]; c; c = candidates[next++]) await settleSize(c.size, c.members);
+  };
+  await Promise.all(Array.from({ length: Math.max(2, 8 * o.readConcurrency) }, worker));
   return groups.sort((a, b) => b.size - a.size || (a.files[0]?.path ?? '').localeCompare(b.files[0]?.path ?? ''));
 }
