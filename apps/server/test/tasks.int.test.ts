@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SMTPServer } from 'smtp-server';
@@ -449,6 +449,40 @@ for (const cfg of CONFIGS) {
       } finally {
         faults.failing.clear();
       }
+    });
+
+    it('fails a run where nothing could be read (3), and one whose source is gone; retry after the fix', async () => {
+      writeTree(srcDir, { 'Locked/a.txt': 'a', 'Locked/b.txt': 'b' });
+      faults.failing.add('/Locked/a.txt');
+      faults.failing.add('/Locked/b.txt');
+      try {
+        const res = await migrate(['/Locked/a.txt', '/Locked/b.txt'], '/Failed');
+        const id = res.data.task?.id ?? '';
+        const { task } = await waitForState(call, user.headers, id);
+        expect(task.state).toBe(3);
+        expect(task.result).toMatchObject({ outcome: 'failed', failed: 2, added: 0 });
+        expect(task.result_list.map((f) => f.sourceFile.name).sort()).toEqual(['a.txt', 'b.txt']);
+        faults.failing.clear();
+        expect((await call('GET', `/api/tasks/retry/${id}`, { headers: user.headers })).code).toBe(0);
+        expect((await waitForState(call, user.headers, id)).task.state).toBe(0);
+        expect(listFiles(join(dstDir, 'Failed'))).toEqual(['a.txt', 'b.txt']);
+      } finally {
+        faults.failing.clear();
+      }
+      // The source folder disappears before a run: the run fails with the reason.
+      writeTree(srcDir, { 'Vanishing/x.txt': 'x' });
+      const soon = await migrate(['/Vanishing'], '/Gone', {
+        schedule: { start_date: '2099-01-01 00:00:00' },
+      });
+      const id = soon.data.task?.id ?? '';
+      rmSync(join(srcDir, 'Vanishing'), { recursive: true });
+      expect((await call('GET', `/api/tasks/run/${id}`, { headers: user.headers })).code).toBe(0);
+      const gone = await waitForState(call, user.headers, id);
+      expect(gone.task.state).toBe(3);
+      expect(gone.task.result?.outcome).toBe('failed');
+      expect(gone.task.result_list).toMatchObject([
+        { sourceFile: { name: 'Vanishing', parent: '/' }, reason: 'not_found' },
+      ]);
     });
 
     it('deletes finished and running tasks', async () => {

@@ -321,7 +321,7 @@ export class TaskRunner {
           p.finishedCounts,
         ),
     });
-    const result =
+    let result: TransferResult =
       resumedRun && executed.outcome === 'success'
         ? {
             ...executed,
@@ -332,6 +332,11 @@ export class TaskRunner {
             summary: { ...executed.summary, added: figures.copy, updated: figures.update, deleted: figures.delete },
           }
         : withCarried(executed, carried);
+    // "Partially successful" needs a success: a run whose only items failed (a source folder that
+    // is gone, say) failed.
+    if (result.outcome === 'partial' && result.successCount === 0 && result.failed.length > 0) {
+      result = { ...result, outcome: 'failed' };
+    }
     charged.bytes =
       billingMode === 'off'
         ? result.transferredBytes

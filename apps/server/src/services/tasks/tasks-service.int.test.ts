@@ -9,6 +9,7 @@ import { DatabaseProgressStore } from '../../repositories/task-progress.ts';
 import { TasksRepository } from '../../repositories/tasks.ts';
 import type { CloudRecord, CloudsService } from '../clouds.ts';
 import type { UsersService } from '../users.ts';
+import { TaskRunner } from './runner.ts';
 import { TasksService, type TaskJob } from './tasks-service.ts';
 
 /**
@@ -51,10 +52,11 @@ describe('TasksService creation checks', () => {
   let queue: DatabaseJobQueue<TaskJob>;
   const stores = new Map<string, MemoryStore>();
   const records = new Map<string, CloudRecord>();
+  let cloudsStub: CloudsService;
 
   beforeAll(async () => {
     fresh = await freshDb('sqlite');
-    const clouds = {
+    cloudsStub = {
       async open(_identity: unknown, id: string) {
         const cloud = records.get(id);
         const store = stores.get(id);
@@ -65,6 +67,7 @@ describe('TasksService creation checks', () => {
         return [...records.values()];
       },
     } as unknown as CloudsService;
+    const clouds = cloudsStub;
     const users = { isPremium: async () => true } as unknown as UsersService;
     queue = new DatabaseJobQueue<TaskJob>(fresh.db, { name: 'tasks' });
     service = new TasksService({
@@ -193,6 +196,41 @@ describe('TasksService creation checks', () => {
       'UTC',
     );
     expect([none.plan?.items, none.plan?.total_items]).toEqual([[], 0]);
+  });
+
+  it('stops a run that fills the target in state 6 with the bytes still needed', async () => {
+    const runner = new TaskRunner({
+      repo: new TasksRepository(fresh.db.kysely),
+      db: fresh.db.kysely,
+      progress: new DatabaseProgressStore(fresh.db.kysely),
+      clouds: cloudsStub,
+      users: { isPremium: async () => true, get: async () => undefined } as unknown as UsersService,
+      mailer: { send: async () => ({ messageId: '', deliveredTo: 'none' }), close: () => undefined },
+      billingMode: 'off',
+      appUrl: 'http://127.0.0.1',
+      log: pino({ level: 'silent' }),
+    });
+    stores.set('tiny', new MemoryStore({ quota: 4000 }));
+    records.set('tiny', record('tiny', 'webdav'));
+    const created = await service.create(
+      'u1',
+      body('drive', ['/Camera'], 'tiny', { confirm_insufficient_space: true }),
+      'UTC',
+    );
+    const id = created.task?.id ?? '';
+    await queue.process(runner.handle, { concurrency: 2 });
+    const repo = new TasksRepository(fresh.db.kysely);
+    let row = await repo.getById(id);
+    for (let i = 0; i < 200 && row && ![0, 3, 5, 6].includes(row.state); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      row = await repo.getById(id);
+    }
+    expect(row?.state).toBe(6);
+    expect(JSON.parse(row?.result ?? '{}')).toMatchObject({ outcome: 'insufficient_space' });
+    expect(row?.needed_size).toBeGreaterThan(0);
+    const detail = await service.detail('u1', id);
+    expect(detail.state).toBe(6);
+    expect(detail.result_total).toBeGreaterThan(0);
   });
 
   it('refuses a read-only target', async () => {
