@@ -372,6 +372,14 @@ for (const cfg of CONFIGS) {
         const id = res.data.task?.id ?? '';
         const running = await waitForState(call, user.headers, id, [2]);
         expect(running.task.state).toBe(2);
+        // A running task cannot be started again or retried.
+        const twice = await call('GET', `/api/tasks/run/${id}`, { headers: user.headers });
+        expect([twice.status, twice.code, twice.msg]).toEqual([
+          409,
+          Code.CONFLICT,
+          'The task is running; cancel it first.',
+        ]);
+        expect((await call('GET', `/api/tasks/retry/${id}`, { headers: user.headers })).code).toBe(Code.CONFLICT);
         // While it runs, its progress is readable and rewritten at least once a second.
         const first = await t.ctx.taskSystem.progress.get(id);
         await sleep(1100);
