@@ -21,6 +21,15 @@ import { slimApi } from './api.ts';
 import { MODES, THRESHOLDS, imodeOf } from './model.ts';
 import { resetSlim, startScan, useSlim } from './store.ts';
 
+/** The folder as the API wants it: absolute, without a trailing slash ("Photos/" -> "/Photos"). */
+export function folderPath(input: string): string {
+  const parts = input
+    .trim()
+    .split('/')
+    .filter((p) => p !== '');
+  return `/${parts.join('/')}`;
+}
+
 /** Whether a cloud can be scanned, or why not. */
 export function slimAvailability(cloud: Cloud): 'ok' | 'not_supported' | 'expired' {
   if (!canSlim(cloud.flags)) return 'not_supported';
@@ -78,7 +87,7 @@ export function SlimPage() {
     try {
       const taskId = await startScan({
         cloud_id: cloud.id,
-        path: path.trim() || '/',
+        path: folderPath(path),
         imode: imodeOf(modes),
         large_threshold: threshold,
       });

@@ -15,7 +15,7 @@ import { messagesStore } from '../messages/store.ts';
 import { initialSessionState, sessionStore } from '../session/store.ts';
 import { modesOf, imodeOf, smartSelect, stageFor, wholeGroups } from './model.ts';
 import { SlimExplore, pollDelay } from './SlimExplore.tsx';
-import { SlimPage } from './SlimPage.tsx';
+import { SlimPage, folderPath } from './SlimPage.tsx';
 import { cancelScan, pollOnce, resetSlim, slimStore, startScan } from './store.ts';
 
 const T0 = Date.UTC(2024, 0, 1);
@@ -106,6 +106,12 @@ describe('the smart filter', () => {
     expect(imodeOf(['duplicate_files', 'large_files'])).toBe(6);
     expect(modesOf(7)).toEqual(['duplicate_files', 'large_files', 'empty_folders']);
     expect(modesOf(5)).toEqual(['large_files', 'empty_folders']);
+  });
+
+  it('reads the folder field as an absolute path', () => {
+    expect(folderPath('')).toBe('/');
+    expect(folderPath(' Photos/2024/ ')).toBe('/Photos/2024');
+    expect(folderPath('//a//b')).toBe('/a/b');
   });
 
   it('polls every 2 to 3 seconds', () => {
