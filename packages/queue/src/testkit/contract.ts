@@ -251,8 +251,9 @@ export function jobQueueContract(label: string, harness: () => QueueHarness): vo
       await waitUntil(() => rec.active === 1, 'the job to start');
       const asked = Date.now();
       expect(await api.cancel(id)).toBe(true);
-      await waitUntil(() => rec.active === 0, 'the handler to stop', 3_000);
-      expect(Date.now() - asked).toBeLessThan(1_500);
+      await waitUntil(() => rec.active === 0, 'the handler to stop', 5_000);
+      // Delivered within a few polls (25 ms here), even on a busy machine.
+      expect(Date.now() - asked).toBeLessThan(3_000);
       expect(reason).toBe('canceled');
       await waitUntil(async () => (await api.get(id))?.state === 'canceled', 'state canceled');
       await sleep(FAST.backoffMs * 3);
