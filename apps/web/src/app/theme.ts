@@ -1,4 +1,11 @@
-import { createTheme, Drawer, Modal, type CSSVariablesResolver, type MantineThemeOverride } from '@mantine/core';
+import {
+  createTheme,
+  Drawer,
+  Modal,
+  Notification,
+  type CSSVariablesResolver,
+  type MantineThemeOverride,
+} from '@mantine/core';
 
 /**
  * Colours are one shade darker than Mantine's default so that white text on filled buttons and
@@ -19,6 +26,8 @@ export function localizedTheme(closeLabel: string): MantineThemeOverride {
     components: {
       Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
       Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
+      // Toasts' close buttons too (Mantine's notifications render Notification).
+      Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
     },
   };
 }

@@ -21,18 +21,19 @@ export interface TaskRowProps {
   onAction: (action: TaskAction, task: ServerTask) => Promise<void> | void;
 }
 
+/** Badge colours, outlined in shade 9 so the small text keeps AA contrast on white. */
 const STATE_COLOURS: Record<number, string> = {
-  0: 'teal',
-  1: 'blue',
-  2: 'blue',
-  3: 'red',
-  4: 'gray',
-  5: 'orange',
-  6: 'red',
-  7: 'violet',
-  8: 'gray',
-  9: 'gray',
-  10: 'orange',
+  0: 'teal.9',
+  1: 'blue.9',
+  2: 'blue.9',
+  3: 'red.9',
+  4: 'gray.7',
+  5: 'grape.9',
+  6: 'red.9',
+  7: 'violet.9',
+  8: 'gray.7',
+  9: 'gray.7',
+  10: 'grape.9',
 };
 
 /**
@@ -86,12 +87,12 @@ export function TaskRow({ task, onAction }: TaskRowProps) {
             <Text fw={600} size="sm" title={task.task_name} data-testid="task-name" truncate>
               {name}
             </Text>
-            <Badge size="xs" variant="light" color="gray">
+            <Badge size="xs" variant="outline" color="gray.7">
               {typeLabel}
             </Badge>
           </Group>
           <Group gap={6} wrap="nowrap">
-            <Badge size="sm" variant="light" color={STATE_COLOURS[task.state] ?? 'gray'} data-testid="task-state">
+            <Badge size="sm" variant="outline" color={STATE_COLOURS[task.state] ?? 'gray.7'} data-testid="task-state">
               {t(`state.${task.state}`)}
             </Badge>
             <Tooltip label={t('deleteRecord')} withArrow>
@@ -232,7 +233,7 @@ function StateLine({ task }: { task: ServerTask }) {
       );
     case TaskState.notEnoughTraffic:
       return (
-        <Text size="xs" c="orange.9" data-testid="task-needed">
+        <Text size="xs" c="red.9" data-testid="task-needed">
           {t('trafficNeeded', { size: formatBytes(task.needed_size ?? 0) })}
         </Text>
       );

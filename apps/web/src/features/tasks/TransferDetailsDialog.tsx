@@ -85,7 +85,14 @@ export function TransferDetailsDialog({ taskId, onClose }: { taskId: string | nu
                   </Anchor>
                 )}
               </Group>
-              <ScrollArea.Autosize mah={320}>
+              <ScrollArea.Autosize
+                mah={320}
+                viewportProps={{
+                  tabIndex: 0,
+                  role: 'region',
+                  'aria-label': t('details.failedFiles', { count: load.task.result_total }),
+                }}
+              >
                 <Table striped withTableBorder fz="xs" data-testid="failed-files">
                   <Table.Thead>
                     <Table.Tr>

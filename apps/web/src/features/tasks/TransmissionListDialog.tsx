@@ -49,7 +49,8 @@ export function TransmissionListDialog({ opened, onClose }: DialogSlotProps) {
               <Button
                 size="compact-sm"
                 variant="subtle"
-                color="red.9"
+                color="red"
+                c="red.9"
                 leftSection={<IconClearAll size={14} aria-hidden />}
                 onClick={() => void clearAll(kind)}
                 data-testid={`tasks-clear-${kind}`}
@@ -57,7 +58,15 @@ export function TransmissionListDialog({ opened, onClose }: DialogSlotProps) {
                 {t('clearAll')}
               </Button>
             </Group>
-            <ScrollArea.Autosize mah="60vh" type="auto">
+            <ScrollArea.Autosize
+              mah="60vh"
+              type="auto"
+              viewportProps={{
+                tabIndex: 0,
+                role: 'region',
+                'aria-label': kind === 'running' ? t('running', { n: l.total }) : t('completed', { n: l.total }),
+              }}
+            >
               <Stack gap="xs" data-testid={`tasks-${kind}`}>
                 {l.list.map((task) => (
                   <TaskRow key={task.id} task={task} onAction={runTaskAction} />

@@ -166,6 +166,29 @@ describe('transmission polling', () => {
     p.stop();
   });
 
+  it('a canceled task stopping in state 9 reaches the completed list once it leaves the running list', async () => {
+    const s = fakeServer();
+    s.state.running = [makeTask({ id: 'a', state: 2 })];
+    s.state.polls.set('a', { status: 9, progress: progress(20), total_counts: 10, finished_counts: 2 });
+    const p = new TransmissionPolling(() => 0);
+    p.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // The poll answers 9 (stopping): polling stops, both lists are read; the task still stops.
+    s.state.running = [makeTask({ id: 'a', state: 9 })];
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(p.polled()).toEqual([]);
+    expect(transmissionStore.getState().running.list[0]?.state).toBe(9);
+    const completedReads = s.lists(1).length;
+    // Stopped: the server lists it as canceled; the next running-list read notices and reads the completed list.
+    s.state.running = [];
+    s.state.completed = [makeTask({ id: 'a', state: 4 })];
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(s.lists(1).length).toBe(completedReads + 1);
+    expect(transmissionStore.getState().completed.list.map((t) => [t.id, t.state])).toEqual([['a', 4]]);
+    expect(transmissionStore.getState().running.total).toBe(0);
+    p.stop();
+  });
+
   it('polls only while the Transmission list dialog is open', async () => {
     const s = fakeServer();
     s.state.running = [makeTask({ id: 'a', state: 2, progress: progress(10), task_name: 'Holiday → Archive' })];

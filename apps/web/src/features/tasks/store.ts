@@ -102,7 +102,7 @@ export class TransmissionPolling {
   }
 
   /** Reads one list's current page again; the running list also starts or stops task polls. */
-  async refresh(kind: ListKind): Promise<void> {
+  async refresh(kind: ListKind, options: { completedToo?: boolean } = {}): Promise<void> {
     const mine = ++this.seq[kind];
     const current = transmissionStore.getState()[kind];
     try {
@@ -113,13 +113,21 @@ export class TransmissionPolling {
       const lastPage = Math.max(1, Math.ceil(total / current.page_size));
       if (data.items.length === 0 && current.page > lastPage) {
         transmissionStore.setState((s) => ({ [kind]: { ...s[kind], page: lastPage } }));
-        return this.refresh(kind);
+        return this.refresh(kind, options);
       }
+      const before = current.loaded ? current.list.map((t) => t.id) : [];
       transmissionStore.setState((s) => ({
         [kind]: { ...s[kind], list: data.items, total, loaded: true },
         error: null,
       }));
-      if (kind === 'running') this.track(data.items);
+      if (kind === 'running') {
+        this.track(data.items);
+        // A task that left the running list (finished, canceled after stopping) shows in the completed one now.
+        const now = new Set(data.items.map((t) => t.id));
+        if (this.active && options.completedToo !== false && before.some((id) => !now.has(id))) {
+          void this.refresh('completed');
+        }
+      }
     } catch (err) {
       if (mine !== this.seq[kind]) return;
       transmissionStore.setState({ error: err instanceof Error ? err.message : String(err) });
@@ -133,22 +141,18 @@ export class TransmissionPolling {
 
   /** Both lists again (after an action moved a task between them). */
   async refreshAll(): Promise<void> {
-    await Promise.all([this.refresh('running'), this.refresh('completed')]);
+    await Promise.all([this.refresh('running', { completedToo: false }), this.refresh('completed')]);
   }
 
   private track(list: readonly ServerTask[]): void {
     if (!this.active) return;
     const running = new Set(list.filter((t) => isRunningState(t.state)).map((t) => t.id));
-    let left = false;
     for (const [id, timer] of this.taskTimers) {
       if (running.has(id)) continue;
       clearTimeout(timer);
       this.taskTimers.delete(id);
-      if (!list.some((t) => t.id === id)) left = true;
     }
     for (const id of running) if (!this.taskTimers.has(id)) this.schedule(id);
-    // A polled task that left the running list has finished: the completed list shows it now.
-    if (left) void this.refresh('completed');
   }
 
   private schedule(id: string): void {

@@ -1,5 +1,5 @@
-import { ActionIcon, Box, Button, Checkbox, Group, Loader, Radio, Text, UnstyledButton } from '@mantine/core';
-import { IconChevronDown, IconChevronRight, IconFile, IconFolder } from '@tabler/icons-react';
+import { ActionIcon, Box, Button, Checkbox, Group, Loader, Radio, Text, Tooltip, UnstyledButton } from '@mantine/core';
+import { IconChevronDown, IconChevronRight, IconFile, IconFolder, IconRefresh } from '@tabler/icons-react';
 import { Code, RemoteFileType, formatBytes, isWithin, type FileItem } from '@skyferry/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -89,6 +89,12 @@ export function CloudTree(props: CloudTreeProps) {
     void load('/');
   }, [cloudId, load]);
 
+  /** Reads every open folder again from the service (the server caches listings for a few seconds). */
+  const refreshAll = () => {
+    requested.current = new Set(expanded);
+    for (const path of expanded) void load(path, true);
+  };
+
   const toggleExpand = (path: string) => {
     setExpanded((prev) => {
       const next = new Set(prev);
@@ -177,6 +183,20 @@ export function CloudTree(props: CloudTreeProps) {
             <Text size="xs" c="dimmed" style={{ flex: 'none' }}>
               {formatBytes(entry.size)}
             </Text>
+          )}
+          {entry.path === '/' && (
+            <Tooltip label={t('tree.refresh')} withArrow>
+              <ActionIcon
+                variant="subtle"
+                color="gray"
+                size="sm"
+                aria-label={t('tree.refresh')}
+                onClick={() => refreshAll()}
+                data-testid="tree-refresh"
+              >
+                <IconRefresh size={14} aria-hidden />
+              </ActionIcon>
+            </Tooltip>
           )}
         </Group>
         {isFolder && open && renderChildren(entry.path, depth + 1)}

@@ -296,7 +296,15 @@ function PlanItems({
     );
   }
   return (
-    <ScrollArea.Autosize mah={300} type="auto">
+    <ScrollArea.Autosize
+      mah={300}
+      type="auto"
+      viewportProps={{
+        tabIndex: 0,
+        role: 'region',
+        'aria-label': testId === 'deletion-items' ? t('actions.delete') : t('preview.title'),
+      }}
+    >
       <Table striped fz="xs" data-testid={testId}>
         <Table.Thead>
           <Table.Tr>
@@ -312,7 +320,7 @@ function PlanItems({
             return (
               <Table.Tr key={`${item.action}:${path}:${i}`} data-testid="plan-item" data-action={item.action}>
                 <Table.Td>
-                  <Badge size="xs" variant="light" color={ACTION_COLOURS[item.action]}>
+                  <Badge size="xs" variant="outline" color={ACTION_COLOURS[item.action]}>
                     {t(`actions.${item.action}`)}
                   </Badge>
                   {twoWay && (
@@ -335,11 +343,12 @@ function PlanItems({
   );
 }
 
+/** Outlined in shade 9 (7 for gray) so the small text keeps AA contrast on white. */
 const ACTION_COLOURS: Record<PlanAction, string> = {
-  copy: 'teal',
-  update: 'blue',
-  delete: 'red',
-  skip: 'gray',
-  conflict: 'orange',
-  mkdir: 'gray',
+  copy: 'teal.9',
+  update: 'blue.9',
+  delete: 'red.9',
+  skip: 'gray.7',
+  conflict: 'grape.9',
+  mkdir: 'gray.7',
 };

@@ -1,3 +1,4 @@
+import { notifications } from '@mantine/notifications';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -127,6 +128,8 @@ function renderPage(kind: 'migrate' | 'sync' = 'migrate') {
 }
 
 beforeEach(() => {
+  // Toasts of earlier tests would fill the notification queue (5 at a time).
+  notifications.clean();
   localStorage.clear();
   resetSessionStore();
   resetForms();
@@ -187,6 +190,17 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     const child = within(row(sourceTree(), '/Photos/b.jpg')).getByRole('checkbox');
     expect(child).toBeChecked();
     expect(child).toBeDisabled();
+    // Refresh reads the open folders again from the service.
+    await userEvent.click(within(sourceTree()).getByRole('button', { name: 'Refresh' }));
+    await waitFor(() =>
+      expect(
+        api
+          .bodies('POST /api/cloud-manager/list')
+          .filter((b) => (b as { refresh?: boolean }).refresh)
+          .map((b) => (b as { path: string }).path)
+          .sort(),
+      ).toEqual(['/', '/Photos']),
+    );
   });
 
   it('migrates with a filter and a same-name policy: dry run, preview with counts, then the task', async () => {
@@ -230,7 +244,7 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     expect(within(summary).getByTestId('summary-delete').textContent).toBe('Delete00 B');
     expect(within(summary).getByTestId('summary-skip').textContent).toBe('Skip170.00 B');
     expect(within(summary).getByTestId('summary-conflict').textContent).toBe('Conflict00 B');
-    expect(within(preview).getByTestId('plan-totals').textContent).toBe('3 files (3.42 KB) will be transferred.');
+    expect(within(preview).getByTestId('plan-totals').textContent).toBe('Files to transfer: 3 (3.42 KB).');
     expect(within(preview).getAllByTestId('plan-item')).toHaveLength(4);
     // Browse by action.
     await userEvent.click(within(preview).getByText('Skip (1)'));
