@@ -193,6 +193,45 @@ describe('executor', () => {
     expect(target.store.files('/t/src').get('/d2/f2.bin')?.md5).toBe(store.files('/src').get('/d2/f2.bin')?.md5);
   });
 
+  it('tries files that failed for a passing reason once more at the end of the run', async () => {
+    const store = tree(8);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider();
+    let tries = 0;
+    target.faults.before = (op, path) =>
+      op === 'put' && path.endsWith('/f5.bin') && ++tries <= 3 ? new ProviderError('server', 'HTTP 502') : undefined;
+    const events: string[] = [];
+    const { result } = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      retries: { retries: 1, minSleepMs: 1, maxSleepMs: 2 },
+      onItem: (e) => e.item.rel.endsWith('f5.bin') && events.push(e.type),
+    });
+    expect(result.outcome).toBe('success');
+    expect(result.failed).toEqual([]);
+    expect(events).toEqual(['failed', 'done']);
+    expect(tries).toBe(4);
+    const stubborn = await runTransfer({
+      source,
+      target: new MemoryProvider({
+        faults: {
+          before: (op, path) =>
+            op === 'put' && path.endsWith('/f5.bin') ? new ProviderError('server', 'HTTP 502') : undefined,
+        },
+      }),
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/t',
+      retries: { retries: 1, minSleepMs: 1, maxSleepMs: 2 },
+    });
+    expect(stubborn.result.outcome).toBe('partial');
+    expect(stubborn.result.failed.map((f) => f.reason)).toEqual(['server']);
+    expect(stubborn.result.successCount).toBe(7);
+  });
+
   it('lists failed files and retries only them', async () => {
     const store = tree(10);
     const source = new MemoryProvider({ store });

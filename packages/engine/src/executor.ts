@@ -72,6 +72,11 @@ export interface ExecuteOptions {
   chunkThreshold?: number;
   /** Memory for chunk buffers of all files together. Default 128 MiB. */
   memoryBudget?: number;
+  /**
+   * Rounds of retrying, after all other files, the files that failed for a reason that may pass
+   * (network, server, not found while writing, ...). An item can then report `failed` and later `done`. Default 1.
+   */
+  finalRetries?: number;
   /** Deleted items go to the side's trash where it has one. Default true. */
   useTrash?: boolean;
   /** 'strict' stats the target when its write returned no hash to compare. Default 'auto'. */
@@ -83,6 +88,9 @@ export interface ExecuteOptions {
 }
 
 const other = (s: Side): Side => (s === 'source' ? 'target' : 'source');
+
+/** Failure reasons worth one more try at the end of a run (not permanent refusals). */
+const RETRY_AGAIN = new Set(['network', 'server', 'rate_limited', 'corrupted', 'conflict', 'not_found', 'unknown']);
 
 /** The key of an item in the checkpoint store: stable across re-planning, changed when the file read changes. */
 export function checkpointKey(plan: TransferPlan, item: PlanItem): string {
@@ -593,6 +601,17 @@ class Execution {
           this.pool(large, n, runOne, true),
           this.pool(small, Math.max(n, opts.smallFileTransfers ?? 32), runOne, true),
         ]);
+        // Files that failed for what may have been a passing reason get another go once the rest is
+        // done (like rclone's --retries): a server that was struggling may have recovered.
+        for (let round = 0; round < (opts.finalRetries ?? 1) && !this.stop; round++) {
+          const again = this.failed.filter((f) => todoTransfers.includes(f.item) && RETRY_AGAIN.has(f.reason));
+          if (again.length === 0) break;
+          const items = new Set(again.map((f) => f.item));
+          this.failed.splice(0, this.failed.length, ...this.failed.filter((f) => !items.has(f.item)));
+          this.progress.failed -= again.length;
+          this.progress.finished -= again.length;
+          await this.pool([...items], n, runOne, true);
+        }
       }
 
       // Deletes last. Mirror deletes only after every copy succeeded.
