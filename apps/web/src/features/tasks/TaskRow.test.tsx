@@ -29,7 +29,9 @@ const running = { percentage: 45.6, speed: 2048, transferred: 450 * 1024, length
 
 beforeEach(() => {
   resetTransmission();
+  localStorage.clear();
   resetSessionStore();
+  applyAuth(authData());
   messagesStore.setState({ dialogs: [], loading: 0 });
 });
 afterEach(() => {
@@ -221,6 +223,17 @@ describe('task actions in the Transmission list', () => {
     expect(screen.getByTestId('tasks-clear-running')).toHaveTextContent('Clear all');
   });
 
+  it('a visitor (no account, so no server tasks) sees two empty lists and nothing is asked of the server', async () => {
+    localStorage.clear();
+    resetSessionStore();
+    const api = serve([makeTask({ id: 'a', state: 8 })], []);
+    openDialog();
+    expect(await screen.findByTestId('tasks-empty-running')).toHaveTextContent('There are no tasks here.');
+    expect(screen.getByText('Transferring(0)')).toBeInTheDocument();
+    expect(screen.getByText('Transfer complete(0)')).toBeInTheDocument();
+    expect(api.calls).toEqual([]);
+  });
+
   it('Cancel asks "Are you sure to cancel the task?" and cancels only on Yes', async () => {
     const api = serve([makeTask({ id: 'a', state: 8 })], []);
     openDialog();
@@ -288,7 +301,6 @@ describe('task actions in the Transmission list', () => {
   });
 
   it('View goes to the target cloud’s explorer at the target folder and closes the dialog', async () => {
-    applyAuth(authData());
     sessionStore.setState({ clouds: [cloud('c1'), cloud('c2')], cloudsLoaded: true });
     shellStore.setState({ transmissionOpen: true });
     const go = vi.fn();

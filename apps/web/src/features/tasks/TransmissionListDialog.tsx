@@ -3,6 +3,7 @@ import { IconClearAll } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DialogSlotProps } from '../../app/slots.tsx';
+import { selectLoggedIn, useSession } from '../session/store.ts';
 import { clearAll, runTaskAction } from './actions.ts';
 import { TaskRow } from './TaskRow.tsx';
 import { TransferDetailsDialog } from './TransferDetailsDialog.tsx';
@@ -21,16 +22,25 @@ export function TransmissionListDialog({ opened, onClose }: DialogSlotProps) {
   const error = useTransmission((s) => s.error);
   const detailsId = useTransmission((s) => s.detailsId);
 
+  // Server tasks belong to signed-in users: a visitor's lists are empty, with nothing to poll.
+  const loggedIn = useSession(selectLoggedIn);
   useEffect(() => {
-    if (!opened) return;
+    if (!opened || !loggedIn) return;
     transmission.start();
     return () => transmission.stop();
-  }, [opened]);
+  }, [opened, loggedIn]);
 
   const panel = (kind: ListKind) => {
     const l = kind === 'running' ? running : completed;
     const pages = Math.max(1, Math.ceil(l.total / l.page_size));
-    if (!l.loaded) {
+    if (!loggedIn) {
+      return (
+        <Text size="sm" c="dimmed" data-testid={`tasks-empty-${kind}`}>
+          {t('empty')}
+        </Text>
+      );
+    }
+    if (!l.loaded && !error) {
       return (
         <Center py="xl">
           <Loader size="sm" aria-label={t('loading')} />
@@ -94,7 +104,7 @@ export function TransmissionListDialog({ opened, onClose }: DialogSlotProps) {
 
   return (
     <Modal opened={opened} onClose={onClose} title={t('title')} size="lg" centered>
-      {error && (
+      {error && loggedIn && (
         <Alert color="red" variant="light" mb="sm">
           {error}
         </Alert>
@@ -102,10 +112,10 @@ export function TransmissionListDialog({ opened, onClose }: DialogSlotProps) {
       <Tabs value={tab} onChange={(v) => v && setTab(v as ListKind)} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="running" data-testid="tab-running">
-            {t('running', { n: running.total })}
+            {t('running', { n: loggedIn ? running.total : 0 })}
           </Tabs.Tab>
           <Tabs.Tab value="completed" data-testid="tab-completed">
-            {t('completed', { n: completed.total })}
+            {t('completed', { n: loggedIn ? completed.total : 0 })}
           </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="running" pt="md">

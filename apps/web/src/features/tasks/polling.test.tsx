@@ -1,7 +1,9 @@
 import { screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PollProgressData, ServerTask } from '@skyferry/contract';
-import { Fail, mockApi, renderWithProviders, type RecordedCall } from '../../test/utils.tsx';
+import { Fail, authData, mockApi, renderWithProviders, type RecordedCall } from '../../test/utils.tsx';
+import { applyAuth } from '../session/actions.ts';
+import { resetSessionStore } from '../session/store.ts';
 import { makeTask } from './fixtures.ts';
 import { TransmissionListDialog } from './TransmissionListDialog.tsx';
 import { TransmissionPolling, progressPollDelay, resetTransmission, transmission, transmissionStore } from './store.ts';
@@ -47,6 +49,8 @@ beforeEach(() => {
   resetTransmission();
 });
 afterEach(() => {
+  localStorage.clear();
+  resetSessionStore();
   transmission.stop();
   vi.useRealTimers();
   vi.unstubAllGlobals();
@@ -190,6 +194,7 @@ describe('transmission polling', () => {
   });
 
   it('polls only while the Transmission list dialog is open', async () => {
+    applyAuth(authData());
     const s = fakeServer();
     s.state.running = [makeTask({ id: 'a', state: 2, progress: progress(10), task_name: 'Holiday → Archive' })];
     s.state.polls.set('a', { status: 2, progress: progress(30), total_counts: 10, finished_counts: 3 });

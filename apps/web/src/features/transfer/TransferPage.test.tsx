@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Code, type CreateTaskBody, type FileItem, type PlanItemView, type TaskPlan } from '@skyferry/contract';
 import { authData, cloud, initData, renderWithProviders } from '../../test/utils.tsx';
+import { guideStore } from '../guide/store.ts';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
 import { applyAuth } from '../session/actions.ts';
@@ -552,5 +553,24 @@ describe('the Sync screen', { timeout: 30_000 }, () => {
       to_cloud: { cloud_id: 'c2', path: '/Backup' },
     });
     expect(api.tasks()[1]?.same_name_policy).toBeUndefined();
+  });
+});
+
+describe('the guide steps', () => {
+  it('the Transfer screen shows migrate-1 and migrate-2 on its source and target panels; Sync shows sync-1 and sync-2', async () => {
+    serve({ 'POST /api/cloud-manager/list': listHandler });
+    guideStore.setState({ acknowledged: {}, chain: null, pending: false });
+    const view = renderPage();
+    await waitFor(() =>
+      expect(guideStore.getState().chain?.steps.map((s) => s.id)).toEqual(['migrate-1', 'migrate-2']),
+    );
+    expect(document.querySelector('[data-guide="migrate-1"]')?.textContent).toContain('Files to transfer');
+    expect(document.querySelector('[data-guide="migrate-2"]')?.textContent).toContain('Where they go');
+    view.unmount();
+    guideStore.setState({ acknowledged: {}, chain: null, pending: false });
+    renderPage('sync');
+    await waitFor(() => expect(guideStore.getState().chain?.steps.map((s) => s.id)).toEqual(['sync-1', 'sync-2']));
+    expect(document.querySelector('[data-guide="sync-1"]')?.textContent).toContain('Folder to sync from');
+    expect(document.querySelector('[data-guide="sync-2"]')?.textContent).toContain('Sync mode');
   });
 });

@@ -94,7 +94,12 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
   const [starting, setStarting] = useState(false);
   const patch = useCallback((p: Parameters<typeof patchForm>[1]) => patchForm(kind, p), [kind]);
 
-  useGuideSteps(kind === 'migrate' ? ['migrate-1', 'migrate-2'] : ['sync-1', 'sync-2'], cloudsLoaded);
+  // The tips point at the cloud choosers, so they wait until there is a cloud to choose (a first
+  // visit shows the shell's add-a-drive chain instead).
+  useGuideSteps(
+    kind === 'migrate' ? ['migrate-1', 'migrate-2'] : ['sync-1', 'sync-2'],
+    cloudsLoaded && clouds.length > 0,
+  );
 
   const readable = clouds.filter((c) => canRead(c.flags));
   const writable = clouds.filter((c) => canWrite(c.flags));
@@ -435,9 +440,6 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
           data-testid="transfer-start"
         >
           {kind === 'migrate' ? t('startMigrate') : t('startSync')}
-        </Button>
-        <Button variant="subtle" onClick={openTransmissionList}>
-          {t('openList')}
         </Button>
       </Group>
 
