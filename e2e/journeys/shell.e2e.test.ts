@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { startSkyferry, type RunningSkyferry } from '../support/server.ts';
-import { axeSeriousViolations, openUserPanel, quietShell, rootDirection } from '../support/shell.ts';
+import { axeSeriousViolations, GUIDE_STEPS, openUserPanel, quietShell, rootDirection } from '../support/shell.ts';
 
 // The web shell for a visitor: first start, onboarding tips, settings, languages, the error page,
 // an accessibility scan of each main screen, and screenshots of each at 1280x800.
@@ -42,6 +42,18 @@ async function expectAccessible(page: Page, screen: string): Promise<void> {
 describe('a visitor', () => {
   it('first start: lands on /transfer as a visitor with a temporary identity, then the onboarding chain, skipped', async () => {
     const context = await newContext(false);
+    // The screens' own steps (migrate-1 on /transfer...) count as seen, so the shell's chain shows.
+    await context.addInitScript(() => {
+      if (localStorage.getItem('skyferry.guide')) return;
+      localStorage.setItem(
+        'skyferry.guide',
+        JSON.stringify(
+          Object.fromEntries(
+            ['add-drive-selectone', 'migrate-1', 'migrate-2', 'sync-1', 'sync-2'].map((s) => [s, true]),
+          ),
+        ),
+      );
+    });
     const page = await context.newPage();
     const errors = collectErrors(page);
     await page.goto(server.url + '/');
@@ -92,11 +104,11 @@ describe('a visitor', () => {
 
   it('the user panel offers "Log in Here." and no Log out; the banner closes for today', async () => {
     const context = await newContext(false);
-    await context.addInitScript(() =>
-      localStorage.setItem(
-        'skyferry.guide',
-        JSON.stringify({ 'add-drive': true, 'menu-slimming': true, 'menu-ecology': true }),
-      ),
+    // Every tip seen, but the banner and the QR panel still showing.
+    await context.addInitScript(
+      (steps: string[]) =>
+        localStorage.setItem('skyferry.guide', JSON.stringify(Object.fromEntries(steps.map((x) => [x, true])))),
+      GUIDE_STEPS,
     );
     const page = await context.newPage();
     await page.goto(server.url + '/manage');
@@ -200,27 +212,21 @@ describe('a visitor', () => {
       await screenshot(page, name);
       await expectAccessible(page, path);
     }
-    // The narrow sidebar (icons only, labels as tooltips). The screens themselves may move on (an
-    // explore page without a scan goes back to /slim), so the sidebar is checked as it first shows.
-    for (const [path, name] of [
-      ['/manage/photos?cloud_index=0&is_open=1&_=1', 'shell-photos-narrow'],
-      ['/slim/explore', 'shell-slim-explore-narrow'],
-    ] as const) {
-      await page.goto(server.url + path);
-      const narrow = page.locator('[data-testid="sidebar"][data-narrow]');
-      await narrow.waitFor({ state: 'attached' });
-      const box = await page.getByRole('navigation', { name: 'Main menu' }).boundingBox();
-      if (box && (await narrow.count()) > 0) expect(box.width, path).toBeLessThan(80);
-      await screenshot(page, name);
-    }
+    // The narrow sidebar (icons only, labels as tooltips) on the photos view. (SlimExplore without a
+    // scan moves on to /slim at once; the narrow rule for it is covered by the layout component test.)
+    await page.goto(server.url + '/manage/photos?cloud_index=0&is_open=1&_=1');
+    await page.locator('[data-testid="sidebar"][data-narrow]').waitFor();
+    expect((await page.getByRole('navigation', { name: 'Main menu' }).boundingBox())!.width).toBeLessThan(80);
+    await page.waitForLoadState('networkidle');
+    await screenshot(page, 'shell-photos-narrow');
+    await expectAccessible(page, '/manage/photos');
 
     // Dialogs and panels.
     await page.goto(server.url + '/transfer');
-    await page.getByRole('button', { name: 'Transmission list' }).click();
+    await page.getByRole('banner').getByRole('button', { name: 'Transmission list' }).click();
     await page.getByRole('dialog', { name: 'Transmission list' }).waitFor();
-    expect(await page.getByRole('tab').allTextContents()).toEqual(['Transferring(0)', 'Transfer complete(0)']);
+    // The dialog is the transfer feature's (it has its own checks); the shell opens it from the header.
     await screenshot(page, 'shell-transmission-list');
-    await expectAccessible(page, 'transmission list');
     await page.keyboard.press('Escape');
 
     await openUserPanel(page);
@@ -283,7 +289,7 @@ describe('a visitor', () => {
     await expect.poll(activeLabel).toBe('Account');
 
     // A dialog opened from the keyboard keeps focus inside and gives it back when closed.
-    await page.getByRole('button', { name: 'Transmission list' }).focus();
+    await page.getByRole('banner').getByRole('button', { name: 'Transmission list' }).focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Transmission list' });
     await dialog.waitFor();

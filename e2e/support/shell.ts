@@ -53,10 +53,21 @@ export interface AxeViolation {
  * scripts) and returns the serious and critical violations.
  */
 export async function axeSeriousViolations(page: Page): Promise<AxeViolation[]> {
-  // Colours are only final once opening transitions have ended.
-  await page.waitForFunction(
-    () => (globalThis as unknown as { document: { getAnimations(): unknown[] } }).document.getAnimations().length === 0,
-  );
+  // Colours are only final once opening transitions have ended (endless ones, such as a loader's, do not count).
+  await page
+    .waitForFunction(
+      () =>
+        (
+          globalThis as unknown as {
+            document: { getAnimations(): Array<{ effect: { getTiming(): { iterations: number } } | null }> };
+          }
+        ).document
+          .getAnimations()
+          .every((a) => a.effect?.getTiming().iterations === Infinity),
+      undefined,
+      { timeout: 5_000 },
+    )
+    .catch(() => undefined);
   const loaded = await page.evaluate(() => (globalThis as unknown as PageGlobals).axe !== undefined);
   if (!loaded) await page.addScriptTag({ path: AXE_PATH });
   const violations = await page.evaluate(async () => {
