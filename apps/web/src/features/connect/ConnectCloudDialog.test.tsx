@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CLOUD_KIND_INFO, Code, type CloudKind, type SystemCloudKind } from '@skyferry/contract';
+import { CLOUD_KIND_INFO, Code, OAUTH_MESSAGE_TYPE, type CloudKind, type SystemCloudKind } from '@skyferry/contract';
 import { Fail, cloud, mockApi, renderWithProviders } from '../../test/utils.tsx';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { ConnectCloudDialog } from './ConnectCloudDialog.tsx';
@@ -104,6 +104,55 @@ describe('connect cloud drive', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Sign in to Dropbox' }));
     expect(await screen.findByTestId('connect-error')).toHaveTextContent('There is no such API call');
     expect(api.find('POST /api/clouds/oauth/start')[0]?.body).toMatchObject({ cloud_name: 'dropbox' });
+  });
+
+  it('shows the result the OAuth callback page posts (the contract message shape)', async () => {
+    const popup = { close: vi.fn(), location: { href: '' } };
+    vi.stubGlobal(
+      'open',
+      vi.fn(() => popup),
+    );
+    mockApi({
+      'POST /api/clouds/oauth/start': () => ({
+        authorize_url: 'http://127.0.0.1:1/authorize',
+        state: 's1',
+        expires_at: 0,
+      }),
+    });
+    open('dropbox');
+    await userEvent.click(await screen.findByRole('button', { name: 'Sign in to Dropbox' }));
+    await waitFor(() => expect(popup.location.href).toBe('http://127.0.0.1:1/authorize'));
+    // A message of another shape (or from another origin) is ignored.
+    window.dispatchEvent(
+      new MessageEvent('message', { data: { type: 'other', ok: false, msg: 'x' }, origin: window.location.origin }),
+    );
+    window.dispatchEvent(
+      new MessageEvent('message', {
+        data: {
+          type: OAUTH_MESSAGE_TYPE,
+          state: 's1',
+          ok: false,
+          code: 409001,
+          msg: 'This cloud drive has been bound',
+        },
+        origin: 'http://evil.example',
+      }),
+    );
+    expect(screen.queryByTestId('connect-error')).toBeNull();
+    window.dispatchEvent(
+      new MessageEvent('message', {
+        data: {
+          type: OAUTH_MESSAGE_TYPE,
+          state: 's1',
+          ok: false,
+          code: 409001,
+          msg: 'This cloud drive has been bound',
+        },
+        origin: window.location.origin,
+      }),
+    );
+    expect(await screen.findByTestId('connect-error')).toHaveTextContent('This cloud drive has been bound');
+    expect(popup.close).toHaveBeenCalled();
   });
 
   it('says when the maximum of 20 is reached, and warns from 18', async () => {

@@ -14,7 +14,7 @@ import {
   UnstyledButton,
 } from '@mantine/core';
 import { IconArrowLeft, IconExternalLink } from '@tabler/icons-react';
-import { LIMITS, type SystemCloudKind } from '@skyferry/contract';
+import { LIMITS, OAUTH_CHANNEL, type SystemCloudKind } from '@skyferry/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
@@ -196,18 +196,27 @@ function KindForm({
     setCommon('');
   }, [kind.cloud_name]);
 
-  // The OAuth callback page posts its result to this window.
+  // The OAuth callback page posts its result to this window (and on a BroadcastChannel when the
+  // opener link was lost, e.g. after the service's pages changed the pop-up's opener policy).
   useEffect(() => {
     if (kind.auth !== 'oauth') return;
-    const onMessage = (e: MessageEvent) => {
-      if (e.origin !== window.location.origin || !isOAuthResult(e.data)) return;
+    const handle = (data: unknown) => {
+      if (!isOAuthResult(data)) return;
       popup.current?.close();
       setBusy(false);
-      if (e.data.ok) onDone(null);
-      else setCommon(e.data.msg || t('oauthFailed'));
+      if (data.ok) onDone(data.cloud ?? null);
+      else setCommon(data.msg || t('oauthFailed'));
+    };
+    const onMessage = (e: MessageEvent) => {
+      if (e.origin === window.location.origin) handle(e.data);
     };
     window.addEventListener('message', onMessage);
-    return () => window.removeEventListener('message', onMessage);
+    const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(OAUTH_CHANNEL) : null;
+    if (channel) channel.onmessage = (e: MessageEvent) => handle(e.data);
+    return () => {
+      window.removeEventListener('message', onMessage);
+      channel?.close();
+    };
   }, [kind.auth, onDone, t]);
 
   const set = (name: string, value: string | boolean) => {

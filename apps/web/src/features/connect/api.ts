@@ -1,4 +1,4 @@
-import type { Cloud } from '@skyferry/contract';
+import { oauthResultMessageSchema, type Cloud, type OAuthResultMessage } from '@skyferry/contract';
 import { api } from '../../api/client.ts';
 
 /** The connect calls: form kinds directly; OAuth kinds through the service's sign-in window. */
@@ -14,14 +14,9 @@ export const connectApi = {
     }),
 };
 
-/** What the OAuth callback page posts to its opener when the service has answered. */
-export interface OAuthResultMessage {
-  type: 'skyferry-oauth';
-  ok: boolean;
-  cloud_id?: string;
-  msg?: string;
-}
+export type { OAuthResultMessage };
 
+/** Whether a posted value is the OAuth callback page's result (the contract's message shape). */
 export function isOAuthResult(data: unknown): data is OAuthResultMessage {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === 'skyferry-oauth';
+  return oauthResultMessageSchema.safeParse(data).success;
 }
