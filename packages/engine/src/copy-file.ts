@@ -225,6 +225,9 @@ async function streamedPut(
     ctx.onBytes(n);
   });
   body.on('error', (err) => meter.destroy(err));
+  // The target's put sees a failed or aborted stream through its own reading; this listener only
+  // keeps an error emitted after put has stopped listening (an abort at shutdown) from crashing the process.
+  meter.on('error', () => undefined);
   body.pipe(meter);
   try {
     const entry = await to.put(toPath, meter, srcInfoOf(fp, fp.size), { signal: ctx.signal });
