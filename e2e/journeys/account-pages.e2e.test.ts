@@ -118,6 +118,28 @@ it('signs in (wrong password first, with the server message), and signs out with
   await out.frameLocator('#f').getByText('You have signed out of Skyferry.').waitFor();
 });
 
+it('opened as a whole page (no-cookie variant), hands the result to the client callback routes', async () => {
+  const urls = (await init(clientOrigin)) as {
+    sign_in_url_disable_cookies?: string;
+    sign_out_url_disable_cookies?: string;
+  };
+  expect(urls.sign_in_url_disable_cookies).toBeTruthy();
+  const page = await browser.newPage({ viewport: { width: 520, height: 700 } });
+  await page.goto(urls.sign_in_url_disable_cookies!);
+  await page.getByLabel('Email').fill('framed.user@example.com');
+  await page.getByLabel('Password').fill('a good password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${clientOrigin}/callback-login#data=*`);
+  const data = JSON.parse(decodeURIComponent(new URL(page.url()).hash.replace(/^#data=/, ''))) as {
+    access_token: string;
+    user_info: { email: string };
+  };
+  expect(data.access_token).toMatch(/^sk_at_/);
+  expect(data.user_info.email).toBe('framed.user@example.com');
+  await page.goto(urls.sign_out_url_disable_cookies!);
+  await page.waitForURL(`${clientOrigin}/callback-logout`);
+});
+
 it('speaks the language it is given', async () => {
   const urls = await init(clientOrigin, 'ja');
   const page = await framed(clientOrigin, urls.sign_in_url);

@@ -225,8 +225,9 @@ describe('a visitor', () => {
     await page.goto(server.url + '/transfer');
     await page.getByRole('banner').getByRole('button', { name: 'Transmission list' }).click();
     await page.getByRole('dialog', { name: 'Transmission list' }).waitFor();
-    // The dialog is the transfer feature's (it has its own checks); the shell opens it from the header.
+    // The dialog is the transfer feature's; the shell opens it from the header.
     await screenshot(page, 'shell-transmission-list');
+    await expectAccessible(page, 'transmission list');
     await page.keyboard.press('Escape');
 
     await openUserPanel(page);

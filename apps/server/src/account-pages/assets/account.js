@@ -22,8 +22,15 @@
 
   if (!origin) return;
 
+  // Opened as a whole page (the no-cookie variant, or cookies blocked): no frame or opener to post
+  // to, so hand the result to the client's callback routes at the validated origin instead.
+  function topLevel() {
+    return target() === null;
+  }
+
   if (page === 'signout') {
-    post({ type: 'logout_success' });
+    if (topLevel()) window.location.replace(origin + '/callback-logout');
+    else post({ type: 'logout_success' });
     return;
   }
 
@@ -62,6 +69,11 @@
       .then(function (body) {
         if (!body || body.code !== 0) {
           error.textContent = (body && body.msg) || root.getAttribute('data-network-error');
+          return;
+        }
+        if (topLevel()) {
+          // The fragment never reaches a server; the client drops it from history at once.
+          window.location.replace(origin + '/callback-login#data=' + encodeURIComponent(JSON.stringify(body.data)));
           return;
         }
         post({ type: 'login_success', data: body.data });

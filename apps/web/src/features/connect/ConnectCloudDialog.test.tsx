@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CLOUD_KIND_INFO, Code, OAUTH_MESSAGE_TYPE, type CloudKind, type SystemCloudKind } from '@skyferry/contract';
 import { Fail, cloud, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { advanceTip, currentTip, hideTips, resetGuide } from '../guide/store.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { ConnectCloudDialog } from './ConnectCloudDialog.tsx';
 
@@ -23,6 +24,8 @@ const kind = (name: CloudKind, available = true, reason: string | null = null): 
 
 beforeEach(() => {
   localStorage.clear();
+  resetGuide();
+  hideTips();
   resetSessionStore();
   sessionStore.setState({
     systemClouds: [
@@ -153,6 +156,19 @@ describe('connect cloud drive', () => {
     );
     expect(await screen.findByTestId('connect-error')).toHaveTextContent('This cloud drive has been bound');
     expect(popup.close).toHaveBeenCalled();
+  });
+
+  it('shows the add-drive-selectone guide step on the kind list, once', async () => {
+    mockApi({});
+    const view = open();
+    await screen.findByTestId('kind-webdav');
+    await waitFor(() => expect(currentTip()?.id).toBe('add-drive-selectone'));
+    expect(currentTip()?.target).toBe('[data-guide="add-drive-selectone"]');
+    advanceTip('button');
+    view.unmount();
+    open();
+    await screen.findByTestId('kind-webdav');
+    expect(currentTip()).toBeNull();
   });
 
   it('says when the maximum of 20 is reached, and warns from 18', async () => {

@@ -14,6 +14,7 @@ import {
   UnstyledButton,
 } from '@mantine/core';
 import { IconArrowLeft, IconExternalLink } from '@tabler/icons-react';
+import { useGuideSteps } from '../guide/steps.ts';
 import { LIMITS, OAUTH_CHANNEL, type SystemCloudKind } from '@skyferry/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -74,6 +75,8 @@ export function ConnectCloudDialog({ opened, onClose, kind, reauthorize: given }
 
   const selected = kinds.find((k) => k.cloud_name === chosen) ?? null;
   const limit = reauthorize ? 'ok' : limitState(count);
+  // The user-guide step on the kind list, shown once while the list is on screen.
+  useGuideSteps(['add-drive-selectone'], opened && !selected && kinds.length > 0);
 
   const done = async (cloud: Cloud | null) => {
     await loadClouds().catch(() => undefined);

@@ -357,7 +357,7 @@ export function ExplorerPage() {
       >
         {load.state === 'loading' && (
           <Center h={240}>
-            <Loader size="sm" aria-label={t('loading')} />
+            <Loader size="sm" role="status" aria-label={t('loading')} />
           </Center>
         )}
         {load.state === 'error' && (

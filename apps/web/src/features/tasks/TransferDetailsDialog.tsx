@@ -55,7 +55,7 @@ export function TransferDetailsDialog({ taskId, onClose }: { taskId: string | nu
     <Modal opened={taskId !== null} onClose={onClose} title={t('details.title')} size="lg" centered>
       {load.state === 'loading' && (
         <Center py="lg">
-          <Loader size="sm" aria-label={t('loading')} />
+          <Loader size="sm" role="status" aria-label={t('loading')} />
         </Center>
       )}
       {load.state === 'error' && (

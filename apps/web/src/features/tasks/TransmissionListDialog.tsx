@@ -43,7 +43,7 @@ export function TransmissionListDialog({ opened, onClose }: DialogSlotProps) {
     if (!l.loaded && !error) {
       return (
         <Center py="xl">
-          <Loader size="sm" aria-label={t('loading')} />
+          <Loader size="sm" role="status" aria-label={t('loading')} />
         </Center>
       );
     }

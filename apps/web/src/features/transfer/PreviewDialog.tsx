@@ -207,7 +207,7 @@ export function PreviewDialog(props: PreviewDialogProps) {
           )}
           {!rows && !rowsError && (
             <Center py="md">
-              <Loader size="sm" aria-label={t('preview.loading')} />
+              <Loader size="sm" role="status" aria-label={t('preview.loading')} />
             </Center>
           )}
           {rows && (
@@ -244,7 +244,7 @@ export function PreviewDialog(props: PreviewDialogProps) {
           </Alert>
           {!deletions ? (
             <Center py="md">
-              <Loader size="sm" aria-label={t('preview.loading')} />
+              <Loader size="sm" role="status" aria-label={t('preview.loading')} />
             </Center>
           ) : (
             <>
