@@ -11,7 +11,7 @@ import {
   type FtpServer,
   type WebdavServer,
 } from '@skyferry/testing';
-import type { BenchTarget, RunningTarget } from './providers-targets.ts';
+import type { BenchTarget, RunningTarget } from './lib/targets.ts';
 
 /** rclone takes passwords on the command line only in its obscured form. */
 function obscure(password: string): string {

@@ -3,15 +3,13 @@
  * (import its own component instead). Each keeps the props shown.
  */
 import type { ComponentType } from 'react';
+import type { DialogSlotProps } from './slot-types.ts';
+
+export type { DialogSlotProps };
 import { ConnectCloudDialog as ConnectCloud } from '../features/connect/ConnectCloudDialog.tsx';
 import { PlaceholderAppTabs } from '../features/shell/placeholders/PlaceholderAppTabs.tsx';
 import { PlaceholderFeedback } from '../features/shell/placeholders/PlaceholderFeedback.tsx';
 import { TransmissionListDialog as TransmissionList } from '../features/tasks/TransmissionListDialog.tsx';
-
-export interface DialogSlotProps {
-  opened: boolean;
-  onClose: () => void;
-}
 
 /** Tabs of open third-party apps in the header (the apps issue). */
 export const AppTabs: ComponentType = PlaceholderAppTabs;

@@ -19,7 +19,7 @@ import { LIMITS, OAUTH_CHANNEL, type SystemCloudKind } from '@skyferry/contract'
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import type { DialogSlotProps } from '../../app/slots.tsx';
+import type { DialogSlotProps } from '../../app/slot-types.ts';
 import { toast } from '../messages/toast.ts';
 import { loadClouds } from '../session/actions.ts';
 import { selectVisibleClouds, sessionStore, useSession } from '../session/store.ts';

@@ -2,7 +2,7 @@ import { Alert, Button, Center, Group, Loader, Modal, Pagination, ScrollArea, St
 import { IconClearAll } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DialogSlotProps } from '../../app/slots.tsx';
+import type { DialogSlotProps } from '../../app/slot-types.ts';
 import { selectLoggedIn, useSession } from '../session/store.ts';
 import { clearAll, runTaskAction } from './actions.ts';
 import { TaskRow } from './TaskRow.tsx';

@@ -1,6 +1,6 @@
 import { Modal, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import type { DialogSlotProps } from '../../../app/slots.tsx';
+import type { DialogSlotProps } from '../../../app/slot-types.ts';
 
 /** Until the feedback dialog lands: points to the support entry. */
 export function PlaceholderFeedback({ opened, onClose }: DialogSlotProps) {

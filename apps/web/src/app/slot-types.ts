@@ -1,0 +1,5 @@
+/** Props every dialog slot of the shell takes (features implement them; see slots.tsx). */
+export interface DialogSlotProps {
+  opened: boolean;
+  onClose: () => void;
+}
