@@ -40,6 +40,45 @@ export interface ConformanceOptions {
   atomicOverwrite?: boolean;
   /** Timeout of the slow cases (paging, big files), ms (default 300 000). */
   slowTimeoutMs?: number;
+  /** What the service can do; everything by default. See ConformanceCapabilities. */
+  capabilities?: ConformanceCapabilities;
+}
+
+/**
+ * What a service can do, for services whose API lacks some of what the suite tries (Google Photos'
+ * Library API cannot delete, rename or overwrite, keeps albums one level deep and takes pictures and
+ * videos only). Every flag defaults to true, the full behaviour. A case testing something declared
+ * missing does not skip: it asserts that the backend refuses it the declared way (a `not_supported`
+ * ProviderError unless said otherwise) and that nothing changed, and the other cases work around it.
+ */
+export interface ConformanceCapabilities {
+  /**
+   * remove and rmdir delete. When false both refuse with not_supported (rmdir of "/" still with
+   * permission) and leave everything in place; the suite leaves its files behind.
+   */
+  remove?: boolean;
+  /** rename renames files and folders. When false it refuses with not_supported, both left as they were. */
+  rename?: boolean;
+  /**
+   * put on an existing file replaces it (true). 'keep-both': the first file stays and the new one
+   * is added beside it; the listing shows both under distinct paths (Google Photos, where a name
+   * is not unique) and the entry put answers reads back the new bytes. false: put refuses with
+   * exists or not_supported and the first file stays.
+   */
+  overwrite?: boolean | 'keep-both';
+  /**
+   * Folders may hold folders. When false, folders exist only at the top level (albums) and hold
+   * files: each case works in top-level folders named after the run ("/skyferry-conformance-<hex>-<case>"),
+   * and mkdir below the top level or put deeper than a folder's files refuse with not_supported.
+   */
+  nestedDirs?: boolean;
+  /**
+   * Any file type can be stored. When false, every test file is named with `fileExtension` and
+   * putting a plain text file ("notes.txt") must be refused with not_supported.
+   */
+  anyFileType?: boolean;
+  /** Extension, without the dot, of every test file when anyFileType is false (default "jpg"). */
+  fileExtension?: string;
 }
 
 const MB = 1000 * 1000;
@@ -146,9 +185,16 @@ function defaultNames(maxLen: number): string[] {
   ];
 }
 
+/** Replaces a file name's extension with `ext` (or adds it when the name has none). */
+function withExtension(name: string, ext: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)}.${ext}` : `${name}.${ext}`;
+}
+
 /**
  * The shared backend test suite (after rclone's fstests): every backend runs it against a real
- * server on 127.0.0.1. Each case works in its own folder under a fresh random root.
+ * server on 127.0.0.1. Each case works in its own folder under a fresh random root (or, for a
+ * service without nested folders, in top-level folders named after that root).
  */
 export function runConformance(
   name: string,
@@ -163,25 +209,58 @@ export function runConformance(
   const concurrentWrites = options.concurrentWrites ?? 12;
   const atomicOverwrite = options.atomicOverwrite ?? true;
   const slow = options.slowTimeoutMs ?? 300_000;
+  const caps = options.capabilities ?? {};
+  const canRemove = caps.remove ?? true;
+  const canRename = caps.rename ?? true;
+  const overwrite = caps.overwrite ?? true;
+  const nested = caps.nestedDirs ?? true;
+  const anyFileType = caps.anyFileType ?? true;
+  const ext = caps.fileExtension ?? 'jpg';
+  /** A test file's name as the service can hold it. */
+  const typed = (n: string) => (anyFileType ? n : withExtension(n, ext));
   const excluded = new Set(options.excludeNames ?? []);
-  const names = [...defaultNames(maxNameLength), ...(options.extraNames ?? [])].filter((n) => !excluded.has(n));
+  const names = [...defaultNames(maxNameLength), ...(options.extraNames ?? [])]
+    .filter((n) => !excluded.has(n))
+    .map(typed);
 
   describe(`provider conformance: ${name}`, () => {
     let fx: ConformanceFixture;
     let p: Provider;
-    const root = `/skyferry-conformance-${randomBytes(4).toString('hex')}`;
-    const dir = (sub: string) => `${root}/${sub}`;
+    const rootName = `skyferry-conformance-${randomBytes(4).toString('hex')}`;
+    const root = `/${rootName}`;
+    /** Top-level folders the cases used (services without nested folders). */
+    const tops = new Set<string>();
+    /**
+     * A case's folder or file. Nested: "<root>/<sub>". Flat: the first segment names the
+     * top-level folder "<root>-<first>" and the rest lies inside it (cases keep it one level deep).
+     */
+    const dir = (sub: string) => {
+      if (nested) return `${root}/${sub}`;
+      const [first, ...rest] = sub.split('/');
+      const top = `${root}-${first}`;
+      tops.add(top);
+      return rest.length > 0 ? `${top}/${rest.join('/')}` : top;
+    };
+    /** A test file's path: its last segment named as the service can hold it. */
+    const file = (sub: string) => {
+      const i = sub.lastIndexOf('/');
+      return dir(i < 0 ? typed(sub) : `${sub.slice(0, i + 1)}${typed(sub.slice(i + 1))}`);
+    };
+    const text = async (path: string) => (await readAll(await p.openRead(path))).toString();
 
     beforeAll(async () => {
       fx = await setup();
       p = fx.provider;
-      await p.mkdir(root);
+      if (nested) await p.mkdir(root);
     }, 120_000);
 
     afterAll(async () => {
       if (!fx) return;
       try {
-        await p.rmdir(root).catch(() => undefined);
+        if (canRemove) {
+          if (nested) await p.rmdir(root).catch(() => undefined);
+          else for (const top of tops) await p.rmdir(top).catch(() => undefined);
+        }
         await p.close?.();
       } finally {
         await fx.cleanup();
@@ -201,76 +280,120 @@ export function runConformance(
       expect(p.accountKey.length).toBeGreaterThan(0);
     });
 
-    it('creates nested folders, idempotently, and refuses a folder where a file is', async () => {
-      await p.mkdir(dir('nested/a/b/c'));
-      await p.mkdir(dir('nested/a/b/c'));
-      for (const sub of ['nested', 'nested/a', 'nested/a/b', 'nested/a/b/c']) {
-        expect((await p.stat(dir(sub))).kind).toBe('dir');
-      }
-      const listed = await listAll(p, dir('nested/a'));
-      expect(listed.entries.map((e) => [e.name, e.kind, e.path])).toEqual([['b', 'dir', dir('nested/a/b')]]);
-      expect((await listAll(p, dir('nested/a/b/c'))).entries).toEqual([]);
-      await put(p, dir('nested/file.txt'), Buffer.from('x'));
-      expect(await errorCode(p.mkdir(dir('nested/file.txt')))).toBe('exists');
-    });
+    it(
+      nested
+        ? 'creates nested folders, idempotently, and refuses a folder where a file is'
+        : 'creates top-level folders, idempotently, and refuses folders inside folders',
+      async () => {
+        if (!nested) {
+          await p.mkdir(dir('nested'));
+          await p.mkdir(dir('nested'));
+          expect((await p.stat(dir('nested'))).kind).toBe('dir');
+          expect((await listAll(p, dir('nested'))).entries).toEqual([]);
+          expect(await errorCode(p.mkdir(dir('nested/a')))).toBe('not_supported');
+          expect(await errorCode(put(p, file('nested/a/x.txt'), Buffer.from('x')))).toBe('not_supported');
+          await put(p, file('nested/file.txt'), Buffer.from('x'));
+          expect(await errorCode(p.mkdir(file('nested/file.txt')))).toBe('not_supported');
+          const listed = await listAll(p, dir('nested'));
+          expect(listed.entries.map((e) => [e.name, e.kind, e.path])).toEqual([
+            [typed('file.txt'), 'file', file('nested/file.txt')],
+          ]);
+          return;
+        }
+        await p.mkdir(dir('nested/a/b/c'));
+        await p.mkdir(dir('nested/a/b/c'));
+        for (const sub of ['nested', 'nested/a', 'nested/a/b', 'nested/a/b/c']) {
+          expect((await p.stat(dir(sub))).kind).toBe('dir');
+        }
+        const listed = await listAll(p, dir('nested/a'));
+        expect(listed.entries.map((e) => [e.name, e.kind, e.path])).toEqual([['b', 'dir', dir('nested/a/b')]]);
+        expect((await listAll(p, dir('nested/a/b/c'))).entries).toEqual([]);
+        await put(p, file('nested/file.txt'), Buffer.from('x'));
+        expect(await errorCode(p.mkdir(file('nested/file.txt')))).toBe('exists');
+      },
+    );
 
     it('writes, reads back, stats and lists a file; put creates missing parents', async () => {
       const data = patternBytes(100_000, 1);
-      const e = await put(p, dir('basic/deep/er/file.bin'), data);
-      expect(e.path).toBe(dir('basic/deep/er/file.bin'));
-      expect(e.name).toBe('file.bin');
+      const sub = nested ? 'basic/deep/er' : 'basic';
+      const path = file(`${sub}/file.bin`);
+      const e = await put(p, path, data);
+      expect(e.path).toBe(path);
+      expect(e.name).toBe(typed('file.bin'));
       expect(e.kind).toBe('file');
       expect(e.size).toBe(data.length);
-      const st = await p.stat(dir('basic/deep/er/file.bin'));
-      expect(st).toMatchObject({ kind: 'file', size: data.length, name: 'file.bin' });
-      expect((await readAll(await p.openRead(dir('basic/deep/er/file.bin')))).equals(data)).toBe(true);
-      const listed = await listAll(p, dir('basic/deep/er'));
-      expect(listed.entries.map((x) => [x.name, x.size, x.kind])).toEqual([['file.bin', data.length, 'file']]);
-      expect((await listAll(p, dir('basic'))).entries.map((x) => [x.name, x.kind])).toEqual([['deep', 'dir']]);
+      const st = await p.stat(path);
+      expect(st).toMatchObject({ kind: 'file', size: data.length, name: typed('file.bin') });
+      expect((await readAll(await p.openRead(path))).equals(data)).toBe(true);
+      const listed = await listAll(p, dir(sub));
+      expect(listed.entries.map((x) => [x.name, x.size, x.kind])).toEqual([[typed('file.bin'), data.length, 'file']]);
+      if (nested)
+        expect((await listAll(p, dir('basic'))).entries.map((x) => [x.name, x.kind])).toEqual([['deep', 'dir']]);
+      else expect((await p.stat(dir('basic'))).kind).toBe('dir');
+      if (!anyFileType) {
+        // A file type the service cannot hold is refused, and nothing is left behind.
+        expect(await errorCode(put(p, dir('basic/notes.txt'), Buffer.from('plain text')))).toBe('not_supported');
+        expect(await errorCode(p.stat(dir('basic/notes.txt')))).toBe('not_found');
+        expect((await listAll(p, dir(sub))).entries.map((x) => x.name)).toEqual([typed('file.bin')]);
+      }
     });
 
     it('stores empty files', async () => {
-      const e = await put(p, dir('empty/zero.txt'), Buffer.alloc(0));
+      const path = file('empty/zero.txt');
+      const e = await put(p, path, Buffer.alloc(0));
       expect(e.size).toBe(0);
-      expect((await p.stat(dir('empty/zero.txt'))).size).toBe(0);
-      expect((await readAll(await p.openRead(dir('empty/zero.txt')))).length).toBe(0);
+      expect((await p.stat(path)).size).toBe(0);
+      expect((await readAll(await p.openRead(path))).length).toBe(0);
       const listed = await listAll(p, dir('empty'));
-      expect(listed.entries.map((x) => [x.name, x.size, x.kind])).toEqual([['zero.txt', 0, 'file']]);
+      expect(listed.entries.map((x) => [x.name, x.size, x.kind])).toEqual([[typed('zero.txt'), 0, 'file']]);
     });
 
     it('keeps Unicode, spaces, punctuation and long names exactly', async () => {
+      // Folders named like the files: inside the case folder, or top-level ones without nesting.
+      const folderOf = (n: string) => (nested ? `names/folder ${n}` : `names-folder ${n}`);
       for (const [i, n] of names.entries()) {
         const data = Buffer.from(`content of ${n}`);
         await put(p, dir(`names/${n}`), data);
         expect((await p.stat(dir(`names/${n}`))).name, n).toBe(n);
-        expect((await readAll(await p.openRead(dir(`names/${n}`)))).toString(), n).toBe(data.toString());
+        expect(await text(dir(`names/${n}`)), n).toBe(data.toString());
         if (i < 3) {
-          await p.mkdir(dir(`names/folder ${n}`));
-          await put(p, dir(`names/folder ${n}/inside ${n}`), data);
+          await p.mkdir(dir(folderOf(n)));
+          await put(p, dir(`${folderOf(n)}/inside ${n}`), data);
         }
       }
       const listed = (await listAll(p, dir('names'))).entries;
       const files = listed.filter((e) => e.kind === 'file').map((e) => e.name);
       expect(files.sort()).toEqual([...names].sort());
       const folders = listed.filter((e) => e.kind === 'dir').map((e) => e.name);
-      expect(folders.sort()).toEqual(
-        names
-          .slice(0, 3)
-          .map((n) => `folder ${n}`)
-          .sort(),
-      );
+      if (nested) {
+        expect(folders.sort()).toEqual(
+          names
+            .slice(0, 3)
+            .map((n) => `folder ${n}`)
+            .sort(),
+        );
+      } else {
+        expect(folders).toEqual([]);
+        for (const n of names.slice(0, 3))
+          expect((await p.stat(dir(folderOf(n)))).name).toBe(`${rootName}-names-folder ${n}`);
+      }
       for (const e of listed) expect(e.path).toBe(dir(`names/${e.name}`));
-      const inner = await listAll(p, dir(`names/folder ${names[1]}`));
+      const inner = await listAll(p, dir(folderOf(names[1]!)));
       expect(inner.entries.map((e) => e.name)).toEqual([`inside ${names[1]}`]);
+      if (!canRename) {
+        expect(await errorCode(p.rename(dir(`names/${names[2]}`), `renamed ${names[3]}`))).toBe('not_supported');
+        expect(await text(dir(`names/${names[2]}`))).toBe(`content of ${names[2]}`);
+        return;
+      }
       const renamed = await p.rename(dir(`names/${names[2]}`), `renamed ${names[3]}`);
       expect(renamed.name).toBe(`renamed ${names[3]}`);
-      expect((await readAll(await p.openRead(renamed.path))).toString()).toBe(`content of ${names[2]}`);
+      expect(await text(renamed.path)).toBe(`content of ${names[2]}`);
     });
 
     it('serves ranged reads', async () => {
       const data = patternBytes(300_000, 2);
-      await put(p, dir('range/r.bin'), data);
-      const path = dir('range/r.bin');
+      const path = file('range/r.bin');
+      await put(p, path, data);
       const read = async (start: number, end?: number) =>
         readAll(await p.openRead(path, { range: end === undefined ? { start } : { start, end } }));
       expect((await read(0, 0)).equals(data.subarray(0, 1))).toBe(true);
@@ -281,61 +404,116 @@ export function runConformance(
       expect((await read(299_000, 999_999)).equals(data.subarray(299_000))).toBe(true);
     });
 
-    it('overwrites an existing file', async () => {
-      const path = dir('over/f.txt');
-      await put(p, path, Buffer.from('first version, longer'));
-      const e = await put(p, path, Buffer.from('second'));
-      expect(e.size).toBe(6);
-      expect((await p.stat(path)).size).toBe(6);
-      expect((await readAll(await p.openRead(path))).toString()).toBe('second');
-      const listed = await listAll(p, dir('over'));
-      expect(listed.entries.map((x) => x.name)).toEqual(['f.txt']);
+    it(
+      overwrite === true
+        ? 'overwrites an existing file'
+        : overwrite === 'keep-both'
+          ? 'writing an existing name keeps both files'
+          : 'refuses to overwrite an existing file',
+      async () => {
+        const path = file('over/f.txt');
+        await put(p, path, Buffer.from('first version, longer'));
+        if (overwrite === 'keep-both') {
+          const e = await put(p, path, Buffer.from('second'));
+          expect(e.size).toBe(6);
+          expect(await text(e.path)).toBe('second');
+          const listed = (await listAll(p, dir('over'))).entries;
+          expect(listed).toHaveLength(2);
+          expect(new Set(listed.map((x) => x.path)).size).toBe(2);
+          const contents = await Promise.all(listed.map((x) => text(x.path)));
+          expect(contents.sort()).toEqual(['first version, longer', 'second']);
+          return;
+        }
+        if (overwrite === false) {
+          expect(['exists', 'not_supported']).toContain(await errorCode(put(p, path, Buffer.from('second'))));
+          expect(await text(path)).toBe('first version, longer');
+          expect((await listAll(p, dir('over'))).entries.map((x) => x.name)).toEqual([typed('f.txt')]);
+          return;
+        }
+        const e = await put(p, path, Buffer.from('second'));
+        expect(e.size).toBe(6);
+        expect((await p.stat(path)).size).toBe(6);
+        expect(await text(path)).toBe('second');
+        const listed = await listAll(p, dir('over'));
+        expect(listed.entries.map((x) => x.name)).toEqual([typed('f.txt')]);
+      },
+    );
+
+    it(canRename ? 'renames files and folders in place, refusing to overwrite' : 'refuses to rename', async () => {
+      await put(p, file('ren/a.txt'), Buffer.from('aaa'));
+      await put(p, file('ren/b.txt'), Buffer.from('bbb'));
+      if (!canRename) {
+        expect(await errorCode(p.rename(file('ren/a.txt'), typed('c.txt')))).toBe('not_supported');
+        expect(await text(file('ren/a.txt'))).toBe('aaa');
+        expect(await errorCode(p.stat(file('ren/c.txt')))).toBe('not_found');
+        const folder = nested ? dir('ren/folder') : dir('ren');
+        if (nested) await put(p, file('ren/folder/x.txt'), Buffer.from('xxx'));
+        expect(await errorCode(p.rename(folder, nested ? 'moved folder' : `${rootName}-ren-moved`))).toBe(
+          'not_supported',
+        );
+        expect((await p.stat(folder)).kind).toBe('dir');
+        return;
+      }
+      // The folder renamed: inside the case folder, or a top-level one without nesting.
+      const folder = nested ? 'ren/folder' : 'ren-folder';
+      const moved = nested ? 'ren/moved folder' : 'ren-moved folder';
+      const inner = nested ? 'inner/' : '';
+      await put(p, file(`${folder}/${inner}x.txt`), Buffer.from('xxx'));
+      const r = await p.rename(file('ren/a.txt'), typed('c.txt'));
+      expect(r).toMatchObject({ path: file('ren/c.txt'), name: typed('c.txt'), kind: 'file', size: 3 });
+      expect(await errorCode(p.stat(file('ren/a.txt')))).toBe('not_found');
+      expect(await text(file('ren/c.txt'))).toBe('aaa');
+      expect(await errorCode(p.rename(file('ren/c.txt'), typed('b.txt')))).toBe('exists');
+      expect(await text(file('ren/b.txt'))).toBe('bbb');
+      const d = await p.rename(dir(folder), nested ? 'moved folder' : `${rootName}-ren-moved folder`);
+      expect(d).toMatchObject({ path: dir(moved), kind: 'dir' });
+      expect(await errorCode(p.stat(dir(folder)))).toBe('not_found');
+      expect(await text(file(`${moved}/${inner}x.txt`))).toBe('xxx');
+      expect(await errorCode(p.rename(file('ren/missing.txt'), typed('z.txt')))).toBe('not_found');
+      expect(await errorCode(p.rename(file('ren/b.txt'), 'a/b'))).toBe('invalid_name');
     });
 
-    it('renames files and folders in place, refusing to overwrite', async () => {
-      await put(p, dir('ren/a.txt'), Buffer.from('aaa'));
-      await put(p, dir('ren/b.txt'), Buffer.from('bbb'));
-      await put(p, dir('ren/folder/inner/x.txt'), Buffer.from('xxx'));
-      const r = await p.rename(dir('ren/a.txt'), 'c.txt');
-      expect(r).toMatchObject({ path: dir('ren/c.txt'), name: 'c.txt', kind: 'file', size: 3 });
-      expect(await errorCode(p.stat(dir('ren/a.txt')))).toBe('not_found');
-      expect((await readAll(await p.openRead(dir('ren/c.txt')))).toString()).toBe('aaa');
-      expect(await errorCode(p.rename(dir('ren/c.txt'), 'b.txt'))).toBe('exists');
-      expect((await readAll(await p.openRead(dir('ren/b.txt')))).toString()).toBe('bbb');
-      const d = await p.rename(dir('ren/folder'), 'moved folder');
-      expect(d).toMatchObject({ path: dir('ren/moved folder'), kind: 'dir' });
-      expect(await errorCode(p.stat(dir('ren/folder')))).toBe('not_found');
-      expect((await readAll(await p.openRead(dir('ren/moved folder/inner/x.txt')))).toString()).toBe('xxx');
-      expect(await errorCode(p.rename(dir('ren/missing.txt'), 'z.txt'))).toBe('not_found');
-      expect(await errorCode(p.rename(dir('ren/b.txt'), 'a/b'))).toBe('invalid_name');
-    });
-
-    it('removes files and whole folder trees', async () => {
-      await put(p, dir('del/tree/x/y/z.txt'), Buffer.from('z'));
-      await put(p, dir('del/tree/x/y2.txt'), Buffer.from('y'));
-      await p.mkdir(dir('del/tree/empty'));
-      await put(p, dir('del/keep.txt'), Buffer.from('k'));
-      await p.rmdir(dir('del/tree'));
-      expect(await errorCode(p.stat(dir('del/tree')))).toBe('not_found');
-      expect(await errorCode(p.stat(dir('del/tree/x/y/z.txt')))).toBe('not_found');
-      expect((await listAll(p, dir('del'))).entries.map((e) => e.name)).toEqual(['keep.txt']);
-      await p.remove(dir('del/keep.txt'));
-      expect(await errorCode(p.stat(dir('del/keep.txt')))).toBe('not_found');
-      expect(await errorCode(p.remove(dir('del/keep.txt')))).toBe('not_found');
-      expect(await errorCode(p.rmdir(dir('del/none')))).toBe('not_found');
+    it(canRemove ? 'removes files and whole folder trees' : 'refuses to remove files and folders', async () => {
+      if (!canRemove) {
+        await put(p, file('del/keep.txt'), Buffer.from('k'));
+        expect(await errorCode(p.remove(file('del/keep.txt')))).toBe('not_supported');
+        expect(await errorCode(p.rmdir(dir('del')))).toBe('not_supported');
+        expect(await text(file('del/keep.txt'))).toBe('k');
+        expect((await p.stat(dir('del'))).kind).toBe('dir');
+        expect((await listAll(p, dir('del'))).entries.map((e) => e.name)).toEqual([typed('keep.txt')]);
+        return;
+      }
+      // The tree removed: inside the case folder, or a top-level folder of files without nesting.
+      const tree = nested ? 'del/tree' : 'del-tree';
+      const deepFile = nested ? 'del/tree/x/y/z.txt' : 'del-tree/z.txt';
+      await put(p, file(deepFile), Buffer.from('z'));
+      await put(p, file(nested ? 'del/tree/x/y2.txt' : 'del-tree/y2.txt'), Buffer.from('y'));
+      if (nested) await p.mkdir(dir('del/tree/empty'));
+      await put(p, file('del/keep.txt'), Buffer.from('k'));
+      await p.rmdir(dir(tree));
+      expect(await errorCode(p.stat(dir(tree)))).toBe('not_found');
+      expect(await errorCode(p.stat(file(deepFile)))).toBe('not_found');
+      expect((await listAll(p, dir('del'))).entries.map((e) => e.name)).toEqual([typed('keep.txt')]);
+      await p.remove(file('del/keep.txt'));
+      expect(await errorCode(p.stat(file('del/keep.txt')))).toBe('not_found');
+      expect(await errorCode(p.remove(file('del/keep.txt')))).toBe('not_found');
+      expect(await errorCode(p.rmdir(dir(nested ? 'del/none' : 'del-none')))).toBe('not_found');
     });
 
     it('maps not-found, exists and wrong-kind errors to their codes', async () => {
-      await put(p, dir('errs/file.txt'), Buffer.from('f'));
-      await p.mkdir(dir('errs/folder'));
+      const f = file('errs/file.txt');
+      await put(p, f, Buffer.from('f'));
+      // A folder: inside the case folder, or the case's own top-level folder without nesting.
+      const folder = nested ? dir('errs/folder') : dir('errs');
+      if (nested) await p.mkdir(folder);
       expect(await errorCode(p.stat(dir('errs/missing')))).toBe('not_found');
       expect(await errorCode(p.openRead(dir('errs/missing')))).toBe('not_found');
-      expect(await errorCode(p.list(dir('errs/missing')))).toBe('not_found');
-      expect(await errorCode(p.list(dir('errs/file.txt')))).toBe('not_dir');
-      expect(await errorCode(p.rmdir(dir('errs/file.txt')))).toBe('not_dir');
-      expect(await errorCode(p.remove(dir('errs/folder')))).toBe('is_dir');
-      expect(await errorCode(p.openRead(dir('errs/folder')))).toBe('is_dir');
-      expect(await errorCode(p.mkdir(dir('errs/file.txt')))).toBe('exists');
+      expect(await errorCode(p.list(dir(nested ? 'errs/missing' : 'errs-missing')))).toBe('not_found');
+      expect(await errorCode(p.list(f))).toBe('not_dir');
+      expect(await errorCode(p.rmdir(f))).toBe(canRemove ? 'not_dir' : 'not_supported');
+      expect(await errorCode(p.remove(folder))).toBe(canRemove ? 'is_dir' : 'not_supported');
+      expect(await errorCode(p.openRead(folder))).toBe('is_dir');
+      expect(await errorCode(p.mkdir(f))).toBe(nested ? 'exists' : 'not_supported');
       expect(await errorCode(p.stat(dir('errs/../escape')))).toBe('invalid_name');
       expect(await errorCode(p.rmdir('/'))).toBe('permission');
     });
@@ -363,14 +541,14 @@ export function runConformance(
     it(
       'pages through thousands of entries without losing or repeating any',
       async () => {
-        const names = Array.from({ length: pagingCount }, (_, i) => `f${String(i).padStart(5, '0')}.txt`);
-        await mapLimit(names, 16, async (n) => {
-          await put(p, dir(`paging/${n}`), Buffer.from(n));
+        const bases = Array.from({ length: pagingCount }, (_, i) => `f${String(i).padStart(5, '0')}.txt`);
+        await mapLimit(bases, 16, async (n) => {
+          await put(p, file(`paging/${n}`), Buffer.from(n));
         });
         const { entries, pages } = await listAll(p, dir('paging'), 1000);
         const got = entries.map((e) => e.name);
         expect(new Set(got).size).toBe(got.length);
-        expect(got.sort()).toEqual(names);
+        expect(got.sort()).toEqual(bases.map(typed).sort());
         expect(entries.every((e) => e.size === 10 && e.kind === 'file')).toBe(true);
         expect(pages).toBeGreaterThanOrEqual(1);
         if (p.listRecursive) {
@@ -385,7 +563,7 @@ export function runConformance(
     it(
       'writes a big file through parallel chunks (multipart) and reads it back intact',
       async () => {
-        const path = dir('big/chunked.bin');
+        const path = file('big/chunked.bin');
         if (!p.openChunkWriter) {
           // Without a chunk writer the same bytes go through put().
           const data = patternBytes(Math.min(bigFileSize, 64 * MiB), 3);
@@ -419,7 +597,7 @@ export function runConformance(
         expect(got.md5).toBe(expected.digest('hex'));
         const tail = await readAll(await p.openRead(path, { range: { start: bigFileSize - 10 } }));
         expect(tail.equals(dataOf(chunks - 1).subarray(-10))).toBe(true);
-        await p.remove(path);
+        if (canRemove) await p.remove(path);
       },
       slow,
     );
@@ -429,8 +607,9 @@ export function runConformance(
       async () => {
         const data = patternBytes(streamFileSize, 4);
         const progress: number[] = [];
+        const unknown = file('stream/unknown.bin');
         const e = await p.put(
-          dir('stream/unknown.bin'),
+          unknown,
           bufferStream(data, 1000 * 1000 + 7),
           { size: -1 },
           { onProgress: (n) => progress.push(n) },
@@ -439,22 +618,23 @@ export function runConformance(
         expect(progress.length).toBeGreaterThan(0);
         expect(progress[progress.length - 1]).toBe(data.length);
         const md5 = createHash('md5').update(data).digest('hex');
-        expect(await md5OfStream(await p.openRead(dir('stream/unknown.bin')))).toEqual({ md5, size: data.length });
-        const known = await p.put(dir('stream/known.bin'), bufferStream(data, 64 * 1024), { size: data.length });
+        expect(await md5OfStream(await p.openRead(unknown))).toEqual({ md5, size: data.length });
+        const known = await p.put(file('stream/known.bin'), bufferStream(data, 64 * 1024), { size: data.length });
         expect(known.size).toBe(data.length);
-        expect(await md5OfStream(await p.openRead(dir('stream/known.bin')))).toEqual({ md5, size: data.length });
+        expect(await md5OfStream(await p.openRead(file('stream/known.bin')))).toEqual({ md5, size: data.length });
         // A body shorter than announced is refused and leaves nothing behind.
-        const short = p.put(dir('stream/short.bin'), bufferStream(data.subarray(0, 1000)), { size: data.length });
+        const short = p.put(file('stream/short.bin'), bufferStream(data.subarray(0, 1000)), { size: data.length });
         expect(['corrupted', 'network', 'server']).toContain(await errorCode(short));
-        expect(await errorCode(p.stat(dir('stream/short.bin')))).toBe('not_found');
+        expect(await errorCode(p.stat(file('stream/short.bin')))).toBe('not_found');
       },
       slow,
     );
 
     it('keeps modification times given on write', async () => {
       const modTime = new Date('2020-01-02T03:04:05.000Z');
-      const e = await put(p, dir('mtime/m.txt'), Buffer.from('m'), modTime);
-      const st = await p.stat(dir('mtime/m.txt'));
+      const path = file('mtime/m.txt');
+      const e = await put(p, path, Buffer.from('m'), modTime);
+      const st = await p.stat(path);
       if (p.features.setModTime) {
         expect(Math.abs((st.modTime?.getTime() ?? 0) - modTime.getTime())).toBeLessThan(precision);
         expect(Math.abs((e.modTime?.getTime() ?? 0) - modTime.getTime())).toBeLessThan(precision);
@@ -468,15 +648,37 @@ export function runConformance(
 
     it('handles concurrent writes to one new folder and to one path', async () => {
       const ids = Array.from({ length: concurrentWrites }, (_, i) => i);
-      await Promise.all(ids.map((i) => put(p, dir(`conc/new/f${i}.bin`), patternBytes(1000 + i, 50 + i))));
-      const listed = (await listAll(p, dir('conc/new'))).entries;
-      expect(listed.map((e) => [e.name, e.size]).sort()).toEqual(ids.map((i) => [`f${i}.bin`, 1000 + i]).sort());
+      const fresh = nested ? 'conc/new' : 'conc-new';
+      await Promise.all(ids.map((i) => put(p, file(`${fresh}/f${i}.bin`), patternBytes(1000 + i, 50 + i))));
+      const listed = (await listAll(p, dir(fresh))).entries;
+      expect(listed.map((e) => [e.name, e.size]).sort()).toEqual(ids.map((i) => [typed(`f${i}.bin`), 1000 + i]).sort());
       const versions = ids.slice(0, 4).map((i) => patternBytes(5000 + i, 70 + i));
-      await Promise.all(versions.map((v) => put(p, dir('conc/same.bin'), v)));
-      const final = await readAll(await p.openRead(dir('conc/same.bin')));
+      const same = file('conc/same.bin');
+      const settled = await Promise.allSettled(versions.map((v) => put(p, same, v)));
+      const inConc = (await listAll(p, dir('conc'))).entries;
+      const folders = nested ? ['new'] : [];
+      expect(inConc.filter((e) => e.kind === 'dir').map((e) => e.name)).toEqual(folders);
+      const files = inConc.filter((e) => e.kind === 'file');
+      if (overwrite === 'keep-both') {
+        // Every write is kept, each under its own path.
+        expect(settled.map((s) => s.status)).toEqual(versions.map(() => 'fulfilled'));
+        expect(new Set(files.map((e) => e.path)).size).toBe(versions.length);
+        const kept = await Promise.all(files.map(async (e) => readAll(await p.openRead(e.path))));
+        for (const v of versions) expect(kept.filter((k) => k.equals(v))).toHaveLength(1);
+        return;
+      }
+      if (overwrite === false) {
+        expect(settled.some((s) => s.status === 'fulfilled')).toBe(true);
+        for (const s of settled)
+          if (s.status === 'rejected')
+            expect(['exists', 'not_supported']).toContain(await errorCode(Promise.reject(s.reason)));
+      } else {
+        expect(settled.map((s) => s.status)).toEqual(versions.map(() => 'fulfilled'));
+      }
+      expect(files.map((e) => e.name)).toEqual([typed('same.bin')]);
+      const final = await readAll(await p.openRead(same));
       if (atomicOverwrite) expect(versions.some((v) => v.equals(final))).toBe(true);
       else expect(versions.map((v) => v.length)).toContain(final.length);
-      expect((await listAll(p, dir('conc'))).entries.map((e) => e.name).sort()).toEqual(['new', 'same.bin']);
     });
 
     it('a write cancelled mid-stream leaves nothing visible', async () => {
@@ -490,7 +692,7 @@ export function runConformance(
           setTimeout(() => this.push(patternBytes(256 * 1024, sent)), 1);
         },
       });
-      expect(await errorCode(p.put(dir('cancel/partial.bin'), body, { size: -1 }, { signal: ac.signal }))).toBe(
+      expect(await errorCode(p.put(file('cancel/partial.bin'), body, { size: -1 }, { signal: ac.signal }))).toBe(
         'canceled',
       );
       const ac2 = new AbortController();
@@ -503,21 +705,21 @@ export function runConformance(
         },
       });
       expect(
-        await errorCode(p.put(dir('cancel/partial-big.bin'), body2, { size: 64 * MiB }, { signal: ac2.signal })),
+        await errorCode(p.put(file('cancel/partial-big.bin'), body2, { size: 64 * MiB }, { signal: ac2.signal })),
       ).toBe('canceled');
       if (p.openChunkWriter) {
-        const w = await p.openChunkWriter(dir('cancel/chunked.bin'), { size: 3 * 8 * MiB });
+        const w = await p.openChunkWriter(file('cancel/chunked.bin'), { size: 3 * 8 * MiB });
         await w.writeChunk(0, patternBytes(w.chunkSize, 9));
         await w.abort();
       }
-      expect(await errorCode(p.stat(dir('cancel/partial.bin')))).toBe('not_found');
-      expect(await errorCode(p.stat(dir('cancel/partial-big.bin')))).toBe('not_found');
-      expect(await errorCode(p.stat(dir('cancel/chunked.bin')))).toBe('not_found');
+      expect(await errorCode(p.stat(file('cancel/partial.bin')))).toBe('not_found');
+      expect(await errorCode(p.stat(file('cancel/partial-big.bin')))).toBe('not_found');
+      expect(await errorCode(p.stat(file('cancel/chunked.bin')))).toBe('not_found');
       expect((await listAll(p, dir('cancel'))).entries).toEqual([]);
       // A cancelled read stops its stream.
-      await put(p, dir('cancel/read.bin'), patternBytes(4 * MiB, 10));
+      await put(p, file('cancel/read.bin'), patternBytes(4 * MiB, 10));
       const ac3 = new AbortController();
-      const stream = await p.openRead(dir('cancel/read.bin'), { signal: ac3.signal });
+      const stream = await p.openRead(file('cancel/read.bin'), { signal: ac3.signal });
       let got = 0;
       const reading = (async () => {
         for await (const c of stream) {
@@ -531,7 +733,7 @@ export function runConformance(
 
     it('reports hashes that match the content', async () => {
       const data = patternBytes(200_000, 5);
-      const path = dir('hash/h.bin');
+      const path = file('hash/h.bin');
       const e = await put(p, path, data);
       const st = await p.stat(path);
       const listed = (await listAll(p, dir('hash'))).entries[0];
@@ -569,46 +771,46 @@ export function runConformance(
     });
 
     it('copies and moves on the server where it can, and trashes where it has a trash', async () => {
-      await put(p, dir('srv/src.txt'), Buffer.from('server side'), new Date('2019-05-05T05:05:05Z'));
-      const src = await p.stat(dir('srv/src.txt'));
+      await put(p, file('srv/src.txt'), Buffer.from('server side'), new Date('2019-05-05T05:05:05Z'));
+      const src = await p.stat(file('srv/src.txt'));
       if (p.copy) {
-        const c = await p.copy(src, dir('srv/copies/copy.txt'));
-        expect(c).toMatchObject({ path: dir('srv/copies/copy.txt'), size: src.size, kind: 'file' });
-        expect((await readAll(await p.openRead(c.path))).toString()).toBe('server side');
+        const to = file(nested ? 'srv/copies/copy.txt' : 'srv-copies/copy.txt');
+        const c = await p.copy(src, to);
+        expect(c).toMatchObject({ path: to, size: src.size, kind: 'file' });
+        expect(await text(c.path)).toBe('server side');
         expect((await p.stat(src.path)).size).toBe(src.size);
       }
       if (p.move) {
-        const m = await p.move(src, dir('srv/moved/deeper/moved.txt'));
-        expect(m).toMatchObject({ path: dir('srv/moved/deeper/moved.txt'), size: src.size });
+        const to = file(nested ? 'srv/moved/deeper/moved.txt' : 'srv-moved/moved.txt');
+        const m = await p.move(src, to);
+        expect(m).toMatchObject({ path: to, size: src.size });
         expect(await errorCode(p.stat(src.path))).toBe('not_found');
-        await put(p, dir('srv/dirmove/a/b.txt'), Buffer.from('b'));
-        const dm = await p.move(await p.stat(dir('srv/dirmove/a')), dir('srv/dirmoved'));
+        // A folder moved: inside the case folder, or a top-level one without nesting.
+        const from = nested ? 'srv/dirmove/a' : 'srv-dirmove';
+        const dest = nested ? 'srv/dirmoved' : 'srv-dirmoved';
+        await put(p, file(`${from}/b.txt`), Buffer.from('b'));
+        const dm = await p.move(await p.stat(dir(from)), dir(dest));
         expect(dm.kind).toBe('dir');
-        expect((await readAll(await p.openRead(dir('srv/dirmoved/b.txt')))).toString()).toBe('b');
+        expect(await text(file(`${dest}/b.txt`))).toBe('b');
       }
       if (p.trash) {
-        await put(p, dir('srv/trash-me.txt'), Buffer.from('t'));
-        await p.trash(dir('srv/trash-me.txt'));
-        expect(await errorCode(p.stat(dir('srv/trash-me.txt')))).toBe('not_found');
-        expect((await listAll(p, dir('srv'))).entries.map((e) => e.name)).not.toContain('trash-me.txt');
+        await put(p, file('srv/trash-me.txt'), Buffer.from('t'));
+        await p.trash(file('srv/trash-me.txt'));
+        expect(await errorCode(p.stat(file('srv/trash-me.txt')))).toBe('not_found');
+        expect((await listAll(p, dir('srv'))).entries.map((e) => e.name)).not.toContain(typed('trash-me.txt'));
       }
     });
 
     it('lists a whole tree recursively where it can', async () => {
-      await put(p, dir('rec/a/1.txt'), Buffer.from('1'));
-      await put(p, dir('rec/a/b/2.txt'), Buffer.from('2'));
-      await p.mkdir(dir('rec/empty'));
+      const tree = nested ? ['rec/a/1.txt', 'rec/a/b/2.txt'] : ['rec/1.txt', 'rec/2.txt'];
+      for (const [i, sub] of tree.entries()) await put(p, file(sub), Buffer.from(String(i + 1)));
+      if (nested) await p.mkdir(dir('rec/empty'));
       if (!p.listRecursive) return;
       const all: Entry[] = [];
       for await (const batch of p.listRecursive(dir('rec'))) all.push(...batch);
+      const folders = nested ? [`dir:${dir('rec/a')}`, `dir:${dir('rec/a/b')}`, `dir:${dir('rec/empty')}`] : [];
       expect(all.map((e) => `${e.kind}:${e.path}`).sort()).toEqual(
-        [
-          `dir:${dir('rec/a')}`,
-          `file:${dir('rec/a/1.txt')}`,
-          `dir:${dir('rec/a/b')}`,
-          `file:${dir('rec/a/b/2.txt')}`,
-          `dir:${dir('rec/empty')}`,
-        ].sort(),
+        [...folders, ...tree.map((sub) => `file:${file(sub)}`)].sort(),
       );
     });
   });

@@ -5,4 +5,5 @@ export {
   errorCode,
   type ConformanceFixture,
   type ConformanceOptions,
+  type ConformanceCapabilities,
 } from './conformance.ts';

@@ -35,7 +35,8 @@ import { ByteTaker, type ByteSource } from '../oauth-common/take.ts';
  * "/<album>/<name>" uploads into the album (created when missing); mkdir "/<album>" creates an
  * album. Pictures and videos only. The API cannot delete, rename or move media, reports no sizes
  * (they are read from the media URL) and no hashes, and a second upload of a name adds another
- * item rather than replacing it.
+ * item rather than replacing it (listings then tag each with the end of its id; the plain name
+ * names the newest).
  * References: https://developers.google.com/photos/library/guides/upload-media,
  * https://developers.google.com/photos/library/guides/resumable-uploads,
  * https://developers.google.com/photos/library/guides/access-media-items,
@@ -346,9 +347,18 @@ export class GooglePhotosProvider implements Provider {
     } while (pageToken);
     const counts = new Map<string, number>();
     for (const it of all) counts.set(it.filename, (counts.get(it.filename) ?? 0) + 1);
-    return all.find(
+    const exact = all.find(
       (it) => ((counts.get(it.filename) ?? 0) > 1 ? disambiguate(it.filename, it.id) : it.filename) === name,
     );
+    if (exact) return exact;
+    // A name several items share (listed with an id tag each) also names the newest of them, so
+    // the entry put answers for a second upload of a name reads back what was just written.
+    let newest: MediaItem | undefined;
+    for (const it of all) {
+      if (it.filename !== name) continue;
+      if (!newest || createdAt(it) >= createdAt(newest)) newest = it;
+    }
+    return newest;
   }
 
   async stat(path: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
@@ -633,6 +643,11 @@ export class GooglePhotosProvider implements Provider {
   async close(): Promise<void> {
     // fetch keeps no per-provider connections to release.
   }
+}
+
+function createdAt(it: MediaItem): number {
+  const t = Date.parse(it.mediaMetadata?.creationTime ?? '');
+  return Number.isNaN(t) ? 0 : t;
 }
 
 function disambiguate(filename: string, id: string): string {

@@ -113,9 +113,10 @@ const PNG = Buffer.from(
 );
 
 /**
- * Google Photos has no delete in its API, so the suite cannot run; this uploads one tiny picture
- * into the album "Skyferry live check" and reads it back. It stays in the library (remove it by
- * hand in Google Photos).
+ * Google Photos has no delete in its API: the suite (which runs against the emulator with the
+ * API's capability flags) would leave hundreds of test items in a real library. This uploads one
+ * tiny picture into the album "Skyferry live check" and reads it back. It stays in the library
+ * (remove it by hand in Google Photos).
  */
 function runLivePhotos(credentials: Record<string, unknown>): void {
   describe('live google_photos', () => {
