@@ -25,6 +25,19 @@ export const taskToCloudBodySchema = z.object({
   path: cloudPathSchema,
 });
 
+/**
+ * What a transfer from Google Drive does with Google Docs, Sheets, Slides and Drawings, which have
+ * no file of their own: `export` them as Office (or PDF) files, or `skip` them (counted as skipped).
+ */
+export const GOOGLE_DOCS_MODES = ['export', 'skip'] as const;
+export const googleDocsModeSchema = z.enum(GOOGLE_DOCS_MODES);
+export type GoogleDocsMode = (typeof GOOGLE_DOCS_MODES)[number];
+/** Cloud kinds holding Google Docs (a task from one offers the google_docs choice). */
+export const GOOGLE_DOCS_KINDS: readonly string[] = ['google_drive', 'google_drive_shared'];
+export function hasGoogleDocs(kind: string): boolean {
+  return GOOGLE_DOCS_KINDS.includes(kind);
+}
+
 /** What a plan item does. */
 export const PLAN_ACTIONS = ['copy', 'update', 'delete', 'skip', 'conflict', 'mkdir'] as const;
 export type PlanAction = (typeof PLAN_ACTIONS)[number];
@@ -71,6 +84,8 @@ export const createTaskBodySchema = z
     filter: fileFilterSchema.nullable().optional(),
     /** Two-way syncs: who wins a file changed on both sides; default keep_both. */
     conflict_resolution: z.enum(CONFLICT_RESOLUTIONS).optional(),
+    /** Sources of a Google Drive kind: export Google Docs (default) or skip them; ignored for others. */
+    google_docs: googleDocsModeSchema.optional(),
     schedule: scheduleSchema.nullable().optional(),
     /** IANA time zone of the schedule; default the X-Timezone header, else UTC. */
     time_zone: z.string().min(1).max(64).optional(),
@@ -146,6 +161,8 @@ export const serverTaskSchema = z.object({
   same_name_policy: sameNamePolicySchema,
   filter: fileFilterSchema.nullable(),
   conflict_resolution: z.enum(CONFLICT_RESOLUTIONS),
+  /** What runs do with Google Docs when the source is a Google Drive kind. */
+  google_docs: googleDocsModeSchema,
   schedule: scheduleSchema.nullable(),
   time_zone: z.string(),
   /** States 0-10 of spec section 4 (TaskState). */

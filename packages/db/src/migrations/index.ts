@@ -4,6 +4,7 @@ import * as m0002 from './0002_accounts.ts';
 import * as m0003 from './0003_queue.ts';
 import * as m0004 from './0004_tasks.ts';
 import * as m0005 from './0005_cleanup.ts';
+import * as m0006 from './0006_task_google_docs.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003_queue': m0003,
   '0004_tasks': m0004,
   '0005_cleanup': m0005,
+  '0006_task_google_docs': m0006,
 };

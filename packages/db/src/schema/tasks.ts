@@ -15,6 +15,8 @@ export interface TasksTable {
   same_name_policy: string;
   filter: string | null;
   conflict_resolution: string;
+  /** Google Docs from a Google Drive source: "export" (to Office or PDF files) or "skip". */
+  google_docs: Generated<string>;
   schedule: string | null;
   /** IANA zone the schedule is read in. */
   time_zone: string;

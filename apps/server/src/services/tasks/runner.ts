@@ -1,5 +1,6 @@
 import {
   TaskState,
+  hasGoogleDocs,
   type ConflictResolution,
   type FileFilter,
   type SameNamePolicy,
@@ -19,6 +20,7 @@ import {
   type TransferProgress,
   type TransferResult,
 } from '@skyferry/engine';
+import { googleDocsLeftOut, setGoogleDocsMode } from '@skyferry/providers';
 import { abortReasonOf, JobAbortedError, type RunningJob } from '@skyferry/queue';
 import type { Database, Kysely } from '@skyferry/db';
 import type { Logger } from 'pino';
@@ -51,6 +53,14 @@ export interface TaskRunnerOptions {
 }
 
 type OpenedCloud = Awaited<ReturnType<CloudsService['open']>>;
+
+/** What a run did: its plan (none when it could not plan) and result, and the Google Docs it left out. */
+interface RunOutcome {
+  plan: TransferPlan | undefined;
+  result: TransferResult;
+  /** Google Workspace items the source's listings left out (skipped by the task's choice, or not exportable). */
+  docsLeftOut?: number;
+}
 
 const ZERO: TaskProgress = { percentage: 0, speed: 0, transferred: 0, length: 0, eta: null };
 
@@ -148,9 +158,12 @@ export class TaskRunner {
     live.set(TaskState.scanning, ZERO, 0, 0);
     let result: TransferResult;
     let plan: TransferPlan | undefined;
+    let docsLeftOut = 0;
     const charged = { bytes: 0 };
     try {
-      ({ plan, result } = await this.run(row, job, startedAt, live, charged));
+      const outcome = await this.run(row, job, startedAt, live, charged);
+      ({ plan, result } = outcome);
+      docsLeftOut = outcome.docsLeftOut ?? 0;
     } catch (err) {
       result = failedResult(startedAt, 'internal', err instanceof Error ? err.message : String(err));
       log.error({ err, task: taskId }, 'task run crashed');
@@ -163,7 +176,7 @@ export class TaskRunner {
       log.info({ task: taskId, job: job.id, reason }, 'task run interrupted');
       throw new JobAbortedError(reason);
     }
-    await this.finish(row, job.id ?? '', result, plan, charged.bytes);
+    await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut);
   };
 
   private async run(
@@ -172,7 +185,7 @@ export class TaskRunner {
     startedAt: number,
     live: LiveProgress,
     charged: { bytes: number },
-  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+  ): Promise<RunOutcome> {
     const { users, clouds, billingMode } = this.o;
     const userId = row.user_id;
     if (billingMode !== 'off' && !(await users.isPremium(userId))) {
@@ -188,6 +201,8 @@ export class TaskRunner {
     try {
       source = await clouds.open({ kind: 'user', userId }, from.cloud_id);
       target = from.cloud_id === to.cloud_id ? source : await clouds.open({ kind: 'user', userId }, to.cloud_id);
+      if (hasGoogleDocs(source.cloud.kind))
+        setGoogleDocsMode(source.provider, row.google_docs === 'skip' ? 'skip' : 'export');
     } catch (err) {
       const code =
         err instanceof ApiError ? (err.key === 'cloud_auth_expired' ? 'auth_expired' : 'not_found') : 'unavailable';
@@ -195,7 +210,8 @@ export class TaskRunner {
       return { plan: undefined, result: failedResult(startedAt, code, message) };
     }
     try {
-      return await this.transfer(row, job, startedAt, live, charged, from, to, source, target);
+      const outcome = await this.transfer(row, job, startedAt, live, charged, from, to, source, target);
+      return { ...outcome, docsLeftOut: googleDocsLeftOut(source.provider) };
     } finally {
       await source.provider.close?.().catch(() => undefined);
       if (target !== source) await target.provider.close?.().catch(() => undefined);
@@ -351,6 +367,7 @@ export class TaskRunner {
     result: TransferResult,
     plan: TransferPlan | undefined,
     usage: number,
+    docsLeftOut = 0,
   ): Promise<void> {
     const { repo, log } = this.o;
     const finishedAt = Date.now();
@@ -365,7 +382,8 @@ export class TaskRunner {
       added: result.summary.added,
       updated: result.summary.updated,
       deleted: result.summary.deleted,
-      skipped: plan?.summary.skip.count ?? result.summary.skipped,
+      // Google Docs the source left out count as skipped (the plan never saw them).
+      skipped: (plan?.summary.skip.count ?? result.summary.skipped) + docsLeftOut,
       failed: result.failed.length,
       error: result.error ? { code: result.error.code, message: result.error.message } : null,
     };

@@ -7,6 +7,7 @@ import {
   TaskType,
   baseName,
   canWrite,
+  hasGoogleDocs,
   isPhotoOrVideo,
   isValidTimeZone,
   isWithin,
@@ -35,7 +36,7 @@ import {
   type TransferPlan,
 } from '@skyferry/engine';
 import type { JobQueue } from '@skyferry/queue';
-import type { Provider } from '@skyferry/providers';
+import { setGoogleDocsMode, type Provider } from '@skyferry/providers';
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../../http/errors.ts';
 import type { ProgressStore } from '../../repositories/task-progress.ts';
@@ -216,6 +217,8 @@ export class TasksService {
     const sameCloud = body.from_cloud.cloud_id === body.to_cloud.cloud_id;
     // Opening checks ownership first: someone else's cloud is "not found", whatever else is asked.
     const source = await this.open(userId, body.from_cloud.cloud_id);
+    // What the source shows of Google Docs shapes every check and plan below, as it will the runs.
+    if (hasGoogleDocs(source.cloud.kind)) setGoogleDocsMode(source.provider, body.google_docs ?? 'export');
     const target = sameCloud ? source : await this.open(userId, body.to_cloud.cloud_id);
     if (sameCloud) {
       for (const p of paths) {
@@ -325,6 +328,7 @@ export class TasksService {
       same_name_policy: sameNamePolicy,
       filter: filter ? JSON.stringify(filter) : null,
       conflict_resolution: conflictResolution,
+      google_docs: body.google_docs ?? 'export',
       schedule: schedule ? JSON.stringify(schedule) : null,
       time_zone: timeZone,
       is_schedule: schedule ? 2 : 1,

@@ -97,6 +97,7 @@ export function toServerTask(
     same_name_policy: row.same_name_policy as SameNamePolicy,
     filter: row.filter ? (JSON.parse(row.filter) as FileFilter) : null,
     conflict_resolution: row.conflict_resolution as ServerTask['conflict_resolution'],
+    google_docs: row.google_docs === 'skip' ? 'skip' : 'export',
     schedule: row.schedule ? (JSON.parse(row.schedule) as Schedule) : null,
     time_zone: row.time_zone,
     state: row.state,

@@ -25,6 +25,7 @@ export function makeTask(overrides: Partial<ServerTask> = {}): ServerTask {
     same_name_policy: 'skip',
     filter: null,
     conflict_resolution: 'keep_both',
+    google_docs: 'export',
     schedule: null,
     time_zone: 'UTC',
     state: 0,

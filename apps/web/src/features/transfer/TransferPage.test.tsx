@@ -35,6 +35,7 @@ const TREES: Record<string, Record<string, FileItem[]>> = {
   },
   c2: { '/': [folder('/Backup')], '/Backup': [] },
   p: { '/': [] },
+  g: { '/': [folder('/Reports')], '/Reports': [file('/Reports/Plan.docx')] },
 };
 
 function item(action: PlanItemView['action'], path: string, size = 100): PlanItemView {
@@ -553,6 +554,63 @@ describe('the Sync screen', { timeout: 30_000 }, () => {
       to_cloud: { cloud_id: 'c2', path: '/Backup' },
     });
     expect(api.tasks()[1]?.same_name_policy).toBeUndefined();
+  });
+});
+
+describe('the Google Docs choice', { timeout: 30_000 }, () => {
+  const addDrive = (kind: 'google_drive' | 'google_drive_shared') =>
+    sessionStore.setState((st) => ({
+      clouds: [...st.clouds, cloud('g', { cloud_name: kind, cloud_alias_name: 'Work Drive' })],
+    }));
+
+  it('shows only for a Google Drive source, and sends the choice with the task', async () => {
+    addDrive('google_drive');
+    const dry = plan([item('copy', '/Reports/notes.txt', 10)]);
+    const api = serve({
+      'POST /api/cloud-manager/list': listHandler,
+      'POST /api/tasks': () => ({ data: { task: null, plan: dry } }),
+    });
+    renderPage();
+    // The first cloud (WebDAV) is the source: no Google Docs there, no choice, nothing sent.
+    await waitFor(() => row(sourceTree(), '/Photos'));
+    expect(screen.queryByTestId('google-docs')).not.toBeInTheDocument();
+    await tick('/Photos');
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    await screen.findByTestId('plan-preview');
+    expect(api.tasks()[0]).not.toHaveProperty('google_docs');
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+
+    await userEvent.selectOptions(screen.getByTestId('source-cloud'), 'g');
+    const choice = await screen.findByTestId('google-docs');
+    expect(choice.textContent).toContain('Google Docs, Sheets and Slides');
+    expect(within(choice).getByRole('radio', { name: 'Export them as Office files (Drawings as PDF)' })).toBeChecked();
+    await userEvent.click(within(choice).getByRole('radio', { name: 'Skip them' }));
+    await tick('/Reports');
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    await waitFor(() => expect(api.tasks()).toHaveLength(2));
+    expect(api.tasks()[1]).toMatchObject({ from_cloud: { cloud_id: 'g', paths: ['/Reports'] }, google_docs: 'skip' });
+
+    // Back to a source without Google Docs: the choice goes away again.
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await userEvent.selectOptions(screen.getByTestId('source-cloud'), 'c1');
+    await waitFor(() => expect(screen.queryByTestId('google-docs')).not.toBeInTheDocument());
+  });
+
+  it('shows on the Sync screen for "Shared with me" too, exporting by default', async () => {
+    addDrive('google_drive_shared');
+    const api = serve({
+      'POST /api/cloud-manager/list': listHandler,
+      'POST /api/tasks': () => ({ data: { task: null, plan: plan([]) } }),
+    });
+    renderPage('sync');
+    await userEvent.selectOptions(screen.getByTestId('source-cloud'), 'g');
+    const choice = await screen.findByTestId('google-docs');
+    expect(within(choice).getByRole('radio', { name: 'Export them as Office files (Drawings as PDF)' })).toBeChecked();
+    await waitFor(() => row(sourceTree(), '/Reports'));
+    await userEvent.click(within(row(sourceTree(), '/Reports')).getByRole('radio'));
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    await waitFor(() => expect(api.tasks()).toHaveLength(1));
+    expect(api.tasks()[0]).toMatchObject({ task_type: 1, google_docs: 'export' });
   });
 });
 

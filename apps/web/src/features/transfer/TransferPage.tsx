@@ -19,6 +19,7 @@ import { IconArrowsExchange, IconCalendarTime, IconTransfer } from '@tabler/icon
 import {
   Code,
   FILTER_CATEGORIES,
+  GOOGLE_DOCS_MODES,
   SAME_NAME_POLICIES,
   SYNC_MODES,
   canRead,
@@ -28,6 +29,7 @@ import {
   scheduleFromDialog,
   type CreateTaskBody,
   type FilterCategory,
+  type GoogleDocsMode,
   type InsufficientSpaceData,
   type SameNamePolicy,
   type SyncMode,
@@ -56,6 +58,7 @@ import {
   formProblem,
   isSameCloud,
   mayDelete,
+  offersGoogleDocs,
   taskBody,
   usesSameNamePolicy,
   type FilterChoice,
@@ -352,6 +355,21 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
             <Text size="sm" c="dimmed" data-testid="policy-not-used">
               {form.syncMode === 'mirror' ? t('mirrorIgnoresPolicy') : t('twoWayConflicts')}
             </Text>
+          )}
+          {offersGoogleDocs(source) && (
+            <Radio.Group
+              label={t('googleDocs.label')}
+              description={t('googleDocs.hint')}
+              value={form.googleDocs}
+              onChange={(v) => patch({ googleDocs: v as GoogleDocsMode })}
+              data-testid="google-docs"
+            >
+              <Group gap="md" mt="xs">
+                {GOOGLE_DOCS_MODES.map((m) => (
+                  <Radio key={m} value={m} label={t(`googleDocs.${m}`)} data-testid={`google-docs-${m}`} />
+                ))}
+              </Group>
+            </Radio.Group>
           )}
           <Stack gap="xs">
             <Text size="sm" fw={500} id={`${kind}-filter-label`}>

@@ -4,6 +4,7 @@ import {
   TaskType,
   canRead,
   canWrite,
+  hasGoogleDocs,
   isPhotoOrVideo,
   isWithin,
   normalizePath,
@@ -12,6 +13,7 @@ import {
   type CreateTaskData,
   type FileFilter,
   type FilterCategory,
+  type GoogleDocsMode,
   type InsufficientSpaceData,
   type SameNamePolicy,
   type ScheduleDialogValue,
@@ -43,6 +45,13 @@ export interface TransferForm {
   filterCategories: FilterCategory[];
   /** null: start now. */
   schedule: ScheduleDialogValue | null;
+  /** Google Docs from a Google Drive source: exported to Office files, or skipped. */
+  googleDocs: GoogleDocsMode;
+}
+
+/** The Google Docs choice applies (and shows) only when the source is a Google Drive kind. */
+export function offersGoogleDocs(source: Pick<Cloud, 'cloud_name'> | null | undefined): boolean {
+  return source !== null && source !== undefined && hasGoogleDocs(source.cloud_name);
 }
 
 export const MEDIA_CATEGORIES: readonly FilterCategory[] = ['picture', 'video'];
@@ -127,6 +136,7 @@ function timeZone(): string | undefined {
 
 /** The POST /api/tasks body of the form. */
 export function taskBody(form: TransferForm, kind: TransferKind, clouds: readonly Cloud[]): CreateTaskBody {
+  const source = clouds.find((c) => c.id === form.sourceCloudId);
   const target = clouds.find((c) => c.id === form.targetCloudId);
   const filter = target && isPhotosCloud(target) ? photosFilter(chosenFilter(form)) : chosenFilter(form);
   const body: CreateTaskBody = {
@@ -141,6 +151,7 @@ export function taskBody(form: TransferForm, kind: TransferKind, clouds: readonl
   if (kind === 'sync') body.sync_mode = form.syncMode;
   if (usesSameNamePolicy(kind, form.syncMode)) body.same_name_policy = form.sameNamePolicy;
   if (isSameCloud(form)) body.confirm_same_cloud = true;
+  if (offersGoogleDocs(source)) body.google_docs = form.googleDocs;
   return body;
 }
 

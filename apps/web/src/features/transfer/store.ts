@@ -16,6 +16,7 @@ export function initialForm(): TransferForm {
     filterMode: defaults.fileFilter?.mode ?? 'none',
     filterCategories: defaults.fileFilter ? [...defaults.fileFilter.categories] : [],
     schedule: null,
+    googleDocs: 'export',
   };
 }
 

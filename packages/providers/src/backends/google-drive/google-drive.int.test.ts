@@ -6,7 +6,7 @@ import { openProvider } from '../../api/registry.ts';
 import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
 import { runOAuthChecks, startEmulatedService, type EmulatedService } from '../oauth-common/emulated.ts';
 import { OAUTH_KINDS } from '../oauth-common/services.ts';
-import { setGoogleDocsMode } from './google-drive.ts';
+import { googleDocsLeftOut, setGoogleDocsMode } from './google-drive.ts';
 import '../index.ts';
 
 // Google Drive against the local emulator built from Drive's published API documentation
@@ -103,10 +103,17 @@ describe('google_drive specifics (emulated)', () => {
     const text = (await readAll(await p.openRead('/docs/Plan.docx'))).toString();
     expect(text).toContain('as application/vnd.openxmlformats-officedocument.wordprocessingml.document');
     expect(text).toContain('the plan');
+    // The form has no export format: left out, and counted, in either mode.
+    expect(googleDocsLeftOut(p)).toBe(1);
     setGoogleDocsMode(p, 'skip');
     expect((await p.list('/docs')).entries).toEqual([]);
+    expect(googleDocsLeftOut(p)).toBe(3);
+    // Listing again counts each item once.
+    await p.list('/docs');
+    expect(googleDocsLeftOut(p)).toBe(3);
     const skipping = await svc.open({ google_docs: 'skip' });
     expect((await skipping.list('/docs')).entries).toEqual([]);
+    expect(googleDocsLeftOut(skipping)).toBe(3);
   });
 
   it('reports the daily upload cap as a clear, fatal quota error', async () => {

@@ -156,6 +156,11 @@ export class GoogleDriveProvider implements Provider {
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['md5', 'sha1', 'sha256']);
   /** What happens to Google Docs in listings and transfers. */
   googleDocs: GoogleDocsMode;
+  /**
+   * Ids of the Google Workspace items listings left out (every doc in skip mode, and types with no
+   * export format such as Forms in either mode), so a transfer can count them as skipped.
+   */
+  readonly leftOutDocs = new Set<string>();
   readonly chunkSize: number;
   private readonly api: ApiClient;
   private readonly base: string;
@@ -441,7 +446,10 @@ export class GoogleDriveProvider implements Provider {
     for (const f of page.files) {
       if (f.mimeType === 'application/vnd.google-apps.shortcut') continue;
       const name = this.displayName(f);
-      if (name === undefined) continue;
+      if (name === undefined) {
+        this.leftOutDocs.add(f.id);
+        continue;
+      }
       const e = this.toEntry(p, f, name);
       if (e.kind === 'dir') cache.set(e.path, f.id);
       entries.push(e);
@@ -923,4 +931,9 @@ export async function openGoogleDrive(
 /** Chooses whether Google Docs are exported or left out (a transfer option). */
 export function setGoogleDocsMode(provider: Provider, mode: GoogleDocsMode): void {
   if (provider instanceof GoogleDriveProvider) provider.googleDocs = mode;
+}
+
+/** How many Google Workspace items the provider's listings have left out so far (0 for other kinds). */
+export function googleDocsLeftOut(provider: Provider): number {
+  return provider instanceof GoogleDriveProvider ? provider.leftOutDocs.size : 0;
 }

@@ -5,6 +5,7 @@ export {
   GoogleDriveProvider,
   openGoogleDrive,
   setGoogleDocsMode,
+  googleDocsLeftOut,
   driveError,
   DOCS_EXPORTS,
   type GoogleDocsMode,
