@@ -1,16 +1,14 @@
 /**
  * One Skyferry transfer in its own process (a child of bench/transfer.ts, so its peak memory is
  * its own): opens the two clouds, plans and runs a migration with default engine settings, prints
- * one JSON line { ms, outcome, files, bytes, failed } where ms covers planning and copying (not
- * Node's start-up or module loading).
+ * one JSON line { ms, planMs, outcome, files, bytes, failed } where ms covers planning and copying
+ * (not Node's start-up or module loading) and planMs the planning alone.
  *
  *   node bench/transfer-run.ts '<json spec>'
  */
-import { openProvider } from '@skyferry/providers';
+import { openProvider, openS3 } from '@skyferry/providers';
 import type { Provider } from '@skyferry/providers';
-import { runTransfer } from '@skyferry/engine';
-// s3rver needs the S3 backend's workaround options, which only openS3 takes.
-import { openS3 } from '../packages/providers/src/backends/s3/s3.ts';
+import { executePlan, planTransfer } from '@skyferry/engine';
 
 export interface EndpointSpec {
   kind: 'local' | 'webdav' | 'sftp' | 's3rver';
@@ -30,6 +28,7 @@ export interface RunSpec {
   targetPath: string;
   /** Engine options to try (defaults when absent). */
   transfers?: number;
+  smallFileTransfers?: number;
   chunkThreshold?: number;
 }
 
@@ -48,14 +47,20 @@ async function open(e: EndpointSpec): Promise<Provider> {
 const spec = JSON.parse(process.argv[2] ?? '{}') as RunSpec;
 const [source, target] = await Promise.all([open(spec.source), open(spec.target)]);
 const started = performance.now();
-const { result } = await runTransfer({
+const plan = await planTransfer({
   source,
   target,
   mode: 'migrate',
   sourcePaths: [spec.sourcePath],
   targetPath: spec.targetPath,
   sameNamePolicy: 'overwrite',
+});
+const planned = performance.now();
+const result = await executePlan(plan, {
+  source,
+  target,
   ...(spec.transfers ? { transfers: spec.transfers } : {}),
+  ...(spec.smallFileTransfers ? { smallFileTransfers: spec.smallFileTransfers } : {}),
   ...(spec.chunkThreshold ? { chunkThreshold: spec.chunkThreshold } : {}),
 });
 const ms = performance.now() - started;
@@ -63,6 +68,7 @@ await Promise.all([source.close?.(), target.close?.()]);
 process.stdout.write(
   JSON.stringify({
     ms: Math.round(ms),
+    planMs: Math.round(planned - started),
     outcome: result.outcome,
     files: result.successCount,
     bytes: result.transferredBytes,

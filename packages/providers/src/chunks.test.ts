@@ -70,6 +70,26 @@ describe('ChunkReader', () => {
     expect(c.buffer).not.toBe(b.buffer);
   });
 
+  it('reads a stream shorter than the chunk size without allocating the chunk size', async () => {
+    const small = DATA.subarray(0, 3000);
+    const r = new ChunkReader(pieces(small, 1000));
+    const c = (await r.read(64 * 1024 * 1024)) as Buffer;
+    expect(c.equals(small)).toBe(true);
+    expect(c.buffer.byteLength).toBeLessThan(1024 * 1024);
+    expect(await r.read(64 * 1024 * 1024)).toBeNull();
+    // One source piece of exactly the chunk size is handed out as it is, and never recycled.
+    const one = Buffer.from(DATA.subarray(0, 1000));
+    const r2 = new ChunkReader(Readable.from([one, DATA.subarray(1000, 1600), DATA.subarray(1600, 2000)]));
+    const first = (await r2.read(1000)) as Buffer;
+    expect(first).toBe(one);
+    r2.release(first);
+    // The next chunk is assembled from two pieces into a buffer of the reader's own, not into `one`.
+    const second = (await r2.read(1000)) as Buffer;
+    expect(second).not.toBe(one);
+    expect(second.equals(DATA.subarray(1000, 2000))).toBe(true);
+    expect(one.equals(DATA.subarray(0, 1000))).toBe(true);
+  });
+
   it('returns null for an empty stream and stops on an aborted signal', async () => {
     expect(await new ChunkReader(Readable.from([])).read(10)).toBeNull();
     const ac = new AbortController();

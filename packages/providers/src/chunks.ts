@@ -12,6 +12,8 @@ export class ChunkReader {
   private leftover: Buffer | undefined;
   private ended = false;
   private readonly free: Buffer[] = [];
+  /** Buffers this reader allocated (only those are recycled; pieces handed out as they came are not its own). */
+  private readonly owned = new WeakSet<Buffer>();
   private poolSize = 0;
   /** Bytes handed out so far. */
   bytesRead = 0;
@@ -25,17 +27,26 @@ export class ChunkReader {
       this.poolSize = size;
       this.free.length = 0;
     }
-    return this.free.pop() ?? Buffer.allocUnsafeSlow(size);
+    const reused = this.free.pop();
+    if (reused) return reused;
+    const b = Buffer.allocUnsafeSlow(size);
+    this.owned.add(b);
+    return b;
   }
 
   /** Hands a full chunk back for reuse; the caller must not touch it afterwards. */
   release(chunk: Buffer): void {
-    if (chunk.length === this.poolSize && chunk.byteOffset === 0 && this.free.length < 16) this.free.push(chunk);
+    if (chunk.length === this.poolSize && this.owned.has(chunk) && this.free.length < 16) this.free.push(chunk);
   }
 
-  /** The next `size` bytes, fewer at the end, or null once the stream is exhausted. */
+  /**
+   * The next `size` bytes, fewer at the end, or null once the stream is exhausted. Pieces are
+   * gathered first and copied once: a full chunk into a recycled buffer, a short last chunk into a
+   * buffer of its own length, and a piece that is already exactly the chunk is handed out as it is
+   * (a small file read with a large chunk size costs no large allocation).
+   */
   async read(size: number, signal?: AbortSignal): Promise<Buffer | null> {
-    let target: Buffer | undefined;
+    const pieces: Buffer[] = [];
     let filled = 0;
     while (filled < size) {
       if (!this.leftover) {
@@ -53,15 +64,18 @@ export class ChunkReader {
       }
       const piece = this.leftover;
       const n = Math.min(piece.length, size - filled);
-      target ??= this.alloc(size);
-      piece.copy(target, filled, 0, n);
+      pieces.push(n < piece.length ? piece.subarray(0, n) : piece);
       filled += n;
       this.leftover = n < piece.length ? piece.subarray(n) : undefined;
     }
     if (signal?.aborted) throw canceled();
-    if (!target || filled === 0) return null;
+    if (filled === 0) return null;
     this.bytesRead += filled;
-    return filled === size ? target : target.subarray(0, filled);
+    if (pieces.length === 1) return pieces[0] as Buffer;
+    const target = filled === size ? this.alloc(size) : Buffer.allocUnsafeSlow(filled);
+    let at = 0;
+    for (const p of pieces) at += p.copy(target, at);
+    return target;
   }
 
   /** Stops the underlying stream early. */

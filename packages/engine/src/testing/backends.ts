@@ -1,12 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openLocal, openSftp, openWebdav } from '@skyferry/providers';
+// The S3 backend's s3rver workarounds (copy-source escaping, folder markers) are options of openS3.
+import { openLocal, openS3, openSftp, openWebdav } from '@skyferry/providers';
 import type { Provider } from '@skyferry/providers';
 import { run, startApacheWebdav, startS3rver, startSshd } from '@skyferry/testing';
-// The S3 backend's s3rver workarounds (copy-source escaping, folder markers) are options of openS3,
-// which the providers package does not export from its index; tests reach it directly.
-import { openS3 } from '../../../providers/src/backends/s3/s3.ts';
 
 /**
  * Real backends on 127.0.0.1 for the engine's integration tests and benchmark, each with the

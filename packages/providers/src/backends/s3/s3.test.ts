@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ProviderError } from '../../api/errors.ts';
 import { openProvider, registeredKinds } from '../../api/registry.ts';
 import '../index.ts';
+import { S3ServiceError } from './client.ts';
 import { s3Error } from './errors.ts';
 import { S3Provider, s3ConfigFrom } from './s3.ts';
 
@@ -80,52 +81,54 @@ describe('S3 multipart server-side copy', () => {
       ),
     );
     const calls: { name: string; input: Record<string, unknown> }[] = [];
-    vi.spyOn(provider.client, 'send').mockImplementation((async (cmd: {
-      constructor: { name: string };
-      input: Record<string, unknown>;
-    }) => {
-      const name = cmd.constructor.name;
-      calls.push({ name, input: cmd.input });
-      switch (name) {
-        case 'HeadObjectCommand':
-          if (cmd.input.Key === 'dst.bin' && !calls.some((c) => c.name === 'CompleteMultipartUploadCommand')) {
-            throw Object.assign(new Error('NotFound'), { name: 'NotFound', $metadata: { httpStatusCode: 404 } });
-          }
-          return { ContentLength: size, ETag: '"abc-3"', Metadata: { mtime: '1600000000.000' } };
-        case 'ListObjectsV2Command':
-          return { Contents: [] };
-        case 'CreateMultipartUploadCommand':
-          return { UploadId: 'up-1' };
-        case 'UploadPartCopyCommand':
-          return { CopyPartResult: { ETag: `"part-${String(cmd.input.PartNumber)}"` } };
-        case 'CompleteMultipartUploadCommand':
-          return {};
-        default:
-          throw new Error(`unexpected ${name}`);
+    const c = provider.client;
+    const record = (name: string, input: Record<string, unknown>) => calls.push({ name, input });
+    vi.spyOn(c, 'headObject').mockImplementation(async (key) => {
+      record('HeadObject', { key });
+      if (key === 'dst.bin' && !calls.some((x) => x.name === 'CompleteMultipartUpload')) {
+        throw new S3ServiceError('NotFound', '', 404, {});
       }
-    }) as never);
+      return { ContentLength: size, ETag: '"abc-3"', Metadata: { mtime: '1600000000.000' } };
+    });
+    vi.spyOn(c, 'listObjectsV2').mockImplementation(async (input) => {
+      record('ListObjectsV2', input);
+      return { Contents: [], CommonPrefixes: [], IsTruncated: false };
+    });
+    vi.spyOn(c, 'createMultipartUpload').mockImplementation(async (input) => {
+      record('CreateMultipartUpload', input);
+      return 'up-1';
+    });
+    vi.spyOn(c, 'uploadPartCopy').mockImplementation(async (input) => {
+      record('UploadPartCopy', input);
+      return { ETag: `"part-${input.partNumber}"` };
+    });
+    vi.spyOn(c, 'completeMultipartUpload').mockImplementation(async (input) => {
+      record('CompleteMultipartUpload', input);
+      return {};
+    });
+    vi.spyOn(c, 'copyObject').mockImplementation(async (input) => {
+      record('CopyObject', input);
+    });
     const e = await provider.copy({ path: '/src.bin', name: 'src.bin', kind: 'file', size }, '/dst.bin');
     expect(e.size).toBe(size);
-    const create = calls.find((c) => c.name === 'CreateMultipartUploadCommand');
-    expect(create?.input).toMatchObject({ Key: 'dst.bin', Metadata: { mtime: '1600000000.000' } });
-    const parts = calls.filter((c) => c.name === 'UploadPartCopyCommand').map((c) => c.input);
-    expect(parts.map((p) => p.PartNumber).sort()).toEqual([1, 2, 3]);
+    const create = calls.find((x) => x.name === 'CreateMultipartUpload');
+    expect(create?.input).toMatchObject({ key: 'dst.bin', metadata: { mtime: '1600000000.000' } });
+    const parts = calls.filter((x) => x.name === 'UploadPartCopy').map((x) => x.input);
+    expect(parts.map((p) => p.partNumber).sort()).toEqual([1, 2, 3]);
     const ranges = parts
-      .map((p) => /bytes=(\d+)-(\d+)/.exec(String(p.CopySourceRange)))
+      .map((p) => /bytes=(\d+)-(\d+)/.exec(String(p.range)))
       .map((m) => [Number(m?.[1]), Number(m?.[2])] as const)
       .sort((a, b) => a[0] - b[0]);
     expect(ranges[0]?.[0]).toBe(0);
     for (let i = 1; i < ranges.length; i++) expect(ranges[i]?.[0]).toBe((ranges[i - 1]?.[1] ?? 0) + 1);
     expect(ranges[ranges.length - 1]?.[1]).toBe(size - 1);
-    expect(parts.every((p) => p.CopySource === 'b/src.bin' && p.UploadId === 'up-1')).toBe(true);
-    const complete = calls.find((c) => c.name === 'CompleteMultipartUploadCommand');
-    expect(complete?.input.MultipartUpload).toEqual({
-      Parts: [
-        { PartNumber: 1, ETag: '"part-1"' },
-        { PartNumber: 2, ETag: '"part-2"' },
-        { PartNumber: 3, ETag: '"part-3"' },
-      ],
-    });
-    expect(calls.some((c) => c.name === 'CopyObjectCommand')).toBe(false);
+    expect(parts.every((p) => p.copySource === 'b/src.bin' && p.uploadId === 'up-1')).toBe(true);
+    const complete = calls.find((x) => x.name === 'CompleteMultipartUpload');
+    expect(complete?.input.parts).toEqual([
+      { PartNumber: 1, ETag: '"part-1"' },
+      { PartNumber: 2, ETag: '"part-2"' },
+      { PartNumber: 3, ETag: '"part-3"' },
+    ]);
+    expect(calls.some((x) => x.name === 'CopyObject')).toBe(false);
   });
 });

@@ -1,25 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { Readable, Transform } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CopyObjectCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-  UploadPartCopyCommand,
-  type HeadObjectCommandOutput,
-  type ListObjectsV2CommandOutput,
-  type _Object,
-} from '@aws-sdk/client-s3';
+import { S3Http, type HeadObjectResult, type ListObjectsResult, type S3Object } from './client.ts';
 import { ProviderError, canceled } from '../../api/errors.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
@@ -54,6 +35,8 @@ const META_MTIME = 'mtime';
 const META_MD5 = 'md5chksum';
 const META_MULTIPART = 'skyferry-multipart';
 const HEX32 = /^[0-9a-f]{32}$/;
+/** Base64 MD5 of no bytes. */
+const EMPTY_MD5 = '1B2M2Y8AsgTpgAmZ7PiRkA==';
 
 export type ChecksumMode = 'WHEN_REQUIRED' | 'WHEN_SUPPORTED';
 
@@ -215,7 +198,7 @@ export class S3Provider implements Provider {
   };
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['md5']);
   readonly config: S3Config;
-  readonly client: S3Client;
+  readonly client: S3Http;
   readonly chunkSize: number;
   readonly concurrency: number;
   readonly uploadCutoff: number;
@@ -237,25 +220,14 @@ export class S3Provider implements Provider {
     }
     this.accountKey = `${config.kind}:${config.endpoint ?? 'aws'}:${config.region}:${config.bucket}:${config.accessKeyId}`;
     this.pacer = pacerFor(this.accountKey, { rateLimitPerSecond: ctx.rateLimitPerSecond });
-    const agentOpts = { keepAlive: true, maxSockets: 64 };
-    this.client = new S3Client({
-      region: config.region,
+    this.client = new S3Http({
       endpoint: config.endpoint,
-      forcePathStyle: config.pathStyle,
-      credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
-      requestChecksumCalculation: config.requestChecksumCalculation,
-      responseChecksumValidation: config.requestChecksumCalculation,
-      // The pacer retries, with backoff shared by the whole account.
-      maxAttempts: 1,
-      // Errors reach the caller as ProviderErrors; the SDK's own console notes would only be noise.
-      logger: {
-        trace: () => undefined,
-        debug: () => undefined,
-        info: () => undefined,
-        warn: () => undefined,
-        error: () => undefined,
-      },
-      requestHandler: { httpAgent: new HttpAgent(agentOpts), httpsAgent: new HttpsAgent(agentOpts) },
+      region: config.region,
+      bucket: config.bucket,
+      accessKeyId: config.accessKeyId,
+      secretAccessKey: config.secretAccessKey,
+      pathStyle: config.pathStyle,
+      checksums: config.requestChecksumCalculation ?? 'WHEN_REQUIRED',
     });
   }
 
@@ -313,7 +285,7 @@ export class S3Provider implements Provider {
     return e;
   }
 
-  private md5FromHead(head: HeadObjectCommandOutput): string | undefined {
+  private md5FromHead(head: HeadObjectResult): string | undefined {
     const meta = head.Metadata ?? {};
     const stored = meta[META_MD5];
     if (stored) {
@@ -342,20 +314,16 @@ export class S3Provider implements Provider {
     return e;
   }
 
-  private objectEntry(o: _Object): Entry {
+  private objectEntry(o: S3Object): Entry {
     const size = o.Size ?? 0;
     return this.fileEntry(this.pathOfKey(o.Key ?? ''), size, o.LastModified, this.md5FromList(o.ETag, size));
   }
 
   // ---- reading ----
 
-  private async head(key: string, what: string, signal?: AbortSignal): Promise<HeadObjectCommandOutput | undefined> {
+  private async head(key: string, what: string, signal?: AbortSignal): Promise<HeadObjectResult | undefined> {
     try {
-      return await this.run(
-        what,
-        (s) => this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: key }), { abortSignal: s }),
-        signal,
-      );
+      return await this.run(what, (s) => this.client.headObject(key, s), signal);
     } catch (err) {
       if (ProviderError.is(err, 'not_found') && err.serviceCode !== 'NoSuchBucket') return undefined;
       throw err;
@@ -365,19 +333,13 @@ export class S3Provider implements Provider {
   private listPage(
     prefix: string,
     opts: { delimiter?: boolean; token?: string; maxKeys?: number; signal?: AbortSignal },
-  ): Promise<ListObjectsV2CommandOutput> {
+  ): Promise<ListObjectsResult> {
     return this.run(
       `list /${prefix}`,
       (s) =>
-        this.client.send(
-          new ListObjectsV2Command({
-            Bucket: this.config.bucket,
-            Prefix: prefix,
-            Delimiter: opts.delimiter ? '/' : undefined,
-            ContinuationToken: opts.token,
-            MaxKeys: opts.maxKeys,
-          }),
-          { abortSignal: s },
+        this.client.listObjectsV2(
+          { prefix, delimiter: opts.delimiter ? '/' : undefined, token: opts.token, maxKeys: opts.maxKeys },
+          s,
         ),
       opts.signal,
     );
@@ -422,8 +384,8 @@ export class S3Provider implements Provider {
     });
     const entries: Entry[] = [];
     let sawMarker = false;
-    for (const cp of res.CommonPrefixes ?? []) {
-      if (cp.Prefix && cp.Prefix !== prefix) entries.push(this.dirEntry(this.pathOfKey(cp.Prefix)));
+    for (const cp of res.CommonPrefixes) {
+      if (cp && cp !== prefix) entries.push(this.dirEntry(this.pathOfKey(cp)));
     }
     for (const o of res.Contents ?? []) {
       if (o.Key === prefix) {
@@ -490,17 +452,9 @@ export class S3Provider implements Provider {
     if (end !== undefined && end < start) return Readable.from([]);
     const range = opts.range ? `bytes=${start}-${end ?? ''}` : undefined;
     try {
-      const res = await this.run(
-        p,
-        (s) =>
-          this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.keyOf(p), Range: range }), {
-            abortSignal: s,
-          }),
-        opts.signal,
-      );
-      let body = res.Body as Readable | undefined;
-      if (!body) return Readable.from([]);
-      if (opts.range) body = this.trimToRange(body, res.ContentRange, start, end);
+      const res = await this.run(p, (s) => this.client.getObject(this.keyOf(p), range, s), opts.signal);
+      let body: Readable = res.body;
+      if (opts.range) body = this.trimToRange(body, res.contentRange, start, end);
       if (opts.signal) {
         const signal = opts.signal;
         const onAbort = () => body.destroy(canceled());
@@ -585,17 +539,16 @@ export class S3Provider implements Provider {
     await this.run(
       p,
       (s) =>
-        this.client.send(
-          new PutObjectCommand({
-            Bucket: this.config.bucket,
-            Key: this.keyOf(p),
-            Body: data,
-            ContentLength: data.length,
-            ContentMD5: md5.toString('base64'),
-            ContentType: src.mimeType ?? 'application/octet-stream',
-            Metadata: this.metadataFor(src, false),
-          }),
-          { abortSignal: s },
+        this.client.putObject(
+          {
+            key: this.keyOf(p),
+            body: data,
+            contentLength: data.length,
+            contentMD5: md5.toString('base64'),
+            contentType: src.mimeType ?? 'application/octet-stream',
+            metadata: this.metadataFor(src, false),
+          },
+          s,
         ),
       signal,
     );
@@ -681,16 +634,15 @@ export class S3Provider implements Provider {
       await this.pacer.acquire(signal);
       let etag: string | undefined;
       try {
-        const res = await this.client.send(
-          new PutObjectCommand({
-            Bucket: this.config.bucket,
-            Key: this.keyOf(p),
-            Body: counted,
-            ContentLength: size,
-            ContentType: src.mimeType ?? 'application/octet-stream',
-            Metadata: this.metadataFor(src, false),
-          }),
-          { abortSignal: requestSignal },
+        const res = await this.client.putObject(
+          {
+            key: this.keyOf(p),
+            body: counted,
+            contentLength: size,
+            contentType: src.mimeType ?? 'application/octet-stream',
+            metadata: this.metadataFor(src, false),
+          },
+          requestSignal,
         );
         etag = stripQuotes(res.ETag);
       } catch (err) {
@@ -727,7 +679,6 @@ export class S3Provider implements Provider {
     signal?: AbortSignal,
   ): Promise<ChunkWriter> {
     const key = this.keyOf(p);
-    const bucket = this.config.bucket;
     // A file that fits in one chunk goes up as one PUT, so its ETag is its MD5.
     const single = src.size >= 0 && src.size <= chunkSize;
     let singleData: Buffer | undefined;
@@ -739,20 +690,14 @@ export class S3Provider implements Provider {
       (creating ??= this.run(
         p,
         (s) =>
-          this.client.send(
-            new CreateMultipartUploadCommand({
-              Bucket: bucket,
-              Key: key,
-              ContentType: src.mimeType ?? 'application/octet-stream',
-              Metadata: this.metadataFor(src, true),
-            }),
-            { abortSignal: s },
+          this.client.createMultipartUpload(
+            { key, contentType: src.mimeType ?? 'application/octet-stream', metadata: this.metadataFor(src, true) },
+            s,
           ),
         signal,
-      ).then((r) => {
-        if (!r.UploadId) throw new ProviderError('server', `no upload id for ${p}`);
-        uploadId = r.UploadId;
-        return r.UploadId;
+      ).then((id) => {
+        uploadId = id;
+        return id;
       }));
     if (!single) await ensureUpload();
     const abort = async () => {
@@ -760,14 +705,12 @@ export class S3Provider implements Provider {
       finished = true;
       const id = await creating?.catch(() => undefined);
       if (!id) return;
-      await this.run(`abort upload ${p}`, (s) =>
-        this.client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id }), {
-          abortSignal: s,
-        }),
-      ).catch((err: unknown) => {
-        // Gone already, or a server without the call (s3rver): parts of an unfinished upload stay invisible.
-        if (!ProviderError.is(err, 'not_found') && !ProviderError.is(err, 'not_supported')) throw err;
-      });
+      await this.run(`abort upload ${p}`, (s) => this.client.abortMultipartUpload({ key, uploadId: id }, s)).catch(
+        (err: unknown) => {
+          // Gone already, or a server without the call (s3rver): parts of an unfinished upload stay invisible.
+          if (!ProviderError.is(err, 'not_found') && !ProviderError.is(err, 'not_supported')) throw err;
+        },
+      );
     };
     return {
       chunkSize,
@@ -786,19 +729,7 @@ export class S3Provider implements Provider {
         const md5 = createHash('md5').update(data).digest('base64');
         const res = await this.run(
           `${p} part ${index + 1}`,
-          (s) =>
-            this.client.send(
-              new UploadPartCommand({
-                Bucket: bucket,
-                Key: key,
-                UploadId: id,
-                PartNumber: index + 1,
-                Body: data,
-                ContentLength: data.length,
-                ContentMD5: md5,
-              }),
-              { abortSignal: s },
-            ),
+          (s) => this.client.uploadPart({ key, uploadId: id, partNumber: index + 1, body: data, contentMD5: md5 }, s),
           sig,
         );
         if (!res.ETag) throw new ProviderError('server', `no ETag for part ${index + 1} of ${p}`);
@@ -831,14 +762,9 @@ export class S3Provider implements Provider {
           await this.run(
             p,
             (s) =>
-              this.client.send(
-                new CompleteMultipartUploadCommand({
-                  Bucket: bucket,
-                  Key: key,
-                  UploadId: id,
-                  MultipartUpload: { Parts: ordered.map(([i, v]) => ({ ETag: v.etag, PartNumber: i + 1 })) },
-                }),
-                { abortSignal: s },
+              this.client.completeMultipartUpload(
+                { key, uploadId: id, parts: ordered.map(([i, v]) => ({ ETag: v.etag, PartNumber: i + 1 })) },
+                s,
               ),
             signal,
           );
@@ -858,15 +784,15 @@ export class S3Provider implements Provider {
     await this.run(
       dir,
       (s) =>
-        this.client.send(
-          new PutObjectCommand({
-            Bucket: this.config.bucket,
-            Key: this.dirPrefix(dir),
-            Body: Buffer.alloc(0),
-            ContentLength: 0,
-            Metadata: this.metadataFor({ size: 0 }, false),
-          }),
-          { abortSignal: s },
+        this.client.putObject(
+          {
+            key: this.dirPrefix(dir),
+            body: Buffer.alloc(0),
+            contentLength: 0,
+            contentMD5: EMPTY_MD5,
+            metadata: this.metadataFor({ size: 0 }, false),
+          },
+          s,
         ),
       signal,
     );
@@ -898,9 +824,7 @@ export class S3Provider implements Provider {
   }
 
   private deleteKey(key: string, what: string): Promise<unknown> {
-    return this.run(what, (s) =>
-      this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: key }), { abortSignal: s }),
-    );
+    return this.run(what, (s) => this.client.deleteObject(key, s));
   }
 
   async remove(path: string): Promise<void> {
@@ -915,11 +839,11 @@ export class S3Provider implements Provider {
   }
 
   /** Every key under a prefix, page by page. */
-  private async *keysUnder(prefix: string): AsyncIterable<_Object[]> {
+  private async *keysUnder(prefix: string): AsyncIterable<S3Object[]> {
     let token: string | undefined;
     do {
       const res = await this.listPage(prefix, { token });
-      const objs = res.Contents ?? [];
+      const objs = res.Contents;
       if (objs.length > 0) yield objs;
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);
@@ -928,16 +852,8 @@ export class S3Provider implements Provider {
   private async deleteKeys(keys: string[], what: string): Promise<void> {
     if (keys.length === 0) return;
     try {
-      const res = await this.run(what, (s) =>
-        this.client.send(
-          new DeleteObjectsCommand({
-            Bucket: this.config.bucket,
-            Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
-          }),
-          { abortSignal: s },
-        ),
-      );
-      const failed = (res.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+      const res = await this.run(what, (s) => this.client.deleteObjects(keys, s));
+      const failed = res.Errors.filter((e) => e.Code !== 'NoSuchKey');
       if (failed.length > 0) {
         const e = failed[0];
         throw s3Error({ name: e?.Code, message: e?.Message }, `${what}: ${e?.Key ?? ''}`);
@@ -983,15 +899,7 @@ export class S3Provider implements Provider {
       await this.run(
         what,
         (s) =>
-          this.client.send(
-            new CopyObjectCommand({
-              Bucket: this.config.bucket,
-              Key: dstKey,
-              CopySource: this.copySource(srcKey),
-              MetadataDirective: 'COPY',
-            }),
-            { abortSignal: s },
-          ),
+          this.client.copyObject({ key: dstKey, copySource: this.copySource(srcKey), metadataDirective: 'COPY' }, s),
         signal,
       );
       return;
@@ -1007,25 +915,15 @@ export class S3Provider implements Provider {
     what: string,
     signal?: AbortSignal,
   ): Promise<void> {
-    const bucket = this.config.bucket;
     const head = await this.head(srcKey, what, signal);
     if (!head) throw new ProviderError('not_found', `not found: ${what}`);
     const partSize = Math.max(this.config.copyChunkSize ?? 1 * GiB, S3_MIN_PART, Math.ceil(size / MAX_PARTS));
-    const created = await this.run(
+    const uploadId = await this.run(
       what,
       (s) =>
-        this.client.send(
-          new CreateMultipartUploadCommand({
-            Bucket: bucket,
-            Key: dstKey,
-            ContentType: head.ContentType,
-            Metadata: head.Metadata,
-          }),
-          { abortSignal: s },
-        ),
+        this.client.createMultipartUpload({ key: dstKey, contentType: head.ContentType, metadata: head.Metadata }, s),
       signal,
     );
-    const uploadId = created.UploadId as string;
     const ranges: { n: number; start: number; end: number }[] = [];
     for (let start = 0, n = 1; start < size; start += partSize, n++) {
       ranges.push({ n, start, end: Math.min(size, start + partSize) - 1 });
@@ -1036,41 +934,33 @@ export class S3Provider implements Provider {
         const res = await this.run(
           `${what} part ${r.n}`,
           (s) =>
-            this.client.send(
-              new UploadPartCopyCommand({
-                Bucket: bucket,
-                Key: dstKey,
-                UploadId: uploadId,
-                PartNumber: r.n,
-                CopySource: this.copySource(srcKey),
-                CopySourceRange: `bytes=${r.start}-${r.end}`,
-              }),
-              { abortSignal: s },
+            this.client.uploadPartCopy(
+              {
+                key: dstKey,
+                uploadId,
+                partNumber: r.n,
+                copySource: this.copySource(srcKey),
+                range: `bytes=${r.start}-${r.end}`,
+              },
+              s,
             ),
           signal,
         );
-        etags.set(r.n, res.CopyPartResult?.ETag ?? '');
+        etags.set(r.n, res.ETag ?? '');
       });
       await this.run(
         what,
         (s) =>
-          this.client.send(
-            new CompleteMultipartUploadCommand({
-              Bucket: bucket,
-              Key: dstKey,
-              UploadId: uploadId,
-              MultipartUpload: { Parts: ranges.map((r) => ({ PartNumber: r.n, ETag: etags.get(r.n) })) },
-            }),
-            { abortSignal: s },
+          this.client.completeMultipartUpload(
+            { key: dstKey, uploadId, parts: ranges.map((r) => ({ PartNumber: r.n, ETag: etags.get(r.n) ?? '' })) },
+            s,
           ),
         signal,
       );
     } catch (err) {
-      await this.run(`abort copy ${what}`, (s) =>
-        this.client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: dstKey, UploadId: uploadId }), {
-          abortSignal: s,
-        }),
-      ).catch(() => undefined);
+      await this.run(`abort copy ${what}`, (s) => this.client.abortMultipartUpload({ key: dstKey, uploadId }, s)).catch(
+        () => undefined,
+      );
       throw err;
     }
   }
@@ -1146,7 +1036,7 @@ export class S3Provider implements Provider {
     let pages = 0;
     do {
       const res = await this.listPage('', { token });
-      for (const o of res.Contents ?? []) used += o.Size ?? 0;
+      for (const o of res.Contents) used += o.Size;
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token && ++pages < 1000);
     return { used };
