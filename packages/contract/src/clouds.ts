@@ -21,13 +21,24 @@ export const CLOUD_KINDS = [
 ] as const;
 export type CloudKind = (typeof CLOUD_KINDS)[number];
 
-export type CredentialFieldType = 'text' | 'password' | 'number' | 'boolean' | 'url' | 'textarea';
+export type CredentialFieldType = 'text' | 'password' | 'number' | 'boolean' | 'url' | 'textarea' | 'select';
+/** One choice of a `select` field. */
+export interface CredentialFieldOption {
+  value: string;
+  label: string;
+}
 export interface CredentialField {
   name: string;
   label: string;
   type: CredentialFieldType;
   required: boolean;
   secret: boolean;
+  /** A sentence shown under the field: what it is for, or why it is unsafe. */
+  hint?: string;
+  /** `select` fields: the values offered, the first being the default. */
+  options?: CredentialFieldOption[];
+  /** Text fields: a regular expression (case-insensitive, whole value) a value must match. */
+  pattern?: string;
 }
 
 export type AuthMethod = 'oauth' | 'form';
@@ -53,12 +64,25 @@ const f = (
   type: CredentialFieldType,
   required: boolean,
   secret = false,
+  extra: Pick<CredentialField, 'hint' | 'options' | 'pattern'> = {},
 ): CredentialField => ({
   name,
   label,
   type,
   required,
   secret,
+  ...extra,
+});
+
+/** A SHA-256 certificate fingerprint: 32 hex bytes, with or without colons, optionally "sha256:" first. */
+export const SHA256_FINGERPRINT_PATTERN = '^(sha256:)?([0-9a-f]{2}:?){31}[0-9a-f]{2}$';
+
+/** Optional settings several protocol kinds share. */
+const ROOT_FIELD = f('root', 'Remote folder', 'text', false, false, {
+  hint: "The server folder shown as the top of this cloud drive (default: the login's start folder).",
+});
+const INSECURE_FIELD = f('insecure_skip_verify', 'Accept any TLS certificate (unsafe)', 'boolean', false, false, {
+  hint: 'Skips checking who the server is: anyone on the way could read the password and the files. For testing only.',
 });
 
 const S3_FIELDS = (withEndpoint: boolean): CredentialField[] => [
@@ -200,6 +224,16 @@ export const CLOUD_KIND_INFO: Record<CloudKind, CloudKindInfo> = {
       f('url', 'Server URL', 'url', true),
       f('username', 'Username', 'text', false),
       f('password', 'Password', 'password', false, true),
+      f('vendor', 'Server type', 'select', false, false, {
+        hint: 'Nextcloud and ownCloud get their faster uploads and checksums; detected from the address by default.',
+        options: [
+          { value: 'auto', label: 'Detect automatically' },
+          { value: 'nextcloud', label: 'Nextcloud' },
+          { value: 'owncloud', label: 'ownCloud' },
+          { value: 'other', label: 'Other WebDAV server' },
+        ],
+      }),
+      INSECURE_FIELD,
     ],
   },
   sftp: {
@@ -216,6 +250,7 @@ export const CLOUD_KIND_INFO: Record<CloudKind, CloudKindInfo> = {
       f('password', 'Password', 'password', false, true),
       f('private_key', 'Private key', 'textarea', false, true),
       f('passphrase', 'Key passphrase', 'password', false, true),
+      ROOT_FIELD,
     ],
   },
   ftp: {
@@ -231,6 +266,12 @@ export const CLOUD_KIND_INFO: Record<CloudKind, CloudKindInfo> = {
       f('username', 'Username', 'text', true),
       f('password', 'Password', 'password', true, true),
       f('secure', 'Use TLS (FTPS)', 'boolean', false),
+      f('tls_fingerprint', 'Certificate fingerprint (SHA-256)', 'text', false, false, {
+        hint: 'Trusts a self-signed certificate: its SHA-256 fingerprint, as "openssl x509 -noout -fingerprint -sha256" prints it.',
+        pattern: SHA256_FINGERPRINT_PATTERN,
+      }),
+      INSECURE_FIELD,
+      ROOT_FIELD,
     ],
   },
   local: {

@@ -176,6 +176,63 @@ describe('cloud kinds', () => {
     expect(CLOUD_KIND_INFO.s3_compatible.fields.find((f) => f.name === 'endpoint')?.required).toBe(true);
   });
 
+  it('offers every credential the protocol backends read, the optional settings neither required nor secret', () => {
+    const names = (kind: 'ftp' | 'sftp' | 'webdav') => CLOUD_KIND_INFO[kind].fields.map((f) => f.name);
+    expect(names('ftp')).toEqual([
+      'host',
+      'port',
+      'username',
+      'password',
+      'secure',
+      'tls_fingerprint',
+      'insecure_skip_verify',
+      'root',
+    ]);
+    expect(names('sftp')).toEqual(['host', 'port', 'username', 'password', 'private_key', 'passphrase', 'root']);
+    expect(names('webdav')).toEqual(['url', 'username', 'password', 'vendor', 'insecure_skip_verify']);
+    const optional = [
+      ['ftp', 'tls_fingerprint'],
+      ['ftp', 'insecure_skip_verify'],
+      ['ftp', 'root'],
+      ['sftp', 'root'],
+      ['webdav', 'vendor'],
+      ['webdav', 'insecure_skip_verify'],
+    ] as const;
+    for (const [kind, name] of optional) {
+      const field = CLOUD_KIND_INFO[kind].fields.find((f) => f.name === name);
+      expect(field, `${kind}.${name}`).toMatchObject({ required: false, secret: false });
+      expect(field?.label.length, `${kind}.${name}`).toBeGreaterThan(0);
+    }
+    // The unsafe switch says so, in its label and its hint.
+    const unsafe = CLOUD_KIND_INFO.ftp.fields.find((f) => f.name === 'insecure_skip_verify');
+    expect(unsafe).toMatchObject({ type: 'boolean' });
+    expect(unsafe?.label).toMatch(/unsafe/i);
+    expect(unsafe?.hint).toMatch(/testing only/i);
+    // WebDAV's server type: the values the backend understands, detection first (the default).
+    const vendor = CLOUD_KIND_INFO.webdav.fields.find((f) => f.name === 'vendor');
+    expect(vendor?.type).toBe('select');
+    expect(vendor?.options?.map((o) => o.value)).toEqual(['auto', 'nextcloud', 'owncloud', 'other']);
+    // The fingerprint pattern takes what openssl and Node print, and nothing shorter.
+    const pattern = new RegExp(
+      CLOUD_KIND_INFO.ftp.fields.find((f) => f.name === 'tls_fingerprint')?.pattern ?? '',
+      'i',
+    );
+    expect(pattern.test(`${'AB:'.repeat(31)}CD`)).toBe(true);
+    expect(pattern.test('ab'.repeat(32))).toBe(true);
+    expect(pattern.test(`sha256:${'ab'.repeat(32)}`)).toBe(true);
+    expect(pattern.test('ab'.repeat(31))).toBe(false);
+    expect(pattern.test('xy'.repeat(32))).toBe(false);
+  });
+
+  it('gives every select field its options', () => {
+    for (const kind of CLOUD_KINDS) {
+      for (const field of CLOUD_KIND_INFO[kind].fields) {
+        if (field.type === 'select') expect(field.options?.length, `${kind}.${field.name}`).toBeGreaterThan(1);
+        else expect(field.options, `${kind}.${field.name}`).toBeUndefined();
+      }
+    }
+  });
+
   it('names an OAuth provider for every OAuth kind and marks every password-like field secret', () => {
     for (const kind of CLOUD_KINDS) {
       const info = CLOUD_KIND_INFO[kind];

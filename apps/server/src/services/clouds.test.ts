@@ -55,6 +55,66 @@ describe('normalizeCredentials', () => {
       url: 'https://dav.example/remote.php/dav',
     });
   });
+
+  it('keeps the optional protocol settings the backends read: FTP pin, unsafe switch and root; SFTP root; WebDAV server type', () => {
+    const fp = 'ab:'.repeat(31) + 'AB';
+    expect(
+      normalizeCredentials(CLOUD_KIND_INFO.ftp, {
+        host: 'h',
+        username: 'u',
+        password: 'p',
+        secure: true,
+        tls_fingerprint: ` ${fp} `,
+        insecure_skip_verify: 'false',
+        root: ' /srv/ftp ',
+        unknown: 'dropped',
+      }),
+    ).toEqual({
+      host: 'h',
+      username: 'u',
+      password: 'p',
+      secure: true,
+      tls_fingerprint: fp,
+      insecure_skip_verify: false,
+      root: '/srv/ftp',
+    });
+    // A fingerprint is 32 hex bytes (colons and a "sha256:" prefix allowed).
+    expect(
+      normalizeCredentials(CLOUD_KIND_INFO.ftp, {
+        host: 'h',
+        username: 'u',
+        password: 'p',
+        tls_fingerprint: `SHA256:${'0f'.repeat(32)}`,
+      }).tls_fingerprint,
+    ).toBe(`SHA256:${'0f'.repeat(32)}`);
+    for (const bad of ['AB'.repeat(31), 'zz'.repeat(32), 'not a fingerprint']) {
+      expect(
+        messageKey(() =>
+          normalizeCredentials(CLOUD_KIND_INFO.ftp, { host: 'h', username: 'u', password: 'p', tls_fingerprint: bad }),
+        ),
+        bad,
+      ).toBe('field_invalid');
+    }
+    expect(normalizeCredentials(CLOUD_KIND_INFO.sftp, { host: 'h', username: 'u', root: 'data/in' })).toEqual({
+      host: 'h',
+      username: 'u',
+      root: 'data/in',
+    });
+    const dav = CLOUD_KIND_INFO.webdav;
+    for (const vendor of ['auto', 'nextcloud', 'owncloud', 'other']) {
+      expect(normalizeCredentials(dav, { url: 'https://d.example/', vendor }).vendor).toBe(vendor);
+    }
+    expect(messageKey(() => normalizeCredentials(dav, { url: 'https://d.example/', vendor: 'sharepoint' }))).toBe(
+      'field_invalid',
+    );
+    expect(messageKey(() => normalizeCredentials(dav, { url: 'https://d.example/', vendor: true }))).toBe(
+      'field_invalid',
+    );
+    expect(normalizeCredentials(dav, { url: 'https://d.example/', insecure_skip_verify: true })).toEqual({
+      url: 'https://d.example/',
+      insecure_skip_verify: true,
+    });
+  });
 });
 
 describe('cloud identity and account', () => {
@@ -66,6 +126,19 @@ describe('cloud identity and account', () => {
     expect(cloudIdOf('local', { path: '/srv/a/' })).toBe(cloudIdOf('local', { path: '/srv/a' }));
   });
 
+  it('counts a server root only when one is set: another folder is another cloud, older clouds keep their id', () => {
+    const login = { host: 'h', port: 21, username: 'u', password: 'p' };
+    const plain = cloudIdOf('ftp', login);
+    // The id before the root setting existed (host, port, user only) stays the same.
+    expect(cloudIdOf('ftp', { ...login, root: '' })).toBe(plain);
+    expect(cloudIdOf('ftp', { ...login, root: '/srv/a' })).not.toBe(plain);
+    expect(cloudIdOf('ftp', { ...login, root: '/srv/a/' })).toBe(cloudIdOf('ftp', { ...login, root: '/srv/a' }));
+    expect(cloudIdOf('ftp', { ...login, root: '/srv/b' })).not.toBe(cloudIdOf('ftp', { ...login, root: '/srv/a' }));
+    expect(cloudIdOf('sftp', { ...login, root: '/' })).not.toBe(cloudIdOf('sftp', login));
+    // Settings that do not change the store do not change the identity.
+    expect(cloudIdOf('ftp', { ...login, tls_fingerprint: 'ab'.repeat(32) })).toBe(plain);
+  });
+
   it('shows who or what without secrets', () => {
     expect(
       cloudAccountOf('s3_compatible', { bucket: 'b', endpoint: 'https://minio.example:9000', secret_access_key: 's' }),
@@ -74,6 +147,7 @@ describe('cloud identity and account', () => {
       'ann@dav.example',
     );
     expect(cloudAccountOf('sftp', { host: 'h', port: 2222, username: 'u', password: 'p' })).toBe('u@h:2222');
+    expect(cloudAccountOf('ftp', { host: 'h', username: 'u', root: '/srv/ftp' })).toBe('u@h /srv/ftp');
     expect(cloudAccountOf('local', { path: '/srv/files' })).toBe('/srv/files');
   });
 });

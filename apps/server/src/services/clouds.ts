@@ -74,6 +74,14 @@ const IDENTITY_FIELDS: Partial<Record<CloudKind, readonly string[]>> = {
   ftp: ['host', 'port', 'username'],
   local: ['path'],
 };
+/**
+ * Identity fields that count only when set (a remote folder on the same server login is another
+ * cloud), so clouds connected before the field existed keep their identity.
+ */
+const OPTIONAL_IDENTITY_FIELDS: Partial<Record<CloudKind, readonly string[]>> = {
+  sftp: ['root'],
+  ftp: ['root'],
+};
 
 function kindInfo(kind: string): CloudKindInfo | undefined {
   return (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[kind];
@@ -108,7 +116,10 @@ export function cloudAccountOf(kind: string, c: Credentials): string {
     typeof c[name] === 'string' ? (c[name] as string) : c[name] === undefined ? '' : String(c[name]);
   if (S3_KINDS.has(kind)) return s('endpoint') ? `${s('bucket')} @ ${hostOfUrl(s('endpoint'))}` : s('bucket');
   if (kind === 'webdav') return s('username') ? `${s('username')}@${hostOfUrl(s('url'))}` : s('url');
-  if (kind === 'sftp' || kind === 'ftp') return `${s('username')}@${s('host')}${s('port') ? `:${s('port')}` : ''}`;
+  if (kind === 'sftp' || kind === 'ftp') {
+    const login = `${s('username')}@${s('host')}${s('port') ? `:${s('port')}` : ''}`;
+    return s('root') ? `${login} ${s('root')}` : login;
+  }
   if (kind === 'local') return s('path');
   return s('account') || s('email') || kind;
 }
@@ -127,6 +138,10 @@ export function cloudIdOf(kind: string, c: Credentials): string {
         .filter((k) => !kindInfo(kind)?.fields.find((f) => f.name === k)?.secret)
         .sort()
         .map((k) => `${k}=${String(c[k])}`);
+  for (const f of OPTIONAL_IDENTITY_FIELDS[kind as CloudKind] ?? []) {
+    const v = String(c[f] ?? '').trim();
+    if (v !== '') parts.push(`${f}=${v.replace(/(.)\/+$/, '$1')}`);
+  }
   return createHash('sha256')
     .update(`${kind}\n${parts.join('\n')}`)
     .digest('hex')
@@ -182,14 +197,39 @@ export function normalizeCredentials(info: CloudKindInfo, raw: Record<string, un
         out[field.name] = text;
         break;
       }
+      case 'select': {
+        const text = typeof value === 'string' ? value.trim() : undefined;
+        if (text === undefined || !field.options?.some((o) => o.value === text)) throw invalid();
+        out[field.name] = text;
+        break;
+      }
       default: {
         if (typeof value !== 'string' && typeof value !== 'number') throw invalid();
         // Secrets are kept byte for byte; other text is trimmed.
         out[field.name] = field.secret ? String(value) : String(value).trim();
+        if (field.pattern && !new RegExp(field.pattern, 'i').test(String(out[field.name]))) throw invalid();
       }
     }
   }
   return out;
+}
+
+/** Node's TLS verification failures (a self-signed or unknown certificate), anywhere in the cause chain. */
+const UNTRUSTED_CERT_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+function isUntrustedCertificate(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNTRUSTED_CERT_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** Replaces any secret value that appears in a message (services sometimes echo input back). */
@@ -378,10 +418,26 @@ export class CloudsService {
       case 'invalid_name':
         return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'cloud_connect_failed', { reason });
       case 'host_key_changed':
+        if (kind === 'ftp') {
+          // A pinned FTPS certificate that does not match: name the one the server presented.
+          const hex = (/SHA-256 ([0-9A-F:]+)/i.exec(pe.message)?.[1] ?? '').replace(/:/g, '').toUpperCase();
+          // Shown as openssl and browsers print it (AB:CD:...), to compare with the server's own.
+          const presented = hex.match(/../g)?.join(':') ?? '?';
+          return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'tls_fingerprint_mismatch', {
+            host: String(credentials.host ?? ''),
+            fingerprint: presented,
+          });
+        }
         return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'host_key_changed', {
           host: String(credentials.host ?? ''),
         });
       case 'network':
+        if (kind === 'ftp' && isUntrustedCertificate(err)) {
+          return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'tls_certificate_untrusted', {
+            host: String(credentials.host ?? ''),
+          });
+        }
+        return new ApiError(Code.CLOUD_UNAVAILABLE, 'cloud_unreachable');
       case 'rate_limited':
       case 'server':
         return new ApiError(Code.CLOUD_UNAVAILABLE, 'cloud_unreachable');

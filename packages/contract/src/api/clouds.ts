@@ -57,9 +57,15 @@ export type CloudsMeData = z.infer<typeof cloudsMeDataSchema>;
 export const credentialFieldSchema = z.object({
   name: z.string(),
   label: z.string(),
-  type: z.enum(['text', 'password', 'number', 'boolean', 'url', 'textarea']),
+  type: z.enum(['text', 'password', 'number', 'boolean', 'url', 'textarea', 'select']),
   required: z.boolean(),
   secret: z.boolean(),
+  /** A sentence shown under the field. */
+  hint: z.string().optional(),
+  /** `select` fields: the values offered, the first being the default. */
+  options: z.array(z.object({ value: z.string(), label: z.string() })).optional(),
+  /** Text fields: a regular expression (case-insensitive, whole value) a value must match. */
+  pattern: z.string().optional(),
 });
 
 /** GET /api/system/clouds: one item per kind in CLOUD_KINDS order. */

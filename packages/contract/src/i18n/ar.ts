@@ -75,4 +75,8 @@ export const ar: Messages = {
   feedback_problem_type_empty: 'لا يمكن ترك نوع المشكلة فارغًا',
   local_path_not_allowed: 'هذا المجلد خارج المجلدات التي يسمح بها الخادم: {roots}',
   host_key_changed: 'قدّم الخادم {host} مفتاح مضيف مختلفًا عن المفتاح الذي قدّمه عند الاتصال الأول. تم رفض الاتصال.',
+  tls_fingerprint_mismatch:
+    'قدّم الخادم {host} شهادة TLS ببصمة SHA-256 هي {fingerprint}، وليست البصمة المُدخلة. لم تُرسَل كلمة المرور.',
+  tls_certificate_untrusted:
+    'قدّم الخادم {host} شهادة TLS غير موثوقة (موقّعة ذاتيًا؟). أدخل بصمة SHA-256 الخاصة بها للوثوق بها.',
 };

@@ -76,4 +76,8 @@ export const br: Messages = {
   feedback_problem_type_empty: 'O tipo de problema não pode ficar vazio',
   local_path_not_allowed: 'Esta pasta está fora das pastas permitidas pelo servidor: {roots}',
   host_key_changed: 'O servidor {host} apresentou uma chave de host diferente da primeira conexão. Conexão recusada.',
+  tls_fingerprint_mismatch:
+    'O servidor {host} apresentou um certificado TLS com a impressão digital SHA-256 {fingerprint}, diferente da informada. A senha não foi enviada.',
+  tls_certificate_untrusted:
+    'O servidor {host} apresentou um certificado TLS não confiável (autoassinado?). Informe a impressão digital SHA-256 dele para confiar nele.',
 };

@@ -81,4 +81,8 @@ export const de: Messages = {
   local_path_not_allowed: 'Dieser Ordner liegt außerhalb der vom Server erlaubten Ordner: {roots}',
   host_key_changed:
     'Der Server {host} hat einen anderen Hostschlüssel vorgelegt als bei der ersten Verbindung. Die Verbindung wird verweigert.',
+  tls_fingerprint_mismatch:
+    'Der Server {host} hat ein TLS-Zertifikat mit dem SHA-256-Fingerabdruck {fingerprint} vorgelegt, nicht mit dem eingegebenen. Das Passwort wurde nicht gesendet.',
+  tls_certificate_untrusted:
+    'Der Server {host} hat ein nicht vertrauenswürdiges TLS-Zertifikat vorgelegt (selbst signiert?). Geben Sie seinen SHA-256-Fingerabdruck ein, um ihm zu vertrauen.',
 };

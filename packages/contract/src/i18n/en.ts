@@ -78,6 +78,10 @@ export const en = {
   feedback_problem_type_empty: 'Problem type cannot be empty',
   local_path_not_allowed: 'This folder is outside the folders the server allows: {roots}',
   host_key_changed: 'The server {host} presented a different host key than when it was connected. Refusing to connect.',
+  tls_fingerprint_mismatch:
+    'The server {host} presented a TLS certificate with the SHA-256 fingerprint {fingerprint}, not the one entered. The password was not sent.',
+  tls_certificate_untrusted:
+    'The server {host} presented a TLS certificate that is not trusted (self-signed?). Enter its SHA-256 fingerprint to trust it.',
 } as const;
 
 export type MessageKey = keyof typeof en;

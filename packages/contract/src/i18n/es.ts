@@ -81,4 +81,8 @@ export const es: Messages = {
   local_path_not_allowed: 'Esta carpeta está fuera de las carpetas que permite el servidor: {roots}',
   host_key_changed:
     'El servidor {host} presentó una clave de host distinta de la de la primera conexión. Se rechaza la conexión.',
+  tls_fingerprint_mismatch:
+    'El servidor {host} presentó un certificado TLS con la huella SHA-256 {fingerprint}, que no es la introducida. No se envió la contraseña.',
+  tls_certificate_untrusted:
+    'El servidor {host} presentó un certificado TLS que no es de confianza (¿autofirmado?). Introduzca su huella SHA-256 para confiar en él.',
 };

@@ -81,4 +81,8 @@ export const fr: Messages = {
   local_path_not_allowed: 'Ce dossier est en dehors des dossiers autorisés par le serveur : {roots}',
   host_key_changed:
     "Le serveur {host} a présenté une clé d'hôte différente de celle de la première connexion. Connexion refusée.",
+  tls_fingerprint_mismatch:
+    "Le serveur {host} a présenté un certificat TLS d'empreinte SHA-256 {fingerprint}, qui n'est pas celle saisie. Le mot de passe n'a pas été envoyé.",
+  tls_certificate_untrusted:
+    'Le serveur {host} a présenté un certificat TLS non approuvé (auto-signé ?). Saisissez son empreinte SHA-256 pour lui faire confiance.',
 };

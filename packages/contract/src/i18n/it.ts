@@ -79,4 +79,8 @@ export const it: Messages = {
   local_path_not_allowed: 'Questa cartella è al di fuori delle cartelle consentite dal server: {roots}',
   host_key_changed:
     'Il server {host} ha presentato una chiave host diversa da quella della prima connessione. Connessione rifiutata.',
+  tls_fingerprint_mismatch:
+    'Il server {host} ha presentato un certificato TLS con impronta SHA-256 {fingerprint}, diversa da quella inserita. La password non è stata inviata.',
+  tls_certificate_untrusted:
+    'Il server {host} ha presentato un certificato TLS non attendibile (autofirmato?). Inserisci la sua impronta SHA-256 per considerarlo attendibile.',
 };

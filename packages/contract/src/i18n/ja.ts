@@ -78,4 +78,8 @@ export const ja: Messages = {
   feedback_problem_type_empty: '問題の種類を選択してください',
   local_path_not_allowed: 'このフォルダーはサーバーが許可するフォルダーの外にあります: {roots}',
   host_key_changed: 'サーバー {host} が初回接続時とは異なるホストキーを提示しました。接続を拒否します。',
+  tls_fingerprint_mismatch:
+    'サーバー {host} が提示した TLS 証明書の SHA-256 フィンガープリントは {fingerprint} で、入力されたものと一致しません。パスワードは送信されていません。',
+  tls_certificate_untrusted:
+    'サーバー {host} が信頼されていない TLS 証明書（自己署名?）を提示しました。信頼するには SHA-256 フィンガープリントを入力してください。',
 };

@@ -75,4 +75,8 @@ export const ko: Messages = {
   feedback_problem_type_empty: '문제 유형을 선택해 주세요',
   local_path_not_allowed: '이 폴더는 서버가 허용하는 폴더 밖에 있습니다: {roots}',
   host_key_changed: '서버 {host}이(가) 처음 연결할 때와 다른 호스트 키를 제시했습니다. 연결을 거부합니다.',
+  tls_fingerprint_mismatch:
+    '서버 {host}이(가) 제시한 TLS 인증서의 SHA-256 지문은 {fingerprint}(으)로, 입력한 지문과 다릅니다. 비밀번호는 전송되지 않았습니다.',
+  tls_certificate_untrusted:
+    '서버 {host}이(가) 신뢰할 수 없는 TLS 인증서(자체 서명?)를 제시했습니다. 신뢰하려면 SHA-256 지문을 입력하세요.',
 };

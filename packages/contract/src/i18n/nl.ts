@@ -80,4 +80,8 @@ export const nl: Messages = {
   local_path_not_allowed: 'Deze map valt buiten de mappen die de server toestaat: {roots}',
   host_key_changed:
     'De server {host} toonde een andere hostsleutel dan bij de eerste verbinding. Verbinding geweigerd.',
+  tls_fingerprint_mismatch:
+    'De server {host} toonde een TLS-certificaat met SHA-256-vingerafdruk {fingerprint}, niet de ingevoerde. Het wachtwoord is niet verzonden.',
+  tls_certificate_untrusted:
+    'De server {host} toonde een TLS-certificaat dat niet vertrouwd wordt (zelfondertekend?). Voer de SHA-256-vingerafdruk in om het te vertrouwen.',
 };

@@ -171,6 +171,63 @@ describe('connect cloud drive', () => {
     expect(currentTip()).toBeNull();
   });
 
+  it('WebDAV: chooses the server type and the unsafe switch, whose hint warns; both are sent', async () => {
+    const api = mockApi({ 'POST /api/clouds': () => cloud('w1', { cloud_name: 'webdav' }) });
+    open('webdav');
+    const serverType = await screen.findByRole('combobox', { name: 'Server type' });
+    // Detection is the default, and the brand names read as they are.
+    expect(serverType).toHaveValue('auto');
+    expect([...(serverType as HTMLSelectElement).options].map((o) => o.textContent)).toEqual([
+      'Detect automatically',
+      'Nextcloud',
+      'ownCloud',
+      'Other WebDAV server',
+    ]);
+    const unsafe = screen.getByRole('checkbox', { name: /Accept any TLS certificate \(unsafe\)/ });
+    expect(screen.getByText(/anyone on the way could read the password and the files/)).toBeInTheDocument();
+    await userEvent.type(screen.getByRole('textbox', { name: /Server URL/ }), 'https://dav.example/files/');
+    await userEvent.selectOptions(serverType, 'nextcloud');
+    await userEvent.click(unsafe);
+    await userEvent.click(screen.getByTestId('connect-submit'));
+    await waitFor(() => expect(api.find('POST /api/clouds')).toHaveLength(1));
+    expect(api.find('POST /api/clouds')[0]?.body).toEqual({
+      cloud_name: 'webdav',
+      credentials: { url: 'https://dav.example/files/', vendor: 'nextcloud', insecure_skip_verify: true },
+    });
+  });
+
+  it('FTP: the certificate pin is checked for shape before anything is sent; the remote folder goes along', async () => {
+    sessionStore.setState({ systemClouds: [kind('ftp'), kind('sftp')] });
+    const api = mockApi({ 'POST /api/clouds': () => cloud('f1', { cloud_name: 'ftp' }) });
+    open('ftp');
+    await userEvent.type(await screen.findByRole('textbox', { name: /^Host/ }), 'ftp.example');
+    await userEvent.type(screen.getByRole('textbox', { name: /^Username/ }), 'ann');
+    await userEvent.type(screen.getByLabelText(/^Password/), 'pw');
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Use TLS (FTPS)' }));
+    const pin = screen.getByRole('textbox', { name: /Certificate fingerprint \(SHA-256\)/ });
+    expect(screen.getByText(/openssl x509 -noout -fingerprint -sha256/)).toBeInTheDocument();
+    await userEvent.type(pin, 'AB:CD');
+    await userEvent.click(screen.getByTestId('connect-submit'));
+    expect(await screen.findByText('Certificate fingerprint (SHA-256) is not valid.')).toBeInTheDocument();
+    expect(api.find('POST /api/clouds')).toHaveLength(0);
+    await userEvent.clear(pin);
+    await userEvent.type(pin, 'ab'.repeat(32));
+    await userEvent.type(screen.getByRole('textbox', { name: /Remote folder/ }), '/pub');
+    await userEvent.click(screen.getByTestId('connect-submit'));
+    await waitFor(() => expect(api.find('POST /api/clouds')).toHaveLength(1));
+    expect(api.find('POST /api/clouds')[0]?.body).toEqual({
+      cloud_name: 'ftp',
+      credentials: {
+        host: 'ftp.example',
+        username: 'ann',
+        password: 'pw',
+        secure: true,
+        tls_fingerprint: 'ab'.repeat(32),
+        root: '/pub',
+      },
+    });
+  });
+
   it('says when the maximum of 20 is reached, and warns from 18', async () => {
     mockApi({});
     sessionStore.setState({ tempClouds: Array.from({ length: 18 }, (_, i) => cloud(`c${i}`, { cloud_id: `x${i}` })) });

@@ -5,6 +5,7 @@ import {
   Checkbox,
   Group,
   Modal,
+  NativeSelect,
   PasswordInput,
   SimpleGrid,
   Stack,
@@ -27,7 +28,7 @@ import type { Cloud } from '../session/types.ts';
 import { CloudIcon } from '../shell/CloudIcon.tsx';
 import { cloudHref, kindName, markCloudUsed } from '../shell/clouds.ts';
 import { connectApi, isOAuthResult } from './api.ts';
-import { credentialsOf, validateConnectForm, type FieldError, type FieldValues } from './form.ts';
+import { credentialsOf, selectValue, validateConnectForm, type FieldError, type FieldValues } from './form.ts';
 
 export interface ConnectCloudDialogProps extends DialogSlotProps {
   /** A kind to open on (the add-cloud tiles pass theirs). */
@@ -267,6 +268,8 @@ function KindForm({
   };
 
   const label = (name: string, fallback: string) => t(`field.${name}`, { defaultValue: fallback });
+  const hintOf = (name: string, fallback: string | undefined) =>
+    fallback === undefined ? undefined : t(`hint.${name}`, { defaultValue: fallback });
   const errorOf = (name: string) =>
     fieldError?.field === name ? t(fieldError.key, { ...(fieldError.values ?? {}), defaultValue: '' }) : undefined;
 
@@ -310,6 +313,7 @@ function KindForm({
             {kind.fields.map((f) => {
               const common = {
                 label: label(f.name, f.label),
+                description: hintOf(f.name, f.hint),
                 required: f.required,
                 error: errorOf(f.name),
                 name: f.name,
@@ -321,9 +325,24 @@ function KindForm({
                   <Checkbox
                     key={f.name}
                     label={common.label}
+                    description={common.description}
                     checked={value === true}
                     data-testid={common['data-testid']}
                     onChange={(e) => set(f.name, e.currentTarget.checked)}
+                  />
+                );
+              }
+              if (f.type === 'select') {
+                return (
+                  <NativeSelect
+                    key={f.name}
+                    {...common}
+                    value={selectValue(f, value)}
+                    data={(f.options ?? []).map((o) => ({
+                      value: o.value,
+                      label: t(`option.${f.name}.${o.value}`, { defaultValue: o.label }),
+                    }))}
+                    onChange={(e) => set(f.name, e.currentTarget.value)}
                   />
                 );
               }

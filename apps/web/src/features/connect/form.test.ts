@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLOUD_KIND_INFO, type SystemCloudKind } from '@skyferry/contract';
-import { credentialsOf, validateConnectForm } from './form.ts';
+import { credentialsOf, selectValue, validateConnectForm } from './form.ts';
 
 const kind = (name: keyof typeof CLOUD_KIND_INFO): Pick<SystemCloudKind, 'cloud_name' | 'fields'> => ({
   cloud_name: name,
@@ -47,6 +47,36 @@ describe('connect form', () => {
       username: 'u',
       password: 'p',
       secure: true,
+    });
+  });
+
+  it('select fields take only their options and show the first by default; text patterns are checked', () => {
+    const dav = kind('webdav');
+    const vendor = dav.fields.find((f) => f.name === 'vendor')!;
+    expect(selectValue(vendor, undefined)).toBe('auto');
+    expect(selectValue(vendor, 'owncloud')).toBe('owncloud');
+    expect(validateConnectForm(dav, { url: 'https://d.example/', vendor: 'sharepoint' })).toMatchObject({
+      field: 'vendor',
+      key: 'error.invalid',
+    });
+    expect(validateConnectForm(dav, { url: 'https://d.example/', vendor: 'other' })).toBeNull();
+    // Left at its default, a select is not sent (the server's default applies); a choice is.
+    expect(credentialsOf(dav, { url: 'https://d.example/' })).toEqual({ url: 'https://d.example/' });
+    expect(credentialsOf(dav, { url: 'https://d.example/', vendor: 'other' })).toEqual({
+      url: 'https://d.example/',
+      vendor: 'other',
+    });
+    const ftp = kind('ftp');
+    const base = { host: 'h', username: 'u', password: 'p' };
+    expect(validateConnectForm(ftp, { ...base, tls_fingerprint: 'AB:CD' })).toMatchObject({
+      field: 'tls_fingerprint',
+      key: 'error.invalid',
+    });
+    expect(validateConnectForm(ftp, { ...base, tls_fingerprint: ` ${'AB:'.repeat(31)}CD ` })).toBeNull();
+    expect(credentialsOf(ftp, { ...base, tls_fingerprint: ` ${'ab'.repeat(32)} `, root: ' /pub ' })).toEqual({
+      ...base,
+      tls_fingerprint: 'ab'.repeat(32),
+      root: '/pub',
     });
   });
 });

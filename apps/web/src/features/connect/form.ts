@@ -47,11 +47,26 @@ export function validateConnectForm(
       return { field: f.name, key: 'error.invalid', values: { field: f.label } };
     if (f.type === 'url' && !/^https?:\/\/\S+$/i.test(v.trim()))
       return { field: f.name, key: 'error.url', values: { field: f.label } };
+    if (f.type === 'select' && !f.options?.some((o) => o.value === v))
+      return { field: f.name, key: 'error.invalid', values: { field: f.label } };
+    if (f.pattern && !new RegExp(f.pattern, 'i').test(v.trim()))
+      return { field: f.name, key: 'error.invalid', values: { field: f.label } };
   }
   return null;
 }
 
-/** The credentials the connect call sends: blanks left out, numbers as numbers, switches as booleans. */
+/** The value a select field shows: the one chosen, else its first option (the default). */
+export function selectValue(
+  field: Pick<SystemCloudKind['fields'][number], 'options'>,
+  value: string | boolean | undefined,
+): string {
+  return typeof value === 'string' && value !== '' ? value : (field.options?.[0]?.value ?? '');
+}
+
+/**
+ * The credentials the connect call sends: blanks left out, numbers as numbers, switches as
+ * booleans; a select left at its default is not sent (the server's default applies).
+ */
 export function credentialsOf(
   kind: Pick<SystemCloudKind, 'fields'>,
   values: FieldValues,
