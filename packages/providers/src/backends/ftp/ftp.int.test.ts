@@ -1,8 +1,10 @@
+import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFtpSrv, startVsftpd, type FtpServer } from '@skyferry/testing';
 import { ProviderError } from '../../api/errors.ts';
-import { openFtp, type FtpProvider } from './ftp.ts';
+import { FTP_STALE_TEMP_MS, FTP_TEMP_PREFIX, openFtp, type FtpProvider } from './ftp.ts';
 
 async function readAll(r: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -96,6 +98,29 @@ describe.each(servers)('ftp on %s', (name, start, secure) => {
       .catch((x: unknown) => x);
     expect(ProviderError.is(err, 'canceled')).toBe(true);
     expect((await ftp.list('/cancel')).entries).toEqual([]);
+  });
+
+  it('removes the temporary files a cut-off upload left, once stale, when their folder is listed or written to', async () => {
+    const stale = `${FTP_TEMP_PREFIX}0123456789abcdef`;
+    const fresh = `${FTP_TEMP_PREFIX}fedcba9876543210`;
+    const notOurs = `${FTP_TEMP_PREFIX}not-ours`;
+    const old = new Date(Date.now() - 3 * FTP_STALE_TEMP_MS);
+    const leave = (dir: string, name: string, aged: boolean) => {
+      writeFileSync(join(server.dir, dir, name), 'partial upload');
+      if (aged) utimesSync(join(server.dir, dir, name), old, old);
+    };
+    await ftp.mkdir('/left');
+    await ftp.put('/left/kept.txt', Readable.from([Buffer.from('k')]), { size: 1 });
+    leave('left', stale, true);
+    leave('left', fresh, false);
+    leave('left', notOurs, true);
+    expect((await ftp.list('/left')).entries.map((e) => e.name)).toEqual(['kept.txt']);
+    expect(readdirSync(join(server.dir, 'left')).sort()).toEqual([fresh, notOurs, 'kept.txt'].sort());
+    // A write into a folder sweeps it too.
+    await ftp.mkdir('/left2');
+    leave('left2', stale, true);
+    await ftp.put('/left2/new.txt', Readable.from([Buffer.from('n')]), { size: 1 });
+    expect(readdirSync(join(server.dir, 'left2'))).toEqual(['new.txt']);
   });
 
   it('runs parallel transfers over the pool', async () => {

@@ -20,12 +20,28 @@ import { FtpPool, connectFtp, ftpError, type FtpLogin } from './pool.ts';
 
 /** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
 export const FTP_TEMP_PREFIX = '.skyferry-tmp-';
+/** The exact name of an upload's temporary file: the prefix and 16 hex digits. */
+export const FTP_TEMP_NAME = /^\.skyferry-tmp-[0-9a-f]{16}$/;
+/**
+ * A temporary file untouched for this long was left by an upload that was cut off (the process
+ * killed, the connection lost before the clean-up) and is removed when its folder is next listed
+ * or written to. Its age is read with MDTM (exact, UTC), never from a LIST line.
+ */
+export const FTP_STALE_TEMP_MS = 2 * 60 * 60 * 1000;
+/** Writes look for stale temporary files in a folder at most this often (listings see them anyway). */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+/** When each folder (account and remote path) was last searched, across this process. */
+const lastSweep = new Map<string, number>();
+/** Temporary files of uploads running in this process (account and remote path): never removed. */
+const activeTemps = new Set<string>();
 
 export interface FtpOptions {
   /** Most FTP connections kept open (default 4). */
   maxConnections?: number;
   /** Page size `list` uses when the caller gives none. */
   pageSize?: number;
+  /** Age from which a leftover temporary file is removed (default FTP_STALE_TEMP_MS). */
+  staleTempMs?: number;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -136,6 +152,7 @@ export class FtpProvider implements Provider {
   private readonly mfmt: boolean;
   private readonly mdtmWrite: boolean;
   private readonly pageSize: number;
+  private readonly staleTempMs: number;
   private readonly secure: boolean;
   private readonly knownDirs = new Set<string>(['/']);
   private readonly dirsInFlight = new Map<string, Promise<void>>();
@@ -159,6 +176,7 @@ export class FtpProvider implements Provider {
     // vsftpd sets times with "MDTM <time> <file>" (its mdtm_write option) and announces nothing.
     this.mdtmWrite = !this.mfmt && /vsftpd/i.test(welcome);
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.staleTempMs = opts.staleTempMs ?? FTP_STALE_TEMP_MS;
     this.secure = secure;
     this.features = {
       copy: false,
@@ -255,6 +273,39 @@ export class FtpProvider implements Provider {
     return e;
   }
 
+  /**
+   * Removes the temporary files a cut-off upload left in folder `d`, given the names of the files
+   * there named exactly as this backend names them: each untouched (MDTM) for `staleTempMs` and not
+   * an upload of this process. Never fails: a file it cannot remove stays hidden.
+   */
+  private async removeStaleTemps(c: Client, d: string, names: readonly string[]): Promise<void> {
+    lastSweep.set(`${this.accountKey}|${d}`, Date.now());
+    if (lastSweep.size >= 10_000) lastSweep.clear();
+    for (const name of names) {
+      const remote = this.remote(joinPath(d, name));
+      if (activeTemps.has(`${this.accountKey}|${remote}`)) continue;
+      const modTime = await c.lastMod(remote).catch(() => undefined);
+      if (!modTime || Number.isNaN(modTime.getTime()) || Date.now() - modTime.getTime() < this.staleTempMs) continue;
+      await c.remove(remote).catch(() => undefined);
+    }
+  }
+
+  /** Before a write: looks for stale temporary files in the folder, at most once every SWEEP_EVERY_MS. */
+  private async sweepBeforeWrite(c: Client, d: string): Promise<void> {
+    if (Date.now() - (lastSweep.get(`${this.accountKey}|${d}`) ?? 0) < SWEEP_EVERY_MS) return;
+    try {
+      await c.cd(this.remote(d));
+      const infos = await c.list();
+      await this.removeStaleTemps(
+        c,
+        d,
+        infos.filter((f) => f.isFile && FTP_TEMP_NAME.test(f.name)).map((f) => f.name),
+      );
+    } catch {
+      // The write goes on; the next listing tries again.
+    }
+  }
+
   private async listWith(c: Client, d: string): Promise<Entry[]> {
     try {
       await c.cd(this.remote(d));
@@ -265,6 +316,8 @@ export class FtpProvider implements Provider {
       throw err;
     }
     const infos: FileInfo[] = await c.list();
+    const temps = infos.filter((f) => f.isFile && FTP_TEMP_NAME.test(f.name)).map((f) => f.name);
+    if (temps.length > 0) await this.removeStaleTemps(c, d, temps);
     const entries: Entry[] = [];
     for (const f of infos) {
       if (f.name === '.' || f.name === '..' || f.name.startsWith(FTP_TEMP_PREFIX) || f.name.includes('/')) continue;
@@ -491,6 +544,7 @@ export class FtpProvider implements Provider {
       throw err;
     }
     const tmp = this.remote(joinPath(parentPath(p), tempName()));
+    const tmpKey = `${this.accountKey}|${tmp}`;
     let written = 0;
     let uploaded = false;
     let entry: Entry | undefined;
@@ -512,6 +566,8 @@ export class FtpProvider implements Provider {
     try {
       await this.pool.useOnce(async (c) => {
         if (await this.isDir(c, p)) throw new ProviderError('is_dir', `is a folder: ${p}`);
+        await this.sweepBeforeWrite(c, parentPath(p));
+        activeTemps.add(tmpKey);
         const onAbort = () => {
           body.destroy(canceled());
           c.close();
@@ -540,6 +596,8 @@ export class FtpProvider implements Provider {
       if (uploaded) await this.deleteQuietly(tmp);
       if (opts.signal?.aborted) throw canceled();
       throw ftpError(err, p);
+    } finally {
+      activeTemps.delete(tmpKey);
     }
     this.snapshots.delete(parentPath(p));
     return entry ?? this.stat(p);

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
   existsSync,
   readFileSync,
@@ -16,7 +18,7 @@ import { openProvider } from '../../api/registry.ts';
 import { ProviderError } from '../../api/errors.ts';
 import '../index.ts';
 import type { LocalProvider } from './local.ts';
-import { LOCAL_TEMP_PREFIX, openLocal } from './local.ts';
+import { LOCAL_STALE_TEMP_MS, LOCAL_TEMP_PREFIX, openLocal } from './local.ts';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -133,5 +135,112 @@ describe('local backend confinement', () => {
     const bins = readdirSync(join(root, '.skyferry-trash'));
     expect(bins).toHaveLength(1);
     expect(readFileSync(join(root, '.skyferry-trash', bins[0] as string, 'box', 'inner.txt'), 'utf8')).toBe('inner');
+  });
+});
+
+describe('local backend: temporary files a cut-off write left behind', () => {
+  let base: string;
+  let root: string;
+  beforeEach(() => {
+    base = mkdtempSync(join(tmpdir(), 'skyferry-local-tmp-'));
+    root = join(base, 'root');
+    mkdirSync(join(root, 'in'), { recursive: true });
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  const temps = (dir: string) => readdirSync(dir).filter((n) => n.startsWith(LOCAL_TEMP_PREFIX));
+  const age = (file: string, ms: number) => {
+    const t = new Date(Date.now() - ms);
+    utimesSync(file, t, t);
+  };
+
+  it('a write killed with SIGKILL leaves a temporary file; the next listing of its folder removes it once stale', async () => {
+    // Another process writes through the backend and is killed mid-write.
+    const script = join(base, 'writer.ts');
+    writeFileSync(
+      script,
+      [
+        `import { Readable } from 'node:stream';`,
+        `import { openLocal } from ${JSON.stringify(join(import.meta.dirname, 'local.ts'))};`,
+        `const p = await openLocal({ path: ${JSON.stringify(root)} }, { localRoots: [${JSON.stringify(root)}] });`,
+        `let sent = 0;`,
+        `const body = new Readable({ read() { if (sent < 1 << 20) { sent += 65536; this.push(Buffer.alloc(65536, 7)); } } });`,
+        `void p.put('/in/big.bin', body, { size: -1 });`,
+        `setInterval(() => undefined, 1000);`,
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, [script], { stdio: 'ignore' });
+    try {
+      const deadline = Date.now() + 20_000;
+      while (temps(join(root, 'in')).length === 0) {
+        if (Date.now() > deadline) throw new Error('the writer never started');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    const [left] = temps(join(root, 'in'));
+    expect(left).toMatch(/^\.skyferry-tmp-[0-9a-f]{16}$/);
+    const p = await openLocal({ path: root }, { localRoots: [root] });
+    // Fresh, it may be a write still going on elsewhere: hidden, and kept.
+    expect((await p.list('/in')).entries).toEqual([]);
+    expect(temps(join(root, 'in'))).toEqual([left]);
+    // Untouched for longer than a write may idle: the next listing removes it.
+    age(join(root, 'in', left!), LOCAL_STALE_TEMP_MS + 60_000);
+    expect((await p.list('/in')).entries).toEqual([]);
+    expect(temps(join(root, 'in'))).toEqual([]);
+    expect(existsSync(join(root, 'in', 'big.bin'))).toBe(false);
+  }, 30_000);
+
+  it('a write into the folder removes stale temporary files, and only files of exactly our name', async () => {
+    const dir = join(root, 'in');
+    const stale = join(dir, `${LOCAL_TEMP_PREFIX}0123456789abcdef`);
+    const fresh = join(dir, `${LOCAL_TEMP_PREFIX}fedcba9876543210`);
+    const otherName = join(dir, `${LOCAL_TEMP_PREFIX}not-ours`);
+    const upper = join(dir, `${LOCAL_TEMP_PREFIX}0123456789ABCDEF`);
+    const folder = join(dir, `${LOCAL_TEMP_PREFIX}00000000000000aa`);
+    const link = join(dir, `${LOCAL_TEMP_PREFIX}00000000000000bb`);
+    const userFile = join(dir, 'old notes.txt');
+    for (const f of [stale, fresh, otherName, upper, userFile]) writeFileSync(f, 'x');
+    mkdirSync(folder);
+    writeFileSync(join(base, 'target.txt'), 'keep me');
+    symlinkSync(join(base, 'target.txt'), link);
+    for (const f of [stale, otherName, upper, folder, userFile]) age(f, 3 * LOCAL_STALE_TEMP_MS);
+    const p = await openLocal({ path: root }, { localRoots: [root] });
+    await p.put('/in/new.txt', Readable.from([Buffer.from('new')]), { size: 3 });
+    expect(existsSync(stale)).toBe(false);
+    for (const kept of [fresh, otherName, upper, folder, link, userFile]) expect(existsSync(kept), kept).toBe(true);
+    expect(readFileSync(join(base, 'target.txt'), 'utf8')).toBe('keep me');
+    expect((await p.list('/in')).entries.map((e) => e.name)).toEqual(['new.txt', 'old notes.txt']);
+  });
+
+  it('never removes the temporary file of a write still running in this process, however old it looks', async () => {
+    const p = await openLocal({ path: root }, { localRoots: [root] }, { staleTempMs: 1 });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    let pushed = false;
+    const body = new Readable({
+      read() {
+        if (!pushed) {
+          pushed = true;
+          this.push(Buffer.from('first half '));
+          void gate.then(() => {
+            this.push(Buffer.from('second half'));
+            this.push(null);
+          });
+        }
+      },
+    });
+    const writing = p.put('/in/slow.txt', body, { size: -1 });
+    while (temps(join(root, 'in')).length === 0) await new Promise((r) => setTimeout(r, 10));
+    const [tmp] = temps(join(root, 'in'));
+    age(join(root, 'in', tmp!), 10 * LOCAL_STALE_TEMP_MS);
+    await p.list('/in');
+    expect(temps(join(root, 'in'))).toEqual([tmp]);
+    release();
+    await writing;
+    expect(readFileSync(join(root, 'in', 'slow.txt'), 'utf8')).toBe('first half second half');
+    expect(temps(join(root, 'in'))).toEqual([]);
   });
 });

@@ -39,6 +39,21 @@ import { fsError } from './errors.ts';
 
 /** Prefix of in-progress writes; such files are hidden from listings and never returned by stat. */
 export const LOCAL_TEMP_PREFIX = '.skyferry-tmp-';
+/** The exact name of a temporary file this backend makes: the prefix and 16 hex digits. */
+export const LOCAL_TEMP_NAME = /^\.skyferry-tmp-[0-9a-f]{16}$/;
+/**
+ * A temporary file untouched for this long was left by a write that was cut off (the process
+ * killed, the machine down) and is removed when its folder is next listed or written to. A running
+ * write touches its file with every block; the longest a write may sit idle is an upload session
+ * waiting for its next part (an hour), so this leaves a wide margin.
+ */
+export const LOCAL_STALE_TEMP_MS = 2 * 60 * 60 * 1000;
+/** Writes look for stale temporary files in a folder at most this often (listings see them for free). */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+/** When each folder (real path) was last searched, across the providers of this process. */
+const lastSweep = new Map<string, number>();
+/** Temporary files of writes running in this process: never removed, whatever their age. */
+const activeTemps = new Set<string>();
 /** Folder at the top of the root holding trashed items; hidden from listings. */
 export const LOCAL_TRASH_DIR = '.skyferry-trash';
 
@@ -50,6 +65,8 @@ export interface LocalOptions {
   caseInsensitive?: boolean;
   /** Chunk size of the chunk writer (bytes). */
   chunkSize?: number;
+  /** Age from which a leftover temporary file is removed (default LOCAL_STALE_TEMP_MS). */
+  staleTempMs?: number;
   /** How many chunks the engine may write at once. */
   concurrency?: number;
 }
@@ -104,10 +121,12 @@ export class LocalProvider implements Provider {
   readonly root: string;
   readonly chunkSize: number;
   readonly concurrency: number;
+  readonly staleTempMs: number;
 
   constructor(realRoot: string, opts: LocalOptions = {}) {
     this.root = realRoot;
     this.accountKey = `local:${realRoot}`;
+    this.staleTempMs = opts.staleTempMs ?? LOCAL_STALE_TEMP_MS;
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
     this.features.caseInsensitive = opts.caseInsensitive ?? false;
@@ -186,6 +205,35 @@ export class LocalProvider implements Provider {
     return cur;
   }
 
+  /**
+   * Removes the temporary files a cut-off write left in a folder: only regular files named exactly
+   * as this backend names them, untouched for `staleTempMs`, and not a write of this process.
+   * `names` is the folder's listing when the caller has read it; without it the folder is read,
+   * at most once every SWEEP_EVERY_MS. Never fails: a file it cannot remove stays hidden.
+   */
+  private async sweepStaleTemps(dirReal: string, names?: readonly string[]): Promise<void> {
+    const now = Date.now();
+    if (!names && now - (lastSweep.get(dirReal) ?? 0) < SWEEP_EVERY_MS) return;
+    if (lastSweep.size >= 10_000) lastSweep.clear();
+    lastSweep.set(dirReal, now);
+    const all = names ?? (await readdir(dirReal).catch(() => [] as string[]));
+    const cutoff = now - this.staleTempMs;
+    await Promise.all(
+      all
+        .filter((n) => LOCAL_TEMP_NAME.test(n))
+        .map(async (n) => {
+          const full = join(dirReal, n);
+          if (activeTemps.has(full)) return;
+          try {
+            const st = await lstat(full);
+            if (st.isFile() && st.mtimeMs < cutoff) await unlink(full);
+          } catch {
+            // Gone meanwhile, or not ours to remove.
+          }
+        }),
+    );
+  }
+
   private entryOf(path: string, st: Stats): Entry {
     const p = cleanPath(path);
     const dir = st.isDirectory();
@@ -228,6 +276,7 @@ export class LocalProvider implements Provider {
     } catch (err) {
       throw fsError(err, d);
     }
+    if (!opts.pageToken) await this.sweepStaleTemps(real, names);
     const atRoot = d === '/';
     names = names.filter((n) => !isHidden(n, atRoot)).sort();
     // The page token is the last name returned: stable when entries are added or removed meanwhile.
@@ -309,7 +358,9 @@ export class LocalProvider implements Provider {
     const dirReal = await this.mkdirp(parentPath(p));
     const target = join(dirReal, name);
     await this.refuseDirTarget(target, p);
+    await this.sweepStaleTemps(dirReal);
     const tmp = join(dirReal, tempName());
+    activeTemps.add(tmp);
     let written = 0;
     const counter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
@@ -331,6 +382,8 @@ export class LocalProvider implements Provider {
       body.destroy();
       if (opts.signal?.aborted) throw canceled();
       throw fsError(err, p);
+    } finally {
+      activeTemps.delete(tmp);
     }
     return this.stat(p);
   }
@@ -487,15 +540,18 @@ export class LocalProvider implements Provider {
     const dirReal = await this.mkdirp(parentPath(p));
     const target = join(dirReal, name);
     await this.refuseDirTarget(target, p);
+    await this.sweepStaleTemps(dirReal);
     const tmp = join(dirReal, tempName());
     const fh = await open(tmp, 'wx').catch((err: unknown) => {
       throw fsError(err, p);
     });
+    activeTemps.add(tmp);
     const chunkSize = this.chunkSize;
     let finished = false;
     const discard = async () => {
       if (finished) return;
       finished = true;
+      activeTemps.delete(tmp);
       await fh.close().catch(() => undefined);
       await unlink(tmp).catch(() => undefined);
     };
@@ -526,6 +582,7 @@ export class LocalProvider implements Provider {
           finished = true;
           if (src.modTime) await utimes(tmp, new Date(), src.modTime);
           await rename(tmp, target);
+          activeTemps.delete(tmp);
         } catch (err) {
           finished = false;
           await discard();
