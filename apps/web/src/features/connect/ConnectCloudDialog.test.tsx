@@ -94,6 +94,20 @@ describe('connect cloud drive', () => {
     },
   );
 
+  it('Google Photos: says before sign-in that only what Skyferry uploads will be listed; other kinds do not', async () => {
+    mockApi({});
+    sessionStore.setState({ systemClouds: [kind('google_photos'), kind('dropbox')] });
+    const view = open('google_photos');
+    const notice = await screen.findByTestId('google-photos-notice');
+    expect(notice).toHaveTextContent('Since March 31, 2025, Google Photos shows apps only the photos and videos');
+    expect(notice).toHaveTextContent('never the rest of your library');
+    expect(screen.getByRole('button', { name: 'Sign in to Google Photos' })).toBeInTheDocument();
+    view.unmount();
+    open('dropbox');
+    expect(await screen.findByRole('button', { name: 'Sign in to Dropbox' })).toBeInTheDocument();
+    expect(screen.queryByTestId('google-photos-notice')).not.toBeInTheDocument();
+  });
+
   it('OAuth kinds call the OAuth start and show its error', async () => {
     vi.stubGlobal(
       'open',

@@ -292,6 +292,11 @@ function KindForm({
       {kind.auth === 'oauth' ? (
         <Stack gap="sm">
           <Text size="sm">{t('oauthIntro', { name: kind.display_name })}</Text>
+          {kind.cloud_name === 'google_photos' && (
+            <Alert variant="light" color="blue" data-testid="google-photos-notice">
+              {t('googlePhotosNotice')}
+            </Alert>
+          )}
           <Button
             leftSection={<IconExternalLink size={16} aria-hidden />}
             onClick={() => void startOAuth()}

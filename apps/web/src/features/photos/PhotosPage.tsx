@@ -166,6 +166,11 @@ export function PhotosPage() {
           }}
         />
       </Group>
+      {cloud.cloud_name === 'google_photos' && (
+        <Alert variant="light" color="blue" title={t('appOnly.title')} data-testid="photos-app-only">
+          {t('appOnly.body')}
+        </Alert>
+      )}
       <PathBar path={path} rootLabel={cloudLabel(cloud)} onOpen={openPath} />
       <AlbumsBar albums={albums} />
       {folders.length > 0 && (
