@@ -44,6 +44,8 @@ async function sync(
     now: opts.now ?? new Date(Date.UTC(2026, 10, 22, 10, 30)),
     sideNames: { source: 'Drive', target: 'NAS' },
     retries: { retries: 1, minSleepMs: 1, maxSleepMs: 2 },
+    // Fewer files at once than these worlds hold, so a cancel after some writes lands midway.
+    smallFileTransfers: 8,
   });
 }
 

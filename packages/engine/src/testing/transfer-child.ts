@@ -35,7 +35,7 @@ const plan = await planTransfer({
   sameNamePolicy: 'overwrite',
 });
 process.stdout.write('planned\n');
-const result = await executePlan(plan, { source, target, checkpoints, transfers: 8 });
+const result = await executePlan(plan, { source, target, checkpoints, transfers: 8, smallFileTransfers: 32 });
 await checkpoints.close();
 process.stdout.write(`${result.outcome} ${result.summary.resumed} ${result.summary.added + result.summary.updated}\n`);
 process.exit(result.outcome === 'success' ? 0 : 1);

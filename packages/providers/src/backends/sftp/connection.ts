@@ -16,7 +16,11 @@ export interface SftpLogin {
   readyTimeoutMs?: number;
 }
 
-/** One SSH connection with its SFTP channel. */
+/**
+ * One SFTP channel and the SSH connection it runs on. Several channels may share a connection:
+ * each has its own flow-control window (OpenSSH gives an SFTP session 2 MiB, so one channel moves
+ * at most about 2 MiB per round trip) and its own sftp-server process on the server.
+ */
 export interface SftpConnection {
   readonly client: Client;
   readonly sftp: SFTPWrapper;
@@ -149,24 +153,83 @@ export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
   return conn;
 }
 
+/** Opens one more SFTP channel on the SSH connection of `base`. */
+export async function openChannel(base: SftpConnection): Promise<SftpConnection> {
+  const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
+    base.client.sftp((err, s) => (err ? reject(toProviderError(err)) : resolve(s)));
+  });
+  const extensions = (sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? base.extensions;
+  const conn: SftpConnection = {
+    client: base.client,
+    sftp,
+    hostKey: base.hostKey,
+    extensions,
+    busy: 0,
+    closed: false,
+  };
+  const markClosed = () => {
+    conn.closed = true;
+  };
+  base.client.on('close', markClosed);
+  base.client.on('end', markClosed);
+  sftp.on('close', markClosed);
+  return conn;
+}
+
+/** The longest SFTP write request the server takes (ssh2 learns it from limits@openssh.com). */
+export function maxWriteLength(sftp: SFTPWrapper): number {
+  const n = (sftp as unknown as { _maxWriteLen?: number })._maxWriteLen;
+  return typeof n === 'number' && n > 0 ? n : 32 * 1024;
+}
+
 /**
- * A few SSH connections shared by all requests: each request takes the least busy one, and a new
- * connection is opened while all are busy and fewer than `max` exist. SFTP pipelines requests on
- * one channel, so the pool mostly spreads large parallel transfers over several server processes.
+ * SFTP channels shared by all requests: each request takes the least busy one, and a new channel
+ * is opened while all are busy and fewer than `maxChannels` exist: a new SSH connection while
+ * there are fewer than `max`, else one more channel on the connection carrying the fewest. SFTP
+ * pipelines requests on one channel; several channels spread large parallel transfers over
+ * several flow-control windows and server processes.
  */
 export class SftpPool {
   private readonly conns: SftpConnection[] = [];
   private opening: Promise<SftpConnection> | undefined;
   private readonly login: SftpLogin;
   private readonly max: number;
+  private readonly maxChannels: number;
   private closing = false;
 
   private readonly pacer: Pacer | undefined;
 
-  constructor(login: SftpLogin, max: number, pacer?: Pacer) {
+  constructor(login: SftpLogin, max: number, pacer?: Pacer, maxChannels = max) {
     this.login = login;
     this.max = max;
+    this.maxChannels = Math.max(max, maxChannels);
     this.pacer = pacer;
+  }
+
+  /** A new channel: on a new connection while there are fewer than `max`, else beside the others. */
+  private openUnit(): Promise<SftpConnection> {
+    const clients = new Map<Client, number>();
+    for (const c of this.conns) clients.set(c.client, (clients.get(c.client) ?? 0) + 1);
+    if (clients.size + this.openingClients < this.max) {
+      this.openingClients++;
+      return connectSftp(this.login).finally(() => this.openingClients--);
+    }
+    let base: SftpConnection | undefined;
+    let fewest = Infinity;
+    for (const c of this.conns) {
+      const n = clients.get(c.client) ?? 0;
+      if (n < fewest) {
+        fewest = n;
+        base = c;
+      }
+    }
+    return base ? openChannel(base) : connectSftp(this.login);
+  }
+
+  /** Open channels and the SSH connections they run on. */
+  counts(): { channels: number; connections: number } {
+    const live = this.live();
+    return { channels: live.length, connections: new Set(live.map((c) => c.client)).size };
   }
 
   /** Adds a connection made elsewhere (the first one, made at open to check the login). */
@@ -180,28 +243,44 @@ export class SftpPool {
     return this.conns;
   }
 
-  private async acquire(): Promise<SftpConnection> {
+  private async acquire(exclusive = false): Promise<SftpConnection> {
     if (this.closing) throw new ProviderError('canceled', 'connection pool closed');
     const conns = this.live();
     let best: SftpConnection | undefined;
     for (const c of conns) if (!best || c.busy < best.busy) best = c;
-    if (best && (best.busy === 0 || conns.length >= this.max)) return best;
-    if (!this.opening) {
-      this.opening = connectSftp(this.login)
-        .then((c) => {
-          this.conns.push(c);
-          return c;
-        })
-        .finally(() => {
-          this.opening = undefined;
-        });
+    if (best && (best.busy === 0 || conns.length + this.openingCount >= this.maxChannels)) return best;
+    if (exclusive) {
+      // A caller that will keep a channel busy for long (a large upload) gets one of its own.
+      return this.openOne().catch((err: unknown) => {
+        if (best) return best;
+        throw err;
+      });
     }
+    if (!this.opening) this.opening = this.openOne().finally(() => (this.opening = undefined));
     if (best) {
-      // Use the existing one now; the new connection serves later requests.
+      // Use the existing one now; the new channel serves later requests.
       this.opening.catch(() => undefined);
       return best;
     }
     return this.opening;
+  }
+
+  private openingCount = 0;
+  private openingClients = 0;
+
+  private async openOne(): Promise<SftpConnection> {
+    this.openingCount++;
+    try {
+      const c = await this.openUnit();
+      if (this.closing) {
+        c.client.end();
+        throw new ProviderError('canceled', 'connection pool closed');
+      }
+      this.conns.push(c);
+      return c;
+    } finally {
+      this.openingCount--;
+    }
   }
 
   /**
@@ -235,10 +314,13 @@ export class SftpPool {
     }
   }
 
-  /** A connection held by the caller until `release` (streams keep theirs for their lifetime). */
-  async hold(): Promise<{ conn: SftpConnection; release: () => void }> {
+  /**
+   * A channel held by the caller until `release` (streams keep theirs for their lifetime);
+   * `exclusive` waits for a channel nobody else uses while the pool may still open one.
+   */
+  async hold(exclusive = false): Promise<{ conn: SftpConnection; release: () => void }> {
     await this.pacer?.acquire();
-    const conn = await this.acquire();
+    const conn = await this.acquire(exclusive);
     conn.busy += 1;
     let released = false;
     return {
@@ -257,6 +339,7 @@ export class SftpPool {
     await this.opening?.catch(() => undefined);
     for (const c of this.conns.splice(0)) {
       c.closed = true;
+      c.sftp.end();
       c.client.end();
     }
   }

@@ -50,6 +50,34 @@ describe('sftp on OpenSSH sshd', () => {
     await server?.stop();
   });
 
+  it('spreads a chunked upload over several channels of one connection and reassembles it in order', async () => {
+    const mib = 1024 * 1024;
+    const p = await openSftp(creds(), ctx, { maxConnections: 1, maxChannels: 4, concurrency: 4, chunkSize: mib });
+    try {
+      const data = pattern(6 * mib + 123);
+      const w = await p.openChunkWriter('/lanes/big.bin', {
+        size: data.length,
+        modTime: new Date('2020-01-02T03:04:05Z'),
+      });
+      const chunks = [0, 1, 2, 3, 4, 5, 6].map((i) => data.subarray(i * mib, (i + 1) * mib));
+      // Written out of order, four at a time.
+      for (const group of [
+        [6, 5, 4, 3],
+        [2, 1, 0],
+      ]) {
+        await Promise.all(group.map((i) => w.writeChunk(i, chunks[i] as Buffer)));
+      }
+      expect(p.poolCounts()).toEqual({ channels: 4, connections: 1 });
+      const e = await w.close();
+      expect(e.size).toBe(data.length);
+      expect(e.modTime?.toISOString()).toBe('2020-01-02T03:04:05.000Z');
+      expect((await readAll(await p.openRead('/lanes/big.bin'))).equals(data)).toBe(true);
+      expect((await p.list('/lanes')).entries.map((x) => x.name)).toEqual(['big.bin']);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('records the host key at first connect and accepts it again', async () => {
     expect(ctx.saved).toHaveLength(1);
     expect(String(ctx.state?.host_key)).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);

@@ -18,7 +18,7 @@ import type {
   WriteOptions,
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
-import { SftpPool, connectSftp, type SftpConnection, type SftpLogin } from './connection.ts';
+import { SftpPool, connectSftp, maxWriteLength, type SftpConnection, type SftpLogin } from './connection.ts';
 import { sftpError } from './errors.ts';
 import { pipelinedReadStream, sftpCall } from './io.ts';
 
@@ -28,6 +28,10 @@ export const SFTP_TEMP_PREFIX = '.skyferry-tmp-';
 export interface SftpOptions {
   /** Most SSH connections kept open (default 4). */
   maxConnections?: number;
+  /** Most SFTP channels over those connections (default 8): each has its own 2 MiB window on OpenSSH. */
+  maxChannels?: number;
+  /** Bytes of one upload's write requests awaiting the answer (default 2 MiB, OpenSSH's channel window). */
+  writeWindow?: number;
   /** Bytes per read/write request and requests in flight per stream (defaults 32 KB and 32). */
   requestSize?: number;
   inFlight?: number;
@@ -39,6 +43,8 @@ export interface SftpOptions {
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
+/** Uploads at least this large wait for a channel of their own. */
+const LARGE_UPLOAD = 4 * 1024 * 1024;
 const SNAPSHOT_TTL_MS = 120_000;
 const MAX_SNAPSHOTS = 16;
 const S_IFMT = 0o170000;
@@ -74,6 +80,7 @@ export class SftpProvider implements Provider {
   private readonly extensions: Record<string, string>;
   private readonly requestSize: number;
   private readonly inFlight: number;
+  private readonly writeWindow: number;
   private readonly pageSize: number;
   private readonly knownDirs = new Set<string>(['/']);
   private readonly dirsInFlight = new Map<string, Promise<void>>();
@@ -97,6 +104,7 @@ export class SftpProvider implements Provider {
     this.extensions = first.extensions;
     this.requestSize = opts.requestSize ?? 32 * 1024;
     this.inFlight = opts.inFlight ?? 32;
+    this.writeWindow = Math.max(64 * 1024, opts.writeWindow ?? 2 * 1024 * 1024);
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
@@ -342,7 +350,8 @@ export class SftpProvider implements Provider {
       body.destroy();
       throw err;
     });
-    const { conn, release } = await this.pool.hold();
+    // A large upload keeps a channel (and its flow-control window) to itself when the pool has one.
+    const { conn, release } = await this.pool.hold(src.size >= LARGE_UPLOAD);
     const sftp = conn.sftp;
     const tmpRemote = this.remote(joinPath(parentPath(p), tempName()));
     let handle: Buffer | undefined;
@@ -356,28 +365,37 @@ export class SftpProvider implements Provider {
       const h = handle;
       let pos = 0;
       let acked = 0;
+      let pendingBytes = 0;
       const pending = new Set<Promise<void>>();
       let failure: unknown;
-      const maxPending = this.inFlight;
+      // Requests no longer than the server takes (ssh2 would send the rest only after the answer).
+      const maxRequest = Math.min(maxWriteLength(sftp), 256 * 1024);
       for await (const chunk of body as AsyncIterable<Buffer>) {
         if (opts.signal?.aborted) throw canceled();
         if (failure) throw failure;
         const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-        const w: Promise<void> = sftpCall.write(sftp, h, data, pos).then(
-          () => {
-            pending.delete(w);
-            acked += data.length;
-            opts.onProgress?.(acked);
-          },
-          (err: unknown) => {
-            pending.delete(w);
-            failure ??= err;
-          },
-        );
-        pending.add(w);
-        pos += data.length;
-        // Keep a bounded window of writes in flight (memory stays at window x chunk size).
-        while (pending.size >= maxPending) await Promise.race(pending);
+        for (let off = 0; off < data.length; off += maxRequest) {
+          const piece = off === 0 && data.length <= maxRequest ? data : data.subarray(off, off + maxRequest);
+          pendingBytes += piece.length;
+          const w: Promise<void> = sftpCall.write(sftp, h, piece, pos).then(
+            () => {
+              pending.delete(w);
+              pendingBytes -= piece.length;
+              acked += piece.length;
+              opts.onProgress?.(acked);
+            },
+            (err: unknown) => {
+              pending.delete(w);
+              pendingBytes -= piece.length;
+              failure ??= err;
+            },
+          );
+          pending.add(w);
+          pos += piece.length;
+        }
+        // A bounded window of bytes in flight: enough to keep the channel's window full, no more
+        // (ssh2 queues a copy of everything beyond the server's window).
+        while (pendingBytes >= this.writeWindow && pending.size > 0) await Promise.race(pending);
       }
       await Promise.all(pending);
       if (failure) throw failure;
@@ -408,11 +426,17 @@ export class SftpProvider implements Provider {
     return this.stat(p);
   }
 
+  /**
+   * Parallel chunks into one temporary file, spread over up to `concurrency` channels (each with
+   * its own flow-control window and server process), so one large file is not held to a single
+   * channel's window per round trip. The first channel creates the file; the others open it for writing.
+   */
   async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
     const p = cleanPath(path);
     this.checkWritable(p);
     await this.ensureDir(parentPath(p));
-    const { conn, release } = await this.pool.hold();
+    const first = await this.pool.hold(true);
+    const conn = first.conn;
     const sftp = conn.sftp;
     const tmpRemote = this.remote(joinPath(parentPath(p), tempName()));
     let handle: Buffer;
@@ -420,17 +444,49 @@ export class SftpProvider implements Provider {
       await this.refuseDirTarget(conn, p);
       handle = await sftpCall.open(sftp, tmpRemote, 'w');
     } catch (err) {
-      release();
+      first.release();
       throw sftpError(err, p);
+    }
+    const lanes: { conn: SftpConnection; handle: Buffer; release: () => void }[] = [
+      { conn, handle, release: first.release },
+    ];
+    const extra = await Promise.all(
+      Array.from({ length: Math.max(0, this.concurrency - 1) }, async () => {
+        const held = await this.pool.hold(true).catch(() => undefined);
+        if (!held) return undefined;
+        if (held.conn === conn || lanes.some((l) => l.conn === held.conn)) {
+          held.release();
+          return undefined;
+        }
+        const h = await sftpCall.open(held.conn.sftp, tmpRemote, 'r+').catch(() => undefined);
+        if (!h) {
+          held.release();
+          return undefined;
+        }
+        return { conn: held.conn, handle: h, release: held.release };
+      }),
+    );
+    for (const l of extra) {
+      if (l && !lanes.some((x) => x.conn === l.conn)) lanes.push(l);
+      else if (l) {
+        await sftpCall.close(l.conn.sftp, l.handle).catch(() => undefined);
+        l.release();
+      }
     }
     const h = handle;
     let finished = false;
     const chunkSize = this.chunkSize;
-    const requestSize = Math.max(this.requestSize, 64 * 1024);
+    const closeExtra = async () => {
+      for (const l of lanes.slice(1)) {
+        await sftpCall.close(l.conn.sftp, l.handle).catch(() => undefined);
+        l.release();
+      }
+    };
     const discard = async () => {
+      await closeExtra();
       await sftpCall.close(sftp, h).catch(() => undefined);
       await sftpCall.unlink(sftp, tmpRemote).catch(() => undefined);
-      release();
+      first.release();
     };
     return {
       chunkSize,
@@ -438,10 +494,12 @@ export class SftpProvider implements Provider {
       writeChunk: async (index, data, signal) => {
         if (finished) throw new ProviderError('canceled', 'chunk writer is closed');
         if (signal?.aborted || opts.signal?.aborted) throw canceled();
+        const lane = lanes[index % lanes.length] as (typeof lanes)[number];
+        const requestSize = Math.min(maxWriteLength(lane.conn.sftp), 256 * 1024);
         const base = index * chunkSize;
         const writes: Promise<void>[] = [];
         for (let off = 0; off < data.length; off += requestSize) {
-          writes.push(sftpCall.write(sftp, h, data.subarray(off, off + requestSize), base + off));
+          writes.push(sftpCall.write(lane.conn.sftp, lane.handle, data.subarray(off, off + requestSize), base + off));
         }
         await Promise.all(writes).catch((err: unknown) => {
           throw sftpError(err, p);
@@ -452,6 +510,8 @@ export class SftpProvider implements Provider {
         finished = true;
         try {
           if (opts.signal?.aborted) throw canceled();
+          await closeExtra();
+          lanes.length = 1;
           const st = await sftpCall.fstat(sftp, h);
           if (src.size >= 0 && st.size !== src.size) {
             throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${st.size}`);
@@ -466,7 +526,7 @@ export class SftpProvider implements Provider {
           await discard();
           throw sftpError(err, p);
         }
-        release();
+        first.release();
         this.snapshots.delete(parentPath(p));
         return this.stat(p);
       },
@@ -628,6 +688,11 @@ export class SftpProvider implements Provider {
     };
   }
 
+  /** Open SFTP channels and SSH connections (diagnostics). */
+  poolCounts(): { channels: number; connections: number } {
+    return this.pool.counts();
+  }
+
   async close(): Promise<void> {
     await this.pool.close();
   }
@@ -694,7 +759,8 @@ export async function openSftp(
       rateLimitPerSecond: ctx.rateLimitPerSecond,
       mapError: (err) => sftpError(err, root),
     });
-    const pool = new SftpPool(login, Math.max(1, opts.maxConnections ?? 4), pacer);
+    const maxConnections = Math.max(1, opts.maxConnections ?? 4);
+    const pool = new SftpPool(login, maxConnections, pacer, Math.max(maxConnections, opts.maxChannels ?? 8));
     pool.adopt(first);
     return new SftpProvider(pool, first, root, accountKey, hasStatvfs, opts);
   } catch (err) {
