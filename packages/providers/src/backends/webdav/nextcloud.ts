@@ -2,8 +2,18 @@ import { randomBytes } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
 import type { ChunkWriter, Entry, SrcInfo } from '../../api/types.ts';
-import { drain, statusError } from './http.ts';
-import type { WebdavProvider } from './webdav.ts';
+import { drain, statusError, type DavHttp } from './http.ts';
+
+/** What the chunk writer needs from the WebDAV provider (kept here so neither file imports the other's module). */
+export interface NextcloudDav {
+  readonly base: URL;
+  readonly username: string;
+  readonly http: DavHttp;
+  readonly chunkSize: number;
+  readonly concurrency: number;
+  url(path: string, dir?: boolean): URL;
+  afterChunkedUpload(path: string): Promise<Entry>;
+}
 
 /** Where Nextcloud keeps chunked uploads: /remote.php/dav/uploads/<user>/ beside /files/<user>/. */
 export function uploadsBase(base: URL, username: string): URL {
@@ -24,7 +34,7 @@ export function uploadsBase(base: URL, username: string): URL {
  * length. Nothing is visible at the destination until the MOVE.
  */
 export async function openNextcloudChunkWriter(
-  dav: WebdavProvider,
+  dav: NextcloudDav,
   path: string,
   src: SrcInfo,
   signal?: AbortSignal,
