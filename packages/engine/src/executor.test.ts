@@ -193,6 +193,37 @@ describe('executor', () => {
     expect(target.store.files('/t/src').get('/d2/f2.bin')?.md5).toBe(store.files('/src').get('/d2/f2.bin')?.md5);
   });
 
+  it('leaves the hash check of a single write to a target that checks it end to end (checkedWrites), and checks it itself otherwise', async () => {
+    // The source declares no hash; the target reports MD5s and stores a flipped byte in f1.bin.
+    const run = async (checkedWrites: 'md5'[] | undefined) => {
+      const source = new MemoryProvider({ store: tree(4), hashes: [] });
+      const target = new MemoryProvider({ checkedWrites });
+      target.faults.corruptWrite = (path) => path.endsWith('f1.bin');
+      const items: ItemEvent[] = [];
+      const { result } = await runTransfer({
+        source,
+        target,
+        mode: 'migrate',
+        sourcePaths: ['/src'],
+        targetPath: '/t',
+        retries: { ...fastRetries, retries: 0 },
+        onItem: (e) => items.push(e),
+      });
+      return { result, items };
+    };
+    // Without the claim the engine digests the bytes it sends and catches the corrupted copy.
+    const own = await run(undefined);
+    expect(own.result.failed.map((f) => f.sourceFile.name)).toEqual(['f1.bin']);
+    expect(own.result.failed[0]?.reason).toBe('corrupted');
+    // With it the engine computes nothing more (this fake claims a check it does not make, so the
+    // flipped byte passes: the provider is the one that must check) and reports the files as hash-verified.
+    const trusted = await run(['md5']);
+    expect(trusted.result.outcome).toBe('success');
+    expect(
+      trusted.items.filter((e) => e.item.kind === 'file' && e.type === 'done').every((e) => e.verified === 'hash'),
+    ).toBe(true);
+  });
+
   it('tries files that failed for a passing reason once more at the end of the run', async () => {
     const store = tree(8);
     const source = new MemoryProvider({ store });

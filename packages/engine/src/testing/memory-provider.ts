@@ -267,6 +267,8 @@ export interface MemoryProviderOptions {
   features?: Partial<Features>;
   /** Hashes reported in entries (md5 is the only one this provider computes). Default ['md5']. */
   hashes?: HashType[];
+  /** Hash types put() claims to have checked end to end (Provider.checkedWrites). Default none. */
+  checkedWrites?: HashType[];
   pageSize?: number;
   /** Added before every operation. */
   latencyMs?: number;
@@ -295,6 +297,7 @@ export class MemoryProvider implements Provider {
   readonly accountKey: string;
   readonly features: Features;
   readonly hashes: ReadonlySet<HashType>;
+  readonly checkedWrites?: ReadonlySet<HashType>;
   readonly store: MemoryStore;
   readonly opts: MemoryProviderOptions;
   /** Operation counts. */
@@ -320,6 +323,7 @@ export class MemoryProvider implements Provider {
     this.accountKey = opts.accountKey ?? `memory:${this.store.id}`;
     this.features = { ...DEFAULT_FEATURES, caseInsensitive: this.store.caseInsensitive, ...opts.features };
     this.hashes = new Set(opts.hashes ?? ['md5']);
+    if (opts.checkedWrites) this.checkedWrites = new Set(opts.checkedWrites);
     this.faults = opts.faults ?? {};
     // Optional capabilities exist only when the features say so, as with real backends.
     if (this.features.about) this.about = () => this.aboutImpl();

@@ -105,6 +105,14 @@ export interface Provider {
   readonly features: Features;
   /** Hashes this service reports for its files. */
   readonly hashes: ReadonlySet<HashType>;
+  /**
+   * Hash types whose value in the entry `put` returns was checked end to end: the service verified
+   * it against the bytes it received (a Content-MD5 it checks), or `put` computed it over the bytes
+   * it sent and compared it with what the service reports it stored. A mismatch fails `put` with
+   * 'corrupted'; where no check was possible the entry carries no such hash. Callers need not
+   * compute that hash themselves.
+   */
+  readonly checkedWrites?: ReadonlySet<HashType>;
 
   list(dir: string, opts?: ListOptions): Promise<Page>;
   stat(path: string, opts?: { signal?: AbortSignal }): Promise<Entry>;

@@ -197,6 +197,8 @@ export class S3Provider implements Provider {
     needsSize: false,
   };
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['md5']);
+  /** Single PUTs send Content-MD5 (checked by S3) or compare the MD5 of what they streamed with the ETag. */
+  readonly checkedWrites: ReadonlySet<HashType> = new Set<HashType>(['md5']);
   readonly config: S3Config;
   readonly client: S3Http;
   readonly chunkSize: number;
@@ -576,12 +578,16 @@ export class S3Provider implements Provider {
         return entry;
       }
       const writer = await this.createChunkWriter(p, src, partSize, signal);
-      return await writeStreamChunked(writer, body, {
+      const entry = await writeStreamChunked(writer, body, {
         signal,
         onProgress: opts.onProgress,
         firstChunks: [first, second],
         reader,
       });
+      // A multipart object's MD5 would only echo the source's (see checkedWrites): each part was
+      // checked by its Content-MD5, the whole is not.
+      delete entry.hashes;
+      return entry;
     } catch (err) {
       body.destroy();
       if (signal?.aborted) throw canceled();
@@ -653,10 +659,12 @@ export class S3Provider implements Provider {
         throw s3Error(err, p);
       }
       const digest = md5.digest('hex');
-      if (etag && HEX32.test(etag) && etag !== digest) {
+      const checked = etag !== undefined && HEX32.test(etag);
+      if (checked && etag !== digest) {
         throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${digest}, stored ${etag}`);
       }
-      return this.fileEntry(p, size, src.modTime ?? new Date(), digest, src.mimeType);
+      // An ETag that is not an MD5 (encrypted objects) checked nothing: report no hash (see checkedWrites).
+      return this.fileEntry(p, size, src.modTime ?? new Date(), checked ? digest : undefined, src.mimeType);
     } catch (err) {
       body.destroy();
       counted.destroy();
