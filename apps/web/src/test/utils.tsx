@@ -55,7 +55,7 @@ export class Fail {
 export function mockApi(handlers: Record<string, Handler>) {
   const calls: RecordedCall[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(String(input));
+    const url = new URL(String(input), window.location.origin);
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
     const call: RecordedCall = {

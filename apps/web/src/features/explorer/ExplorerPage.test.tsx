@@ -116,6 +116,33 @@ describe('explorer', () => {
     ).toEqual([null, 'next']);
   });
 
+  it('uploads picked files with the Upload button into the open folder, then lists the folder afresh', async () => {
+    let uploaded = false;
+    const api = render(() => ({ items: uploaded ? [...ROOT, item('new.txt', 1, 5)] : ROOT, page_token: null }), {
+      'PUT /api/cloud-manager/files': () => {
+        uploaded = true;
+        return item('new.txt', 1, 5);
+      },
+    });
+    await waitFor(() => expect(names()).toHaveLength(4));
+    await userEvent.upload(screen.getByTestId('upload-input'), new File(['hello'], 'new.txt'));
+    await waitFor(() => expect(names()).toContain('new.txt'));
+    const put = api.find('PUT /api/cloud-manager/files')[0];
+    expect([put?.query.get('cloud_id'), put?.query.get('path')]).toEqual(['c1', '/new.txt']);
+    expect(screen.getByTestId('task-panel-title')).toHaveTextContent('Tasks (1)');
+    const lists = api.find('POST /api/cloud-manager/list');
+    expect((lists[lists.length - 1]?.body as { refresh?: boolean }).refresh).toBe(true);
+  });
+
+  it('Refresh reads the folder from the service again (refresh: true)', async () => {
+    const api = render(() => ({ items: ROOT, page_token: null }));
+    await waitFor(() => expect(names()).toHaveLength(4));
+    expect((api.find('POST /api/cloud-manager/list')[0]?.body as { refresh?: boolean }).refresh).toBeFalsy();
+    await userEvent.click(screen.getByRole('button', { name: 'Refresh' }));
+    await waitFor(() => expect(api.find('POST /api/cloud-manager/list')).toHaveLength(2));
+    expect((api.find('POST /api/cloud-manager/list')[1]?.body as { refresh?: boolean }).refresh).toBe(true);
+  });
+
   it('new folder: a forbidden character is refused as it is typed, and the folder is created', async () => {
     const api = render(() => ({ items: ROOT, page_token: null }), {
       'POST /api/cloud-manager/mkdir': () => '/Plans2025',

@@ -4,6 +4,7 @@ import { Fail, authData, cloud, initData, mockApi } from '../../test/utils.tsx';
 import { authUiStore } from '../auth/store.ts';
 import { STORAGE_KEYS } from '../../lib/storage.ts';
 import { cloudsToBind, finishBind, lightLogout, login, logout, tokenRefresher } from './actions.ts';
+import { patchForm, transferStore } from '../transfer/store.ts';
 import { onSessionEvent } from './events.ts';
 import { setNavigator, setReloader } from './navigation.ts';
 import { resetSessionStore, sessionStore } from './store.ts';
@@ -135,6 +136,22 @@ describe('logout', () => {
     expect(reloads).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(reloads).toEqual(['/']);
+  });
+
+  it('clears the migrate and sync selections', async () => {
+    vi.useFakeTimers();
+    mockApi({
+      'GET /api/v2/clouds/me': () => ({ clouds: [cloud('a')], temp_clouds: [] }),
+      'GET /api/system/clouds': () => [],
+      'POST /api/account/logout': () => null,
+    });
+    await login(authData(), { offerBind: false });
+    patchForm('migrate', { sourceCloudId: 'a', targetCloudId: 'a', targetPath: '/Backup' });
+    patchForm('sync', { sourceCloudId: 'a', syncMode: 'mirror' });
+    await logout();
+    const { migrate, sync } = transferStore.getState();
+    expect([migrate.sourceCloudId, migrate.targetCloudId, migrate.targetPath]).toEqual([null, null, '/']);
+    expect([sync.sourceCloudId, sync.syncMode]).toEqual([null, 'one_way']);
   });
 
   it('light logout keeps the auto-login data and goes to /loading', async () => {

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppLayout } from '../../app/layout/AppLayout.tsx';
@@ -142,6 +142,15 @@ describe('header', () => {
     resetSessionStore();
     renderWithProviders(<Header />);
     expect(screen.getByTestId('mac-home')).toBeInTheDocument();
+  });
+
+  it('Back and Forward move through the history', async () => {
+    const { router } = renderWithProviders(<Header />, { path: '/transfer' });
+    await act(() => router.navigate('/sync'));
+    await userEvent.click(screen.getByRole('button', { name: 'Back' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/transfer'));
+    await userEvent.click(screen.getByRole('button', { name: 'Forward' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/sync'));
   });
 
   it('the Premium link and premium icon show with billing on', () => {

@@ -6,7 +6,7 @@ import { addTasks, dropAllTasks, dropTask, patchTask, taskPanelStore, type Local
 
 /** How many files upload at once. */
 export const UPLOAD_CONCURRENCY = 3;
-/** Tries of one part after a dropped connection (waiting 1, 2, 4, 8 s between). */
+/** Tries of one part after a dropped connection (waiting 1, 2, 4, 8 and 16 s between). */
 export const PART_RETRIES = 5;
 
 interface Job {
@@ -92,7 +92,13 @@ export async function uploadFile(
         if (!resumable || failures >= PART_RETRIES) throw err;
         failures += 1;
         await sleep(1000 * 2 ** (failures - 1), signal);
-        offset = (await filesApi.uploadStatus(session.upload_id)).offset;
+        try {
+          offset = (await filesApi.uploadStatus(session.upload_id)).offset;
+        } catch (statusErr) {
+          // Still offline: keep the offset and try the part again after the next wait (a part the
+          // server already took is accepted again and answers where it stands).
+          if (signal.aborted || !(statusErr instanceof NetworkError)) throw statusErr;
+        }
       }
     }
     await filesApi.completeUpload(session.upload_id);
