@@ -1,7 +1,7 @@
 /**
  * The file calls against real protocol servers: the local disk, S3 (s3rver), WebDAV (Apache
- * mod_dav and rclone serve), SFTP (rclone serve). Every backend goes through the same walk over
- * real HTTP: folders, names, plain and resumable uploads (with a connection dropped mid-part),
+ * mod_dav and rclone serve), SFTP (OpenSSH sshd and rclone serve), FTP (vsftpd). Every backend
+ * goes through the same walk over real HTTP: folders, names, plain and resumable uploads (with a connection dropped mid-part),
  * streamed and ranged downloads, zips, renames, deletes, paging, the listing cache and space info.
  */
 import { execFileSync } from 'node:child_process';
@@ -15,8 +15,12 @@ import {
   startApacheWebdav,
   startRcloneServe,
   startS3rver,
+  startSshd,
+  startVsftpd,
+  type FtpServer,
   type RcloneServer,
   type S3rverServer,
+  type SshServer,
   type WebdavServer,
 } from '@skyferry/testing';
 import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
@@ -71,6 +75,28 @@ const BACKENDS: Backend[] = [
         cloud_name: 'webdav',
         credentials: { url: dav.url, username: dav.username, password: dav.password },
         stop: () => dav.stop(),
+      };
+    },
+  },
+  {
+    name: 'SFTP (OpenSSH sshd)',
+    async start() {
+      const ssh: SshServer = await startSshd();
+      return {
+        cloud_name: 'sftp',
+        credentials: { host: ssh.host, port: ssh.port, username: ssh.username, private_key: ssh.privateKey },
+        stop: () => ssh.stop(),
+      };
+    },
+  },
+  {
+    name: 'FTP (vsftpd)',
+    async start() {
+      const ftp: FtpServer = await startVsftpd();
+      return {
+        cloud_name: 'ftp',
+        credentials: { host: ftp.host, port: ftp.port, username: ftp.username, password: ftp.password, root: ftp.root },
+        stop: () => ftp.stop(),
       };
     },
   },
