@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, UPLOAD_PART_SIZE, type FileItem, type ListFilesData, type UploadSession } from '@skyferry/contract';
 import {
@@ -430,34 +431,59 @@ describe('photos: previews and albums', () => {
     await t?.close();
   });
 
-  it('serves an image preview with an ETag (304 when unchanged), also through a link; not for other files', async () => {
+  it('serves a thumbnail made by the server (WebP, longest side as asked, never enlarged), with an ETag (304 when unchanged), also through a link; not for other files', async () => {
+    const photo = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#3080c0' } })
+      .jpeg()
+      .toBuffer();
     const png = Buffer.from(
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
       'base64',
     );
+    await api.put(cloudId, '/pics/photo.jpg', photo);
     await api.put(cloudId, '/pics/dot.png', png);
+    await api.put(cloudId, '/pics/broken.png', Buffer.from('not an image at all'));
     await api.put(cloudId, '/pics/notes.txt', Buffer.from('text'));
-    const res = await fetch(`${api.base}/api/cloud-manager/thumbnail?cloud_id=${cloudId}&path=/pics/dot.png`, {
-      headers: api.headers,
-    });
+    const thumb = (path: string, query = '', headers: Record<string, string> = {}) =>
+      fetch(`${api.base}/api/cloud-manager/thumbnail?cloud_id=${cloudId}&path=${path}${query}`, {
+        headers: { ...api.headers, ...headers },
+      });
+
+    const res = await thumb('/pics/photo.jpg');
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('image/png');
-    expect(Buffer.from(await res.arrayBuffer()).equals(png)).toBe(true);
+    expect(res.headers.get('content-type')).toBe('image/webp');
+    const small = Buffer.from(await res.arrayBuffer());
+    expect(small.length).toBeLessThan(photo.length);
+    expect(await sharp(small).metadata()).toMatchObject({ format: 'webp', width: 256, height: 192 });
     const etag = res.headers.get('etag') ?? '';
-    const again = await fetch(`${api.base}/api/cloud-manager/thumbnail?cloud_id=${cloudId}&path=/pics/dot.png`, {
-      headers: { ...api.headers, 'if-none-match': etag },
-    });
+    const again = await thumb('/pics/photo.jpg', '', { 'if-none-match': etag });
     expect(again.status).toBe(304);
+    await again.arrayBuffer();
+
+    const tiny = await thumb('/pics/photo.jpg', '&size=128');
+    expect(tiny.headers.get('etag')).not.toBe(etag);
+    expect(await sharp(Buffer.from(await tiny.arrayBuffer())).metadata()).toMatchObject({ width: 128, height: 96 });
+    const bad = await thumb('/pics/photo.jpg', '&size=300');
+    expect(bad.status).toBe(400);
+    await bad.arrayBuffer();
+    // A 1x1 picture stays 1x1; a file that does not decode is served as it is.
+    expect(await sharp(Buffer.from(await (await thumb('/pics/dot.png')).arrayBuffer())).metadata()).toMatchObject({
+      format: 'webp',
+      width: 1,
+      height: 1,
+    });
+    const broken = await thumb('/pics/broken.png');
+    expect([broken.status, broken.headers.get('content-type')]).toEqual([200, 'image/png']);
+    expect(Buffer.from(await broken.arrayBuffer()).toString()).toBe('not an image at all');
+
     const link = await api.ok<{ url: string }>('POST', '/api/cloud-manager/download-link', {
       cloud_id: cloudId,
-      paths: ['/pics/dot.png'],
+      paths: ['/pics/photo.jpg'],
     });
     const viaLink = await fetch(`${api.base}${link.url.replace('/files?', '/thumbnail?')}`);
     expect(viaLink.status).toBe(200);
+    expect(viaLink.headers.get('content-type')).toBe('image/webp');
     await viaLink.arrayBuffer();
-    const text = await fetch(`${api.base}/api/cloud-manager/thumbnail?cloud_id=${cloudId}&path=/pics/notes.txt`, {
-      headers: api.headers,
-    });
+    const text = await thumb('/pics/notes.txt');
     expect(text.status).toBe(404);
     await text.arrayBuffer();
   });

@@ -447,10 +447,11 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
       },
       schema: {
         tags: ['files'],
-        summary: 'A preview of an image for the photos grid (cached by the server; the browser scales it)',
+        summary: 'A thumbnail of an image for the photos grid (WebP made and cached by the server)',
         description:
-          'cloud_id and path with headers, or link (a download link of the image). Answers the image with an ETag ' +
-          '(304 for If-None-Match) and a private cache lifetime of 5 minutes.',
+          'cloud_id and path with headers, or link (a download link of the image); size 128, 256 (default) or 512 is ' +
+          'the longest side in pixels (never enlarged). An image the server cannot decode is answered as it is. ' +
+          'With an ETag (304 for If-None-Match) and a private cache lifetime of 5 minutes.',
         security,
         querystring: thumbnailQuerySchema,
       },
@@ -472,7 +473,7 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         cloudId = q.cloud_id;
         path = q.path;
       }
-      const thumb = await files.thumbnail(identity, cloudId, path, abortOnClose(request, reply));
+      const thumb = await files.thumbnail(identity, cloudId, path, q.size, abortOnClose(request, reply));
       reply.header('etag', thumb.etag);
       reply.header('cache-control', 'private, max-age=300');
       reply.header('content-security-policy', "sandbox; default-src 'none'");

@@ -29,6 +29,7 @@ import { LINK_LIFETIME_MS, signLink, verifyLink, type LinkClaims } from './links
 import { ListingCache } from './listing-cache.ts';
 import { isImageName, mimeOf } from './mime.ts';
 import { ProviderPool, type ProviderLease } from './provider-pool.ts';
+import { makeThumbnail } from './thumbnails.ts';
 import { UploadSessions, type UploadOwner } from './uploads.ts';
 import { zipLength, zipStream, type ZipEntry } from './zip.ts';
 
@@ -113,7 +114,7 @@ export class FilesService {
   readonly cache: ListingCache;
   readonly pool: ProviderPool;
   readonly uploads: UploadSessions;
-  private readonly thumbs = new Map<string, Buffer>();
+  private readonly thumbs = new Map<string, { data: Buffer; type: string }>();
   private thumbBytes = 0;
 
   constructor(options: FilesServiceOptions) {
@@ -522,14 +523,16 @@ export class FilesService {
   }
 
   /**
-   * An image's bytes for the photos grid, read once and kept in memory (least recently used out,
-   * 64 MB in all) so scrolling back does not read the cloud again. Not scaled: the browser scales
-   * it (a native image library is not part of the server's dependencies).
+   * A thumbnail of an image for the photos grid: made by the server (WebP, longest side `size`
+   * pixels, never enlarged; see thumbnails.ts) and kept in memory (least recently used out, 64 MB
+   * in all) so scrolling back does not read the cloud again. An image the server cannot decode
+   * (HEIC, a broken file) is served as it is, for the browser to scale.
    */
   async thumbnail(
     identity: CloudIdentity,
     cloudId: string,
     path: string,
+    size: number = THUMBNAIL_DEFAULT_SIZE,
     signal?: AbortSignal,
   ): Promise<{ data: Buffer; type: string; etag: string }> {
     return this.run(identity, cloudId, Permission.read, async ({ cloud, provider }) => {
@@ -537,26 +540,27 @@ export class FilesService {
       if (st.kind !== 'file' || !isImageName(st.name)) throw errors.pathNotExist();
       if (st.size > THUMBNAIL_MAX_SOURCE)
         throw errors.badRequest('invalid_request', { detail: 'the image is too large for a preview' });
-      const etag = `"${st.size.toString(36)}-${(st.modTime?.getTime() ?? 0).toString(36)}"`;
+      const etag = `"${st.size.toString(36)}-${(st.modTime?.getTime() ?? 0).toString(36)}-${size}"`;
       const key = `${cloud.id}\u0000${path}\u0000${etag}`;
       const hit = this.thumbs.get(key);
       if (hit) {
         this.thumbs.delete(key);
         this.thumbs.set(key, hit);
-        return { data: hit, type: mimeOf(st.name, st.mimeType), etag };
+        return { ...hit, etag };
       }
       const chunks: Buffer[] = [];
       for await (const c of await provider.openRead(path, { signal }))
         chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array));
-      const data = Buffer.concat(chunks);
-      this.thumbs.set(key, data);
-      this.thumbBytes += data.length;
+      const original = Buffer.concat(chunks);
+      const thumb = (await makeThumbnail(original, size)) ?? { data: original, type: mimeOf(st.name, st.mimeType) };
+      this.thumbs.set(key, thumb);
+      this.thumbBytes += thumb.data.length;
       for (const [k, v] of this.thumbs) {
         if (this.thumbBytes <= THUMBNAIL_CACHE_BYTES) break;
         this.thumbs.delete(k);
-        this.thumbBytes -= v.length;
+        this.thumbBytes -= v.data.length;
       }
-      return { data, type: mimeOf(st.name, st.mimeType), etag };
+      return { ...thumb, etag };
     });
   }
 
@@ -568,6 +572,8 @@ export class FilesService {
 
 /** Images over this size get no preview. */
 const THUMBNAIL_MAX_SOURCE = 20 * 1024 * 1024;
+/** The longest side of a thumbnail when the call names no size (pixels). */
+const THUMBNAIL_DEFAULT_SIZE = 256;
 const THUMBNAIL_CACHE_BYTES = 64 * 1024 * 1024;
 
 function rootEntry(): Entry {
