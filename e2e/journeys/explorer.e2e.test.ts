@@ -4,6 +4,7 @@
  * (a forbidden character is refused as it is typed), download, delete, and reorder the clouds in
  * the sidebar.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -11,7 +12,7 @@ import { startRcloneServe, type RcloneServer } from '@skyferry/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { startSkyferry, type RunningSkyferry } from '../support/server.ts';
-import { quietShell } from '../support/shell.ts';
+import { axeSeriousViolations, quietShell } from '../support/shell.ts';
 
 let server: RunningSkyferry;
 let dav: RcloneServer;
@@ -22,7 +23,12 @@ const errors: string[] = [];
 
 beforeAll(async () => {
   [server, dav, browser] = await Promise.all([startSkyferry(), startRcloneServe('webdav'), launchBrowser()]);
-  context = await browser.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+  // bypassCSP: the accessibility scans inject axe-core.
+  context = await browser.newContext({
+    viewport: { width: 1360, height: 900 },
+    acceptDownloads: true,
+    bypassCSP: true,
+  });
   await quietShell(context);
   page = await context.newPage();
   page.on('pageerror', (err) => errors.push(err.message));
@@ -148,6 +154,8 @@ it('uploads a folder dropped onto the list (folders walked through webkitGetAsEn
   expect(existsSync(join(dav.dir, 'Holiday', 'empty'))).toBe(true);
   expect(await page.getByTestId('path-bar').textContent()).toContain('Holiday');
   await screenshot(page, 'explorer-uploaded-folder');
+  // The explorer with rows and the task panel open: no serious or critical accessibility violation.
+  expect(await axeSeriousViolations(page)).toEqual([]);
 });
 
 it('sorts by each column and selects with the mouse and the keyboard', async () => {
@@ -211,6 +219,7 @@ it('downloads a file, and a folder as a zip', async () => {
   expect(zip.suggestedFilename()).toBe('photos.zip');
   await zip.saveAs(join(dir, 'photos.zip'));
   expect(readFileSync(join(dir, 'photos.zip')).subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+  expect(execFileSync('unzip', ['-p', join(dir, 'photos.zip'), 'beach.jpg']).toString()).toBe('not really a jpeg');
 });
 
 it('deletes after confirmation', async () => {
@@ -242,5 +251,6 @@ it('reorders the clouds in the sidebar by dragging, and the order is kept', asyn
   await page.getByTestId('manage-clouds').waitFor();
   expect(await page.getByTestId('manage-cloud').count()).toBe(2);
   await screenshot(page, 'manage-clouds');
+  expect(await axeSeriousViolations(page)).toEqual([]);
   expect(errors).toEqual([]);
 });

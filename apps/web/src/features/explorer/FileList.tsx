@@ -39,6 +39,8 @@ const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigat
 export function FileList({ items, sort, onSort, selection, onSelection, onOpen, height }: FileListProps) {
   const { t } = useTranslation('explorer');
   const scroller = useRef<HTMLDivElement>(null);
+  // The grid itself takes the focus (a composite role, so aria-activedescendant names the row).
+  const grid = useRef<HTMLDivElement>(null);
   // eslint-disable-next-line react-hooks/incompatible-library -- the list re-renders on scroll by design
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -51,6 +53,8 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
   const paths = useMemo(() => items.map((i) => i.path), [items]);
 
   const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    // Keys on the header's controls (select all, the sort buttons) are theirs.
+    if (e.target !== e.currentTarget) return;
     const toggle = isMac ? e.metaKey : e.ctrlKey;
     if (e.key === 'Enter' && selection.focus !== null) {
       const item = items[selection.focus];
@@ -79,7 +83,7 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
     const onBox = (e.target as HTMLElement).tagName === 'INPUT';
     const toggle = onBox || (isMac ? e.metaKey : e.ctrlKey);
     onSelection(clickRow(selection, paths, index, { toggle, range: e.shiftKey }));
-    scroller.current?.focus({ preventScroll: true });
+    grid.current?.focus({ preventScroll: true });
   };
   const onListDoubleClick = (e: MouseEvent) => {
     const index = rowIndexOf(e);
@@ -110,11 +114,15 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
 
   return (
     <Box
+      ref={grid}
       className={classes.list}
       role="grid"
       aria-multiselectable="true"
       aria-rowcount={items.length + 1}
       aria-label={t('listLabel')}
+      tabIndex={0}
+      onKeyDown={onKey}
+      aria-activedescendant={activeId}
     >
       <div className={classes.headerRow} role="row" aria-rowindex={1}>
         <span className={classes.checkCell} role="columnheader">
@@ -140,11 +148,8 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
         ref={scroller}
         className={classes.scroller}
         style={{ height }}
-        tabIndex={0}
-        onKeyDown={onKey}
         onClick={onListClick}
         onDoubleClick={onListDoubleClick}
-        aria-activedescendant={activeId}
         data-testid="file-list"
       >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>

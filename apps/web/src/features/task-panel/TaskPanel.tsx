@@ -140,14 +140,15 @@ function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => 
                 </Text>
               </>
             )}
+            {/* Outlined in shade 9: the small text keeps AA contrast on white. */}
             {view.kind === 'done' && (
-              <Badge size="xs" color="teal" variant="light">
+              <Badge size="xs" color="teal.9" variant="outline">
                 {task.type === 0 ? t('uploaded') : t('downloaded')}
               </Badge>
             )}
             {view.kind === 'failed' && (
               <Tooltip label={task.error || t('failed')} disabled={!task.error} withArrow>
-                <Badge size="xs" color="red" variant="light">
+                <Badge size="xs" color="red.9" variant="outline">
                   {t('failed')}
                 </Badge>
               </Tooltip>
