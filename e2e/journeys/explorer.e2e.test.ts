@@ -61,9 +61,13 @@ it('connects a WebDAV cloud through the dialog and opens it in the explorer', as
   // Object-storage messages come first, in the spec's words.
   await page.getByRole('button', { name: 'Add cloud' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'Connect cloud drive' });
+  await dialog.getByTestId('kind-s3_compatible').waitFor();
+  expect(await axeSeriousViolations(page)).toEqual([]);
   await dialog.getByTestId('kind-s3_compatible').click();
   await dialog.getByTestId('connect-submit').click();
   await dialog.getByText('Bucket Name cannot be empty.').waitFor();
+  // The form with a field in error.
+  expect(await axeSeriousViolations(page)).toEqual([]);
   await dialog.getByRole('textbox', { name: 'Bucket Name' }).fill('b');
   await dialog.getByTestId('connect-submit').click();
   await dialog.getByText('Access Key ID cannot be empty.').waitFor();

@@ -32,9 +32,15 @@ export function localizedTheme(closeLabel: string): MantineThemeOverride {
   };
 }
 
-/** "Dimmed" text dark enough for 4.5:1 on white (Mantine's default grey is 3.3:1). */
+/**
+ * "Dimmed" text dark enough for 4.5:1 on white (Mantine's default grey is 3.3:1), and so is the
+ * error text under a field (Mantine's default red.6 is 3.3:1; red.9 is 5.4:1).
+ */
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
-  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' },
+  light: {
+    '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
+    '--mantine-color-error': 'var(--mantine-color-red-9)',
+  },
   dark: {},
 });
