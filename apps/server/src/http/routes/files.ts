@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
@@ -58,6 +59,21 @@ function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortSignal
   });
   request.raw.on('aborted', () => ac.abort(new Error('client aborted the request')));
   return ac.signal;
+}
+
+/**
+ * The request's body as a stream of its own for the provider. Backends destroy the stream they
+ * write from when they fail (a refused file type, a full cloud), and destroying the request itself
+ * would close the connection before the error answer is sent. A client that goes away still ends it.
+ */
+function detachedBody(body: IncomingMessage): Readable {
+  const out = new PassThrough();
+  body.once('error', (err) => out.destroy(err));
+  body.once('close', () => {
+    if (!body.complete) out.destroy(new Error('client aborted the request'));
+  });
+  body.pipe(out);
+  return out;
 }
 
 function declaredLength(request: FastifyRequest): number | undefined {
@@ -207,7 +223,7 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
       if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function')
         throw errors.badRequest('invalid_request', { detail: 'no body' });
       const signal = abortOnClose(request, reply);
-      const item = await files.upload(identityOf(request), q.cloud_id, q.path, body, {
+      const item = await files.upload(identityOf(request), q.cloud_id, q.path, detachedBody(body), {
         size: declaredLength(request) ?? -1,
         overwrite: q.overwrite !== '0',
         modTime: q.modified ? new Date(q.modified) : undefined,
