@@ -133,6 +133,20 @@ describe('google_drive specifics (emulated)', () => {
     }
   });
 
+  it('waits out 403 rateLimitExceeded and 429 answers with the Retry-After sent, like userRateLimitExceeded', async () => {
+    const p = await svc.open();
+    await p.list('/');
+    for (const variant of ['rateLimitExceeded', '429']) {
+      const before = svc.emulator.faultsServed('rate_limit').length;
+      svc.emulator.rateLimitNext(1, 1, variant);
+      const started = Date.now();
+      await p.list('/');
+      expect(Date.now() - started, variant).toBeGreaterThanOrEqual(950);
+      expect(svc.emulator.faultsServed('rate_limit').length - before, variant).toBe(1);
+      expect(svc.emulator.pendingFaults()).toBe(0);
+    }
+  });
+
   it('works inside a shared drive', async () => {
     const driveId = svc.emulator.createSharedDrive('Team', [svc.user]);
     const p = await svc.open({ drive_id: driveId });

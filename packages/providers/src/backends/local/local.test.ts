@@ -102,6 +102,36 @@ describe('local backend confinement', () => {
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
   });
 
+  it('moves, copies and trashes never reach through a link that leaves the root', async () => {
+    const inner = await provider.stat('/box/inner.txt');
+    // Into the outside, through a link on the way.
+    expect(await code(provider.move(inner, '/escape/moved.txt'))).toBe('permission');
+    expect(await code(provider.copy(inner, '/escape/copied.txt'))).toBe('permission');
+    expect(await code(provider.rename('/escape', 'renamed'))).toBe('permission');
+    // Out of the outside: a source the caller names by a path through a link.
+    const secret = { path: '/escape/secret.txt', name: 'secret.txt', kind: 'file' as const, size: 6 };
+    expect(await code(provider.copy(secret, '/box/stolen.txt'))).toBe('permission');
+    expect(await code(provider.move(secret, '/box/stolen.txt'))).toBe('permission');
+    const link = { path: '/box/secret-link.txt', name: 'secret-link.txt', kind: 'file' as const, size: 6 };
+    expect(await code(provider.copy(link, '/box/stolen.txt'))).toBe('permission');
+    expect(await code(provider.move(link, '/box/stolen.txt'))).toBe('permission');
+    expect(await code(provider.trash('/box/secret-link.txt'))).toBe('permission');
+    expect(await code(provider.trash('/escape'))).toBe('permission');
+    expect(await code(provider.hash('/escape/secret.txt', 'sha256'))).toBe('permission');
+    expect(existsSync(join(root, 'box', 'stolen.txt'))).toBe(false);
+    expect(readdirSync(outside)).toEqual(['secret.txt']);
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+    // Writing where a link to the outside sits replaces the link inside the root; the outside file is untouched.
+    await provider.put('/box/secret-link.txt', Readable.from([Buffer.from('mine')]), { size: 4 });
+    expect((await readAll(await provider.openRead('/box/secret-link.txt'))).toString()).toBe('mine');
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+    // The trash folder is out of reach by name.
+    expect(await code(provider.put('/.skyferry-trash/x.txt', Readable.from([Buffer.from('x')]), { size: 1 }))).toBe(
+      'invalid_name',
+    );
+    expect(await code(provider.list('/.skyferry-trash'))).toBe('not_found');
+  });
+
   it('a cancelled write leaves no file and no temporary file behind', async () => {
     const ac = new AbortController();
     let sent = 0;

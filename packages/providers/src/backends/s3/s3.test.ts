@@ -132,3 +132,78 @@ describe('S3 multipart server-side copy', () => {
     expect(calls.some((x) => x.name === 'CopyObject')).toBe(false);
   });
 });
+
+describe('S3 limits (defaults)', () => {
+  const GiB = 1024 * 1024 * 1024;
+  const MiB = 1024 * 1024;
+
+  it('copies up to 5 GiB with one CopyObject, and anything larger in 1 GiB UploadPartCopy parts', async () => {
+    const provider = new S3Provider(s3ConfigFrom('s3_compatible', { ...creds, endpoint: 'http://127.0.0.1:1' }));
+    const c = provider.client;
+    const sizes: Record<string, number> = { 'five.bin': 5 * GiB, 'over.bin': 5 * GiB + 1 };
+    const done = new Set<string>();
+    const calls: { name: string; input: Record<string, unknown> }[] = [];
+    vi.spyOn(c, 'headObject').mockImplementation(async (key) => {
+      const src = sizes[key];
+      if (src !== undefined) return { ContentLength: src, ETag: '"abc"', Metadata: {} };
+      if (!done.has(key)) throw new S3ServiceError('NotFound', '', 404, {});
+      return { ContentLength: sizes[key.replace('copy-', '')] ?? 0, ETag: '"def"', Metadata: {} };
+    });
+    vi.spyOn(c, 'listObjectsV2').mockImplementation(async () => ({
+      Contents: [],
+      CommonPrefixes: [],
+      IsTruncated: false,
+    }));
+    vi.spyOn(c, 'copyObject').mockImplementation(async (input) => {
+      calls.push({ name: 'CopyObject', input });
+      done.add(input.key);
+    });
+    vi.spyOn(c, 'createMultipartUpload').mockImplementation(async (input) => {
+      calls.push({ name: 'CreateMultipartUpload', input });
+      return 'up-big';
+    });
+    vi.spyOn(c, 'uploadPartCopy').mockImplementation(async (input) => {
+      calls.push({ name: 'UploadPartCopy', input });
+      return { ETag: `"p${input.partNumber}"` };
+    });
+    vi.spyOn(c, 'completeMultipartUpload').mockImplementation(async (input) => {
+      calls.push({ name: 'CompleteMultipartUpload', input });
+      done.add(input.key);
+      return {};
+    });
+    await provider.copy({ path: '/five.bin', name: 'five.bin', kind: 'file', size: 5 * GiB }, '/copy-five.bin');
+    expect(calls.map((x) => x.name)).toEqual(['CopyObject']);
+    calls.length = 0;
+    await provider.copy({ path: '/over.bin', name: 'over.bin', kind: 'file', size: 5 * GiB + 1 }, '/copy-over.bin');
+    expect(calls.some((x) => x.name === 'CopyObject')).toBe(false);
+    const ranges = calls
+      .filter((x) => x.name === 'UploadPartCopy')
+      .map((x) => String(x.input.range))
+      .sort((a, b) => Number(/\d+/.exec(a)?.[0]) - Number(/\d+/.exec(b)?.[0]));
+    expect(ranges).toEqual([
+      ...Array.from({ length: 5 }, (_, i) => `bytes=${i * GiB}-${(i + 1) * GiB - 1}`),
+      `bytes=${5 * GiB}-${5 * GiB}`,
+    ]);
+    expect(calls.at(-1)?.name).toBe('CompleteMultipartUpload');
+  });
+
+  it('grows the part size so a file of any size fits in 10,000 parts (5 MiB at least, whole MiB)', async () => {
+    const provider = new S3Provider(s3ConfigFrom('s3_compatible', { ...creds, endpoint: 'http://127.0.0.1:1' }));
+    const create = vi.spyOn(provider.client, 'createMultipartUpload').mockResolvedValue('up-1');
+    const abort = vi.spyOn(provider.client, 'abortMultipartUpload').mockResolvedValue(undefined);
+    for (const size of [1, 5 * MiB, 48 * GiB, 100 * GiB, 5 * 1024 * GiB]) {
+      const w = await provider.openChunkWriter('/big.bin', { size });
+      expect(w.chunkSize % MiB, String(size)).toBe(0);
+      expect(w.chunkSize, String(size)).toBeGreaterThanOrEqual(5 * MiB);
+      expect(w.chunkSize * 10_000, String(size)).toBeGreaterThanOrEqual(size);
+      expect(w.chunkSize - MiB, String(size)).toBeLessThan(Math.max(5 * MiB, size / 10_000));
+      await w.abort();
+    }
+    const w = await provider.openChunkWriter('/big.bin', { size: 100 * GiB });
+    expect(w.chunkSize).toBe(11 * MiB);
+    await w.abort();
+    // The sizes above one part opened (and dropped) a multipart upload; the others go as one PUT.
+    expect(create).toHaveBeenCalledTimes(4);
+    expect(abort).toHaveBeenCalledTimes(4);
+  });
+});

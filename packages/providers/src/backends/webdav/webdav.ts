@@ -100,7 +100,7 @@ export class WebdavProvider implements Provider {
     this.username = username;
     this.vendor = vendor;
     this.basePath = hrefToPath(base.pathname);
-    this.accountKey = `webdav:${username}@${base.href}`;
+    this.accountKey = webdavAccountKey(username, base);
     this.http = new DavHttp(base, username, password, {
       rejectUnauthorized: !opts.insecureSkipVerify,
       pacer: pacerFor(this.accountKey, { rateLimitPerSecond: opts.rateLimitPerSecond }),
@@ -580,6 +580,11 @@ function stringOpt(credentials: Record<string, unknown>, key: string): string | 
 }
 
 /** Finds out whether the server is Nextcloud or ownCloud (their /status.php), else generic. */
+/** The pacer's key of a WebDAV account: one login on one share. */
+function webdavAccountKey(username: string, base: URL): string {
+  return `webdav:${username}@${base.href}`;
+}
+
 async function detectVendor(http: DavHttp, base: URL): Promise<WebdavVendor> {
   const i = base.pathname.indexOf('/remote.php/');
   if (i < 0) return 'other';
@@ -638,7 +643,12 @@ export async function openWebdav(
   let vendor: WebdavVendor;
   if (vendorOpt === 'nextcloud' || vendorOpt === 'owncloud' || vendorOpt === 'other') vendor = vendorOpt;
   else {
-    const probe = new DavHttp(base, username, password, { rejectUnauthorized: !insecure });
+    // Through the account's pacer: a 5xx or a dropped connection while a server restarts is tried
+    // again, instead of taking a Nextcloud for a generic server.
+    const probe = new DavHttp(base, username, password, {
+      rejectUnauthorized: !insecure,
+      pacer: pacerFor(webdavAccountKey(username, base), { rateLimitPerSecond: opts.rateLimitPerSecond }),
+    });
     try {
       vendor = await detectVendor(probe, base);
     } finally {

@@ -1,0 +1,145 @@
+import { Agent, createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startApacheWebdav,
+  startNextcloudEmulator,
+  type NextcloudEmulator,
+  type WebdavServer,
+} from '@skyferry/testing';
+import { errorCode } from '../../testkit/index.ts';
+import { openWebdav } from './webdav.ts';
+
+/** Answers the next `left` requests of `method` (whose path matches) with `status` instead of passing them on. */
+interface Stumble {
+  method: string;
+  status: number;
+  left: number;
+  path?: RegExp;
+}
+
+interface StumblingProxy {
+  /** The target's URL with the proxy's host and port. */
+  url(pathname: string): string;
+  /** Every request seen: method, path and the status answered (made up or the server's). */
+  readonly seen: Array<{ method: string; path: string; status: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A reverse proxy on 127.0.0.1 in front of a real WebDAV server that answers a planned few
+ * requests with an error of its own (a server restarting, a balancer without a backend for a
+ * moment) and passes everything else through unchanged, Host header included.
+ */
+async function startStumblingProxy(target: URL, stumbles: Stumble[]): Promise<StumblingProxy> {
+  const seen: StumblingProxy['seen'] = [];
+  const agent = new Agent({ keepAlive: true });
+  const server: Server = createServer((req, res) => {
+    const method = req.method ?? 'GET';
+    const path = req.url ?? '/';
+    const s = stumbles.find((x) => x.left > 0 && x.method === method && (!x.path || x.path.test(path)));
+    if (s) {
+      s.left -= 1;
+      req.resume();
+      req.on('end', () => {
+        seen.push({ method, path, status: s.status });
+        res.writeHead(s.status, { 'content-type': 'text/plain' }).end(`injected ${s.status}\n`);
+      });
+      return;
+    }
+    const up = request(
+      { host: target.hostname, port: Number(target.port), method, path, headers: req.headers, agent },
+      (r) => {
+        seen.push({ method, path, status: r.statusCode ?? 0 });
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: (pathname) => `http://127.0.0.1:${port}${pathname}`,
+    seen,
+    async close() {
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('webdav: opening a cloud while the server briefly answers 5xx', () => {
+  let proxy: StumblingProxy | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+    proxy = undefined;
+  });
+
+  describe('generic server (Apache mod_dav)', () => {
+    let apache: WebdavServer;
+    beforeAll(async () => {
+      apache = await startApacheWebdav();
+    });
+    afterAll(async () => {
+      await apache?.stop();
+    });
+
+    it('retries the first PROPFIND after a 503 and a 500, then opens and works', async () => {
+      proxy = await startStumblingProxy(new URL(apache.url), [
+        { method: 'PROPFIND', status: 503, left: 1 },
+        { method: 'PROPFIND', status: 500, left: 1 },
+      ]);
+      const dav = await openWebdav({ url: proxy.url('/'), username: apache.username, password: apache.password });
+      try {
+        const propfinds = proxy.seen.filter((r) => r.method === 'PROPFIND').map((r) => r.status);
+        expect(propfinds.slice(0, 3)).toEqual([503, 500, 207]);
+        await dav.put('/after-retry.txt', Readable.from([Buffer.from('ok')]), { size: 2 });
+        expect((await dav.list('/')).entries.map((e) => e.name)).toContain('after-retry.txt');
+      } finally {
+        await dav.close();
+      }
+    });
+
+    it('gives up with a retryable server error when the server keeps failing', async () => {
+      proxy = await startStumblingProxy(new URL(apache.url), [{ method: 'PROPFIND', status: 502, left: 1000 }]);
+      const opening = openWebdav({ url: proxy.url('/'), username: apache.username, password: apache.password });
+      expect(await errorCode(opening)).toBe('server');
+      // The first attempt and the pacer's retries, then no more.
+      const tries = proxy.seen.filter((r) => r.method === 'PROPFIND').length;
+      expect(tries).toBeGreaterThan(1);
+      expect(tries).toBeLessThanOrEqual(10);
+    }, 60_000);
+  });
+
+  describe('Nextcloud (emulator)', () => {
+    let nc: NextcloudEmulator;
+    beforeAll(async () => {
+      nc = await startNextcloudEmulator();
+    });
+    afterAll(async () => {
+      await nc?.stop();
+    });
+
+    it('retries status.php and the first PROPFIND, so the server is still recognised as Nextcloud', async () => {
+      const target = new URL(nc.url);
+      proxy = await startStumblingProxy(target, [
+        { method: 'GET', path: /\/status\.php$/, status: 503, left: 1 },
+        { method: 'PROPFIND', status: 502, left: 1 },
+      ]);
+      const dav = await openWebdav({ url: proxy.url(target.pathname), username: nc.username, password: nc.password });
+      try {
+        expect(proxy.seen.filter((r) => r.path.endsWith('/status.php')).map((r) => r.status)).toEqual([503, 200]);
+        expect(dav.vendor).toBe('nextcloud');
+        expect(dav.features.chunkWriter).toBe(true);
+        expect(dav.features.setModTime).toBe(true);
+        expect((await dav.stat('/')).kind).toBe('dir');
+      } finally {
+        await dav.close();
+      }
+    });
+  });
+});
