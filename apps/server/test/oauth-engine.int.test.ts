@@ -186,4 +186,32 @@ describe('engine runs between emulated OAuth clouds', () => {
       ['onedrive', 'authorized'],
     ]);
   });
+
+  it('a grant revoked between runs fails the next run with auth_expired and marks that cloud expired, not deleted', async () => {
+    const { emu } = app;
+    const rUser = 'revoked-owner@example.com';
+    emu.dropbox.seed(rUser, '/Gone/a.txt', Buffer.from('a'));
+    const revoked = await connectOAuth(app, user.headers, 'dropbox', rUser, 'Revoked');
+    const listClouds = async () =>
+      (await call<{ clouds: Cloud[] }>('GET', '/api/v2/clouds/me', { headers: user.headers })).data.clouds;
+    const box = (await listClouds()).find((c) => c.cloud_name === 'box')!;
+    const first = await runTask({
+      task_type: 0,
+      from_cloud: { cloud_id: revoked.id, paths: ['/Gone'] },
+      to_cloud: { cloud_id: box.id, path: '/FromRevoked' },
+    });
+    expect(first.state, JSON.stringify(first.result_list)).toBe(0);
+    // The user withdraws Skyferry's access at Dropbox; every access token runs out meanwhile.
+    emu.oauth.revokeUser(rUser);
+    emu.oauth.expireAccessTokens();
+    const res = await call<ServerTask>('GET', `/api/tasks/run/${first.id}`, { headers: user.headers });
+    expect(res.code).toBe(0);
+    const second = (await waitForState(call, user.headers, first.id, undefined, 180_000)).task;
+    expect(second.result?.outcome).toBe('failed');
+    expect(second.result?.error?.code).toBe('auth_expired');
+    const after = await listClouds();
+    expect(after.find((c) => c.id === revoked.id)).toMatchObject({ status: 'expired', cloud_alias_name: 'Revoked' });
+    // The other side refreshed its token and stays authorized.
+    expect(after.find((c) => c.id === box.id)?.status).toBe('authorized');
+  });
 });

@@ -20,7 +20,7 @@ import {
   type TransferProgress,
   type TransferResult,
 } from '@skyferry/engine';
-import { googleDocsLeftOut, setGoogleDocsMode } from '@skyferry/providers';
+import { googleDocsLeftOut, ProviderError, setGoogleDocsMode } from '@skyferry/providers';
 import { abortReasonOf, JobAbortedError, type RunningJob } from '@skyferry/queue';
 import type { Database, Kysely } from '@skyferry/db';
 import type { Logger } from 'pino';
@@ -211,10 +211,28 @@ export class TaskRunner {
     }
     try {
       const outcome = await this.transfer(row, job, startedAt, live, charged, from, to, source, target);
+      await this.expireRefused(outcome.result, source, target);
       return { ...outcome, docsLeftOut: googleDocsLeftOut(source.provider) };
     } finally {
       await source.provider.close?.().catch(() => undefined);
       if (target !== source) await target.provider.close?.().catch(() => undefined);
+    }
+  }
+
+  /**
+   * A run stopped because a service refused the cloud's authorisation (a revoked grant) marks that
+   * cloud expired, as file calls do: it stays, and the user reauthorizes it. The engine does not
+   * say which side refused, so each is asked once (a listing of its root: a stat of "/" may be
+   * answered without asking the service).
+   */
+  private async expireRefused(result: TransferResult, source: OpenedCloud, target: OpenedCloud): Promise<void> {
+    if (result.error?.code !== 'auth_expired') return;
+    for (const side of target === source ? [source] : [source, target]) {
+      const refused = await side.provider.list('/', { pageSize: 1 }).then(
+        () => false,
+        (err: unknown) => ProviderError.is(err, 'auth_expired'),
+      );
+      if (refused) await this.o.clouds.markExpired(side.cloud.id).catch(() => undefined);
     }
   }
 
