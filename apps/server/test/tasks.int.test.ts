@@ -599,4 +599,65 @@ describe('tasks with billing on [SQLite]', () => {
     expect(await t.ctx.users.remainingTraffic(user.uid)).toBe(3000 + 50 * GB - 10_000);
     expect(readFileSync(join(dstDir, 'Big/a.bin'))).toEqual(Buffer.alloc(6000, 1));
   });
+
+  it('an ended licence answers 4011001; no transfer data left answers 4001001 for runs starting now', async () => {
+    const user = await t.signUp();
+    const srcDir = t.makeLocalFolder();
+    const dstDir = t.makeLocalFolder();
+    writeTree(srcDir, { 'Docs/a.txt': Buffer.from('hello') });
+    const src = await connectLocal(call, user.headers, srcDir);
+    const dst = await connectLocal(call, user.headers, dstDir);
+    const body = {
+      task_type: 0,
+      from_cloud: { cloud_id: src.id, paths: ['/Docs'] },
+      to_cloud: { cloud_id: dst.id, path: '/' },
+    };
+    // A month's licence that started 70 days ago has ended.
+    await t.ctx.users.grantLicense(user.uid, 'month', { startsAt: Date.now() - 70 * 86_400_000 });
+    expect(await t.ctx.users.licenceStatus(user.uid)).toBe('expired');
+    const expired = await call('POST', '/api/tasks', { headers: user.headers, body });
+    expect(expired).toMatchObject({
+      status: 402,
+      code: Code.LICENSE_EXPIRED,
+      msg: 'Your current license has expired.',
+    });
+    const expiredDry = await call('POST', '/api/tasks', { headers: user.headers, body: { ...body, dry_run: true } });
+    expect(expiredDry.code).toBe(Code.LICENSE_EXPIRED);
+
+    // Renewed, but every byte of the month's data is used.
+    await t.ctx.users.grantLicense(user.uid, 'month');
+    expect(await t.ctx.users.licenceStatus(user.uid)).toBe('active');
+    await t.ctx.users.chargeTraffic(user.uid, await t.ctx.users.remainingTraffic(user.uid));
+    expect(await t.ctx.users.remainingTraffic(user.uid)).toBe(0);
+    const noData = await call('POST', '/api/tasks', { headers: user.headers, body });
+    expect(noData).toMatchObject({ status: 402, code: Code.TRAFFIC_INSUFFICIENT });
+    expect(noData.msg).toMatch(/^Your current remaining transfer data is insufficient/);
+    // The preview and a schedule for later still work; starting the scheduled task now does not.
+    const dry = await call<CreateTaskData>('POST', '/api/tasks', {
+      headers: user.headers,
+      body: { ...body, dry_run: true },
+    });
+    expect([dry.code, dry.data.plan?.summary.copy.count]).toEqual([0, 1]);
+    const scheduled = await call<CreateTaskData>('POST', '/api/tasks', {
+      headers: user.headers,
+      body: { ...body, schedule: { start_date: '2099-01-01 08:00:00' }, time_zone: 'UTC' },
+    });
+    expect(scheduled.code).toBe(0);
+    const id = scheduled.data.task?.id ?? '';
+    const startNow = await call('GET', `/api/tasks/run/${id}`, { headers: user.headers });
+    expect(startNow).toMatchObject({ status: 402, code: Code.TRAFFIC_INSUFFICIENT });
+    const list = await call<ListTasksData>('POST', '/api/tasks/list', {
+      headers: user.headers,
+      body: { page: 1, page_size: 100, completed: 0 },
+    });
+    expect(list.data.items.map((task) => [task.id, task.state])).toEqual([[id, 7]]);
+
+    // A data packet brings it back.
+    await t.ctx.users.grantDataPacket(user.uid, 'packet_50g');
+    const started = await call<ServerTask>('GET', `/api/tasks/run/${id}`, { headers: user.headers });
+    expect(started.code).toBe(0);
+    const done = await waitForState(call, user.headers, id);
+    expect(done.task.state).toBe(0);
+    expect(readFileSync(join(dstDir, 'Docs/a.txt'), 'utf8')).toBe('hello');
+  });
 });

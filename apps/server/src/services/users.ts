@@ -144,6 +144,18 @@ export class UsersService {
     return isPaid(await this.paidFields(userId, this.now()), new Date(this.now()));
   }
 
+  /**
+   * Whether the account holds a licence now ('active'), held one that has ended ('expired', spec
+   * code 4011001), or never had one ('none'). Always 'active' with billing off.
+   */
+  async licenceStatus(userId: string): Promise<'active' | 'expired' | 'none'> {
+    if (this.billingMode === 'off') return 'active';
+    const now = this.now();
+    const fields = await this.paidFields(userId, now);
+    if (isPaid(fields, new Date(now))) return 'active';
+    return fields.type === 1 ? 'expired' : 'none';
+  }
+
   /** How many clouds the account may connect: 20, or 5 on a free plan when billing is on. */
   async cloudLimit(userId: string): Promise<number> {
     return (await this.isPremium(userId)) ? LIMITS.maxCloudDrives : LIMITS.freeCloudDrives;

@@ -185,8 +185,26 @@ export class TasksService {
 
   // --- creating ----------------------------------------------------------------------------------
 
+  /**
+   * With billing on a task needs a licence: one that has ended answers 4011001 ("Your current
+   * license has expired.", Renew), none at all 403001 (the client sends the user to /buy).
+   */
   private async requireLicence(userId: string): Promise<void> {
-    if (this.o.billingMode !== 'off' && !(await this.o.users.isPremium(userId))) throw errors.premiumRequired();
+    if (this.o.billingMode === 'off') return;
+    const status = await this.o.users.licenceStatus(userId);
+    if (status === 'expired') throw errors.licenseExpired();
+    if (status === 'none') throw errors.premiumRequired();
+  }
+
+  /**
+   * A run starting now needs some transfer data left (4001001, "Buy now"); a run that needs more
+   * than is left still stops in state 10 with the size needed. Scheduled runs are checked when they run.
+   */
+  private async requireTraffic(userId: string): Promise<void> {
+    if (this.o.billingMode === 'off') return;
+    if ((await this.o.users.remainingTraffic(userId)) <= 0) {
+      throw new ApiError(Code.TRAFFIC_INSUFFICIENT, 'traffic_insufficient');
+    }
   }
 
   private async open(userId: string, cloudId: string): Promise<OpenedCloud> {
@@ -297,6 +315,7 @@ export class TasksService {
       const plan = await planTransfer(planRequest);
       return { task: null, plan: planView(plan, body.plan_query) };
     }
+    if (!schedule) await this.requireTraffic(userId);
     if (!schedule && (!body.confirm_insufficient_space || !body.confirm_deletions)) {
       // Plan within a budget to prompt about space and deletions now; a tree too large to plan
       // quickly is checked by the run itself (state 6, or a failed run asking for confirmation).
@@ -438,6 +457,7 @@ export class TasksService {
   async runNow(userId: string, id: string): Promise<ServerTask> {
     const row = await this.owned(userId, id);
     await this.requireLicence(userId);
+    await this.requireTraffic(userId);
     await this.startRun(row, 'full', `t-${id}-${row.run_count + 1}`);
     return this.view(await this.owned(userId, id));
   }
@@ -449,6 +469,7 @@ export class TasksService {
       throw new ApiError(Code.CONFLICT, 'task_not_retryable');
     }
     await this.requireLicence(userId);
+    await this.requireTraffic(userId);
     const failed = await this.o.repo.countFailedFiles(id);
     const mode = failed > 0 && (row.state === TaskState.failed || row.state === TaskState.partial) ? 'retry' : 'full';
     await this.startRun(row, mode, `t-${id}-${row.run_count + 1}`);

@@ -37,6 +37,17 @@ function goBuy(): void {
   navigateTo('/buy');
 }
 
+/** 4011001: "Your current license has expired." with Renew, which closes the transfer modals and goes to /buy. */
+export async function askRenew(): Promise<void> {
+  const t = i18n.getFixedT(null, 'transmission');
+  const answer = await confirm({
+    message: t('errors.licenseExpired'),
+    yesLabel: t('errors.renew'),
+    noLabel: t('errors.cancel'),
+  });
+  if (answer === 'yes') goBuy();
+}
+
 /**
  * Shows a failed task call the way spec section 8 says: 4011001 "Your current license has
  * expired." with Renew (to /buy), 4001001 with Buy now (to /buy), 6007001 its cap message, a
@@ -47,12 +58,7 @@ export async function reportTaskError(err: unknown, cloudId?: string): Promise<v
   const t = i18n.getFixedT(null, 'transmission');
   const kind = taskErrorKind(err);
   if (kind === 'license_expired') {
-    const answer = await confirm({
-      message: t('errors.licenseExpired'),
-      yesLabel: t('errors.renew'),
-      noLabel: t('errors.cancel'),
-    });
-    if (answer === 'yes') goBuy();
+    await askRenew();
     return;
   }
   if (kind === 'traffic_insufficient') {

@@ -402,6 +402,24 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     expect(api.tasks()).toEqual([]);
   });
 
+  it('with billing on, a licence that has ended offers Renew (4011001) before going to /buy', async () => {
+    sessionStore.setState({ init: initData({ billing_mode: 'test' }) });
+    const base = authData().user_info;
+    sessionStore.setState((s) => ({
+      user: { ...s.user, info: { ...base, type: 1, expired: 1, expire: Math.floor(Date.now() / 1000) - 86_400 } },
+    }));
+    const api = serve({ 'POST /api/cloud-manager/list': listHandler });
+    const { router } = renderPage();
+    await tick('/Photos');
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    const dialog = await screen.findByRole('dialog', { name: 'Please confirm' });
+    expect(dialog.textContent).toContain('Your current license has expired.');
+    expect(router.state.location.pathname).toBe('/transfer');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Renew' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/buy'));
+    expect(api.tasks()).toEqual([]);
+  });
+
   it('4011001 closes the transfer modal and offers Renew to /buy; 6007001 shows the cap message', async () => {
     let code: number = Code.LICENSE_EXPIRED;
     serve({

@@ -50,7 +50,7 @@ import type { Cloud } from '../session/types.ts';
 import { cloudLabel, isPhotosCloud, kindName } from '../shell/clouds.ts';
 import { openConnectCloud, openTransmissionList } from '../shell/store.ts';
 import { tasksApi } from '../tasks/api.ts';
-import { reportTaskError, taskErrorKind } from '../tasks/errors.ts';
+import { askRenew, reportTaskError, taskErrorKind } from '../tasks/errors.ts';
 import { CloudTree } from './CloudTree.tsx';
 import {
   MEDIA_CATEGORIES,
@@ -92,6 +92,7 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
   const loggedIn = useSession(selectLoggedIn);
   const paid = useSession(selectPaid);
   const billingOn = useSession(selectBillingOn);
+  const licenceEnded = useSession((s) => s.user.info?.type === 1);
   const [scheduleOpen, setScheduleOpen] = useState(false);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [starting, setStarting] = useState(false);
@@ -149,6 +150,11 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
       return;
     }
     if (billingOn && !paid) {
+      // A licence that has ended is answered as the server's 4011001 would be (Renew); none at all goes to /buy.
+      if (licenceEnded) {
+        await askRenew();
+        return;
+      }
       toast.info(t('needLicence'));
       navigate('/buy');
       return;
