@@ -398,6 +398,52 @@ for (const cfg of CONFIGS) {
       expect(tree(d)).toEqual([]);
     });
 
+    it('two deletions at once, each keeping the copy the other deletes, never remove both copies', async () => {
+      const d = t.makeLocalFolder();
+      const a = randomBytes(4 * KB);
+      writeTree(d, { 'p.bin': a, 'q.bin': a });
+      const c = await connectLocal(call, headers(), d);
+      const id = await startScan({ cloud_id: c.id, imode: 2 });
+      await waitScan(id);
+      const files =
+        (await call<DuplicateFilesPage>('GET', `/api/cleanup/duplicate-files?task_id=${id}`, { headers: headers() }))
+          .data.items[0]?.files ?? [];
+      expect(files.map((f) => f.path)).toEqual(['/p.bin', '/q.bin']);
+      // A slow trash: without care, both calls would see the other copy still there and both delete.
+      const previous = t.ctx.clouds.open;
+      t.ctx.clouds.open = async (identity, cloudId) => {
+        const opened = await previous.call(t.ctx.clouds, identity, cloudId);
+        const provider = new Proxy(opened.provider, {
+          get: (target, prop, receiver) => {
+            if (prop === 'trash' && target.trash) {
+              const trash = target.trash.bind(target);
+              return async (path: string) => {
+                await sleep(300);
+                return trash(path);
+              };
+            }
+            const value: unknown = Reflect.get(target, prop, receiver);
+            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+          },
+        });
+        return { ...opened, provider };
+      };
+      try {
+        const replies = await Promise.all(
+          files.map((f) =>
+            call<DeleteCleanupData>('DELETE', '/api/cleanup/duplicate-files', {
+              headers: headers(),
+              body: { task_id: id, ids: [f.id] },
+            }),
+          ),
+        );
+        expect(tree(d)).toHaveLength(1);
+        expect(replies.map((r) => (r.code === 0 ? r.data.deleted : 0)).sort()).toEqual([0, 1]);
+      } finally {
+        t.ctx.clouds.open = previous;
+      }
+    });
+
     it('cancels a running scan (status 4), which then stays cancelled', async () => {
       const d = t.makeLocalFolder();
       const a = randomBytes(2 * KB);

@@ -91,6 +91,8 @@ type Failure = DeleteCleanupData['failed'][number];
  */
 export class CleanupService {
   private readonly o: Required<CleanupServiceOptions>;
+  /** The deletion running or queued last, per scan (see `delete`). */
+  private readonly deleting = new Map<string, Promise<void>>();
 
   constructor(options: CleanupServiceOptions) {
     this.o = { now: () => Date.now(), deleteConcurrency: 8, ...options };
@@ -323,7 +325,32 @@ export class CleanupService {
     return { targets, kept };
   }
 
+  /**
+   * Deletes results. Deletions of one scan run one after another in this process: each checks
+   * that a kept copy of every duplicate group it touches still exists before it removes the
+   * others, so two calls at once (two tabs keeping different copies) cannot remove every copy.
+   */
   async delete(identity: CloudIdentity, kindName: CleanupKind, body: DeleteCleanupBody): Promise<DeleteCleanupData> {
+    const key = body.task_id;
+    const before = this.deleting.get(key) ?? Promise.resolve();
+    const run = before.then(() => this.deleteNow(identity, kindName, body));
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.deleting.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.deleting.get(key) === tail) this.deleting.delete(key);
+    }
+  }
+
+  private async deleteNow(
+    identity: CloudIdentity,
+    kindName: CleanupKind,
+    body: DeleteCleanupBody,
+  ): Promise<DeleteCleanupData> {
     const owner = ownerOf(identity);
     const kind = KIND_OF[kindName];
     const { row, unlimited } = await this.finished(owner, body.task_id);

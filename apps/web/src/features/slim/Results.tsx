@@ -57,26 +57,38 @@ function itemsOf(kind: CleanupKind, page: AnyPage | null): CleanupItem[] {
   return (page as LargeFilesPage).items;
 }
 
+/** A result row: the name with its category (files), the folder, size and modified date. */
 function ItemRow({
   item,
   checked,
   onToggle,
   extra,
+  folder = false,
 }: {
   item: CleanupItem;
   checked: boolean;
   onToggle: () => void;
   extra?: string;
+  /** An empty folder: no category to show. */
+  folder?: boolean;
 }) {
+  const { t } = useTranslation('slim');
   return (
     <Table.Tr data-testid="slim-row" data-path={item.path}>
       <Table.Td w={36}>
         <Checkbox checked={checked} onChange={onToggle} aria-label={item.path} />
       </Table.Td>
       <Table.Td>
-        <Text size="sm" fw={500} truncate="end" title={item.path}>
-          {item.name}
-        </Text>
+        <Group gap={6} wrap="nowrap">
+          <Text size="sm" fw={500} truncate="end" title={item.path}>
+            {item.name}
+          </Text>
+          {!folder && (
+            <Badge size="xs" variant="outline" color="gray.7" style={{ flex: 'none' }} data-testid="slim-row-category">
+              {t(`categories.${item.category}`)}
+            </Badge>
+          )}
+        </Group>
         <Text size="xs" c="dimmed" truncate="end" title={item.path}>
           {extra ?? parentOf(item.path)}
         </Text>
@@ -326,6 +338,7 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
                     item={f}
                     checked={selected.has(f.id)}
                     onToggle={() => toggle(f.id)}
+                    folder
                     extra={
                       f.nested_count > 0
                         ? `${parentOf(f.path)} · ${t('nested', { n: f.nested_count })}`

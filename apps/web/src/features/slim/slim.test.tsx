@@ -3,6 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   Permission,
+  formatBytes,
+  formatDateTime,
   type CleanupTask,
   type DeleteCleanupData,
   type DuplicateFilesPage,
@@ -310,6 +312,13 @@ describe('/slim/explore', () => {
     await userEvent.click(await screen.findByRole('tab', { name: /Large files/ }));
     const rows = async () => (await screen.findAllByTestId('slim-row')).map((r) => r.getAttribute('data-path'));
     expect(await rows()).toEqual(['/v/a.mp4', '/v/b.mp4']);
+    // Each row shows its name, folder, category, size and modified date (ENT-CLN-05).
+    const first = screen.getAllByTestId('slim-row')[0] as HTMLElement;
+    expect(within(first).getByTestId('slim-row-category')).toHaveTextContent('Videos');
+    expect(first.textContent).toContain('a.mp4');
+    expect(first.textContent).toContain('/v');
+    expect(first.textContent).toContain(formatBytes(300));
+    expect(first.textContent).toContain(formatDateTime(T0));
     await userEvent.click(screen.getByTestId('slim-order'));
     await waitFor(async () => expect(await rows()).toEqual(['/v/b.mp4', '/v/a.mp4']));
     expect(api.find('GET /api/cleanup/large-files').at(-1)?.query.get('order')).toBe('asc');
