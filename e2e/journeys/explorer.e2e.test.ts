@@ -25,7 +25,7 @@ beforeAll(async () => {
   [server, dav, browser] = await Promise.all([startSkyferry(), startRcloneServe('webdav'), launchBrowser()]);
   // bypassCSP: the accessibility scans inject axe-core.
   context = await browser.newContext({
-    viewport: { width: 1360, height: 900 },
+    viewport: { width: 1280, height: 800 },
     acceptDownloads: true,
     bypassCSP: true,
   });
