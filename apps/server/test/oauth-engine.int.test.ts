@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cloud, CreateTaskData, ServerTask, TaskDetail } from '@skyferry/contract';
+import { Code, type Cloud, type CreateTaskData, type ServerTask, type TaskDetail } from '@skyferry/contract';
 import { ENCODINGS, NameEncoder, openProvider, type Provider } from '@skyferry/providers';
 import { EMULATED_CLIENTS, exportBytes, GOOGLE_DOC_MIME } from '@skyferry/testing';
 import type { SignedUpUser } from './support/app.ts';
@@ -212,6 +212,38 @@ describe('engine runs between emulated OAuth clouds', () => {
     const after = await listClouds();
     expect(after.find((c) => c.id === revoked.id)).toMatchObject({ status: 'expired', cloud_alias_name: 'Revoked' });
     // The other side refreshed its token and stays authorized.
+    expect(after.find((c) => c.id === box.id)?.status).toBe('authorized');
+  });
+
+  it('creating a task from a cloud whose grant was revoked answers cloud_auth_expired and marks it expired', async () => {
+    const { emu } = app;
+    const rUser = 'revoked-before-create@example.com';
+    emu.dropbox.seed(rUser, '/Here/a.txt', Buffer.from('a'));
+    const revoked = await connectOAuth(app, user.headers, 'dropbox', rUser, 'Revoked early');
+    const listClouds = async () =>
+      (await call<{ clouds: Cloud[] }>('GET', '/api/v2/clouds/me', { headers: user.headers })).data.clouds;
+    const box = (await listClouds()).find((c) => c.cloud_name === 'box')!;
+    emu.oauth.revokeUser(rUser);
+    emu.oauth.expireAccessTokens();
+    for (const dryRun of [true, false]) {
+      const res = await call('POST', '/api/tasks', {
+        headers: user.headers,
+        body: {
+          task_type: 0,
+          from_cloud: { cloud_id: revoked.id, paths: ['/Here'] },
+          to_cloud: { cloud_id: box.id, path: '/FromRevokedEarly' },
+          dry_run: dryRun,
+        },
+      });
+      expect(res.status, `dry_run ${dryRun}`).toBe(401);
+      expect(res.code, `dry_run ${dryRun}`).toBe(Code.CLOUD_AUTH_EXPIRED);
+      expect(res.data).toMatchObject({ cloud_id: revoked.id });
+    }
+    const after = await listClouds();
+    expect(after.find((c) => c.id === revoked.id)).toMatchObject({
+      status: 'expired',
+      cloud_alias_name: 'Revoked early',
+    });
     expect(after.find((c) => c.id === box.id)?.status).toBe('authorized');
   });
 });

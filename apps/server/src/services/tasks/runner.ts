@@ -20,7 +20,7 @@ import {
   type TransferProgress,
   type TransferResult,
 } from '@skyferry/engine';
-import { googleDocsLeftOut, ProviderError, setGoogleDocsMode } from '@skyferry/providers';
+import { googleDocsLeftOut, setGoogleDocsMode } from '@skyferry/providers';
 import { abortReasonOf, JobAbortedError, type RunningJob } from '@skyferry/queue';
 import type { Database, Kysely } from '@skyferry/db';
 import type { Logger } from 'pino';
@@ -32,6 +32,7 @@ import type { CloudsService } from '../clouds.ts';
 import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
 import type { UsersService } from '../users.ts';
 import type { TaskJob } from './tasks-service.ts';
+import { markRefusedExpired } from './expired.ts';
 import { cloudLabel, parseSource, parseTarget } from './views.ts';
 
 export interface TaskRunnerOptions {
@@ -219,21 +220,9 @@ export class TaskRunner {
     }
   }
 
-  /**
-   * A run stopped because a service refused the cloud's authorisation (a revoked grant) marks that
-   * cloud expired, as file calls do: it stays, and the user reauthorizes it. The engine does not
-   * say which side refused, so each is asked once (a listing of its root: a stat of "/" may be
-   * answered without asking the service).
-   */
+  /** A run stopped by a refused authorisation (a revoked grant) marks the cloud that refused expired. */
   private async expireRefused(result: TransferResult, source: OpenedCloud, target: OpenedCloud): Promise<void> {
-    if (result.error?.code !== 'auth_expired') return;
-    for (const side of target === source ? [source] : [source, target]) {
-      const refused = await side.provider.list('/', { pageSize: 1 }).then(
-        () => false,
-        (err: unknown) => ProviderError.is(err, 'auth_expired'),
-      );
-      if (refused) await this.o.clouds.markExpired(side.cloud.id).catch(() => undefined);
-    }
+    if (result.error?.code === 'auth_expired') await markRefusedExpired(this.o.clouds, [source, target]);
   }
 
   private async transfer(
@@ -300,6 +289,10 @@ export class TaskRunner {
     // sees only what is left.
     const jobId = job.id;
     let figures = await checkpoints.planFigures(jobId);
+    // An earlier attempt of this job planned (and may have done part of) the run: this attempt
+    // resumes it. Its plan may even look the same (with "transfer anyway", files already written
+    // are planned again as updates), so the first attempt's figures are the run's.
+    const earlierAttempt = figures !== undefined;
     if (!figures) {
       figures = {
         jobId,
@@ -311,7 +304,8 @@ export class TaskRunner {
       };
       await checkpoints.savePlanFigures(figures);
     }
-    const resumedRun = figures.total !== plan.filesToTransfer + plan.deletes.count || figures.size !== total;
+    const resumedRun =
+      earlierAttempt || figures.total !== plan.filesToTransfer + plan.deletes.count || figures.size !== total;
     await this.o.repo.transition(
       row.id,
       [TaskState.scanning],

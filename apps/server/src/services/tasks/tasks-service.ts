@@ -36,7 +36,7 @@ import {
   type TransferPlan,
 } from '@skyferry/engine';
 import type { JobQueue } from '@skyferry/queue';
-import { setGoogleDocsMode, type Provider } from '@skyferry/providers';
+import { ProviderError, setGoogleDocsMode, type Provider } from '@skyferry/providers';
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../../http/errors.ts';
 import type { ProgressStore } from '../../repositories/task-progress.ts';
@@ -44,6 +44,7 @@ import type { TaskRow, TasksRepository } from '../../repositories/tasks.ts';
 import type { CloudRecord, CloudsService } from '../clouds.ts';
 import { nextRunAfter, type ScheduledTask } from '../scheduler/scheduler.ts';
 import type { UsersService } from '../users.ts';
+import { markRefusedExpired } from './expired.ts';
 import { cloudLabel, kindInfo, toFailedFile, toServerTask } from './views.ts';
 
 /** What a task job carries through the queue. */
@@ -261,6 +262,14 @@ export class TasksService {
         source,
         target,
       });
+    } catch (err) {
+      // A service refusing the cloud's authorisation while the task is checked: the cloud is
+      // marked expired (Reauthorize) and the answer says so, instead of a server error.
+      if (ProviderError.is(err, 'auth_expired')) {
+        const [refused] = await markRefusedExpired(this.o.clouds, [source, target]);
+        throw errors.cloudAuthExpired({ cloud_id: (refused ?? source.cloud).id });
+      }
+      throw err;
     } finally {
       await source.provider.close?.().catch(() => undefined);
       if (target !== source) await target.provider.close?.().catch(() => undefined);
