@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.ts';
 import type { App } from './http/app-types.ts';
-import { installEnvelopeHandlers } from './http/envelope.ts';
+import { frameworkError, installEnvelopeHandlers } from './http/envelope.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { ROUTES } from './http/routes/index.ts';
 import { installSecurityHeaders } from './http/security.ts';
@@ -27,9 +27,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
           ? false
           : loggerOptions(ctx.config.logLevel),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    trustProxy: true,
+    // Only the proxies the operator names may set X-Forwarded-For (default: those on this machine).
+    trustProxy: ctx.config.trustProxy,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    frameworkErrors: frameworkError,
   });
   base.setValidatorCompiler(validatorCompiler);
   base.setSerializerCompiler(serializerCompiler);

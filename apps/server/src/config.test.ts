@@ -154,6 +154,27 @@ describe('loadConfig validation', () => {
   });
 });
 
+describe('SKYFERRY_TRUST_PROXY', () => {
+  it('trusts only proxies on this machine by default', () => {
+    expect(loadConfig({}, cwd).trustProxy).toEqual(['loopback']);
+  });
+
+  it('takes true, false, or a list of addresses, ranges and range names', () => {
+    expect(loadConfig({ SKYFERRY_TRUST_PROXY: 'true' }, cwd).trustProxy).toBe(true);
+    expect(loadConfig({ SKYFERRY_TRUST_PROXY: 'FALSE' }, cwd).trustProxy).toBe(false);
+    expect(
+      loadConfig({ SKYFERRY_TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7 , fd00::/8, uniquelocal' }, cwd).trustProxy,
+    ).toEqual(['loopback', '10.0.0.0/8', '192.168.1.7', 'fd00::/8', 'uniquelocal']);
+  });
+
+  it.each(['yes', '2', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/8/2', 'proxy.example.com', '300.1.1.1'])(
+    'refuses %s, naming the variable',
+    (value) => {
+      expect(errorOf({ SKYFERRY_TRUST_PROXY: value })).toContain('SKYFERRY_TRUST_PROXY');
+    },
+  );
+});
+
 describe('the generated secret', () => {
   it('is generated once, with mode 0600, and reused', () => {
     const first = loadConfig({}, cwd);

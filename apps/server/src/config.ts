@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
+import { isIP } from 'node:net';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { BILLING_MODES } from '@skyferry/contract';
@@ -26,11 +27,15 @@ const envSchema = z.object({
   SKYFERRY_TASKS_PER_USER: z.coerce.number().int().min(1).max(64).default(2),
   SKYFERRY_TASKS_MAX: z.coerce.number().int().min(0).max(10_000).default(0),
   SKYFERRY_TASK_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
-  SKYFERRY_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,50}$/).default('skyferry'),
+  SKYFERRY_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,50}$/)
+    .default('skyferry'),
   SKYFERRY_SERVICE_NOTICE: z.string().optional(),
   SKYFERRY_SERVICE_NOTICE_DATE: z.string().max(100).optional(),
   SKYFERRY_SERVICE_NOTICE_URL: z.string().url().optional(),
   SKYFERRY_ALLOWED_ORIGINS: z.string().optional(),
+  SKYFERRY_TRUST_PROXY: z.string().max(2000).optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
@@ -76,6 +81,11 @@ export interface Config {
   allowedOrigins: string[];
   /** Whether PUBLIC_URL was set (otherwise links are built from the address a request came to). */
   publicUrlExplicit: boolean;
+  /**
+   * Which connecting addresses may set X-Forwarded-For/-Proto/-Host (Fastify's trustProxy): proxy
+   * addresses or ranges (or loopback, linklocal, uniquelocal), or true/false.
+   */
+  trustProxy: boolean | string[];
   /** OAuth clients of the cloud services; a kind whose client is missing is unavailable. */
   oauth: Partial<Record<OAuthService, OAuthClient>>;
   logLevel: Env['LOG_LEVEL'];
@@ -123,6 +133,35 @@ function parseOrigins(value: string | undefined): string[] {
       } catch {
         throw new ConfigError(`SKYFERRY_ALLOWED_ORIGINS entry is not an origin: ${o}`);
       }
+    });
+}
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * SKYFERRY_TRUST_PROXY: unset means proxies on this machine only (loopback), so a client that
+ * connects directly cannot choose its own address (per-address sign-in limits count the real one).
+ */
+function parseTrustProxy(value: string | undefined): boolean | string[] {
+  if (value === undefined) return ['loopback'];
+  const v = value.trim().toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  return v
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [addr = '', prefix, extra] = entry.split('/');
+      const family = isIP(addr);
+      const prefixOk =
+        prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+      if (!PROXY_RANGE_NAMES.has(entry) && (family === 0 || !prefixOk || extra !== undefined)) {
+        throw new ConfigError(
+          `SKYFERRY_TRUST_PROXY entry is not an address, a range or loopback/linklocal/uniquelocal: ${entry}`,
+        );
+      }
+      return entry;
     });
 }
 
@@ -208,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     serviceNoticeUrl: e.SKYFERRY_SERVICE_NOTICE_URL,
     allowedOrigins: parseOrigins(e.SKYFERRY_ALLOWED_ORIGINS),
     publicUrlExplicit: e.PUBLIC_URL !== undefined,
+    trustProxy: parseTrustProxy(e.SKYFERRY_TRUST_PROXY),
     oauth: oauthClients(e),
     logLevel: e.LOG_LEVEL,
   };

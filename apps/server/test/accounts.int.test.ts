@@ -70,6 +70,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const who = await me(bearer(d.access_token));
       expect(who.code).toBe(0);
       expect(who.data.user_info.email).toBe('new.person@example.com');
+      expect(Object.keys(who.data).sort()).toEqual(['my_data_packet', 'my_subscribe', 'user_info']);
+      expect(who.data.my_subscribe).toEqual([]);
+      // The password is kept only as an Argon2id hash (PHC string with the configured cost).
+      const row = await t.ctx.db.kysely
+        .selectFrom('users')
+        .select('password_hash')
+        .where('id', '=', d.uid)
+        .executeTakeFirstOrThrow();
+      expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$[A-Za-z0-9+/]{16,}\$[A-Za-z0-9+/]{32,}$/);
+      expect(row.password_hash).not.toContain('a long enough password');
     });
 
     it('refuses a second account with the same e-mail, malformed e-mails and short passwords', async () => {
@@ -294,6 +304,37 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect([over.statusCode, JSON.parse(over.body).code]).toEqual([429, Code.RATE_LIMITED]);
       // Loopback callers are not counted.
       await t.signUp();
+    });
+
+    it('counts a caller that connects directly by its own address, whatever X-Forwarded-For says', async () => {
+      await t.ctx.db.kysely.deleteFrom('rate_limits').execute();
+      // Not a trusted proxy (only loopback is, by default): a new forged address on every attempt.
+      const direct = (i: number, url: string, payload: Record<string, string>) =>
+        t.app.inject({
+          method: 'POST',
+          url,
+          remoteAddress: '192.0.2.44',
+          headers: { 'x-forwarded-for': `10.9.${Math.floor(i / 250)}.${i % 250}` },
+          payload,
+        });
+      for (let i = 0; i < 50; i++) {
+        const r = await direct(i, '/api/account/login', { email: `forged${i}@example.com`, password: 'guess123456' });
+        expect(JSON.parse(r.body).code).toBe(400);
+      }
+      const u = await t.signUp();
+      const blocked = await direct(50, '/api/account/login', { email: u.email, password: u.password });
+      expect([blocked.statusCode, JSON.parse(blocked.body).code]).toEqual([429, Code.RATE_LIMITED]);
+      // Claiming to be the machine itself does not lift the sign-up limit either.
+      const signUp = (i: number) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/account/signup',
+          remoteAddress: '192.0.2.45',
+          headers: { 'x-forwarded-for': '127.0.0.1' },
+          payload: { email: `forged-signup${i}.${dialect}@example.com`, password: 'long enough pw' },
+        });
+      for (let i = 0; i < 20; i++) expect(JSON.parse((await signUp(i)).body).code).toBe(0);
+      expect(JSON.parse((await signUp(20)).body).code).toBe(Code.RATE_LIMITED);
     });
 
     it('saves the notification e-mail and remind_me; users/me shows them; bad addresses get the spec message', async () => {

@@ -399,3 +399,151 @@ describe('bad input gets the envelope with a clear message and a 4xx status, nev
     expect(t.logs()).not.toContain('unhandled error');
   });
 });
+
+interface OpenApiOperation {
+  requestBody?: { content?: Record<string, unknown> };
+  parameters?: Array<{ in: string; name: string }>;
+}
+
+/**
+ * The same promise for every call the server documents, including those added after the account
+ * calls (tasks, clean-up, files, uploads, OAuth): the walk reads the OpenAPI document, so a new call
+ * is covered as soon as it exists. Each JSON body gets malformed JSON, the wrong JSON types and a body
+ * over the largest limit; each query parameter gets an over-long value and a repeated one.
+ */
+describe('every documented call: bad bodies and queries get a 4xx envelope, never a 500', () => {
+  let t: TestApp;
+  let user: SignedUpUser;
+  let cloudId = '';
+  let operations: Array<{ method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; op: OpenApiOperation }> = [];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    user = await t.signUp();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/clouds',
+      headers: user.headers,
+      payload: { cloud_name: 'local', credentials: { path: t.makeLocalFolder() } },
+    });
+    cloudId = (JSON.parse(res.body) as { data: { id: string } }).data.id;
+    const doc = JSON.parse((await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).body) as {
+      paths: Record<string, Record<string, OpenApiOperation>>;
+    };
+    operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ['get', 'post', 'put', 'delete'].includes(method))
+        .map(([method, op]) => ({ method: method.toUpperCase() as 'GET' | 'POST' | 'PUT' | 'DELETE', path, op })),
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** The path with the user's own cloud id in every parameter (so only the bad part can fail). */
+  const urlOf = (path: string) => path.replace(/\{[^}]+\}/g, cloudId);
+
+  /** Empty when the answer is a 4xx envelope (with `status` if given); otherwise what is wrong. */
+  function problem(res: { statusCode: number; body: string; headers: Record<string, unknown> }, status?: number) {
+    if (res.statusCode >= 500 || res.statusCode < 400) return `HTTP ${res.statusCode}: ${res.body.slice(0, 200)}`;
+    if (status !== undefined && res.statusCode !== status) return `HTTP ${res.statusCode}, expected ${status}`;
+    if (!String(res.headers['content-type']).includes('application/json')) return `not JSON: ${res.body.slice(0, 80)}`;
+    const body = JSON.parse(res.body) as { code?: number; msg?: string };
+    if (!body.code || typeof body.msg !== 'string' || body.msg.length < 5) return `not an error envelope: ${res.body}`;
+    return '';
+  }
+
+  it('walks the whole API (the account, cloud, file, task and clean-up calls are all documented)', () => {
+    const names = operations.map((o) => `${o.method} ${o.path}`);
+    for (const expected of [
+      'POST /api/account/signup',
+      'PUT /api/clouds/{id}',
+      'POST /api/cloud-manager/list',
+      'POST /api/cloud-manager/uploads',
+      'POST /api/tasks',
+      'POST /api/cleanup/run',
+      'POST /api/clouds/oauth/start',
+    ]) {
+      expect(names).toContain(expected);
+    }
+    expect(operations.filter((o) => o.op.requestBody?.content?.['application/json']).length).toBeGreaterThan(20);
+  });
+
+  /** Calls whose whole body is optional (null or unknown fields mean "no body"). */
+  const OPTIONAL_BODY = new Set(['POST /api/account/logout']);
+  /** `optionalOk`: a call of OPTIONAL_BODY may take this as "no body" and succeed. */
+  const BODIES: Array<{ name: string; payload: string; status?: number; optionalOk?: boolean }> = [
+    { name: 'malformed JSON', payload: '{"cloud_id": "x", ' },
+    { name: 'an empty JSON body', payload: '' },
+    { name: 'a JSON array', payload: '[1, 2]' },
+    { name: 'a JSON string', payload: '"hello"' },
+    { name: 'JSON null', payload: 'null', optionalOk: true },
+    {
+      name: 'fields of the wrong types',
+      payload: JSON.stringify({ cloud_id: 5, path: [], page: 'one', task_id: {} }),
+      optionalOk: true,
+    },
+    { name: 'a body over the limit', payload: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 1) }), status: 413 },
+  ];
+
+  for (const bad of BODIES) {
+    it(`answers ${bad.name} on every JSON call with a 4xx envelope`, async () => {
+      const failures: string[] = [];
+      for (const { method, path, op } of operations) {
+        if (!op.requestBody?.content?.['application/json']) continue;
+        const res = await t.app.inject({
+          method,
+          url: urlOf(path),
+          headers: { ...user.headers, 'content-type': 'application/json' },
+          payload: bad.payload,
+        });
+        if (bad.optionalOk && OPTIONAL_BODY.has(`${method} ${path}`) && res.statusCode === 200) continue;
+        const wrong = problem(res, bad.status);
+        if (wrong) failures.push(`${method} ${path}: ${wrong}`);
+      }
+      expect(failures).toEqual([]);
+    });
+  }
+
+  it('answers over-long and repeated query parameters on every call with a 4xx envelope or a normal answer', async () => {
+    const failures: string[] = [];
+    for (const { method, path, op } of operations) {
+      const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+      for (const name of query) {
+        for (const value of [
+          `${name}=${'x'.repeat(10_000)}`,
+          `${name}=a&${name}=b`,
+          `${name}=%00%ff`,
+          `${name}[a]=1`,
+        ]) {
+          const res = await t.app.inject({ method, url: `${urlOf(path)}?${value}`, headers: user.headers });
+          if (res.statusCode >= 500) failures.push(`${method} ${path}?${value.slice(0, 40)}: HTTP ${res.statusCode}`);
+          else if (res.statusCode >= 400 && problem(res)) failures.push(`${method} ${path}: ${problem(res)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('answers over-long path parameters on every call with a 4xx envelope', async () => {
+    const failures: string[] = [];
+    for (const { method, path } of operations) {
+      if (!path.includes('{')) continue;
+      for (const id of ['x'.repeat(300), 'x'.repeat(600), '%00', '..%2F..%2Fetc', '%E0%A4%A']) {
+        const res = await t.app.inject({
+          method,
+          url: path.replace(/\{[^}]+\}/g, id),
+          headers: { ...user.headers, 'content-type': 'application/json' },
+          ...(method === 'GET' ? {} : { payload: '{}' }),
+        });
+        const wrong = problem(res);
+        if (wrong) failures.push(`${method} ${path} (${id.slice(0, 12)}): ${wrong}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('left no unhandled error in the log', () => {
+    expect(t.logs()).not.toContain('unhandled error');
+  });
+});

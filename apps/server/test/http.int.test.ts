@@ -187,6 +187,25 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         },
       );
 
+      it('answer a path parameter over the router limit with the 414 envelope, not Fastify’s own error', async () => {
+        const res = await app.inject({
+          method: 'GET',
+          url: `/api/tasks/${'x'.repeat(600)}`,
+          headers: { 'x-language': 'de' },
+        });
+        const body = expectErrorEnvelope(res, 414, Code.BAD_REQUEST);
+        expect(body.msg).toBe(message('de', 'invalid_request', { detail: 'path too long' }));
+        expect(res.body).not.toContain('xxxxxxxx');
+        expectSecurityHeaders(res);
+      });
+
+      it('answer a path that is not valid percent-encoding with the 400 envelope', async () => {
+        const res = await app.inject({ method: 'DELETE', url: '/api/clouds/%E0%A4%A' });
+        const body = expectErrorEnvelope(res, 400, Code.BAD_REQUEST);
+        expect(body.msg).toBe(message('en', 'invalid_request', { detail: 'malformed URL' }));
+        expectSecurityHeaders(res);
+      });
+
       it('answer any method on a non-API path with the 404 envelope', async () => {
         const res = await app.inject({ method: 'POST', url: '/transfer', payload: {} });
         expectErrorEnvelope(res, 404, Code.NOT_FOUND);

@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { Code, fail, message, type Language } from '@skyferry/contract';
 import { ApiError } from './errors.ts';
 import { requestLanguage } from './language.ts';
+import { applySecurityHeaders } from './security.ts';
 
 function send(reply: FastifyReply, status: number, code: number, msg: string, data: unknown = null) {
   return reply
@@ -72,6 +73,26 @@ export function installEnvelopeHandlers(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return send(reply, 500, Code.INTERNAL, message(lang, 'server_error'));
   });
+}
+
+/**
+ * Errors Fastify raises before routing (Fastify's `frameworkErrors`): a path that is not valid
+ * percent-encoding, or a path parameter over the router's length limit. They too leave as the
+ * envelope (with the security headers), without echoing the path.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const lang = requestLanguage(request);
+  // Fastify answers these outside the app's hooks: the headers are set here.
+  applySecurityHeaders(reply, request.raw.url ?? '');
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return send(reply, 400, Code.BAD_REQUEST, message(lang, 'invalid_request', { detail: 'malformed URL' }));
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return send(reply, 414, Code.BAD_REQUEST, message(lang, 'invalid_request', { detail: 'path too long' }));
+    default:
+      request.log.error({ err: error }, 'unhandled error');
+      return send(reply, 500, Code.INTERNAL, message(lang, 'server_error'));
+  }
 }
 
 /** The envelope for an unknown API path. */

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
  * A strict Content-Security-Policy and the usual hardening headers on every response.
@@ -20,15 +20,20 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'self'",
 ].join('; ');
 
+/** Sets the headers on one reply (also used where Fastify answers before any hook runs). */
+export function applySecurityHeaders(reply: FastifyReply, url: string): void {
+  if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'strict-origin-when-cross-origin');
+  reply.header('x-frame-options', 'SAMEORIGIN');
+  reply.header('cross-origin-opener-policy', 'same-origin-allow-popups');
+  reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=()');
+  if (url.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+}
+
 export function installSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'strict-origin-when-cross-origin');
-    reply.header('x-frame-options', 'SAMEORIGIN');
-    reply.header('cross-origin-opener-policy', 'same-origin-allow-popups');
-    reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=()');
-    if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    applySecurityHeaders(reply, request.url);
     return payload;
   });
 }
