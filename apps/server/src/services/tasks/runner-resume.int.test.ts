@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { ALL_CLOUD_FLAGS, Code, TaskState } from '@skyferry/contract';
+import { createDb, type Db } from '@skyferry/db';
+import { freshDb } from '@skyferry/db/testing';
+import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
+import { DatabaseJobQueue } from '@skyferry/queue';
+import { ApiError } from '../../http/errors.ts';
+import { DatabaseProgressStore } from '../../repositories/task-progress.ts';
+import { TasksRepository } from '../../repositories/tasks.ts';
+import type { CloudRecord, CloudsService } from '../clouds.ts';
+import type { UsersService } from '../users.ts';
+import { TaskRunner } from './runner.ts';
+import { TasksService, type TaskJob } from './tasks-service.ts';
+
+/**
+ * A run cut off on one worker (its process shuts down mid-run) resumes on another worker from the
+ * checkpoints the first one kept in the database: with "transfer anyway" (overwrite), a file whose
+ * checkpoint was written is not written again. The clouds are in-memory (so every write can be
+ * counted); the database and the queue are real.
+ */
+const FILES = 24;
+const SIZE = 1024 * 1024 + 100; // above the engine's small-file size: files go `transfers` at a time
+
+function record(id: string): CloudRecord {
+  return {
+    id,
+    cloudId: id,
+    kind: 'webdav',
+    cloudAccount: `${id}@example.com`,
+    alias: '',
+    space: 0,
+    usedSpace: 0,
+    status: 'authorized',
+    sort: 0,
+    flags: ALL_CLOUD_FLAGS,
+    owner: { userId: 'u1' },
+    createdAt: 0,
+    updatedAt: 0,
+    lastUsedAt: 0,
+  };
+}
+
+async function until(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`a task run resumed on another worker [${dialect}]`, () => {
+    let fresh: Awaited<ReturnType<typeof freshDb>>;
+    const extra: Db[] = [];
+    const stores = new Map<string, MemoryStore>();
+    /** Every provider opened on the target store, in order: their writes together are the run's. */
+    const targets: MemoryProvider[] = [];
+    const targetWrites = () => targets.flatMap((p) => p.writes);
+
+    const clouds = {
+      async open(_identity: unknown, id: string) {
+        const store = stores.get(id);
+        if (!store) throw new ApiError(Code.NOT_FOUND, 'not_found');
+        // The target answers slowly, so the shutdown lands in the middle of the run.
+        const provider = new MemoryProvider({ store, kind: 'webdav', latencyMs: id === 'nas' ? 15 : 0 });
+        if (id === 'nas') targets.push(provider);
+        return { cloud: record(id), provider };
+      },
+      async listOwned() {
+        return [record('drive'), record('nas')];
+      },
+    } as unknown as CloudsService;
+    const users = { isPremium: async () => true, get: async () => undefined } as unknown as UsersService;
+
+    beforeAll(async () => {
+      fresh = await freshDb(dialect);
+      const drive = new MemoryStore();
+      for (let i = 0; i < FILES; i++) drive.writeFile(`/Big/f${i}.bin`, Buffer.alloc(SIZE, i + 1));
+      stores.set('drive', drive);
+      stores.set('nas', new MemoryStore());
+    });
+
+    afterAll(async () => {
+      await Promise.all(extra.map((db) => db.close()));
+      await fresh?.cleanup();
+    });
+
+    /** A worker process: its own connection, queue and runner. */
+    function worker() {
+      const db = createDb({ url: fresh.url, poolSize: 3 });
+      extra.push(db);
+      const queue = new DatabaseJobQueue<TaskJob>(db, { name: 'tasks', leaseMs: 2000, pollMs: 50 });
+      const runner = new TaskRunner({
+        repo: new TasksRepository(db.kysely),
+        db: db.kysely,
+        progress: new DatabaseProgressStore(db.kysely),
+        clouds,
+        users,
+        mailer: { send: async () => ({ messageId: '', deliveredTo: 'none' }), close: () => undefined },
+        billingMode: 'off',
+        appUrl: 'http://127.0.0.1',
+        log: pino({ level: 'silent' }),
+        transfers: 2,
+      });
+      return { db, queue, runner };
+    }
+
+    it('does not write a checkpointed file again', async () => {
+      const api = worker();
+      const service = new TasksService({
+        repo: new TasksRepository(api.db.kysely),
+        progress: new DatabaseProgressStore(api.db.kysely),
+        queue: api.queue,
+        clouds,
+        users,
+        billingMode: 'off',
+        log: pino({ level: 'silent' }),
+      });
+      const created = await service.create(
+        'u1',
+        {
+          task_type: 0,
+          from_cloud: { cloud_id: 'drive', paths: ['/Big'] },
+          to_cloud: { cloud_id: 'nas', path: '/Backup' },
+          same_name_policy: 'overwrite',
+        },
+        'UTC',
+      );
+      const id = created.task?.id ?? '';
+      const repo = new TasksRepository(fresh.db.kysely);
+      const checkpointed = async () =>
+        new Set(
+          (
+            await fresh.db.kysely
+              .selectFrom('task_checkpoints')
+              .select('key')
+              .where('task_id', '=', id)
+              .where('key', 'like', 'write|%')
+              .execute()
+          ).map((r) => (r.key.split('|')[4] ?? '').split('/').pop() ?? ''),
+        );
+
+      // The first worker starts the run and shuts down after a few files.
+      const first = worker();
+      await first.queue.process(first.runner.handle, { concurrency: 1 });
+      await until('a few checkpoints', async () => (await checkpointed()).size >= 6);
+      await first.queue.close({ abortRunning: true });
+      const before = await checkpointed();
+      const writesBefore = targetWrites().length;
+      expect(before.size).toBeLessThan(FILES);
+      expect((await repo.getById(id))?.state).not.toBe(TaskState.completed);
+
+      // The second worker takes the job over and finishes it.
+      const second = worker();
+      await second.queue.process(second.runner.handle, { concurrency: 1 });
+      await until('the run to end', async () => (await repo.getById(id))?.state === TaskState.completed);
+      await second.queue.close();
+      await api.queue.close();
+
+      const later = targetWrites()
+        .slice(writesBefore)
+        .map((p) => p.split('/').pop() ?? '');
+      expect(later.filter((name) => before.has(name))).toEqual([]);
+      expect(new Set(targetWrites().map((p) => p.split('/').pop())).size).toBe(FILES);
+      const nas = stores.get('nas') as MemoryStore;
+      for (let i = 0; i < FILES; i++) {
+        expect(nas.readFile(`/Backup/Big/f${i}.bin`).equals(Buffer.alloc(SIZE, i + 1)), `f${i}`).toBe(true);
+      }
+      const row = await repo.getById(id);
+      expect(row?.run_count).toBe(1);
+      expect(JSON.parse(row?.result ?? '{}')).toMatchObject({ outcome: 'success', added: FILES, failed: 0 });
+    }, 60_000);
+  });
+}

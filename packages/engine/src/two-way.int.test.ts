@@ -1,0 +1,188 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ItemEvent } from './executor.ts';
+import { runTransfer, type RunRequest } from './run.ts';
+import { MemoryTwoWayStateStore } from './stores.ts';
+import { differences, rcloneCheck, startBackend, type BackendFixture, type BackendName } from './testing/backends.ts';
+import type { TransferPlan } from './types.ts';
+
+// The two-way scenarios of two-way.test.ts (which runs them on in-memory clouds) against real
+// servers: a local folder on one side and local, S3, WebDAV or SFTP on the other. rclone compares
+// both sides afterwards (content, both directions), and the plans are checked exactly.
+
+const PAST = new Date('2024-03-01T10:00:00Z');
+const LATER = new Date('2024-03-02T10:00:00Z');
+const NOW = new Date(Date.UTC(2026, 10, 22, 10, 30));
+
+let srcRoot: string;
+
+async function writeLocal(rel: string, data: Buffer | string, mtime: Date = PAST): Promise<void> {
+  const p = join(srcRoot, rel);
+  await mkdir(dirname(p), { recursive: true });
+  await writeFile(p, data);
+  await utimes(p, mtime, mtime);
+}
+
+function actions(plan: TransferPlan | undefined): string[] {
+  return (plan?.items ?? [])
+    .filter((i) => i.action !== 'skip' && i.action !== 'mkdir')
+    .map((i) => `${i.action} ${i.side} ${i.rel} ${i.reason}`)
+    .sort();
+}
+
+const backends: BackendName[] = ['local', 's3', 'webdav', 'sftp'];
+
+describe.each(backends)('two-way sync between a local folder and %s', (name) => {
+  let src: BackendFixture;
+  let dst: BackendFixture;
+
+  beforeAll(async () => {
+    [src, dst] = await Promise.all([startBackend('local'), startBackend(name)]);
+    srcRoot = src.remote('/');
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([src?.stop(), dst?.stop()]);
+  });
+
+  const put = (path: string, data: string | Buffer, modTime: Date = PAST) => {
+    const buf = Buffer.from(data);
+    return dst.provider.put(path, Readable.from([buf]), { size: buf.length, modTime });
+  };
+  const sync = (a: string, b: string, state: MemoryTwoWayStateStore, extra: Partial<RunRequest> = {}) =>
+    runTransfer({
+      source: src.provider,
+      target: dst.provider,
+      mode: 'two_way',
+      sourcePaths: [a],
+      targetPath: b,
+      twoWayState: state,
+      now: NOW,
+      sideNames: { source: 'Laptop', target: 'Server' },
+      retries: { retries: 3, minSleepMs: 50, maxSleepMs: 500 },
+      ...extra,
+    });
+  /** rclone, both directions; a write cut off by a cancel may leave a hidden temporary file. */
+  const inSync = async (a: string, b: string) =>
+    differences(
+      await rcloneCheck(src.remote(a), dst.remote(b), {
+        flags: [...dst.rcloneFlags, '--exclude', '.skyferry-tmp-*'],
+      }),
+    );
+
+  it('changed on both sides, changed on one and deleted on the other, folders added and removed', async () => {
+    const state = new MemoryTwoWayStateStore();
+    await writeLocal('/TW/x.txt', 'base');
+    await writeLocal('/TW/keep.txt', 'keep v1');
+    await writeLocal('/TW/keep2.txt', 'keep2 v1');
+    await writeLocal('/TW/old/a.txt', 'a');
+    await writeLocal('/TW/old/deep/b.txt', 'b');
+    for (let i = 0; i < 4; i++) await writeLocal(`/TW/pad${i}.txt`, `pad ${i}`);
+    await put('/tw/from-server.txt', 'made on the server');
+    const first = await sync('/TW', '/tw', state);
+    expect(first.plan?.twoWay?.firstRun).toBe(true);
+    expect(first.plan?.summary.delete.count).toBe(0);
+    expect(first.result.outcome).toBe('success');
+    expect(first.result.twoWayStateCommitted).toBe(true);
+    expect(await inSync('/TW', '/tw')).toEqual([]);
+
+    // x.txt changes on both sides (the server's is newer); keep.txt changes on the laptop and is
+    // deleted on the server, keep2.txt the other way round; the server drops the folder /old; each
+    // side gets a new folder.
+    await writeLocal('/TW/x.txt', 'changed on the laptop, longer', LATER);
+    await put('/tw/x.txt', 'changed on the server', new Date(Date.now() + 3600_000));
+    await writeLocal('/TW/keep.txt', 'keep v2 from the laptop', LATER);
+    await dst.provider.remove('/tw/keep.txt');
+    await put('/tw/keep2.txt', 'keep2 v2 from the server', new Date(Date.now() + 3600_000));
+    await rm(join(srcRoot, 'TW/keep2.txt'));
+    await dst.provider.rmdir('/tw/old');
+    await writeLocal('/TW/fresh/sub/h.txt', 'new on the laptop');
+    await put('/tw/new-server/n.txt', 'new on the server');
+
+    const second = await sync('/TW', '/tw', state, { confirmDeletes: true });
+    expect(actions(second.plan)).toEqual([
+      'conflict source /x.txt both_changed',
+      'copy source /keep2.txt changed_vs_deleted',
+      'copy source /new-server/n.txt new',
+      'copy target /fresh/sub/h.txt new',
+      'copy target /keep.txt changed_vs_deleted',
+      'delete source /old deleted_on_other_side',
+    ]);
+    expect(second.result.outcome).toBe('success');
+    expect(second.result.summary.conflicts).toBe(1);
+    expect(await inSync('/TW', '/tw')).toEqual([]);
+    // Both versions of x.txt are kept on both sides: the newer under the name, the other renamed.
+    expect(await readFile(join(srcRoot, 'TW/x.txt'), 'utf8')).toBe('changed on the server');
+    expect(await readFile(join(srcRoot, 'TW/x (conflict 2026-11-22 1030 from Laptop).txt'), 'utf8')).toBe(
+      'changed on the laptop, longer',
+    );
+    expect(await readFile(join(srcRoot, 'TW/keep.txt'), 'utf8')).toBe('keep v2 from the laptop');
+    expect(await readFile(join(srcRoot, 'TW/keep2.txt'), 'utf8')).toBe('keep2 v2 from the server');
+    expect((await readdir(join(srcRoot, 'TW'))).sort()).toEqual([
+      'fresh',
+      'from-server.txt',
+      'keep.txt',
+      'keep2.txt',
+      'new-server',
+      'pad0.txt',
+      'pad1.txt',
+      'pad2.txt',
+      'pad3.txt',
+      'x (conflict 2026-11-22 1030 from Laptop).txt',
+      'x.txt',
+    ]);
+    const serverNames = (await dst.provider.list('/tw')).entries.map((e) => e.name).sort();
+    expect(serverNames).not.toContain('old');
+    expect(serverNames).toContain('fresh');
+
+    // Nothing changed since: nothing to do.
+    const third = await sync('/TW', '/tw', state);
+    expect(actions(third.plan)).toEqual([]);
+    expect(third.result.outcome).toBe('success');
+  }, 120_000);
+
+  it('a run interrupted midway and run again ends in sync, with no false conflicts', async () => {
+    const state = new MemoryTwoWayStateStore();
+    for (let i = 0; i < 60; i++) await writeLocal(`/INT/d${i % 3}/f${i}.bin`, randomBytes(2000 + i * 37));
+    for (let i = 0; i < 10; i++) await put(`/int/b/g${i}.txt`, `server file ${i}`);
+    const ac = new AbortController();
+    let done = 0;
+    const first = await sync('/INT', '/int', state, {
+      signal: ac.signal,
+      transfers: 2,
+      smallFileTransfers: 2,
+      onItem: (e: ItemEvent) => {
+        if (e.type === 'done' && ++done === 10) ac.abort();
+      },
+    });
+    expect(first.result.outcome).toBe('canceled');
+    expect(first.result.twoWayStateCommitted).toBe(false);
+    expect(await state.hasState()).toBe(false);
+    expect(await inSync('/INT', '/int')).not.toEqual([]);
+
+    const second = await sync('/INT', '/int', state);
+    expect(second.plan?.twoWay?.firstRun).toBe(true);
+    expect(second.plan?.summary.conflict.count).toBe(0);
+    expect(second.plan?.summary.delete.count).toBe(0);
+    expect(second.result.outcome).toBe('success');
+    expect(second.result.twoWayStateCommitted).toBe(true);
+    expect(await inSync('/INT', '/int')).toEqual([]);
+    const marks = await rcloneCheck(src.remote('/INT'), dst.remote('/int'), {
+      flags: [...dst.rcloneFlags, '--exclude', '.skyferry-tmp-*'],
+    });
+    expect(marks.size).toBe(70);
+
+    // The state the second run committed tells a deletion on the server from a new laptop file.
+    await dst.provider.remove('/int/d0/f0.bin');
+    await writeLocal('/INT/late.txt', 'late');
+    const third = await sync('/INT', '/int', state);
+    expect(actions(third.plan)).toEqual([
+      'copy target /late.txt new',
+      'delete source /d0/f0.bin deleted_on_other_side',
+    ]);
+    expect(third.result.outcome).toBe('success');
+    expect(await inSync('/INT', '/int')).toEqual([]);
+  }, 120_000);
+});
