@@ -526,6 +526,19 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       });
       expect(thumb.statusCode).toBe(200);
       expect(thumb.body).toBe('not really a png');
+      // Nothing the others tried (mkdir, upload, rename, delete, albums, tasks) reached the owner's
+      // files, and the owner's upload session is still open where it was.
+      const root = await send(owner.user.headers, {
+        method: 'POST',
+        url: '/api/cloud-manager/list',
+        body: { cloud_id: ids.cloud, path: '/', refresh: true },
+      });
+      expect(root.body.code).toBe(0);
+      const names = (root.body.data as { items: Array<{ name: string }> }).items.map((i) => i.name).sort();
+      expect(names).toEqual(['TaskSource', 'photo.png']);
+      const upload = await send(owner.user.headers, { method: 'GET', url: `/api/cloud-manager/uploads/${ids.upload}` });
+      expect(upload.body.code).toBe(0);
+      expect(upload.body.data).toMatchObject({ upload_id: ids.upload, offset: 0 });
     });
   });
 }
