@@ -337,6 +337,26 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(JSON.parse((await signUp(20)).body).code).toBe(Code.RATE_LIMITED);
     });
 
+    it('counts an IPv6 caller by its /64, so a fresh address for every attempt does not help', async () => {
+      await t.ctx.db.kysely.deleteFrom('rate_limits').execute();
+      const login = (ip: string, email: string, password: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/account/login',
+          headers: { 'x-forwarded-for': ip },
+          payload: { email, password },
+        });
+      for (let i = 0; i < 50; i++) {
+        const r = await login(`2001:db8:7:7::${(i + 1).toString(16)}`, `v6spray${i}@example.com`, 'guess123456');
+        expect(JSON.parse(r.body).code).toBe(400);
+      }
+      const u = await t.signUp();
+      const sameNetwork = await login('2001:db8:7:7:aaaa:bbbb:cccc:dddd', u.email, u.password);
+      expect(JSON.parse(sameNetwork.body).code).toBe(Code.RATE_LIMITED);
+      const otherNetwork = await login('2001:db8:7:8::1', u.email, u.password);
+      expect(JSON.parse(otherNetwork.body).code).toBe(0);
+    });
+
     it('saves the notification e-mail and remind_me; users/me shows them; bad addresses get the spec message', async () => {
       const u = await t.signUp();
       const saved = await call('POST', '/api/users/notify-email', {

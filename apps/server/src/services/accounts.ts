@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import argon2 from 'argon2';
 import {
   Code,
@@ -43,6 +44,26 @@ export function checkEmail(email: string): string {
   const normalized = normalizeEmail(email);
   if (!normalized) throw new ApiError(Code.EMAIL_FORMAT, 'email_format');
   return normalized;
+}
+
+/**
+ * What a per-address limit counts: an IPv4 address (also when IPv4-mapped), or the /64 network of an
+ * IPv6 address, since one subscriber usually holds a whole /64 and could otherwise take a fresh
+ * address for every attempt.
+ */
+export function addressKey(ip: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (mapped?.[1]) return mapped[1];
+  if (isIP(ip) !== 6) return ip;
+  const [head = '', tail] = ip.toLowerCase().split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const hextets = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${hextets
+    .slice(0, 4)
+    .map((h) => h.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 function isLoopback(ip: string): boolean {
@@ -105,7 +126,7 @@ export class AccountsService {
     const now = this.now();
     // Sign-ups from the machine itself (a desktop install, the operator, tests) are not limited.
     if (!isLoopback(client.ip)) {
-      const ipKey = `signup:ip:${client.ip}`;
+      const ipKey = `signup:ip:${addressKey(client.ip)}`;
       const ipCount = await this.limits.get(ipKey, now);
       if (ipCount.count >= SIGN_IN_LIMITS.signUpPerAddress) throw errors.rateLimited();
       await this.limits.hit(ipKey, SIGN_IN_LIMITS.signUpWindowMs, now);
@@ -150,7 +171,7 @@ export class AccountsService {
     if (input.password === '') throw errors.badRequest('field_required', { field: 'password' });
     const now = this.now();
     const accountKey = `signin:acct:${sha256Hex(email)}`;
-    const ipKey = `signin:ip:${client.ip}`;
+    const ipKey = `signin:ip:${addressKey(client.ip)}`;
     const [perAccount, perAddress] = await Promise.all([this.limits.get(accountKey, now), this.limits.get(ipKey, now)]);
     const blocked =
       perAccount.count >= SIGN_IN_LIMITS.perAccount
