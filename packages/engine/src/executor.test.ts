@@ -446,6 +446,8 @@ describe('executor', () => {
     });
     expect(second.result.outcome).toBe('success');
     expect(second.result.summary.resumed).toBe(written.size);
+    // Files the first attempt added count as added, though the resumed plan sees them as updates.
+    expect(second.result.summary).toMatchObject({ added: 40, updated: 0 });
     const again = target.writes.slice(writesBefore);
     expect(again.filter((p) => written.has(p))).toEqual([]);
     expect(again.length).toBe(40 - written.size);

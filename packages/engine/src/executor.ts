@@ -519,9 +519,12 @@ class Execution {
             this.progress.finished++;
             this.progress.transferred += it.action === 'delete' ? 0 : it.size;
             if (it.action !== 'delete') this.finishedBytes += it.size;
-            if (it.action === 'copy') this.summary.added++;
-            else if (it.action === 'update') this.summary.updated++;
-            else if (it.action === 'conflict') this.summary.conflicts++;
+            // A file an earlier attempt added is planned again as an update ("transfer anyway"):
+            // it counts as what that attempt did.
+            const did = it.action === 'update' && info.action === 'copy' ? 'copy' : it.action;
+            if (did === 'copy') this.summary.added++;
+            else if (did === 'update') this.summary.updated++;
+            else if (did === 'conflict') this.summary.conflicts++;
             else if (it.action === 'delete') this.summary.deleted += it.kind === 'dir' ? (it.files ?? 0) : 1;
             opts.onItem?.({ type: 'resumed', item: it, bytes: info.bytes });
           }

@@ -35,6 +35,19 @@ function actions(plan: TransferPlan | undefined): string[] {
 
 const backends: BackendName[] = ['local', 's3', 'webdav', 'sftp'];
 
+/** A step that must end within `ms`; a hang fails the test naming the step. */
+async function step<T>(what: string, p: Promise<T>, ms = 45_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no end after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe.each(backends)('two-way sync between a local folder and %s', (name) => {
   let src: BackendFixture;
   let dst: BackendFixture;
@@ -149,26 +162,29 @@ describe.each(backends)('two-way sync between a local folder and %s', (name) => 
     for (let i = 0; i < 10; i++) await put(`/int/b/g${i}.txt`, `server file ${i}`);
     const ac = new AbortController();
     let done = 0;
-    const first = await sync('/INT', '/int', state, {
-      signal: ac.signal,
-      transfers: 2,
-      smallFileTransfers: 2,
-      onItem: (e: ItemEvent) => {
-        if (e.type === 'done' && ++done === 10) ac.abort();
-      },
-    });
+    const first = await step(
+      'the canceled run',
+      sync('/INT', '/int', state, {
+        signal: ac.signal,
+        transfers: 2,
+        smallFileTransfers: 2,
+        onItem: (e: ItemEvent) => {
+          if (e.type === 'done' && ++done === 10) ac.abort();
+        },
+      }),
+    );
     expect(first.result.outcome).toBe('canceled');
     expect(first.result.twoWayStateCommitted).toBe(false);
     expect(await state.hasState()).toBe(false);
-    expect(await inSync('/INT', '/int')).not.toEqual([]);
+    expect(await step('rclone check after the cancel', inSync('/INT', '/int'))).not.toEqual([]);
 
-    const second = await sync('/INT', '/int', state);
+    const second = await step('the run after the cancel', sync('/INT', '/int', state));
     expect(second.plan?.twoWay?.firstRun).toBe(true);
     expect(second.plan?.summary.conflict.count).toBe(0);
     expect(second.plan?.summary.delete.count).toBe(0);
     expect(second.result.outcome).toBe('success');
     expect(second.result.twoWayStateCommitted).toBe(true);
-    expect(await inSync('/INT', '/int')).toEqual([]);
+    expect(await step('rclone check after the rerun', inSync('/INT', '/int'))).toEqual([]);
     const marks = await rcloneCheck(src.remote('/INT'), dst.remote('/int'), {
       flags: [...dst.rcloneFlags, '--exclude', '.skyferry-tmp-*'],
     });
@@ -177,7 +193,7 @@ describe.each(backends)('two-way sync between a local folder and %s', (name) => 
     // The state the second run committed tells a deletion on the server from a new laptop file.
     await dst.provider.remove('/int/d0/f0.bin');
     await writeLocal('/INT/late.txt', 'late');
-    const third = await sync('/INT', '/int', state);
+    const third = await step('the third run', sync('/INT', '/int', state));
     expect(actions(third.plan)).toEqual([
       'copy target /late.txt new',
       'delete source /d0/f0.bin deleted_on_other_side',
