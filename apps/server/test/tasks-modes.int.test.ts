@@ -8,9 +8,10 @@ import type { CloudsService } from '../src/services/clouds.ts';
 import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
 import { caller, connectLocal, waitForState, writeTree } from './support/tasks.ts';
 
-// The sync modes, the file-type filter, a root migration, the space prompt (409004) and state 6,
-// over HTTP on SQLite with the in-process queue and on PostgreSQL with BullMQ on Redis; state 10
-// (not enough traffic) on PostgreSQL with BullMQ (tasks.int.test.ts covers it on SQLite).
+// The sync modes, the file-type filter, a root migration, the reminder e-mail switch, the space
+// prompt (409004) and state 6, over HTTP on SQLite with the in-process queue and on PostgreSQL with
+// BullMQ on Redis; state 10 (not enough traffic) on PostgreSQL with BullMQ (tasks.int.test.ts covers
+// it on SQLite).
 
 const CONFIGS = [
   { label: 'SQLite, in-process queue', dialect: 'sqlite' as const, redis: false },
@@ -211,6 +212,43 @@ for (const cfg of CONFIGS) {
       expect(res.data.task?.task_name).toBe('Stick → FromRoot');
       expect((await finish(res.data.task?.id ?? '')).state).toBe(0);
       expect(tree(join(dstDir, 'FromRoot'))).toEqual({ 'top.txt': 'top', 'Folder/inner.txt': 'inner' });
+    });
+
+    it('sends no e-mail while the reminder is off, and one when it is on', async () => {
+      writeTree(srcDir, { 'Mail/one.txt': 'one' });
+      const outbox = join(t.dataDir, 'outbox');
+      const mails = () =>
+        existsSync(outbox)
+          ? readdirSync(outbox)
+              .filter((f) => f.endsWith('.eml'))
+              .map((f) => readFileSync(join(outbox, f), 'utf8'))
+          : [];
+      const notify = (remind: 0 | 1) =>
+        call('POST', '/api/users/notify-email', {
+          headers: user.headers,
+          body: { notify_email: 'me@example.org', remind_me: remind },
+        });
+      const migrate = async (name: string) => {
+        const res = await create({
+          task_type: 0,
+          task_name: name,
+          from_cloud: { cloud_id: src.id, paths: ['/Mail'] },
+          to_cloud: { cloud_id: dst.id, path: `/${name.replace(' ', '-')}` },
+        });
+        expect(res.code).toBe(0);
+        expect((await finish(res.data.task?.id ?? '')).state).toBe(0);
+      };
+      expect((await notify(0)).code).toBe(0);
+      await migrate('Quiet run');
+      expect((await notify(1)).code).toBe(0);
+      await migrate('Loud run');
+      // The second run's e-mail comes after the first run ended (and would have mailed).
+      const deadline = Date.now() + 10_000;
+      while (!mails().some((m) => m.includes('Loud run')) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(mails().filter((m) => m.includes('Loud run'))).toHaveLength(1);
+      expect(mails().filter((m) => m.includes('Quiet run'))).toEqual([]);
     });
 
     it('prompts 409004 when the target lacks space; confirmed, the run stops in state 6 with the size needed; retried with room, it completes', async () => {
