@@ -156,6 +156,30 @@ describe.each(backends)('two-way sync between a local folder and %s', (name) => 
     expect(third.result.outcome).toBe('success');
   }, 120_000);
 
+  it.each([
+    ['newer', 'B newer'],
+    ['larger', 'A older, larger'],
+    ['source', 'A older, larger'],
+  ] as const)(
+    'a file changed on both sides with the %s resolution keeps the winner only',
+    async (resolution, winner) => {
+      const state = new MemoryTwoWayStateStore();
+      const a = `/R-${resolution}`;
+      const b = `/r-${resolution}`;
+      await writeLocal(`${a}/x.txt`, 'base');
+      await writeLocal(`${a}/other.txt`, 'untouched');
+      expect((await sync(a, b, state)).result.outcome).toBe('success');
+      await writeLocal(`${a}/x.txt`, 'A older, larger', LATER);
+      await put(`${b}/x.txt`, 'B newer', new Date(Date.now() + 3600_000));
+      const { plan, result } = await sync(a, b, state, { conflictResolution: resolution });
+      expect(actions(plan)).toEqual([`conflict ${winner.startsWith('A') ? 'target' : 'source'} /x.txt both_changed`]);
+      expect(result.outcome).toBe('success');
+      expect(await inSync(a, b)).toEqual([]);
+      expect(await readFile(join(srcRoot, a, 'x.txt'), 'utf8')).toBe(winner);
+      expect((await readdir(join(srcRoot, a))).sort()).toEqual(['other.txt', 'x.txt']);
+    },
+  );
+
   it('a run interrupted midway and run again ends in sync, with no false conflicts', async () => {
     const state = new MemoryTwoWayStateStore();
     for (let i = 0; i < 60; i++) await writeLocal(`/INT/d${i % 3}/f${i}.bin`, randomBytes(2000 + i * 37));
