@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Code, GB, type Cloud, type CreateTaskData, type ServerTask } from '@skyferry/contract';
+import { Code, GB, type Cloud, type CreateTaskData, type PollProgressData, type ServerTask } from '@skyferry/contract';
 import type { About, Provider } from '@skyferry/providers';
 import type { CloudsService } from '../src/services/clouds.ts';
 import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
 import { caller, connectLocal, waitForState, writeTree } from './support/tasks.ts';
 
-// The sync modes, the file-type filter, a root migration, the reminder e-mail switch, the space
-// prompt (409004) and state 6, over HTTP on SQLite with the in-process queue and on PostgreSQL with
-// BullMQ on Redis; state 10 (not enough traffic) on PostgreSQL with BullMQ (tasks.int.test.ts covers
-// it on SQLite).
+// The sync modes, the file-type filter, a root migration, the scanning count, the reminder e-mail
+// switch, the space prompt (409004) and state 6, over HTTP on SQLite with the in-process queue and
+// on PostgreSQL with BullMQ on Redis; state 10 (not enough traffic) on PostgreSQL with BullMQ
+// (tasks.int.test.ts covers it on SQLite).
 
 const CONFIGS = [
   { label: 'SQLite, in-process queue', dialect: 'sqlite' as const, redis: false },
@@ -28,11 +28,13 @@ function env(redis: boolean): Record<string, string> {
 }
 
 /**
- * The free space a cloud reports, set by the test (a local folder reports its disk's): the real
- * provider in every other respect, for the API's check and for the worker's run alike.
+ * The free space a cloud reports (a local folder reports its disk's) and a delay before each of
+ * its listings, set by the test: the real provider in every other respect, for the API's checks
+ * and for the worker's run alike.
  */
-class SpaceOverride {
+class CloudTweaks {
   readonly byCloud = new Map<string, About>();
+  readonly listDelayMs = new Map<string, number>();
 
   install(clouds: CloudsService): void {
     const open = clouds.open.bind(clouds);
@@ -42,6 +44,13 @@ class SpaceOverride {
         get: (target, prop, receiver) => {
           const space = this.byCloud.get(id);
           if (prop === 'about' && space) return async () => space;
+          const delay = this.listDelayMs.get(id);
+          if (prop === 'list' && delay) {
+            return async (...args: Parameters<Provider['list']>) => {
+              await new Promise((r) => setTimeout(r, delay));
+              return target.list(...args);
+            };
+          }
           const value: unknown = Reflect.get(target, prop, receiver);
           return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         },
@@ -69,7 +78,7 @@ for (const cfg of CONFIGS) {
   describe(`task sync modes and space over HTTP [${cfg.label}]`, () => {
     let t: TestApp;
     const call = caller(() => t);
-    const space = new SpaceOverride();
+    const space = new CloudTweaks();
     let user: SignedUpUser;
     let srcDir: string;
     let dstDir: string;
@@ -212,6 +221,48 @@ for (const cfg of CONFIGS) {
       expect(res.data.task?.task_name).toBe('Stick → FromRoot');
       expect((await finish(res.data.task?.id ?? '')).state).toBe(0);
       expect(tree(join(dstDir, 'FromRoot'))).toEqual({ 'top.txt': 'top', 'Folder/inner.txt': 'inner' });
+    });
+
+    it('while scanning (1) counts what it has listed ("Loading N items"), then copies (2) and completes', async () => {
+      const files: Record<string, string> = {};
+      for (let level = 0, dir = 'Scan'; level < 6; level++, dir += `/l${level}`) {
+        files[`${dir}/a.txt`] = `a ${level}`;
+        files[`${dir}/b.txt`] = `b ${level}`;
+      }
+      writeTree(srcDir, files);
+      space.listDelayMs.set(src.id, 400);
+      try {
+        const res = await create({
+          task_type: 0,
+          from_cloud: { cloud_id: src.id, paths: ['/Scan'] },
+          to_cloud: { cloud_id: dst.id, path: '/Scanned' },
+          // Confirmed up front: creating does not plan (and list slowly) first.
+          confirm_insufficient_space: true,
+          confirm_deletions: true,
+        });
+        expect(res.code).toBe(0);
+        const id = res.data.task?.id ?? '';
+        const scanning: number[] = [];
+        const states: number[] = [];
+        for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+          const p = await call<PollProgressData>('GET', `/api/cloud-manager/poll-progress/${id}`, {
+            headers: user.headers,
+          });
+          if (states.at(-1) !== p.data.status) states.push(p.data.status);
+          if (p.data.status === 1) scanning.push(p.data.total_counts);
+          if ([0, 3, 4, 5, 6, 10].includes(p.data.status)) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(states.at(-1)).toBe(0);
+        expect(states).toContain(1);
+        // The count grows while listing and never passes what is there (12 files, 6 folders).
+        expect(Math.max(...scanning)).toBeGreaterThan(0);
+        expect(Math.max(...scanning)).toBeLessThanOrEqual(18);
+        expect(scanning).toEqual([...scanning].sort((x, y) => x - y));
+        expect(Object.keys(tree(join(dstDir, 'Scanned/Scan')))).toHaveLength(12);
+      } finally {
+        space.listDelayMs.delete(src.id);
+      }
     });
 
     it('sends no e-mail while the reminder is off, and one when it is on', async () => {
