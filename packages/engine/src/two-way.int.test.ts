@@ -201,11 +201,28 @@ describe.each(backends)('two-way sync between a local folder and %s', (name) => 
     expect(first.result.twoWayStateCommitted).toBe(false);
     expect(await state.hasState()).toBe(false);
     expect(await step('rclone check after the cancel', inSync('/INT', '/int'))).not.toEqual([]);
+    if (name === 's3') {
+      // s3rver creates an object's file as soon as a PUT starts, so a PUT the cancel cut off leaves
+      // an empty object behind (S3 itself creates nothing from an incomplete upload). None of this
+      // test's files is empty: remove those before the rerun, which would otherwise see conflicts.
+      const walk = async (dir: string): Promise<void> => {
+        let token: string | undefined;
+        do {
+          const page = await dst.provider.list(dir, { pageToken: token });
+          for (const e of page.entries) {
+            if (e.kind === 'dir') await walk(e.path);
+            else if (e.size === 0) await dst.provider.remove(e.path);
+          }
+          token = page.nextPageToken;
+        } while (token);
+      };
+      await walk('/int');
+    }
 
     const second = await step('the run after the cancel', sync('/INT', '/int', state));
     expect(second.plan?.twoWay?.firstRun).toBe(true);
-    expect(second.plan?.summary.conflict.count).toBe(0);
-    expect(second.plan?.summary.delete.count).toBe(0);
+    const odd = (second.plan?.items ?? []).filter((i) => i.action === 'conflict' || i.action === 'delete');
+    expect(odd, JSON.stringify(odd)).toEqual([]);
     expect(second.result.outcome).toBe('success');
     expect(second.result.twoWayStateCommitted).toBe(true);
     expect(await step('rclone check after the rerun', inSync('/INT', '/int'))).toEqual([]);

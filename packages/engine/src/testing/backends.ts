@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,18 +150,17 @@ export type CheckMark = '=' | '*' | '+' | '-' | '!';
 export async function rcloneCheck(
   src: string,
   dst: string,
-  opts: { oneWay?: boolean; flags?: string[] } = {},
+  opts: { oneWay?: boolean; flags?: string[]; deadlineMs?: number } = {},
 ): Promise<Map<string, CheckMark>> {
   const args = ['check', src, dst, '--download', '--combined', '-', '--checkers', '8', ...(opts.flags ?? [])];
   if (opts.oneWay) args.push('--one-way');
-  let out: string;
-  try {
-    out = await run('rclone', args, { env: RCLONE_ENV });
-  } catch (err) {
-    // rclone exits 1 when it finds differences; the combined report is still on stdout.
-    const msg = String((err as Error).message);
-    const i = msg.indexOf('\n');
-    out = msg.slice(i + 1);
+  // rclone 1.60 can hang for good (seen once: asleep, no connection open, long after the servers
+  // stopped; rclone issue 7037 is a deadlock of that kind): a check that does not end within
+  // `deadlineMs` is killed and run once more.
+  let out: string | undefined;
+  for (let attempt = 1; out === undefined; attempt++) {
+    out = await rcloneWithin(args, opts.deadlineMs ?? 60_000);
+    if (out === undefined && attempt === 2) throw new Error(`rclone ${args.join(' ')} did not end, twice`);
   }
   const marks = new Map<string, CheckMark>();
   for (const line of out.split('\n')) {
@@ -168,6 +168,35 @@ export async function rcloneCheck(
     if (m) marks.set(m[2] as string, m[1] as CheckMark);
   }
   return marks;
+}
+
+/**
+ * Runs rclone and answers its stdout (also when it exits 1, as `check` does on differences), or
+ * undefined when it did not end within `ms` (it is killed).
+ */
+function rcloneWithin(args: string[], ms: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('rclone', args, { env: { ...process.env, ...RCLONE_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      child.kill('SIGKILL');
+    }, ms);
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (late) resolve(undefined);
+      else if (code === 0 || code === 1) resolve(out);
+      else reject(new Error(`rclone ${args.join(' ')} exited with ${code}\n${out}\n${err}`));
+    });
+  });
 }
 
 /** Paths of a check result that are not '='. */
