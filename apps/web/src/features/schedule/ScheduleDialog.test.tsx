@@ -60,9 +60,10 @@ describe('the schedule rules', () => {
 });
 
 describe('the Scheduled task dialog', () => {
-  it('cannot be typed into: the calendar is buttons, the time and repeat type are lists', () => {
+  it('cannot be typed into: the calendar is buttons, the time and repeat type are lists', async () => {
     open();
     const dialog = screen.getByRole('dialog', { name: 'Scheduled task' });
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Repeat' }));
     expect(within(dialog).queryAllByRole('textbox')).toEqual([]);
     expect(
       within(dialog)
@@ -106,9 +107,14 @@ describe('the Scheduled task dialog', () => {
 
   it('repeat with its type: weekly from a Thursday becomes day_of_week thu', async () => {
     const { onSubmit } = open();
-    expect(screen.getByTestId('schedule-repeat-type')).toBeDisabled();
+    // The repeat type shows only once Repeat is ticked, offering daily, weekly and monthly.
+    expect(screen.queryByTestId('schedule-repeat-type')).toBeNull();
     await userEvent.click(day('2025-05-22'));
     await userEvent.click(screen.getByRole('checkbox', { name: 'Repeat' }));
+    const options = [...screen.getByTestId('schedule-repeat-type').querySelectorAll('option')].map(
+      (o) => o.textContent,
+    );
+    expect(options).toEqual(['Daily', 'Weekly', 'Monthly']);
     await pick('schedule-repeat-type', 'Weekly');
     await pick('schedule-hour', '08');
     expect(screen.getByTestId('schedule-summary').textContent).toBe('Every Thursday at 08:00');

@@ -103,15 +103,16 @@ export function ScheduleDialog({ opened, onClose, onSubmit, initial }: ScheduleD
             onChange={(e) => setNeedRepeat(e.currentTarget.checked)}
             data-testid="schedule-repeat"
           />
-          <NativeSelect
-            aria-label={t('repeatType')}
-            data={REPEAT_TYPES.map((r) => ({ value: r, label: t(`repeatTypes.${r}`) }))}
-            value={repeatType}
-            onChange={(e) => setRepeatType(e.currentTarget.value as RepeatType)}
-            disabled={!needRepeat}
-            w={140}
-            data-testid="schedule-repeat-type"
-          />
+          {needRepeat && (
+            <NativeSelect
+              aria-label={t('repeatType')}
+              data={REPEAT_TYPES.map((r) => ({ value: r, label: t(`repeatTypes.${r}`) }))}
+              value={repeatType}
+              onChange={(e) => setRepeatType(e.currentTarget.value as RepeatType)}
+              w={140}
+              data-testid="schedule-repeat-type"
+            />
+          )}
         </Group>
         <Text size="sm" data-testid="schedule-summary" c={problem && problem !== 'pick_date' ? 'red.9' : undefined}>
           {problem ? t(`problems.${problem}`) : summary}
