@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { canceled, ProviderError } from '../../api/errors.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
@@ -27,6 +28,7 @@ import {
 } from '../oauth-common/http.ts';
 import { numberSetting, setupOAuth } from '../oauth-common/setup.ts';
 import { ByteTaker } from '../oauth-common/take.ts';
+import { Batcher, type BatchResult } from './batch.ts';
 
 /**
  * Dropbox (API v2), personal accounts and team spaces (dropbox_business: every call carries
@@ -36,9 +38,17 @@ import { ByteTaker } from '../oauth-common/take.ts';
  * commit checked against the Dropbox content hash computed while the bytes stream. Deleted items
  * stay restorable in Dropbox's deleted files (that is the trash). Rate limits, including
  * too_many_write_operations, wait out the Retry-After the service sends.
+ * Batching (setting batch_size, default 100, 0 turns it off; batch_timeout_ms, default 10): every
+ * commit takes the namespace's write lock, so many single commits at once fail with
+ * too_many_write_operations. Upload sessions are instead closed by their last start/append and
+ * the finishes of files written close together go in one upload_session/finish_batch_v2 (small
+ * files: upload_session/start with close=true and the whole content, then the batch); removals
+ * requested together go in one delete_batch (async job polled with delete_batch/check). Each
+ * put() or remove() still gets its own Entry or its own error.
  * References: https://www.dropbox.com/developers/documentation/http/documentation,
  * https://developers.dropbox.com/dbx-performance-guide, https://www.dropbox.com/developers/reference/content-hash,
- * https://developers.dropbox.com/dbx-team-files-guide.
+ * https://developers.dropbox.com/dbx-team-files-guide,
+ * https://developers.dropbox.com/dbx-performance-guide (batch commits and lock contention).
  */
 
 const MiB = 1024 * 1024;
@@ -54,6 +64,47 @@ interface DbxMetadata {
   client_modified?: string;
   server_modified?: string;
   content_hash?: string;
+}
+
+/** One entry of a batch result: `.tag` success (FileMetadata fields, or `metadata`) or failure. */
+interface DbxBatchEntry extends Partial<Omit<DbxMetadata, '.tag'>> {
+  '.tag': string;
+  failure?: unknown;
+  metadata?: DbxMetadata;
+}
+
+interface DbxJobStatus {
+  '.tag': string;
+  async_job_id?: string;
+  entries?: DbxBatchEntry[];
+  failed?: unknown;
+}
+
+/** "path/conflict/folder/" from a nested Dropbox union value (what error_summary would say). */
+export function unionSummary(v: unknown): string {
+  let out = '';
+  let cur: unknown = v;
+  while (cur && typeof cur === 'object' && typeof (cur as Record<string, unknown>)['.tag'] === 'string') {
+    const tag = (cur as Record<string, string>)['.tag']!;
+    out += `${tag}/`;
+    const inner = (cur as Record<string, unknown>)[tag];
+    // WriteError nests as `path`, UploadWriteFailed as `reason`.
+    cur = inner ?? (cur as Record<string, unknown>).reason;
+  }
+  return out;
+}
+
+/** The error of one failed batch entry, mapped as if it were the 409 of a single call. */
+function batchEntryError(failure: unknown, url: string): BatchResult<never> {
+  const summary = unionSummary(failure);
+  const error = dropboxError({
+    status: 409,
+    headers: new Headers(),
+    text: summary,
+    json: { error_summary: summary, error: failure },
+    request: { method: 'POST', url },
+  });
+  return { error, retry: summary.includes('too_many_write_operations') };
 }
 
 interface DbxErrorBody {
@@ -141,6 +192,9 @@ export class DropboxProvider implements Provider {
   private readyPromise: Promise<void> | undefined;
   private readonly names = new NameEncoder(ENCODINGS.dropbox);
   private readonly locks = new KeyedMutex();
+  /** Finishes of closed upload sessions and deletions, batched (undefined: batching off). */
+  private readonly finishes: Batcher<Record<string, unknown>, DbxMetadata> | undefined;
+  private readonly deletes: Batcher<string, undefined> | undefined;
 
   constructor(opts: DropboxOptions) {
     const c = opts.credentials;
@@ -161,6 +215,79 @@ export class DropboxProvider implements Provider {
     // Concurrent session appends must be multiples of 4 MiB.
     this.chunkSize = Math.max(BLOCK, Math.floor(numberSetting(c, 'chunk_size', 8 * MiB) / BLOCK) * BLOCK);
     this.concurrency = Math.max(1, Math.floor(numberSetting(c, 'upload_concurrency', 4)));
+    const rawSize = c.batch_size;
+    const off = rawSize === 0 || rawSize === '0' || rawSize === false || rawSize === 'off';
+    if (!off) {
+      const size = Math.min(1000, Math.max(1, Math.floor(numberSetting(c, 'batch_size', 100))));
+      const windowMs = numberSetting(c, 'batch_timeout_ms', 10);
+      this.finishes = new Batcher({ size, windowMs, send: (entries) => this.finishBatch(entries) });
+      this.deletes = new Batcher({ size, windowMs, send: (paths) => this.deleteBatch(paths) });
+    }
+  }
+
+  /** Batch sizes and counts (tests, logs). */
+  batchStats(): { finishBatches: number; deleteBatches: number } {
+    return { finishBatches: this.finishes?.batches ?? 0, deleteBatches: this.deletes?.batches ?? 0 };
+  }
+
+  /** One upload_session/finish_batch_v2 for closed sessions; results in the order of the entries. */
+  private async finishBatch(entries: Array<Record<string, unknown>>): Promise<Array<BatchResult<DbxMetadata>>> {
+    const r = await this.rpc<{ entries: DbxBatchEntry[] }>('files/upload_session/finish_batch_v2', { entries });
+    return r.entries.map((e) =>
+      e['.tag'] === 'success'
+        ? { value: { ...(e as unknown as DbxMetadata), '.tag': 'file' } }
+        : batchEntryError(e.failure, `${this.apiUrl}/2/files/upload_session/finish_batch_v2`),
+    );
+  }
+
+  /** One delete_batch job, polled with delete_batch/check until it completes. */
+  private async deleteBatch(paths: string[]): Promise<Array<BatchResult<undefined>>> {
+    let status = await this.rpc<DbxJobStatus>('files/delete_batch', { entries: paths.map((path) => ({ path })) });
+    const jobId = status.async_job_id;
+    let delay = 10;
+    while (status['.tag'] === 'async_job_id' || status['.tag'] === 'in_progress') {
+      await sleep(delay);
+      delay = Math.min(delay * 2, 1000);
+      status = await this.rpc<DbxJobStatus>('files/delete_batch/check', { async_job_id: jobId });
+    }
+    if (status['.tag'] === 'failed') {
+      // DeleteBatchError: too_many_write_operations (the whole job) is worth another batch.
+      const failed = batchEntryError(status.failed, `${this.apiUrl}/2/files/delete_batch/check`);
+      return paths.map(() => failed);
+    }
+    const results = status.entries ?? [];
+    return results.map((e) =>
+      e['.tag'] === 'success'
+        ? { value: undefined }
+        : batchEntryError(e.failure, `${this.apiUrl}/2/files/delete_batch/check`),
+    );
+  }
+
+  /** Finishes a closed session: through the batch when batching is on, else alone. */
+  private async finishClosed(
+    sessionId: string,
+    total: number,
+    commit: Record<string, unknown>,
+    contentHash: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<DbxMetadata> {
+    const args: Record<string, unknown> = { cursor: { session_id: sessionId, offset: total }, commit };
+    if (contentHash) args.content_hash = contentHash;
+    if (this.finishes) {
+      await this.ready(signal);
+      return this.finishes.add(args, signal);
+    }
+    return this.upload<DbxMetadata>('files/upload_session/finish', args, Buffer.alloc(0), signal);
+  }
+
+  /** Deletes one path: in a delete_batch with the others requested meanwhile, or alone. */
+  private async deletePath(path: string, signal?: AbortSignal): Promise<void> {
+    if (this.deletes) {
+      await this.ready(signal);
+      await this.deletes.add(path, signal);
+      return;
+    }
+    await this.rpc('files/delete_v2', { path }, signal);
   }
 
   /** Team spaces: every call is rooted at the team's root namespace. */
@@ -348,6 +475,24 @@ export class DropboxProvider implements Provider {
         await this.checkNotDir(p, signal);
         if (!next) {
           if (src.size >= 0 && first.length !== src.size) throw shortBody(first.length, src.size);
+          if (this.finishes) {
+            // The whole content in a closed session; the commit goes in the next finish batch.
+            const { session_id } = await this.upload<{ session_id: string }>(
+              'files/upload_session/start',
+              { close: true },
+              first,
+              signal,
+            );
+            opts.onProgress?.(first.length);
+            const m = await this.finishClosed(
+              session_id,
+              first.length,
+              this.commitInfo(p, src),
+              hasher.digest(),
+              signal,
+            );
+            return this.toEntry(parentPath(p), m, baseName(p));
+          }
           const m = await this.upload<DbxMetadata>(
             'files/upload',
             { ...this.commitInfo(p, src), content_hash: hasher.digest() },
@@ -383,6 +528,24 @@ export class DropboxProvider implements Provider {
           cur = next;
         }
         if (src.size >= 0 && offset + cur.length !== src.size) throw shortBody(offset + cur.length, src.size);
+        if (this.finishes) {
+          // The last chunk closes the session; the commit goes in the next finish batch.
+          await this.upload(
+            'files/upload_session/append_v2',
+            { cursor: { session_id, offset }, close: true },
+            cur,
+            signal,
+          );
+          opts.onProgress?.(offset + cur.length);
+          const m = await this.finishClosed(
+            session_id,
+            offset + cur.length,
+            this.commitInfo(p, src),
+            hasher.digest(),
+            signal,
+          );
+          return this.toEntry(parentPath(p), m, baseName(p));
+        }
         const m = await this.upload<DbxMetadata>(
           'files/upload_session/finish',
           { cursor: { session_id, offset }, commit: this.commitInfo(p, src), content_hash: hasher.digest() },
@@ -440,12 +603,7 @@ export class DropboxProvider implements Provider {
     contentHash: string | undefined,
     signal?: AbortSignal,
   ): Promise<Entry> {
-    const args: Record<string, unknown> = {
-      cursor: { session_id: sessionId, offset: total },
-      commit: this.commitInfo(path, src),
-    };
-    if (contentHash) args.content_hash = contentHash;
-    const m = await this.upload<DbxMetadata>('files/upload_session/finish', args, Buffer.alloc(0), signal);
+    const m = await this.finishClosed(sessionId, total, this.commitInfo(path, src), contentHash, signal);
     return this.toEntry(parentPath(path), m, baseName(path));
   }
 
@@ -467,7 +625,7 @@ export class DropboxProvider implements Provider {
     const p = cleanPath(path);
     const m = await this.metadata(p);
     if (m['.tag'] === 'folder') throw new ProviderError('is_dir', `is a folder: ${p}`);
-    await this.rpc('files/delete_v2', { path: this.dpath(p) });
+    await this.deletePath(this.dpath(p));
   }
 
   async rmdir(path: string): Promise<void> {
@@ -482,7 +640,7 @@ export class DropboxProvider implements Provider {
   async trash(path: string): Promise<void> {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('permission', 'cannot trash the root folder');
-    await this.rpc('files/delete_v2', { path: this.dpath(p) });
+    await this.deletePath(this.dpath(p));
   }
 
   async rename(path: string, newName: string): Promise<Entry> {

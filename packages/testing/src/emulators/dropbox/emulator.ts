@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomId, sendBytes, sendJson, sendText, type EmuRequest } from '../common/http.ts';
 import { dropboxContentHash } from '../common/hashes.ts';
 import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOptions } from '../common/service.ts';
@@ -10,6 +11,21 @@ import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOption
  *   (files/list_folder, list_folder/continue, get_metadata, create_folder_v2, delete_v2, copy_v2,
  *   move_v2, download, upload, upload_session/start, append_v2, finish; users/get_current_account,
  *   users/get_space_usage)
+ * - Batches, same reference: files/upload_session/finish_batch_v2 (synchronous; "Each entry in
+ *   UploadSessionFinishBatchArg.entries will appear at the same position inside
+ *   UploadSessionFinishBatchResult.entries", success = the FileMetadata, failure =
+ *   UploadSessionFinishError; sessions must have been closed by their last start/append, else
+ *   lookup_failed/not_closed; at most 1000 entries), files/upload_session/finish_batch +
+ *   finish_batch/check (async_job_id, then in_progress | complete), files/delete_batch +
+ *   delete_batch/check (DeleteBatchLaunch async_job_id; DeleteBatchJobStatus in_progress |
+ *   complete with per-entry success {metadata} | failure DeleteError; PollError
+ *   invalid_async_job_id). Batch jobs of one account run one after another ("this route should
+ *   be executed serially").
+ * - The namespace write lock behind too_many_write_operations ("Dropbox locks the namespace
+ *   while a commit runs; concurrent commits fail; batch them"):
+ *   https://developers.dropbox.com/dbx-performance-guide (section on lock contention) and the
+ *   "too_many_write_operations" variants of UploadSessionFinishError / DeleteError. Modelled by
+ *   `writeLockMs`, off by default.
  * - Endpoint formats: RPC (JSON body), content-upload and content-download (arguments in the
  *   Dropbox-API-Arg header, ASCII only with \uXXXX escapes; result in Dropbox-API-Result):
  *   same page, "Formats" and "Content-upload endpoints"
@@ -30,6 +46,8 @@ import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOption
 
 const BLOCK = 4 * 1024 * 1024;
 const UPLOAD_LIMIT = 150 * 1024 * 1024;
+/** finish_batch and delete_batch take at most 1000 entries. */
+const BATCH_LIMIT = 1000;
 
 export interface DbxNode {
   id: string;
@@ -64,6 +82,14 @@ interface Session {
   length: number;
 }
 
+interface Job {
+  kind: 'finish' | 'delete';
+  user: string | undefined;
+  root: DbxNode;
+  /** Set when the job has completed. */
+  entries: Record<string, unknown>[] | undefined;
+}
+
 interface Cursor {
   entries: Record<string, unknown>[];
   offset: number;
@@ -79,6 +105,24 @@ export class DropboxEmulator extends ServiceEmulator {
   readonly deleted: Array<{ path: string; at: number }> = [];
   /** Upload-session appends received (tests assert large files used sessions). */
   appendCalls = 0;
+  /** Single upload_session/finish calls and finish batches (v1 or v2). */
+  finishCalls = 0;
+  finishBatchCalls = 0;
+  /** Entries of each finish batch, in the order the batches ran. */
+  readonly finishBatchSizes: number[] = [];
+  /** delete_v2 calls, delete_batch calls, and polls of batch jobs. */
+  deleteV2Calls = 0;
+  deleteBatchCalls = 0;
+  checkCalls = 0;
+  /** How long a single commit holds the namespace write lock (0: no lock; see takeWriteLock). */
+  writeLockMs = 0;
+  /** How long an async batch job takes before it runs (check answers in_progress meanwhile). */
+  jobDelayMs = 15;
+  /** Commits refused with too_many_write_operations because the lock was held. */
+  writeConflicts = 0;
+  private readonly lockedUntil = new Map<DbxNode, number>();
+  private readonly batchChains = new Map<DbxNode, Promise<void>>();
+  private readonly jobs = new Map<string, Job>();
 
   constructor(options: ServiceOptions) {
     super(options);
@@ -154,7 +198,12 @@ export class DropboxEmulator extends ServiceEmulator {
     rpc('files/list_folder/continue', (_q, res, _a, _r, args) => this.listContinue(res, args));
     rpc('files/get_metadata', (_q, res, _a, root, args) => this.getMetadata(res, root, args));
     rpc('files/create_folder_v2', (_q, res, _a, root, args) => this.createFolder(res, root, args));
-    rpc('files/delete_v2', (_q, res, _a, root, args) => this.delete(res, root, args));
+    rpc('files/delete_v2', (req, res, _a, root, args) => this.delete(req, res, root, args));
+    rpc('files/delete_batch', (_q, res, _a, root, args) => this.deleteBatch(res, root, args));
+    rpc('files/delete_batch/check', (_q, res, a, _r, args) => this.checkJob(res, a, args, 'delete'));
+    rpc('files/upload_session/finish_batch_v2', (_q, res, a, root, args) => this.finishBatchV2(res, a, root, args));
+    rpc('files/upload_session/finish_batch', (_q, res, a, root, args) => this.finishBatchV1(res, a, root, args));
+    rpc('files/upload_session/finish_batch/check', (_q, res, a, _r, args) => this.checkJob(res, a, args, 'finish'));
     rpc('files/copy_v2', (_q, res, _a, root, args) => this.relocate(res, root, args, true));
     rpc('files/move_v2', (_q, res, _a, root, args) => this.relocate(res, root, args, false));
     content('files/download', (req, res, _a, root, args) => this.download(req, res, root, args));
@@ -511,23 +560,34 @@ export class DropboxEmulator extends ServiceEmulator {
     sendJson(res, 200, { metadata: this.metadata(root, node) });
   }
 
-  private delete(res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
-    const path = String(args.path ?? '');
+  private delete(req: EmuRequest, res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    if (!this.takeWriteLock(req, res, root)) return;
+    this.deleteV2Calls++;
+    const r = this.deleteResult(root, String(args.path ?? ''));
+    if ('summary' in r) return this.endpointError(res, r.summary, r.error);
+    sendJson(res, 200, { metadata: r.metadata });
+  }
+
+  /** Deletes one item (DeleteError union on failure). */
+  private deleteResult(
+    root: DbxNode,
+    path: string,
+  ): { metadata: Record<string, unknown> } | { summary: string; error: Record<string, unknown> } {
     const node = this.find(root, path);
     if (node === 'malformed')
-      return this.endpointError(res, 'path_lookup/malformed_path/', {
-        '.tag': 'path_lookup',
-        path_lookup: { '.tag': 'malformed_path' },
-      });
+      return {
+        summary: 'path_lookup/malformed_path/',
+        error: { '.tag': 'path_lookup', path_lookup: { '.tag': 'malformed_path' } },
+      };
     if (!node || node === root)
-      return this.endpointError(res, 'path_lookup/not_found/', {
-        '.tag': 'path_lookup',
-        path_lookup: { '.tag': 'not_found' },
-      });
+      return {
+        summary: 'path_lookup/not_found/',
+        error: { '.tag': 'path_lookup', path_lookup: { '.tag': 'not_found' } },
+      };
     const meta = this.metadata(root, node);
     node.parent!.children.delete(node.name.toLowerCase());
     this.deleted.push({ path: String(meta.path_display), at: Date.now() });
-    sendJson(res, 200, { metadata: meta });
+    return { metadata: meta };
   }
 
   private cloneTree(node: DbxNode, parent: DbxNode, name: string): DbxNode {
@@ -627,49 +687,58 @@ export class DropboxEmulator extends ServiceEmulator {
     content: Buffer,
     contentHash?: unknown,
   ): void {
-    const wrap = (inner: Record<string, unknown>) => ({ '.tag': 'path', reason: inner });
+    const r = this.commitResult(root, user, commit, content, contentHash, true);
+    if ('summary' in r) return this.endpointError(res, r.summary, r.error);
+    sendJson(res, 200, r.metadata);
+  }
+
+  /**
+   * The commit itself. `uploadError` shapes path errors as files/upload's UploadError (reason inside
+   * UploadWriteFailed); upload_session/finish's UploadSessionFinishError carries the WriteError as `path`.
+   */
+  private commitResult(
+    root: DbxNode,
+    user: string,
+    commit: Record<string, unknown>,
+    content: Buffer,
+    contentHash: unknown,
+    uploadError: boolean,
+  ): { metadata: Record<string, unknown> } | { summary: string; error: Record<string, unknown> } {
+    const fail = (inner: Record<string, unknown>, summary: string) => ({
+      summary: `path/${summary}`,
+      error: uploadError ? { '.tag': 'path', reason: inner } : { '.tag': 'path', path: inner },
+    });
     if (typeof contentHash === 'string' && contentHash !== dropboxContentHash(content)) {
-      return this.endpointError(res, 'content_hash_mismatch/', { '.tag': 'content_hash_mismatch' });
+      return { summary: 'content_hash_mismatch/', error: { '.tag': 'content_hash_mismatch' } };
     }
     const target = this.parentFor(root, String(commit.path ?? ''));
-    if (target === 'malformed')
-      return this.endpointError(res, 'path/malformed_path/', wrap({ '.tag': 'malformed_path' }));
-    if (target === 'conflict')
-      return this.endpointError(res, 'path/conflict/file/', wrap({ '.tag': 'conflict', conflict: { '.tag': 'file' } }));
+    if (target === 'malformed') return fail({ '.tag': 'malformed_path' }, 'malformed_path/');
+    if (target === 'conflict') return fail({ '.tag': 'conflict', conflict: { '.tag': 'file' } }, 'conflict/file/');
     const acc = this.account(user);
     const existing = target.parent.children.get(target.name.toLowerCase());
     if (
       this.treeBytes(this.namespaces.get(acc.root)!) + content.length - (existing?.content?.length ?? 0) >
       acc.allocated
     ) {
-      return this.endpointError(res, 'path/insufficient_space/', wrap({ '.tag': 'insufficient_space' }));
+      return fail({ '.tag': 'insufficient_space' }, 'insufficient_space/');
     }
     const { mode, rev } = this.writeMode(commit);
     const clientModified = typeof commit.client_modified === 'string' ? Date.parse(commit.client_modified) : Date.now();
     let name = target.name;
     if (existing) {
-      if (existing.folder)
-        return this.endpointError(
-          res,
-          'path/conflict/folder/',
-          wrap({ '.tag': 'conflict', conflict: { '.tag': 'folder' } }),
-        );
+      if (existing.folder) return fail({ '.tag': 'conflict', conflict: { '.tag': 'folder' } }, 'conflict/folder/');
       const same = existing.content?.equals(content) ?? false;
       const replace = mode === 'overwrite' || (mode === 'update' && rev === existing.rev);
       if (!replace && !same) {
         if (commit.autorename !== true)
-          return this.endpointError(
-            res,
-            'path/conflict/file/',
-            wrap({ '.tag': 'conflict', conflict: { '.tag': 'file' } }),
-          );
+          return fail({ '.tag': 'conflict', conflict: { '.tag': 'file' } }, 'conflict/file/');
         name = this.uniqueName(target.parent, name);
       } else {
         existing.content = content;
         existing.clientModified = Number.isFinite(clientModified) ? clientModified : Date.now();
         existing.serverModified = Date.now();
         existing.rev = randomId(15, '0123456789abcdef');
-        return sendJson(res, 200, this.metadata(root, existing));
+        return { metadata: this.metadata(root, existing) };
       }
     }
     const node: DbxNode = {
@@ -684,7 +753,7 @@ export class DropboxEmulator extends ServiceEmulator {
       rev: randomId(15, '0123456789abcdef'),
     };
     target.parent.children.set(name.toLowerCase(), node);
-    sendJson(res, 200, this.metadata(root, node));
+    return { metadata: this.metadata(root, node) };
   }
 
   private async upload(
@@ -697,6 +766,7 @@ export class DropboxEmulator extends ServiceEmulator {
     const body = await req.body();
     if (body.length > UPLOAD_LIMIT)
       return this.endpointError(res, 'payload_too_large/', { '.tag': 'payload_too_large' });
+    if (!this.takeWriteLock(req, res, root)) return;
     this.commit(res, root, a.user, args, body, args.content_hash);
   }
 
@@ -779,42 +849,193 @@ export class DropboxEmulator extends ServiceEmulator {
     args: Record<string, unknown>,
   ): Promise<void> {
     const body = await req.body();
+    if (!this.takeWriteLock(req, res, root)) return;
+    this.finishCalls++;
+    const r = this.finishResult(a, root, args, body, false);
+    if ('summary' in r) return this.endpointError(res, r.summary, r.error);
+    sendJson(res, 200, r.metadata);
+  }
+
+  /** upload_session/finish for one session (alone, or as one entry of a finish batch). */
+  private finishResult(
+    a: AuthContext,
+    root: DbxNode,
+    args: Record<string, unknown>,
+    body: Buffer,
+    batch: boolean,
+  ): { metadata: Record<string, unknown> } | { summary: string; error: Record<string, unknown> } {
+    const lookup = (inner: Record<string, unknown>) => ({
+      summary: `lookup_failed/${String(inner['.tag'])}/`,
+      error: { '.tag': 'lookup_failed', lookup_failed: inner },
+    });
+    const plain = (tag: string) => ({ summary: `${tag}/`, error: { '.tag': tag } });
     const cursor = (args.cursor ?? {}) as { session_id?: string; offset?: number };
     const s = this.sessions.get(String(cursor.session_id ?? ''));
-    if (!s || s.user !== a.user)
-      return this.endpointError(res, 'lookup_failed/not_found/', {
-        '.tag': 'lookup_failed',
-        lookup_failed: { '.tag': 'not_found' },
-      });
+    if (!s || s.user !== a.user) return lookup({ '.tag': 'not_found' });
+    // A batch finishes closed sessions only (their last start or append had close=true).
+    if (batch && !s.closed) return lookup({ '.tag': 'not_closed' });
     if (s.concurrent) {
-      if (body.length)
-        return this.endpointError(res, 'concurrent_session_data_not_allowed/', {
-          '.tag': 'concurrent_session_data_not_allowed',
-        });
-      if (!s.closed)
-        return this.endpointError(res, 'concurrent_session_not_closed/', { '.tag': 'concurrent_session_not_closed' });
+      if (body.length) return plain('concurrent_session_data_not_allowed');
+      if (!s.closed) return plain('concurrent_session_not_closed');
     } else if (body.length) {
-      if (Number(cursor.offset) !== s.length) {
-        return this.endpointError(res, 'lookup_failed/incorrect_offset/', {
-          '.tag': 'lookup_failed',
-          lookup_failed: { '.tag': 'incorrect_offset', correct_offset: s.length },
-        });
-      }
+      if (Number(cursor.offset) !== s.length) return lookup({ '.tag': 'incorrect_offset', correct_offset: s.length });
       s.pieces.set(s.length, body);
       s.length += body.length;
     }
     const content = this.assemble(s);
-    if (!content)
-      return this.endpointError(res, 'concurrent_session_missing_data/', { '.tag': 'concurrent_session_missing_data' });
+    if (!content) return plain('concurrent_session_missing_data');
     // cursor.offset counts the bytes uploaded before this call; the finish body follows them.
-    if (Number(cursor.offset) + body.length !== content.length) {
-      return this.endpointError(res, 'lookup_failed/incorrect_offset/', {
-        '.tag': 'lookup_failed',
-        lookup_failed: { '.tag': 'incorrect_offset', correct_offset: content.length },
-      });
-    }
+    if (Number(cursor.offset) + body.length !== content.length)
+      return lookup({ '.tag': 'incorrect_offset', correct_offset: content.length });
     this.sessions.delete(s.id);
-    this.commit(res, root, a.user, (args.commit ?? {}) as Record<string, unknown>, content, args.content_hash);
+    return this.commitResult(
+      root,
+      a.user,
+      (args.commit ?? {}) as Record<string, unknown>,
+      content,
+      args.content_hash,
+      !batch,
+    );
+  }
+
+  // ---------- batches and the namespace write lock ----------
+
+  /**
+   * Dropbox serializes the commits of a namespace under a lock: a commit arriving while another
+   * holds it answers too_many_write_operations (429, Retry-After), which is why the performance
+   * guide recommends committing many files together with upload_session/finish_batch and deleting
+   * with delete_batch (a batch takes the lock once for all its entries, and batch jobs of the same
+   * namespace wait for each other instead of failing). Off (0) unless a test sets `writeLockMs`:
+   * each single commit (files/upload, upload_session/finish, delete_v2) holds the lock that long.
+   */
+  private takeWriteLock(req: EmuRequest, res: ServerResponse, root: DbxNode): boolean {
+    if (this.writeLockMs <= 0) return true;
+    const now = Date.now();
+    if ((this.lockedUntil.get(root) ?? 0) > now) {
+      this.writeConflicts++;
+      this.sendRateLimited(req, res, 1, 'too_many_write_operations');
+      return false;
+    }
+    this.lockedUntil.set(root, now + this.writeLockMs);
+    return true;
+  }
+
+  /** Runs a batch under the namespace lock: batches wait for each other and for single commits. */
+  private underLock<T>(root: DbxNode, work: () => T): Promise<T> {
+    const prev = this.batchChains.get(root) ?? Promise.resolve();
+    const run = prev.then(async () => {
+      for (;;) {
+        const wait = (this.lockedUntil.get(root) ?? 0) - Date.now();
+        if (wait <= 0) break;
+        await sleep(wait);
+      }
+      if (this.writeLockMs > 0) this.lockedUntil.set(root, Date.now() + this.writeLockMs);
+      return work();
+    });
+    this.batchChains.set(
+      root,
+      run.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return run;
+  }
+
+  private batchEntries(res: ServerResponse, name: string, args: Record<string, unknown>): unknown[] | undefined {
+    const entries = args.entries;
+    if (!Array.isArray(entries)) {
+      sendText(res, 400, `Error in call to API function "${name}": request body: entries: missing required field`);
+      return undefined;
+    }
+    if (entries.length > BATCH_LIMIT) {
+      sendText(
+        res,
+        400,
+        `Error in call to API function "${name}": request body: entries: ${entries.length} items, at most ${BATCH_LIMIT} allowed`,
+      );
+      return undefined;
+    }
+    return entries;
+  }
+
+  private finishEntries(a: AuthContext, root: DbxNode, entries: unknown[]): Record<string, unknown>[] {
+    this.finishBatchCalls++;
+    this.finishBatchSizes.push(entries.length);
+    return entries.map((e) => {
+      const r = this.finishResult(a, root, (e ?? {}) as Record<string, unknown>, Buffer.alloc(0), true);
+      return 'summary' in r ? { '.tag': 'failure', failure: r.error } : { ...r.metadata, '.tag': 'success' };
+    });
+  }
+
+  /** files/upload_session/finish_batch_v2: synchronous, one result per entry in the same order. */
+  private async finishBatchV2(
+    res: ServerResponse,
+    a: AuthContext,
+    root: DbxNode,
+    args: Record<string, unknown>,
+  ): Promise<void> {
+    const entries = this.batchEntries(res, 'files/upload_session/finish_batch_v2', args);
+    if (!entries) return;
+    const results = await this.underLock(root, () => this.finishEntries(a, root, entries));
+    sendJson(res, 200, { entries: results });
+  }
+
+  /** files/upload_session/finish_batch (v1): launches an async job, polled with finish_batch/check. */
+  private finishBatchV1(res: ServerResponse, a: AuthContext, root: DbxNode, args: Record<string, unknown>): void {
+    const entries = this.batchEntries(res, 'files/upload_session/finish_batch', args);
+    if (!entries) return;
+    sendJson(res, 200, {
+      '.tag': 'async_job_id',
+      async_job_id: this.launchJob(a, 'finish', root, () => this.finishEntries(a, root, entries)),
+    });
+  }
+
+  /** files/delete_batch: launches an async job, polled with delete_batch/check. */
+  private deleteBatch(res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    const entries = this.batchEntries(res, 'files/delete_batch', args);
+    if (!entries) return;
+    this.deleteBatchCalls++;
+    const id = this.launchJob(undefined, 'delete', root, () =>
+      entries.map((e) => {
+        const r = this.deleteResult(root, String((e as Record<string, unknown> | null)?.path ?? ''));
+        return 'summary' in r ? { '.tag': 'failure', failure: r.error } : { '.tag': 'success', metadata: r.metadata };
+      }),
+    );
+    sendJson(res, 200, { '.tag': 'async_job_id', async_job_id: id });
+  }
+
+  private launchJob(
+    a: AuthContext | undefined,
+    kind: 'finish' | 'delete',
+    root: DbxNode,
+    work: () => Record<string, unknown>[],
+  ): string {
+    const id = `dbjid:${randomId(40)}`;
+    const job: Job = { kind, user: a?.user, root, entries: undefined };
+    this.jobs.set(id, job);
+    // The job runs in the background, after a short while, under the namespace lock.
+    void sleep(this.jobDelayMs)
+      .then(() => this.underLock(root, work))
+      .then((entries) => {
+        job.entries = entries;
+      });
+    return id;
+  }
+
+  /** finish_batch/check and delete_batch/check: in_progress until the job completes. */
+  private checkJob(
+    res: ServerResponse,
+    a: AuthContext,
+    args: Record<string, unknown>,
+    kind: 'finish' | 'delete',
+  ): void {
+    this.checkCalls++;
+    const job = this.jobs.get(String(args.async_job_id ?? ''));
+    if (!job || job.kind !== kind || (job.user !== undefined && job.user !== a.user))
+      return this.endpointError(res, 'invalid_async_job_id/', { '.tag': 'invalid_async_job_id' });
+    if (!job.entries) return sendJson(res, 200, { '.tag': 'in_progress' });
+    sendJson(res, 200, { '.tag': 'complete', entries: job.entries });
   }
 
   /** Upload sessions not yet finished. */
