@@ -431,6 +431,8 @@ export class CloudsService {
         return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'host_key_changed', {
           host: String(credentials.host ?? ''),
         });
+      case 'transaction_cap':
+        return new ApiError(Code.TRANSACTION_CAP, 'transaction_cap');
       case 'network':
         if (kind === 'ftp' && isUntrustedCertificate(err)) {
           return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'tls_certificate_untrusted', {

@@ -7,6 +7,8 @@ export type ProviderErrorCode =
   | 'dir_not_empty'
   | 'permission'
   | 'quota'
+  /** The account's transaction cap (a per-day spending cap the owner sets, e.g. Backblaze B2's) is used up. */
+  | 'transaction_cap'
   | 'rate_limited'
   | 'auth_expired'
   | 'auth_invalid'
@@ -31,6 +33,8 @@ const DEFAULT_RETRY: Record<ProviderErrorCode, RetryClass> = {
   dir_not_empty: 'no_retry',
   permission: 'no_retry',
   quota: 'fatal',
+  // Lifted only by the owner raising the cap (or the next day): retrying just spends more calls.
+  transaction_cap: 'fatal',
   rate_limited: 'retry',
   auth_expired: 'fatal',
   auth_invalid: 'fatal',

@@ -12,7 +12,7 @@ export interface MappedError {
 /**
  * Maps any failure of a file call to the API's answer: ApiErrors pass through; provider errors get
  * the catalogue's codes (spec section 8): not found -> 404 "The path does not exist.", expired
- * authorisation -> 401, a full cloud -> 507001, rate limits -> 429001, unreachable -> 503001, and
+ * authorisation -> 401, a full cloud -> 507001, a used-up transaction cap -> 6007001, rate limits -> 429001, unreachable -> 503001, and
  * everything else -> 502001 "Cloud Drive operation error! [{code}]".
  */
 export function mapFileError(err: unknown, cloud: { id: string; label: string }): MappedError {
@@ -34,6 +34,8 @@ export function mapFileError(err: unknown, cloud: { id: string; label: string })
         error: make(Code.INSUFFICIENT_TARGET_STORAGE, 'insufficient_space', { cloud_name: cloud.label }),
         expired: false,
       };
+    case 'transaction_cap':
+      return { error: make(Code.TRANSACTION_CAP, 'transaction_cap'), expired: false };
     case 'rate_limited':
       return { error: make(Code.RATE_LIMITED, 'too_many_requests'), expired: false };
     case 'permission':

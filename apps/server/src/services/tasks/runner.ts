@@ -1,6 +1,7 @@
 import {
   TaskState,
   hasGoogleDocs,
+  message as catalogueMessage,
   type ConflictResolution,
   type FileFilter,
   type SameNamePolicy,
@@ -71,6 +72,15 @@ function mailOutcome(state: number): TaskOutcome {
   if (state === TaskState.partial) return 'partial';
   if (state === TaskState.canceled) return 'canceled';
   return 'failed';
+}
+
+/**
+ * Why a run stopped, as the task's result shows it. A used-up transaction cap (Backblaze B2's) gets
+ * the catalogue's words for 6007001 (spec section 8) rather than the service's raw error.
+ */
+function runError(error: { code: string; message: string }): { code: string; message: string } {
+  if (error.code === 'transaction_cap') return { code: error.code, message: catalogueMessage('en', 'transaction_cap') };
+  return { code: error.code, message: error.message };
 }
 
 /** A run that could not start (clouds unavailable, licence gone, planning failed). */
@@ -397,7 +407,7 @@ export class TaskRunner {
       // Google Docs the source left out count as skipped (the plan never saw them).
       skipped: (plan?.summary.skip.count ?? result.summary.skipped) + docsLeftOut,
       failed: result.failed.length,
-      error: result.error ? { code: result.error.code, message: result.error.message } : null,
+      error: result.error ? runError(result.error) : null,
     };
     const patch = {
       finished_at: finishedAt,

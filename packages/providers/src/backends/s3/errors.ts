@@ -40,6 +40,19 @@ const BY_NAME: Record<string, ProviderErrorCode> = {
   OperationAborted: 'conflict',
 };
 
+/**
+ * Backblaze B2 answers a call over its daily transaction cap with 403 and the message "Transaction
+ * cap exceeded, see the Caps & Alerts page to increase your cap" (native API code
+ * `transaction_cap_exceeded`; over the S3-compatible API the XML error carries the same message,
+ * under code AccessDenied). Only the message tells it apart from a plain refusal.
+ */
+const TRANSACTION_CAP = /transaction (?:\(class [a-z]\) )?cap exceeded/i;
+
+function isTransactionCap(name: string, status: number, message: string | undefined): boolean {
+  if (name === 'transaction_cap_exceeded') return true;
+  return (status === 403 || name === 'AccessDenied') && TRANSACTION_CAP.test(message ?? '');
+}
+
 function byStatus(status: number): ProviderErrorCode | undefined {
   if (status === 404) return 'not_found';
   if (status === 401) return 'auth_invalid';
@@ -65,7 +78,9 @@ export function s3Error(err: unknown, what: string): ProviderError {
   if (e.name === 'AbortError') return toProviderError(err);
   const name = e.Code ?? e.name ?? '';
   const status = e.$metadata?.httpStatusCode ?? 0;
-  const code = BY_NAME[name] ?? (status ? byStatus(status) : undefined);
+  const code: ProviderErrorCode | undefined = isTransactionCap(name, status, e.message)
+    ? 'transaction_cap'
+    : (BY_NAME[name] ?? (status ? byStatus(status) : undefined));
   if (!code) return toProviderError(err);
   let retry: RetryClass | undefined;
   // A missing or unreachable bucket is a setting to fix, not an item to skip.

@@ -62,6 +62,25 @@ describe('S3 error mapping', () => {
     expect(e.retry).toBe(retry);
   });
 
+  it('a Backblaze B2 transaction cap (403, "Transaction cap exceeded") is transaction_cap, fatal; a plain 403 is not', () => {
+    // B2's S3-compatible API: HTTP 403, <Code>AccessDenied</Code>, the message names the cap.
+    const capped = Object.assign(sdk('AccessDenied', 403), {
+      message: 'Transaction cap exceeded, see the Caps & Alerts page to increase your cap',
+    });
+    const e = s3Error(capped, '/x');
+    expect(e.code).toBe('transaction_cap');
+    expect(e.retry).toBe('fatal');
+    expect(e.serviceCode).toBe('AccessDenied');
+    // The native API's code, should it ever come through.
+    expect(s3Error(sdk('transaction_cap_exceeded', 403), '/x').code).toBe('transaction_cap');
+    const denied = Object.assign(sdk('AccessDenied', 403), { message: 'Access Denied' });
+    expect(s3Error(denied, '/x').code).toBe('permission');
+    const storageCap = Object.assign(sdk('AccessDenied', 403), {
+      message: 'Cannot upload files, storage cap exceeded',
+    });
+    expect(s3Error(storageCap, '/x').code).toBe('permission');
+  });
+
   it('carries Retry-After from the response', () => {
     expect(s3Error(sdk('SlowDown', 503, { 'retry-after': '3' }), '/x').retryAfterMs).toBe(3000);
   });
