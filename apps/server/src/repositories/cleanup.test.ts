@@ -66,6 +66,35 @@ describeEachDialect('CleanupRepository', (getDb) => {
     expect(await repo.transition('a1', [1], { status: 4 }, 'job-a1')).toBe(true);
   });
 
+  it('a deletion lease: one holder at a time (claims at once: exactly one wins), released or expired, then free', async () => {
+    const repo = new CleanupRepository(getDb().kysely);
+    await repo.insertTask(taskRow('d1', { user_id: 'u1' }, 1000));
+    const claims = await Promise.all(
+      ['t1', 't2', 't3', 't4'].map((token) => repo.claimDeletion('d1', token, 10_000, 70_000)),
+    );
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    const holder = ['t1', 't2', 't3', 't4'][claims.indexOf(true)] as string;
+    const other = holder === 't1' ? 't2' : 't1';
+    expect((await repo.getById('d1'))?.deleting_by).toBe(holder);
+    // Another token can neither release nor extend it, nor claim it before it expires.
+    await repo.releaseDeletion('d1', other);
+    expect(await repo.extendDeletion('d1', other, 90_000)).toBe(false);
+    expect(await repo.claimDeletion('d1', other, 69_999, 130_000)).toBe(false);
+    expect(await repo.extendDeletion('d1', holder, 90_000)).toBe(true);
+    expect(Number((await repo.getById('d1'))?.deleting_until)).toBe(90_000);
+    // Expired (its process died): claimable again, and the old holder cannot release the new one.
+    expect(await repo.claimDeletion('d1', other, 90_000, 150_000)).toBe(true);
+    await repo.releaseDeletion('d1', holder);
+    expect((await repo.getById('d1'))?.deleting_by).toBe(other);
+    await repo.releaseDeletion('d1', other);
+    const row = await repo.getById('d1');
+    expect(row?.deleting_by).toBeNull();
+    expect(row?.deleting_until).toBeNull();
+    expect(await repo.claimDeletion('d1', 't9', 1, 2)).toBe(true);
+    // Not a scan: nothing claimed.
+    expect(await repo.claimDeletion('missing', 't1', 1, 2)).toBe(false);
+  });
+
   it('stores results once with the scan, pages and counts them, and forgets deleted ones', async () => {
     const repo = new CleanupRepository(getDb().kysely);
     await repo.insertTask(taskRow('t', { user_id: 'u9' }, 1000));

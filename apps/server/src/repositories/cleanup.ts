@@ -93,6 +93,42 @@ export class CleanupRepository {
     await this.db.updateTable('cleanup_tasks').set(patch).where('id', '=', id).execute();
   }
 
+  /**
+   * Claims the scan's deletion lease for `token` until `until` (ms) when no other deletion holds
+   * it (none, or an expired one): one conditional UPDATE, so of two processes claiming at once
+   * exactly one gets it. True when claimed.
+   */
+  async claimDeletion(id: string, token: string, now: number, until: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable('cleanup_tasks')
+      .set({ deleting_until: until, deleting_by: token })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('deleting_until', 'is', null), eb('deleting_until', '<=', now)]))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** Extends a lease `token` still holds; false when it no longer does. */
+  async extendDeletion(id: string, token: string, until: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable('cleanup_tasks')
+      .set({ deleting_until: until })
+      .where('id', '=', id)
+      .where('deleting_by', '=', token)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** Releases the lease if `token` still holds it. */
+  async releaseDeletion(id: string, token: string): Promise<void> {
+    await this.db
+      .updateTable('cleanup_tasks')
+      .set({ deleting_until: null, deleting_by: null })
+      .where('id', '=', id)
+      .where('deleting_by', '=', token)
+      .execute();
+  }
+
   /** Applies `patch` while the scan is still in one of `fromStatus` (and holds `jobId` when given); true when it did. */
   async transition(
     id: string,

@@ -71,6 +71,7 @@ export const ar: Messages = {
   schedule_in_past: 'لقد مضى الوقت المجدول بالفعل.',
   cleanup_delete_last_copy: 'حدّد كل نسخة صراحةً لحذف جميع نسخ الملف المكرر.',
   cleanup_scan_running: 'لا يزال الفحص قيد التشغيل؛ انتظر حتى ينتهي.',
+  cleanup_deletion_running: 'يجري بالفعل حذف من هذا الفحص؛ انتظر حتى ينتهي ثم حاول مرة أخرى.',
   feedback_details_empty: 'لا يمكن ترك التفاصيل فارغة',
   feedback_problem_type_empty: 'لا يمكن ترك نوع المشكلة فارغًا',
   local_path_not_allowed: 'هذا المجلد خارج المجلدات التي يسمح بها الخادم: {roots}',

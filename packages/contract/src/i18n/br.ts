@@ -72,6 +72,8 @@ export const br: Messages = {
   schedule_in_past: 'O horário agendado já passou.',
   cleanup_delete_last_copy: 'Selecione cada cópia explicitamente para excluir todas as cópias de um arquivo duplicado.',
   cleanup_scan_running: 'A verificação ainda está em andamento; aguarde a conclusão.',
+  cleanup_deletion_running:
+    'Uma exclusão desta verificação já está em andamento; aguarde a conclusão e tente novamente.',
   feedback_details_empty: 'Os detalhes não podem ficar vazios',
   feedback_problem_type_empty: 'O tipo de problema não pode ficar vazio',
   local_path_not_allowed: 'Esta pasta está fora das pastas permitidas pelo servidor: {roots}',

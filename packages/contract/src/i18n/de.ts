@@ -76,6 +76,8 @@ export const de: Messages = {
   schedule_in_past: 'Der geplante Zeitpunkt ist bereits vergangen.',
   cleanup_delete_last_copy: 'Wählen Sie jede Kopie ausdrücklich aus, um alle Kopien einer doppelten Datei zu löschen.',
   cleanup_scan_running: 'Die Suche läuft noch; warten Sie, bis sie abgeschlossen ist.',
+  cleanup_deletion_running:
+    'Für diese Suche läuft bereits ein Löschvorgang; warten Sie, bis er abgeschlossen ist, und versuchen Sie es erneut.',
   feedback_details_empty: 'Die Details dürfen nicht leer sein',
   feedback_problem_type_empty: 'Die Problemart darf nicht leer sein',
   local_path_not_allowed: 'Dieser Ordner liegt außerhalb der vom Server erlaubten Ordner: {roots}',

@@ -74,6 +74,7 @@ export const en = {
   schedule_in_past: 'The scheduled time has already passed.',
   cleanup_delete_last_copy: 'Select every copy explicitly to delete all copies of a duplicate file.',
   cleanup_scan_running: 'The scan is still running; wait for it to finish.',
+  cleanup_deletion_running: 'A deletion of this scan is already running; wait for it to finish and try again.',
   feedback_details_empty: 'Details cannot be empty',
   feedback_problem_type_empty: 'Problem type cannot be empty',
   local_path_not_allowed: 'This folder is outside the folders the server allows: {roots}',

@@ -76,6 +76,8 @@ export const es: Messages = {
   cleanup_delete_last_copy:
     'Seleccione cada copia explícitamente para eliminar todas las copias de un archivo duplicado.',
   cleanup_scan_running: 'El análisis todavía está en curso; espere a que termine.',
+  cleanup_deletion_running:
+    'Ya se está eliminando contenido de este análisis; espere a que termine e inténtelo de nuevo.',
   feedback_details_empty: 'Los detalles no pueden estar vacíos',
   feedback_problem_type_empty: 'El tipo de problema no puede estar vacío',
   local_path_not_allowed: 'Esta carpeta está fuera de las carpetas que permite el servidor: {roots}',

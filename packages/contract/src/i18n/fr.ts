@@ -76,6 +76,8 @@ export const fr: Messages = {
   cleanup_delete_last_copy:
     "Sélectionnez explicitement chaque copie pour supprimer toutes les copies d'un fichier en double.",
   cleanup_scan_running: "L'analyse est toujours en cours ; attendez qu'elle se termine.",
+  cleanup_deletion_running:
+    "Une suppression de cette analyse est déjà en cours ; attendez qu'elle se termine et réessayez.",
   feedback_details_empty: 'Les détails ne peuvent pas être vides',
   feedback_problem_type_empty: 'Le type de problème ne peut pas être vide',
   local_path_not_allowed: 'Ce dossier est en dehors des dossiers autorisés par le serveur : {roots}',

@@ -74,6 +74,7 @@ export const it: Messages = {
   schedule_in_past: "L'orario pianificato è già passato.",
   cleanup_delete_last_copy: 'Seleziona esplicitamente ogni copia per eliminare tutte le copie di un file duplicato.',
   cleanup_scan_running: 'La scansione è ancora in corso; attendi che finisca.',
+  cleanup_deletion_running: "È già in corso un'eliminazione per questa scansione; attendi che finisca e riprova.",
   feedback_details_empty: 'I dettagli non possono essere vuoti',
   feedback_problem_type_empty: 'Il tipo di problema non può essere vuoto',
   local_path_not_allowed: 'Questa cartella è al di fuori delle cartelle consentite dal server: {roots}',

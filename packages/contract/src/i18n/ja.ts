@@ -74,6 +74,7 @@ export const ja: Messages = {
   schedule_in_past: '予定時刻は既に過ぎています。',
   cleanup_delete_last_copy: '重複ファイルのすべてのコピーを削除するには、各コピーを明示的に選択してください。',
   cleanup_scan_running: 'スキャンはまだ実行中です。完了するまでお待ちください。',
+  cleanup_deletion_running: 'このスキャンの削除はすでに実行中です。完了してからもう一度お試しください。',
   feedback_details_empty: '詳細を入力してください',
   feedback_problem_type_empty: '問題の種類を選択してください',
   local_path_not_allowed: 'このフォルダーはサーバーが許可するフォルダーの外にあります: {roots}',

@@ -71,6 +71,7 @@ export const ko: Messages = {
   schedule_in_past: '예약된 시간이 이미 지났습니다.',
   cleanup_delete_last_copy: '중복 파일의 모든 사본을 삭제하려면 각 사본을 직접 선택하세요.',
   cleanup_scan_running: '검사가 아직 진행 중입니다. 끝날 때까지 기다려 주세요.',
+  cleanup_deletion_running: '이 검사의 삭제가 이미 진행 중입니다. 끝날 때까지 기다린 후 다시 시도하세요.',
   feedback_details_empty: '상세 내용을 입력해 주세요',
   feedback_problem_type_empty: '문제 유형을 선택해 주세요',
   local_path_not_allowed: '이 폴더는 서버가 허용하는 폴더 밖에 있습니다: {roots}',

@@ -75,6 +75,8 @@ export const nl: Messages = {
   schedule_in_past: 'Het geplande tijdstip is al verstreken.',
   cleanup_delete_last_copy: 'Selecteer elke kopie expliciet om alle kopieën van een dubbel bestand te verwijderen.',
   cleanup_scan_running: 'De scan loopt nog; wacht tot hij klaar is.',
+  cleanup_deletion_running:
+    'Er loopt al een verwijdering voor deze scan; wacht tot die klaar is en probeer het opnieuw.',
   feedback_details_empty: 'Details mogen niet leeg zijn',
   feedback_problem_type_empty: 'Probleemtype mag niet leeg zijn',
   local_path_not_allowed: 'Deze map valt buiten de mappen die de server toestaat: {roots}',

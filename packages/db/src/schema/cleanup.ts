@@ -30,6 +30,10 @@ export interface CleanupTasksTable {
   finished_at: number | null;
   created_at: number;
   updated_at: number;
+  /** A deletion of this scan's results holds the row until then (ms); null when none runs. */
+  deleting_until: number | null;
+  /** The token of the deletion holding the row. */
+  deleting_by: string | null;
 }
 
 /** A result of a scan: an empty folder, a member of a duplicate group, or a large file. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Code,
   CleanupStatus,
@@ -50,6 +51,10 @@ export interface CleanupServiceOptions {
   now?: () => number;
   /** Deletions at once within one call (default 8). */
   deleteConcurrency?: number;
+  /** How long a deletion's lease on its scan lasts before it is renewed (ms, default 60 s). */
+  deletionLeaseMs?: number;
+  /** How long a deletion waits for another one of the same scan to end (ms, default 5 s). */
+  deletionWaitMs?: number;
 }
 
 export interface RunCleanupInput {
@@ -95,7 +100,13 @@ export class CleanupService {
   private readonly deleting = new Map<string, Promise<void>>();
 
   constructor(options: CleanupServiceOptions) {
-    this.o = { now: () => Date.now(), deleteConcurrency: 8, ...options };
+    this.o = {
+      now: () => Date.now(),
+      deleteConcurrency: 8,
+      deletionLeaseMs: 60_000,
+      deletionWaitMs: 5_000,
+      ...options,
+    };
   }
 
   get queue(): CleanupQueue {
@@ -326,14 +337,17 @@ export class CleanupService {
   }
 
   /**
-   * Deletes results. Deletions of one scan run one after another in this process: each checks
-   * that a kept copy of every duplicate group it touches still exists before it removes the
-   * others, so two calls at once (two tabs keeping different copies) cannot remove every copy.
+   * Deletes results. Deletions of one scan run one after another: each checks that a kept copy of
+   * every duplicate group it touches still exists before it removes the others, so two calls at
+   * once (two tabs keeping different copies) cannot remove every copy. In this process they queue;
+   * across processes sharing the database each holds a lease on the scan's row (`leased`), and a
+   * call that cannot get it within `deletionWaitMs` answers 409006 "a deletion of this scan is
+   * already running".
    */
   async delete(identity: CloudIdentity, kindName: CleanupKind, body: DeleteCleanupBody): Promise<DeleteCleanupData> {
     const key = body.task_id;
     const before = this.deleting.get(key) ?? Promise.resolve();
-    const run = before.then(() => this.deleteNow(identity, kindName, body));
+    const run = before.then(() => this.leased(identity, body.task_id, () => this.deleteNow(identity, kindName, body)));
     const tail = run.then(
       () => undefined,
       () => undefined,
@@ -343,6 +357,42 @@ export class CleanupService {
       return await run;
     } finally {
       if (this.deleting.get(key) === tail) this.deleting.delete(key);
+    }
+  }
+
+  /** Runs `work` holding the scan's deletion lease in the database (claimed, renewed, released). */
+  private async leased<T>(identity: CloudIdentity, taskId: string, work: () => Promise<T>): Promise<T> {
+    // Not the caller's scan: 404 as ever, before anything is claimed.
+    await this.owned(ownerOf(identity), taskId);
+    const { repo, now, deletionLeaseMs, deletionWaitMs } = this.o;
+    const token = newId();
+    const deadline = Date.now() + deletionWaitMs;
+    for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
+      const at = now();
+      if (await repo.claimDeletion(taskId, token, at, at + deletionLeaseMs)) break;
+      if (Date.now() >= deadline) throw new ApiError(Code.CONFLICT, 'cleanup_deletion_running');
+      await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
+    }
+    // A long deletion renews its lease; one whose process dies lets it expire.
+    const renew = setInterval(
+      () => {
+        repo
+          .extendDeletion(taskId, token, now() + deletionLeaseMs)
+          .then((held) => {
+            if (!held) this.o.log.warn({ cleanup: taskId }, 'clean-up deletion lease lost');
+          })
+          .catch((err: unknown) => this.o.log.warn({ err, cleanup: taskId }, 'clean-up deletion lease not renewed'));
+      },
+      Math.max(1000, Math.floor(deletionLeaseMs / 3)),
+    );
+    renew.unref();
+    try {
+      return await work();
+    } finally {
+      clearInterval(renew);
+      await repo
+        .releaseDeletion(taskId, token)
+        .catch((err: unknown) => this.o.log.warn({ err, cleanup: taskId }, 'clean-up deletion lease not released'));
     }
   }
 
