@@ -22,7 +22,7 @@ export const Code = {
   LICENSE_EXPIRED: 4011001,
   /** Not enough transfer traffic left. */
   TRAFFIC_INSUFFICIENT: 4001001,
-  /** The payment provider's transaction cap was exceeded. */
+  /** A storage service's transaction cap was exceeded (Backblaze B2's transaction_cap_exceeded). */
   TRANSACTION_CAP: 6007001,
   // Skyferry's additions.
   PREMIUM_REQUIRED: 403001,
