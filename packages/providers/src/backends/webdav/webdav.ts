@@ -384,7 +384,7 @@ export class WebdavProvider implements Provider {
         throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, sent ${written}`);
       }
       if (tmp) {
-        await this.moveRaw(tmp, p, true, opts.signal);
+        await this.moveIntoPlace(tmp, p, opts.signal);
         tmp = undefined;
       }
     } catch (err) {
@@ -463,6 +463,32 @@ export class WebdavProvider implements Provider {
 
   private async moveRaw(from: string, to: string, overwrite: boolean, signal?: AbortSignal): Promise<void> {
     await this.transfer('MOVE', from, to, overwrite, false, signal);
+  }
+
+  /**
+   * Moves a finished temporary upload onto its path. When another write replaces the same path at
+   * that moment, Apache mod_dav answers the MOVE with 404 or 403 (it deletes the destination the
+   * other request already replaced): while our temporary file is still there, try again.
+   */
+  private async moveIntoPlace(tmp: string, p: string, signal?: AbortSignal): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.moveRaw(tmp, p, true, signal);
+        return;
+      } catch (err) {
+        const raced = ProviderError.is(err, 'not_found') || ProviderError.is(err, 'permission');
+        if (!raced || attempt >= 5 || signal?.aborted || !(await this.tempStillThere(tmp, signal))) throw err;
+        await new Promise((r) => setTimeout(r, 10 * 2 ** attempt * (0.5 + Math.random())));
+      }
+    }
+  }
+
+  private async tempStillThere(tmp: string, signal?: AbortSignal): Promise<boolean> {
+    try {
+      return parseResources(await this.propfind(tmp, 0, signal)).length > 0;
+    } catch {
+      return false;
+    }
   }
 
   private forgetDirs(path: string): void {
