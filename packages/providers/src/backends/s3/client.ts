@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
 import {
   Agent as HttpAgent,
-  request as httpRequest,
   type IncomingHttpHeaders,
   type IncomingMessage,
   type OutgoingHttpHeaders,
 } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
-import { ProviderError, toProviderError } from '../../api/errors.ts';
+import { ProviderError } from '../../api/errors.ts';
+import { sendHttp } from '../../http-send.ts';
 import { SigV4Signer, UNSIGNED_PAYLOAD, amzDate, canonicalQuery, uriEncode } from './sigv4.ts';
 
 /**
@@ -265,10 +264,9 @@ export class S3Http {
     );
     if (Buffer.isBuffer(body)) headers['content-length'] = body.length;
     else if (body === undefined && (method === 'PUT' || method === 'POST')) headers['content-length'] = 0;
-    const doRequest = this.secure ? httpsRequest : httpRequest;
-    const timeout = this.config.timeoutMs ?? 300_000;
-    const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const r = doRequest({
+    const res = await sendHttp({
+      secure: this.secure,
+      options: {
         hostname: this.hostname,
         port: this.port,
         method,
@@ -276,28 +274,10 @@ export class S3Http {
         headers,
         agent: this.agent,
         signal,
-      });
-      r.setTimeout(timeout, () => r.destroy(new ProviderError('network', `timeout: ${method} ${path}`)));
-      let settled = false;
-      r.once('response', (res) => {
-        settled = true;
-        resolve(res);
-      });
-      r.once('error', (err) => {
-        if (settled) return;
-        settled = true;
-        reject(signal?.aborted ? new ProviderError('canceled', 'canceled', { cause: err }) : toProviderError(err));
-      });
-      if (body === undefined) r.end();
-      else if (Buffer.isBuffer(body)) r.end(body);
-      else {
-        pipeline(body, r).catch((err: unknown) => {
-          if (settled) return;
-          settled = true;
-          r.destroy();
-          reject(signal?.aborted ? new ProviderError('canceled', 'canceled', { cause: err }) : err);
-        });
-      }
+      },
+      body,
+      timeoutMs: this.config.timeoutMs ?? 300_000,
+      what: `${method} ${path}`,
     });
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;

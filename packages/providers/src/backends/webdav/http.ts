@@ -1,9 +1,9 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { ProviderError, toProviderError } from '../../api/errors.ts';
+import { ProviderError } from '../../api/errors.ts';
+import { sendHttp } from '../../http-send.ts';
 import type { Pacer } from '../../pacer.ts';
 
 export interface DavRequest {
@@ -73,32 +73,13 @@ export class DavHttp {
     const headers: OutgoingHttpHeaders = { authorization: this.authorization, ...req.headers };
     const body = req.body;
     if (typeof body === 'string' || Buffer.isBuffer(body)) headers['content-length'] = Buffer.byteLength(body);
-    const doRequest = this.secure ? httpsRequest : httpRequest;
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      const r = doRequest(url, { method, headers, agent: this.agent, signal });
-      // A stalled server must not hang a transfer forever.
-      r.setTimeout(300_000, () => r.destroy(new ProviderError('network', `timeout: ${method} ${url.pathname}`)));
-      let settled = false;
-      r.once('response', (res) => {
-        settled = true;
-        resolve(res);
-      });
-      r.once('error', (err) => {
-        if (settled) return;
-        settled = true;
-        reject(signal?.aborted ? new ProviderError('canceled', 'canceled', { cause: err }) : toProviderError(err));
-      });
-      if (body === undefined) r.end();
-      else if (typeof body === 'string' || Buffer.isBuffer(body)) r.end(body);
-      else {
-        pipeline(body, r).catch((err: unknown) => {
-          // The request is destroyed by pipeline; the 'error' handler above rejects.
-          if (!settled) {
-            settled = true;
-            reject(signal?.aborted ? new ProviderError('canceled', 'canceled', { cause: err }) : toProviderError(err));
-          }
-        });
-      }
+    return sendHttp({
+      secure: this.secure,
+      url,
+      options: { method, headers, agent: this.agent, signal },
+      body,
+      timeoutMs: 300_000,
+      what: `${method} ${url.pathname}`,
     });
   }
 
