@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError } from '@skyferry/providers';
 import { executePlan, type ItemEvent } from './executor.ts';
 import { planRetry, planTransfer } from './planner.ts';
-import { runTransfer } from './run.ts';
+import { runTransfer, type RunRequest } from './run.ts';
 import { MemoryCheckpointStore } from './stores.ts';
 import { MemoryProvider, MemoryStore, md5Hex } from './testing/memory-provider.ts';
 import { taskStateOf } from './tools.ts';
@@ -31,6 +31,11 @@ function sameFiles(a: MemoryStore, aDir: string, b: MemoryStore, bDir: string): 
 }
 
 const fastRetries = { retries: 6, minSleepMs: 1, maxSleepMs: 5 };
+
+/** Migrates the source's /src folder into the target's /t with the given options. */
+function migrateSrc(source: MemoryProvider, target: MemoryProvider, opts: Partial<RunRequest> = {}) {
+  return runTransfer({ source, target, mode: 'migrate', sourcePaths: ['/src'], targetPath: '/t', ...opts });
+}
 
 describe('executor', () => {
   it('copies a tree, keeps mod times, reports progress and a result', async () => {
@@ -151,12 +156,7 @@ describe('executor', () => {
     let reads = 0;
     source.faults.readFailure = () =>
       reads++ % 4 === 0 ? { afterBytes: 50, error: new ProviderError('network', 'ECONNRESET') } : undefined;
-    const { result } = await runTransfer({
-      source,
-      target,
-      mode: 'migrate',
-      sourcePaths: ['/src'],
-      targetPath: '/t',
+    const { result } = await migrateSrc(source, target, {
       retries: fastRetries,
     });
     expect(result.outcome).toBe('success');
@@ -174,12 +174,7 @@ describe('executor', () => {
       if (path.endsWith('f2.bin') && once) return !(once = false);
       return false;
     };
-    const { result } = await runTransfer({
-      source,
-      target,
-      mode: 'migrate',
-      sourcePaths: ['/src'],
-      targetPath: '/t',
+    const { result } = await migrateSrc(source, target, {
       retries: { ...fastRetries, retries: 2 },
     });
     expect(result.outcome).toBe('partial');
@@ -200,12 +195,7 @@ describe('executor', () => {
       const target = new MemoryProvider({ checkedWrites });
       target.faults.corruptWrite = (path) => path.endsWith('f1.bin');
       const items: ItemEvent[] = [];
-      const { result } = await runTransfer({
-        source,
-        target,
-        mode: 'migrate',
-        sourcePaths: ['/src'],
-        targetPath: '/t',
+      const { result } = await migrateSrc(source, target, {
         retries: { ...fastRetries, retries: 0 },
         onItem: (e) => items.push(e),
       });
@@ -232,12 +222,7 @@ describe('executor', () => {
     target.faults.before = (op, path) =>
       op === 'put' && path.endsWith('/f5.bin') && ++tries <= 3 ? new ProviderError('server', 'HTTP 502') : undefined;
     const events: string[] = [];
-    const { result } = await runTransfer({
-      source,
-      target,
-      mode: 'migrate',
-      sourcePaths: ['/src'],
-      targetPath: '/t',
+    const { result } = await migrateSrc(source, target, {
       retries: { retries: 1, minSleepMs: 1, maxSleepMs: 2 },
       onItem: (e) => e.item.rel.endsWith('f5.bin') && events.push(e.type),
     });
@@ -270,12 +255,7 @@ describe('executor', () => {
     let deny = true;
     target.faults.before = (op, path) =>
       deny && op === 'put' && /f[37]\.bin$/.test(path) ? new ProviderError('permission', 'denied') : undefined;
-    const first = await runTransfer({
-      source,
-      target,
-      mode: 'migrate',
-      sourcePaths: ['/src'],
-      targetPath: '/t',
+    const first = await migrateSrc(source, target, {
       tokenIds: { source: 'cloud-1' },
     });
     expect(first.result.outcome).toBe('partial');
@@ -307,12 +287,7 @@ describe('executor', () => {
     let puts = 0;
     target.faults.before = (op) =>
       op === 'put' && ++puts > 5 ? new ProviderError('auth_expired', 'token expired') : undefined;
-    const { result } = await runTransfer({
-      source,
-      target,
-      mode: 'migrate',
-      sourcePaths: ['/src'],
-      targetPath: '/t',
+    const { result } = await migrateSrc(source, target, {
       transfers: 1,
       smallFileTransfers: 1,
     });
@@ -376,12 +351,7 @@ describe('executor', () => {
     const source = new MemoryProvider({ store });
     const target = new MemoryProvider();
     let allowance = 3500;
-    const { result } = await runTransfer({
-      source,
-      target,
-      mode: 'migrate',
-      sourcePaths: ['/src'],
-      targetPath: '/t',
+    const { result } = await migrateSrc(source, target, {
       transfers: 1,
       smallFileTransfers: 1,
       traffic: {
