@@ -11,6 +11,7 @@ import {
   type CloudsMeData,
   type MessageKey,
   type SystemCloudKind,
+  systemCloudKind,
 } from '@skyferry/contract';
 import {
   openProvider,
@@ -291,17 +292,8 @@ export class CloudsService {
   /** GET /api/system/clouds. */
   kinds(): SystemCloudKind[] {
     return CLOUD_KINDS.map((kind) => {
-      const info = CLOUD_KIND_INFO[kind];
-      return {
-        cloud_name: kind,
-        display_name: info.displayName,
-        flags: info.flags,
-        auth: info.auth,
-        fields: info.fields.map((f) => ({ ...f })),
-        photos: info.photos,
-        shared: info.shared,
-        ...this.availability(kind),
-      };
+      const { available, reason } = this.availability(kind);
+      return systemCloudKind(kind, available, reason);
     });
   }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLOUD_KINDS } from '../clouds.ts';
+import { CLOUD_KINDS, CLOUD_KIND_INFO, type CloudKind } from '../clouds.ts';
 import { idSchema } from './common.ts';
 
 /** Connected clouds and the registry of kinds. Times are milliseconds since the epoch. */
@@ -82,6 +82,22 @@ export const systemCloudKindSchema = z.object({
   reason: z.string().nullable(),
 });
 export type SystemCloudKind = z.infer<typeof systemCloudKindSchema>;
+
+/** A kind as `GET /api/system/clouds` lists it, with whether the operator made it available and why not. */
+export function systemCloudKind(kind: CloudKind, available = true, reason: string | null = null): SystemCloudKind {
+  const info = CLOUD_KIND_INFO[kind];
+  return {
+    cloud_name: kind,
+    display_name: info.displayName,
+    flags: info.flags,
+    auth: info.auth,
+    fields: info.fields.map((f) => ({ ...f })),
+    photos: info.photos,
+    shared: info.shared,
+    available,
+    reason,
+  };
+}
 export const systemCloudsDataSchema = z.array(systemCloudKindSchema);
 
 const credentialValueSchema = z.union([z.string().max(MAX_CREDENTIAL_VALUE_LENGTH), z.number(), z.boolean()]);

@@ -1,26 +1,13 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CLOUD_KIND_INFO, Code, OAUTH_MESSAGE_TYPE, type CloudKind, type SystemCloudKind } from '@skyferry/contract';
+import { Code, OAUTH_MESSAGE_TYPE, systemCloudKind } from '@skyferry/contract';
 import { Fail, cloud, mockApi, renderWithProviders } from '../../test/utils.tsx';
 import { advanceTip, currentTip, hideTips, resetGuide } from '../guide/store.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { ConnectCloudDialog } from './ConnectCloudDialog.tsx';
 
-const kind = (name: CloudKind, available = true, reason: string | null = null): SystemCloudKind => {
-  const info = CLOUD_KIND_INFO[name];
-  return {
-    cloud_name: name,
-    display_name: info.displayName,
-    flags: info.flags,
-    auth: info.auth,
-    fields: info.fields.map((f) => ({ ...f })),
-    photos: info.photos,
-    shared: info.shared,
-    available,
-    reason,
-  };
-};
+const kind = systemCloudKind;
 
 beforeEach(() => {
   localStorage.clear();

@@ -1,7 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CLOUD_KIND_INFO, LIMITS, type CloudKind, type SystemCloudKind } from '@skyferry/contract';
+import { LIMITS, type CloudKind, type SystemCloudKind, systemCloudKind } from '@skyferry/contract';
 import { authData, cloud, renderWithProviders } from '../../test/utils.tsx';
 import { applyAuth } from '../session/actions.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
@@ -9,20 +9,8 @@ import { markCloudUsed } from '../shell/clouds.ts';
 import { shellStore } from '../shell/store.ts';
 import { Home } from './Home.tsx';
 
-const kind = (name: CloudKind, available = true): SystemCloudKind => {
-  const info = CLOUD_KIND_INFO[name];
-  return {
-    cloud_name: name,
-    display_name: info.displayName,
-    flags: info.flags,
-    auth: info.auth,
-    fields: [],
-    photos: info.photos,
-    shared: info.shared,
-    available,
-    reason: available ? null : 'The operator has not configured a google OAuth client.',
-  };
-};
+const kind = (name: CloudKind, available = true): SystemCloudKind =>
+  systemCloudKind(name, available, available ? null : 'The operator has not configured a google OAuth client.');
 
 const section = (name: string) => screen.getByRole('region', { name });
 

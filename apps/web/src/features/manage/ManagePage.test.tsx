@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CLOUD_KIND_INFO, type CloudKind, type SystemCloudKind } from '@skyferry/contract';
+import { type CloudKind, type SystemCloudKind, systemCloudKind } from '@skyferry/contract';
 import { cloud, mockApi, renderWithProviders, type RecordedCall } from '../../test/utils.tsx';
 import { hideTips, resetGuide } from '../guide/store.ts';
 import { MessageHost } from '../messages/MessageHost.tsx';
@@ -13,20 +13,7 @@ import { ManagePage } from './ManagePage.tsx';
 
 const GB = 1024 ** 3;
 
-const kind = (name: CloudKind): SystemCloudKind => {
-  const info = CLOUD_KIND_INFO[name];
-  return {
-    cloud_name: name,
-    display_name: info.displayName,
-    flags: info.flags,
-    auth: info.auth,
-    fields: info.fields.map((f) => ({ ...f })),
-    photos: info.photos,
-    shared: info.shared,
-    available: true,
-    reason: null,
-  };
-};
+const kind = (name: CloudKind): SystemCloudKind => systemCloudKind(name);
 
 /** The server's view of each cloud's space (what POST /api/cloud-manager/info answers). */
 let space: Record<string, { space_amount: number; space_used: number }> = {};
