@@ -2,9 +2,13 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoxEmulator, sha1Hex } from '@skyferry/testing';
 import type { ProviderError } from '../../api/errors.ts';
-import { openProvider } from '../../api/registry.ts';
 import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
-import { runOAuthChecks, startEmulatedService, type EmulatedService } from '../oauth-common/emulated.ts';
+import {
+  conformanceTarget,
+  runOAuthChecks,
+  startEmulatedService,
+  type EmulatedService,
+} from '../oauth-common/emulated.ts';
 import '../index.ts';
 
 // Box against the local emulator built from Box's published API documentation
@@ -23,19 +27,7 @@ const start = () =>
 
 runConformance(
   'box (emulated Box API 2.0)',
-  async () => {
-    const svc = await start();
-    return {
-      provider: await svc.open({ upload_cutoff: CUTOFF }),
-      cleanup: () => svc.close(),
-      badCredentials: () =>
-        openProvider(
-          'box',
-          { access_token: 'not-a-token', api_url: svc.emulator.url, token_url: svc.oauth.tokenUrl },
-          {},
-        ),
-    };
-  },
+  async () => conformanceTarget(await start(), 'box', { upload_cutoff: CUTOFF }),
   { bigFileSize: CI ? 24 * MiB : 60 * MiB, streamFileSize: 24 * MiB, pagingCount: CI ? 1100 : 2500 },
 );
 

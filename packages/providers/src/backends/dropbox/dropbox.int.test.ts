@@ -4,7 +4,12 @@ import { dropboxContentHash, DropboxEmulator } from '@skyferry/testing';
 import type { ProviderError } from '../../api/errors.ts';
 import { openProvider } from '../../api/registry.ts';
 import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
-import { runOAuthChecks, startEmulatedService, type EmulatedService } from '../oauth-common/emulated.ts';
+import {
+  conformanceTarget,
+  runOAuthChecks,
+  startEmulatedService,
+  type EmulatedService,
+} from '../oauth-common/emulated.ts';
 import { OAUTH_KINDS } from '../oauth-common/services.ts';
 import '../index.ts';
 
@@ -24,19 +29,7 @@ const start = (kind: 'dropbox' | 'dropbox_business' = 'dropbox') =>
 
 runConformance(
   'dropbox (emulated Dropbox API v2)',
-  async () => {
-    const svc = await start();
-    return {
-      provider: await svc.open({ chunk_size: CHUNK }),
-      cleanup: () => svc.close(),
-      badCredentials: () =>
-        openProvider(
-          'dropbox',
-          { access_token: 'not-a-token', api_url: svc.emulator.url, token_url: svc.oauth.tokenUrl },
-          {},
-        ),
-    };
-  },
+  async () => conformanceTarget(await start(), 'dropbox', { chunk_size: CHUNK }),
   { bigFileSize: CI ? 9 * MiB : 40 * MiB, streamFileSize: CI ? 9 * MiB : 24 * MiB, pagingCount: CI ? 1100 : 2500 },
 );
 

@@ -4,7 +4,12 @@ import { GoogleDriveEmulator, GOOGLE_DOC_MIME, GOOGLE_SHEET_MIME } from '@skyfer
 import { ProviderError } from '../../api/errors.ts';
 import { openProvider } from '../../api/registry.ts';
 import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
-import { runOAuthChecks, startEmulatedService, type EmulatedService } from '../oauth-common/emulated.ts';
+import {
+  conformanceTarget,
+  runOAuthChecks,
+  startEmulatedService,
+  type EmulatedService,
+} from '../oauth-common/emulated.ts';
 import { OAUTH_KINDS } from '../oauth-common/services.ts';
 import { googleDocsLeftOut, setGoogleDocsMode } from './google-drive.ts';
 import '../index.ts';
@@ -25,19 +30,7 @@ const start = () =>
 
 runConformance(
   'google_drive (emulated Drive API v3)',
-  async () => {
-    const svc = await start();
-    return {
-      provider: await svc.open({ chunk_size: CHUNK }),
-      cleanup: () => svc.close(),
-      badCredentials: () =>
-        openProvider(
-          'google_drive',
-          { access_token: 'not-a-token', api_url: svc.emulator.url, token_url: svc.oauth.tokenUrl },
-          {},
-        ),
-    };
-  },
+  async () => conformanceTarget(await start(), 'google_drive', { chunk_size: CHUNK }),
   { bigFileSize: CI ? 6 * MiB : 40 * MiB, streamFileSize: CI ? 5 * MiB : 24 * MiB, pagingCount: CI ? 1100 : 2500 },
 );
 

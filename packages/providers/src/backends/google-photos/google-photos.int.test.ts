@@ -4,7 +4,12 @@ import { GooglePhotosEmulator, PHOTOS_SCOPES } from '@skyferry/testing';
 import { ProviderError } from '../../api/errors.ts';
 import { openProvider } from '../../api/registry.ts';
 import { errorCode, patternBytes, readAll, runConformance } from '../../testkit/index.ts';
-import { runOAuthChecks, startEmulatedService, type EmulatedService } from '../oauth-common/emulated.ts';
+import {
+  conformanceTarget,
+  runOAuthChecks,
+  startEmulatedService,
+  type EmulatedService,
+} from '../oauth-common/emulated.ts';
 import { OAUTH_KINDS } from '../oauth-common/services.ts';
 import type { Provider } from '../../api/types.ts';
 import type { GooglePhotosProvider } from './google-photos.ts';
@@ -29,19 +34,7 @@ const start = () =>
 
 runConformance(
   'google_photos (emulated Library API)',
-  async () => {
-    const svc = await start();
-    return {
-      provider: await svc.open({ chunk_size: CHUNK }),
-      cleanup: () => svc.close(),
-      badCredentials: () =>
-        openProvider(
-          'google_photos',
-          { access_token: 'not-a-token', api_url: svc.emulator.url, token_url: svc.oauth.tokenUrl },
-          {},
-        ),
-    };
-  },
+  async () => conformanceTarget(await start(), 'google_photos', { chunk_size: CHUNK }),
   {
     // Photos pages hold at most 100 items: 450 cross four page boundaries.
     pagingCount: 450,

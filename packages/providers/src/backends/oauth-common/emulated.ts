@@ -27,6 +27,23 @@ export interface EmulatedService<E extends ServiceEmulator> {
   close(): Promise<void>;
 }
 
+/**
+ * The conformance suite's target on an emulated service: a provider opened with `settings`, and one
+ * holding an access token the service refuses (for the bad-credentials case).
+ */
+export async function conformanceTarget<E extends ServiceEmulator>(
+  svc: EmulatedService<E>,
+  kind: string,
+  settings: Record<string, unknown>,
+) {
+  return {
+    provider: await svc.open(settings),
+    cleanup: () => svc.close(),
+    badCredentials: () =>
+      openProvider(kind, { access_token: 'not-a-token', api_url: svc.emulator.url, token_url: svc.oauth.tokenUrl }, {}),
+  };
+}
+
 export async function startEmulatedService<E extends ServiceEmulator>(opts: {
   kind: string;
   service: EmulatedOAuthProvider;

@@ -5,7 +5,12 @@ import type { ProviderError } from '../../api/errors.ts';
 import { openProvider } from '../../api/registry.ts';
 import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
 import { hashBuffer } from '../../hashing.ts';
-import { runOAuthChecks, startEmulatedService, type EmulatedService } from '../oauth-common/emulated.ts';
+import {
+  conformanceTarget,
+  runOAuthChecks,
+  startEmulatedService,
+  type EmulatedService,
+} from '../oauth-common/emulated.ts';
 import { OAUTH_KINDS } from '../oauth-common/services.ts';
 import '../index.ts';
 
@@ -26,19 +31,7 @@ const start = (kind: 'onedrive' | 'onedrive_business' = 'onedrive') =>
 
 runConformance(
   'onedrive (emulated Microsoft Graph)',
-  async () => {
-    const svc = await start();
-    return {
-      provider: await svc.open({ chunk_size: CHUNK }),
-      cleanup: () => svc.close(),
-      badCredentials: () =>
-        openProvider(
-          'onedrive',
-          { access_token: 'not-a-token', api_url: svc.emulator.url, token_url: svc.oauth.tokenUrl },
-          {},
-        ),
-    };
-  },
+  async () => conformanceTarget(await start(), 'onedrive', { chunk_size: CHUNK }),
   { bigFileSize: CI ? 6 * MiB : 40 * MiB, streamFileSize: CI ? 6 * MiB : 24 * MiB, pagingCount: CI ? 1100 : 2500 },
 );
 
