@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SameNamePolicy } from '@skyferry/contract';
 import { runTransfer, type RunRequest } from './run.ts';
 import { MemoryTwoWayStateStore } from './stores.ts';
-import { differences, rcloneCheck, startBackend, type BackendFixture, type BackendName } from './testing/backends.ts';
+import {
+  differences,
+  rcloneCheck,
+  startBackend,
+  writeFileAt,
+  type BackendFixture,
+  type BackendName,
+} from './testing/backends.ts';
 import type { TransferPlan } from './types.ts';
 
 // Every mode and policy against real servers, checked afterwards by rclone (an independent
@@ -17,12 +24,7 @@ const FUTURE = () => new Date(Date.now() + 3600_000);
 
 let srcRoot: string;
 
-async function writeLocal(rel: string, data: Buffer | string, mtime: Date = PAST): Promise<void> {
-  const p = join(srcRoot, rel);
-  await mkdir(dirname(p), { recursive: true });
-  await writeFile(p, data);
-  await utimes(p, mtime, mtime);
-}
+const writeLocal = (rel: string, data: Buffer | string, mtime: Date = PAST) => writeFileAt(srcRoot, rel, data, mtime);
 
 function actions(plan: TransferPlan | undefined): string[] {
   return (plan?.items ?? [])

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 // The S3 backend's s3rver workarounds (copy-source escaping, folder markers) are options of openS3.
 import { openLocal, openS3, openSftp, openWebdav } from '@skyferry/providers';
 import type { Provider } from '@skyferry/providers';
@@ -11,6 +11,14 @@ import { run, startApacheWebdav, startS3rver, startSshd } from '@skyferry/testin
  * Real backends on 127.0.0.1 for the engine's integration tests and benchmark, each with the
  * rclone remote that reaches the same place (rclone is the independent oracle).
  */
+/** Writes a file below a local folder (creating its parents) with the given modification time. */
+export async function writeFileAt(root: string, rel: string, data: Buffer | string, mtime: Date): Promise<void> {
+  const p = join(root, rel);
+  await mkdir(dirname(p), { recursive: true });
+  await writeFile(p, data);
+  await utimes(p, mtime, mtime);
+}
+
 export type BackendName = 'local' | 's3' | 'webdav' | 'sftp';
 
 export interface BackendFixture {
