@@ -1,8 +1,8 @@
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { ProviderError, toProviderError } from './api/errors.ts';
+import { recycle } from './recycle.ts';
 
 export interface HttpSend {
   secure: boolean;
@@ -19,8 +19,8 @@ export interface HttpSend {
 
 /**
  * Sends one request over node:http(s) and resolves with the response once its headers arrive,
- * whatever its status. A buffered body is sent whole, a stream is piped (its failure ends the
- * request); an abort through `options.signal` rejects 'canceled', other failures as ProviderErrors.
+ * whatever its status. A buffered body is sent whole, a stream is pumped (its failure ends the
+ * request; each chunk goes back to its ring, see recycle.ts, once the socket has taken it); an abort through `options.signal` rejects 'canceled', other failures as ProviderErrors.
  */
 export function sendHttp({ secure, url, options, body, timeoutMs, what }: HttpSend): Promise<IncomingMessage> {
   const signal = options.signal;
@@ -43,12 +43,50 @@ export function sendHttp({ secure, url, options, body, timeoutMs, what }: HttpSe
     if (body === undefined) r.end();
     else if (typeof body === 'string' || Buffer.isBuffer(body)) r.end(body);
     else {
-      pipeline(body, r).catch((err: unknown) => {
-        // pipeline destroys the request; whichever failure comes first is the answer.
+      pump(body, r).catch((err: unknown) => {
+        // pump destroys the request; whichever failure comes first is the answer.
         if (settled) return;
         settled = true;
         reject(failure(err));
       });
     }
   });
+}
+
+/** Waits until `r` takes more; rejects if it closes first. */
+function drained(r: ClientRequest): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = (err?: Error) => {
+      r.off('drain', onDrain);
+      r.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new ProviderError('network', 'connection closed while sending'));
+    r.on('drain', onDrain);
+    r.on('close', onClose);
+  });
+}
+
+/**
+ * `pipeline(body, r)` for a request, handing each chunk back to its ring (recycle.ts) once it has
+ * been written to the socket, so large uploads read into the same few buffers.
+ */
+async function pump(body: Readable, r: ClientRequest): Promise<void> {
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      if (r.destroyed) throw new ProviderError('network', 'connection closed while sending');
+      const more = r.write(chunk, (err) => {
+        if (!err) recycle(chunk);
+      });
+      if (!more) await drained(r);
+    }
+    if (r.destroyed) throw new ProviderError('network', 'connection closed while sending');
+    r.end();
+  } catch (err) {
+    body.destroy();
+    r.destroy(err as Error);
+    throw err;
+  }
 }

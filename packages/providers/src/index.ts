@@ -5,4 +5,5 @@ export * from './pacer.ts';
 export * from './id-cache.ts';
 export * from './encoding.ts';
 export * from './chunks.ts';
+export * from './recycle.ts';
 export * from './backends/index.ts';

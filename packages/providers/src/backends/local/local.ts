@@ -36,6 +36,7 @@ import type {
 import { hashFile } from '../../hashing.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { fsError } from './errors.ts';
+import { fileReadStream } from '../../recycle.ts';
 
 /** Prefix of in-progress writes; such files are hidden from listings and never returned by stat. */
 export const LOCAL_TEMP_PREFIX = '.skyferry-tmp-';
@@ -343,7 +344,7 @@ export class LocalProvider implements Provider {
       await fh.close();
       return Readable.from([]);
     }
-    return fh.createReadStream({ start, end, signal: opts.signal, highWaterMark: 256 * 1024 });
+    return fileReadStream(fh, { start, ...(end !== undefined ? { end } : {}), signal: opts.signal });
   }
 
   async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {

@@ -20,6 +20,7 @@ import type {
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { SftpPool, connectSftp, maxWriteLength, type SftpConnection, type SftpLogin } from './connection.ts';
 import { sftpError } from './errors.ts';
+import { recycle } from '../../recycle.ts';
 import { pipelinedReadStream, sftpCall } from './io.ts';
 
 /** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
@@ -374,6 +375,7 @@ export class SftpProvider implements Provider {
         if (opts.signal?.aborted) throw canceled();
         if (failure) throw failure;
         const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+        let parts = Math.ceil(data.length / maxRequest);
         for (let off = 0; off < data.length; off += maxRequest) {
           const piece = off === 0 && data.length <= maxRequest ? data : data.subarray(off, off + maxRequest);
           pendingBytes += piece.length;
@@ -382,6 +384,8 @@ export class SftpProvider implements Provider {
               pending.delete(w);
               pendingBytes -= piece.length;
               acked += piece.length;
+              // Every piece acknowledged: the chunk's buffer can be read into again (recycle.ts).
+              if (--parts === 0) recycle(chunk);
               opts.onProgress?.(acked);
             },
             (err: unknown) => {
