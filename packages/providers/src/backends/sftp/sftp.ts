@@ -360,8 +360,8 @@ export class SftpProvider implements Provider {
     // A stalled source must not keep a cancelled upload waiting: end the body on abort.
     const onAbort = () => body.destroy(canceled());
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    let written: Stats | undefined;
     try {
-      await this.refuseDirTarget(conn, p);
       handle = await sftpCall.open(sftp, tmpRemote, 'w');
       const h = handle;
       let pos = 0;
@@ -407,14 +407,26 @@ export class SftpProvider implements Provider {
       if (src.size >= 0 && pos !== src.size) {
         throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${pos}`);
       }
-      if (src.modTime) await sftpCall.futimes(sftp, h, new Date(), src.modTime).catch(() => undefined);
+      // Times, the size written and the close in one round trip (the requests go out together and
+      // a server answers one channel's requests in order). Some servers apply times only on a
+      // closed file: set them again by path after the close.
+      const modTime = src.modTime;
+      const times = modTime ? sftpCall.futimes(sftp, h, new Date(), modTime).catch(() => undefined) : undefined;
+      const fstat = sftpCall.fstat(sftp, h).catch(() => undefined);
       handle = undefined;
-      await sftpCall.close(sftp, h);
-      if (src.modTime) {
-        // Some servers apply times only on a closed file.
-        await sftpCall.setstat(sftp, tmpRemote, { atime: new Date(), mtime: src.modTime }).catch(() => undefined);
+      const closed = sftpCall.close(sftp, h);
+      const retimed = modTime
+        ? sftpCall.setstat(sftp, tmpRemote, { atime: new Date(), mtime: modTime }).catch(() => undefined)
+        : undefined;
+      await Promise.all([times, closed, retimed]);
+      written = await fstat;
+      try {
+        await this.publish(conn, tmpRemote, p);
+      } catch (err) {
+        // Renaming onto a folder fails on every server; say why.
+        await this.refuseDirTarget(conn, p);
+        throw err;
       }
-      await this.publish(conn, tmpRemote, p);
       published = true;
     } catch (err) {
       body.destroy();
@@ -427,6 +439,10 @@ export class SftpProvider implements Provider {
       release();
     }
     this.snapshots.delete(parentPath(p));
+    // What the server said of the file just before closing it, unless its times do not show yet
+    // what was set (a server that answered out of order): then ask again.
+    const sameTime = !src.modTime || Math.floor(src.modTime.getTime() / 1000) === written?.mtime;
+    if (written && this.kindOf(written) === 'file' && sameTime) return this.entryOf(p, written, 'file');
     return this.stat(p);
   }
 
