@@ -102,12 +102,19 @@ class Meter extends Transform {
  * target's writes return, the two are compared and nothing is computed (single writes; a chunked
  * write's whole-file hash may only echo the source's, so it is computed then). Otherwise a hash the
  * target's writes return (compared with it), else one the source declared (a check of the read).
- * Which hashes a target's writes really return is learned from its first write.
+ * Which hashes a target's writes really return is learned from its first write; which of them its
+ * chunked writes report, the target says (`chunkedWriteHashes`).
  */
-function inflightTypes(to: Provider, src: Fingerprint, ctx: CopyContext, chunked: boolean): HashType[] {
+export function inflightTypes(
+  to: Provider,
+  src: Fingerprint,
+  ctx: Pick<CopyContext, 'returnedHashes'>,
+  chunked: boolean,
+): HashType[] {
   const supported = new Set<HashType>(SUPPORTED_HASHES);
   const learned = ctx.returnedHashes.get(to.accountKey);
-  const returns = [...to.hashes].filter((t) => supported.has(t) && (!learned || learned.has(t)));
+  const reported = chunked ? (to.chunkedWriteHashes ?? to.hashes) : to.hashes;
+  const returns = [...reported].filter((t) => supported.has(t) && (!learned || learned.has(t)));
   const declared = (Object.keys(src.hashes ?? {}) as HashType[]).filter((t) => supported.has(t));
   const pref = (a: HashType, b: HashType) => rank(a) - rank(b);
   const shared = returns.filter((t) => declared.includes(t)).sort(pref);
@@ -188,6 +195,7 @@ function srcInfoOf(fp: Fingerprint, size: number): SrcInfo {
   if (fp.mtime !== undefined) info.modTime = new Date(fp.mtime);
   if (fp.hashes) info.hashes = fp.hashes;
   if (fp.mimeType) info.mimeType = fp.mimeType;
+  if (fp.md5Hint) info.md5Hint = fp.md5Hint;
   return info;
 }
 

@@ -8,7 +8,7 @@ import { MemoryCheckpointStore } from './stores.ts';
 import { MemoryProvider, MemoryStore, md5Hex } from './testing/memory-provider.ts';
 import { taskStateOf } from './tools.ts';
 import type { TransferProgress } from './types.ts';
-import { copyFile } from './copy-file.ts';
+import { copyFile, inflightTypes } from './copy-file.ts';
 import { Semaphore } from './util.ts';
 import { Pacer } from '@skyferry/providers';
 
@@ -144,6 +144,21 @@ describe('executor', () => {
     expect(md5Hex(target.store.readFile('/src/big.bin'))).toBe(md5Hex(big));
     const bigEvent = items.find((e) => e.item.rel === '/big.bin');
     expect(bigEvent).toMatchObject({ chunked: true, verified: 'hash' });
+  });
+
+  it('hashes a chunked write in flight only for a comparison: a hash the target reports, or the source declared', () => {
+    const ctx = { returnedHashes: new Map() };
+    const none = { size: 10 };
+    const declared = { size: 10, hashes: { md5: 'a'.repeat(32) } };
+    // Like S3: single writes report (and check) an MD5, a multipart one reports no hash of the file.
+    const s3Like = new MemoryProvider({ checkedWrites: ['md5'], chunkedWriteHashes: [] });
+    expect(inflightTypes(s3Like, none, ctx, true)).toEqual([]);
+    expect(inflightTypes(s3Like, declared, ctx, true)).toEqual(['md5']); // a check of the read
+    expect(inflightTypes(s3Like, none, ctx, false)).toEqual([]); // the service checks it
+    // A target whose chunked writes report the file's MD5: computed to compare with it.
+    const reports = new MemoryProvider({});
+    expect(inflightTypes(reports, none, ctx, true)).toEqual(['md5']);
+    expect(inflightTypes(reports, declared, ctx, false)).toEqual([]); // compared with the source's
   });
 
   it('retries failures of the retry class and still moves every byte once', async () => {

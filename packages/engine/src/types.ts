@@ -47,6 +47,8 @@ export interface Fingerprint {
   /** The service's id (ID-based services). */
   id?: string;
   mimeType?: string;
+  /** The source's `Entry.md5Hint`: passed to the writer, never compared. */
+  md5Hint?: string;
 }
 
 /** Chosen outcome of a two-way conflict. */

@@ -29,6 +29,7 @@ export function fingerprintOf(e: Entry): Fingerprint {
   if (e.hashes && Object.keys(e.hashes).length > 0) fp.hashes = e.hashes;
   if (e.id !== undefined) fp.id = e.id;
   if (e.mimeType) fp.mimeType = e.mimeType;
+  if (e.md5Hint) fp.md5Hint = e.md5Hint;
   return fp;
 }
 

@@ -269,6 +269,8 @@ export interface MemoryProviderOptions {
   hashes?: HashType[];
   /** Hash types put() claims to have checked end to end (Provider.checkedWrites). Default none. */
   checkedWrites?: HashType[];
+  /** Provider.chunkedWriteHashes (absent: as `hashes`). */
+  chunkedWriteHashes?: HashType[];
   pageSize?: number;
   /** Added before every operation. */
   latencyMs?: number;
@@ -298,6 +300,7 @@ export class MemoryProvider implements Provider {
   readonly features: Features;
   readonly hashes: ReadonlySet<HashType>;
   readonly checkedWrites?: ReadonlySet<HashType>;
+  readonly chunkedWriteHashes?: ReadonlySet<HashType>;
   readonly store: MemoryStore;
   readonly opts: MemoryProviderOptions;
   /** Operation counts. */
@@ -324,6 +327,7 @@ export class MemoryProvider implements Provider {
     this.features = { ...DEFAULT_FEATURES, caseInsensitive: this.store.caseInsensitive, ...opts.features };
     this.hashes = new Set(opts.hashes ?? ['md5']);
     if (opts.checkedWrites) this.checkedWrites = new Set(opts.checkedWrites);
+    if (opts.chunkedWriteHashes) this.chunkedWriteHashes = new Set(opts.chunkedWriteHashes);
     this.faults = opts.faults ?? {};
     // Optional capabilities exist only when the features say so, as with real backends.
     if (this.features.about) this.about = () => this.aboutImpl();

@@ -19,6 +19,12 @@ export interface Entry {
   mimeType?: string;
   /** Hashes the service reports, lower-case hex (base64 for quickxor, as services print it). */
   hashes?: Hashes;
+  /**
+   * What may be the file's MD5 but is not sure to be (an S3-compatible service's ETag of a large
+   * object, which a multipart upload can leave without its "-N" suffix). Never compared as a hash:
+   * a writer may send it for the service to check (S3's Content-MD5), and learns from a refusal.
+   */
+  md5Hint?: string;
 }
 
 export interface Page {
@@ -33,6 +39,8 @@ export interface SrcInfo {
   modTime?: Date;
   hashes?: Hashes;
   mimeType?: string;
+  /** The source's `Entry.md5Hint`. */
+  md5Hint?: string;
 }
 
 export interface ReadOptions {
@@ -113,6 +121,12 @@ export interface Provider {
    * compute that hash themselves.
    */
   readonly checkedWrites?: ReadonlySet<HashType>;
+  /**
+   * Hash types a chunk writer's `close` reports of the service's own view of the whole file (S3:
+   * none, a multipart ETag is no MD5 of the file). Callers compute such a hash while sending only
+   * where the service reports it for comparison. Absent: the same as `hashes`.
+   */
+  readonly chunkedWriteHashes?: ReadonlySet<HashType>;
 
   list(dir: string, opts?: ListOptions): Promise<Page>;
   stat(path: string, opts?: { signal?: AbortSignal }): Promise<Entry>;

@@ -77,6 +77,37 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
     expect((await readAll(await provider.openRead('/s/one.bin'))).equals(data)).toBe(true);
   });
 
+  it("lists a large object's ETag as an MD5 hint, lets the service check a hint (Content-MD5), and learns from a wrong one", async () => {
+    const data = patternBytes(8 * 1024 * 1024, 31);
+    const md5 = createHash('md5').update(data).digest('hex');
+    await provider.put('/hint/src.bin', Readable.from(chunks(data)), { size: data.length });
+    // s3_compatible: a dashless ETag of 5 MiB or more may be a multipart one, so only a hint.
+    const listed = (await provider.list('/hint')).entries.find((e) => e.name === 'src.bin');
+    expect(listed).toMatchObject({ size: data.length, md5Hint: md5 });
+    expect(listed?.hashes).toBeUndefined();
+
+    const right = await provider.put('/hint/right.bin', Readable.from(chunks(data)), {
+      size: data.length,
+      md5Hint: md5,
+    });
+    expect(right.hashes?.md5).toBe(md5);
+
+    // A wrong hint fails the write: S3 refuses the body (BadDigest); s3rver, which does not check
+    // Content-MD5, stores it and answers an ETag that is not the hint.
+    const wrong = 'f'.repeat(32);
+    const refused = await errorCode(
+      provider.put('/hint/wrong.bin', Readable.from(chunks(data)), { size: data.length, md5Hint: wrong }),
+    );
+    expect(refused).toBe('corrupted');
+    // The engine's next attempt: hints are no longer trusted, the MD5 is computed here.
+    const again = await provider.put('/hint/wrong.bin', Readable.from(chunks(data)), {
+      size: data.length,
+      md5Hint: wrong,
+    });
+    expect(again.hashes?.md5).toBe(md5);
+    expect((await readAll(await provider.openRead('/hint/wrong.bin'))).equals(data)).toBe(true);
+  });
+
   it('reports an MD5 only for what it checked: none for a multipart write, whatever the source declared', async () => {
     expect(provider.checkedWrites.has('md5')).toBe(true);
     const data = patternBytes(2 * provider.chunkSize + 1000, 78);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { S3Http, type HeadObjectResult, type ListObjectsResult, type S3Object } from './client.ts';
 import { ProviderError, canceled } from '../../api/errors.ts';
@@ -199,6 +199,8 @@ export class S3Provider implements Provider {
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['md5']);
   /** Single PUTs send Content-MD5 (checked by S3) or compare the MD5 of what they streamed with the ETag. */
   readonly checkedWrites: ReadonlySet<HashType> = new Set<HashType>(['md5']);
+  /** A multipart upload's ETag is no MD5 of the object; each part is checked by its Content-MD5. */
+  readonly chunkedWriteHashes: ReadonlySet<HashType> = new Set<HashType>();
   readonly config: S3Config;
   readonly client: S3Http;
   readonly chunkSize: number;
@@ -208,6 +210,8 @@ export class S3Provider implements Provider {
   private readonly enc = new NameEncoder(ENCODINGS.s3);
   /** Folders whose marker this instance has written (markAllFolders). */
   private readonly markedDirs = new Set<string>();
+  /** A source's MD5 hint was refused once (BadDigest): compute MD5s here from then on. */
+  private hintsRefused = false;
 
   constructor(config: S3Config, ctx: ProviderContext = {}) {
     this.kind = config.kind;
@@ -318,7 +322,11 @@ export class S3Provider implements Provider {
 
   private objectEntry(o: S3Object): Entry {
     const size = o.Size ?? 0;
-    return this.fileEntry(this.pathOfKey(o.Key ?? ''), size, o.LastModified, this.md5FromList(o.ETag, size));
+    const md5 = this.md5FromList(o.ETag, size);
+    const e = this.fileEntry(this.pathOfKey(o.Key ?? ''), size, o.LastModified, md5);
+    const etag = stripQuotes(o.ETag);
+    if (!md5 && etag && HEX32.test(etag)) e.md5Hint = etag;
+    return e;
   }
 
   // ---- reading ----
@@ -597,18 +605,22 @@ export class S3Provider implements Provider {
 
   /**
    * One PUT whose body is the caller's stream, MD5 computed on the way and checked against the ETag.
+   * Where the source gave an MD5 hint (another S3 object's ETag), the service checks the body
+   * against it (Content-MD5) and nothing is computed here, as rclone does with a source's MD5; a
+   * hint refused (BadDigest) fails this write (the engine tries again) and ends the trust in hints.
    * Not retried by the pacer: the stream cannot be replayed (the engine retries the whole file).
    */
   private async putStreamed(p: string, body: Readable, src: SrcInfo, opts: WriteOptions): Promise<Entry> {
     const { signal } = opts;
-    const md5 = createHash('md5');
+    const hint = !this.hintsRefused && src.md5Hint && HEX32.test(src.md5Hint) ? src.md5Hint : undefined;
+    const md5 = hint ? undefined : createHash('md5');
     let sent = 0;
     const size = src.size;
     const counted = new Transform({
       transform(chunk: Buffer, _enc, cb) {
         sent += chunk.length;
         if (sent > size) return cb(new ProviderError('corrupted', `more than the ${size} bytes announced for ${p}`));
-        md5.update(chunk);
+        md5?.update(chunk);
         opts.onProgress?.(sent);
         cb(null, chunk);
       },
@@ -647,20 +659,33 @@ export class S3Provider implements Provider {
             contentLength: size,
             contentType: src.mimeType ?? 'application/octet-stream',
             metadata: this.metadataFor(src, false),
+            ...(hint ? { contentMD5: Buffer.from(hint, 'hex').toString('base64') } : {}),
           },
           requestSignal,
         );
         etag = stripQuotes(res.ETag);
       } catch (err) {
         if (signal?.aborted) throw canceled();
+        if (hint && !failure && ProviderError.is(err, 'corrupted')) {
+          this.hintsRefused = true;
+          throw new ProviderError(
+            'corrupted',
+            `${p}: the service refused the source's MD5 hint; sent again with an MD5 computed here`,
+            {
+              cause: err,
+            },
+          );
+        }
         if (failure instanceof ProviderError) throw failure;
         if (failure) throw s3Error(failure, p);
         if (err instanceof ProviderError) throw err;
         throw s3Error(err, p);
       }
-      const digest = md5.digest('hex');
+      const digest = hint ?? (md5 as Hash).digest('hex');
       const checked = etag !== undefined && HEX32.test(etag);
       if (checked && etag !== digest) {
+        // A service that does not check Content-MD5 (s3rver) stores the body: its ETag tells.
+        if (hint) this.hintsRefused = true;
         throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${digest}, stored ${etag}`);
       }
       // An ETag that is not an MD5 (encrypted objects) checked nothing: report no hash (see checkedWrites).
