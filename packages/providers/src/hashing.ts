@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Transform, type TransformCallback } from 'node:stream';
 import { createCRC32, createMD5, createSHA1, createSHA256, type IHasher } from 'hash-wasm';
 import type { HashType, Hashes } from './api/types.ts';
+import { chunksOf, recycle } from './recycle.ts';
 
 /** An incremental hash: feed bytes, then read the digest in the form the services print. */
 export interface StreamHasher {
@@ -173,13 +174,16 @@ export async function hashingStream(types: Iterable<HashType>): Promise<HashingS
   return new HashingStream(map);
 }
 
-/** Hashes a whole stream with one or several hash types. */
+/**
+ * Hashes a whole stream with one or several hash types. Its chunks go back to their ring once hashed
+ * (recycle.ts): pass a stream nothing else reads.
+ */
 export async function hashStream(stream: Readable, types: Iterable<HashType>): Promise<Hashes> {
   const map = new Map<HashType, StreamHasher>();
   for (const t of new Set(types)) map.set(t, await createHasher(t));
-  for await (const chunk of stream) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    for (const h of map.values()) h.update(buf);
+  for await (const chunk of chunksOf(stream)) {
+    for (const h of map.values()) h.update(chunk);
+    recycle(chunk); // hashed: the last use of it
   }
   const out: Hashes = {};
   for (const [type, h] of map) out[type] = h.digest();

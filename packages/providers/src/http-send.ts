@@ -2,7 +2,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage, type 
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { ProviderError, toProviderError } from './api/errors.ts';
-import { recycle } from './recycle.ts';
+import { chunksOf, recycle } from './recycle.ts';
 
 export interface HttpSend {
   secure: boolean;
@@ -75,7 +75,7 @@ function drained(r: ClientRequest): Promise<void> {
  */
 async function pump(body: Readable, r: ClientRequest): Promise<void> {
   try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
+    for await (const chunk of chunksOf(body)) {
       if (r.destroyed) throw new ProviderError('network', 'connection closed while sending');
       const more = r.write(chunk, (err) => {
         if (!err) recycle(chunk);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PassThrough, Transform } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendHttp } from './http-send.ts';
-import { BufferRing, fileReadStream, recycle } from './recycle.ts';
+import { BufferRing, chunksOf, fileReadStream, recycle } from './recycle.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'skyferry-recycle-'));
 const data = randomBytes(4 * 1024 * 1024 + 12345);
@@ -129,5 +129,56 @@ describe('sendHttp with a lent body', () => {
     setTimeout(() => body.destroy(new Error('source broke')), 20);
     await expect(sent).rejects.toThrow();
     expect(body.destroyed).toBe(true);
+  });
+});
+
+describe('chunksOf', () => {
+  it('hands out each chunk as pushed, where for-await joins buffered ones into a copy', async () => {
+    const pieces = [Buffer.from('ab'), Buffer.from('cd'), Buffer.from('ef')];
+    const make = () => {
+      const s = new PassThrough();
+      for (const p of pieces) s.write(p);
+      s.end();
+      return s;
+    };
+    const joined: Buffer[] = [];
+    for await (const c of make() as AsyncIterable<Buffer>) joined.push(c);
+    expect(joined.length).toBeLessThan(pieces.length); // what chunksOf avoids
+
+    const seen: Buffer[] = [];
+    for await (const c of chunksOf(make())) seen.push(c);
+    expect(seen).toHaveLength(3);
+    seen.forEach((c, i) => expect(c).toBe(pieces[i]));
+  });
+
+  it('keeps lent chunks intact through a pipe and gives an error or an early close to the loop', async () => {
+    const ring = new BufferRing(64 * 1024);
+    const got: Buffer[] = [];
+    for await (const c of chunksOf(fileReadStream(await open(file), {}, ring).pipe(new PassThrough()))) {
+      got.push(Buffer.from(c));
+      recycle(c);
+    }
+    expect(Buffer.concat(got).equals(data)).toBe(true);
+    expect(ring.allocated).toBeLessThanOrEqual(4);
+
+    const broken = new PassThrough();
+    broken.write(Buffer.from('x'));
+    setTimeout(() => broken.destroy(new Error('source broke')), 10);
+    await expect(
+      (async () => {
+        for await (const _c of chunksOf(broken)) void _c;
+      })(),
+    ).rejects.toThrow('source broke');
+
+    const early = fileReadStream(await open(file));
+    for await (const _c of chunksOf(early)) break;
+    expect(early.destroyed).toBe(true);
+
+    const ended = new PassThrough();
+    ended.end();
+    for await (const _c of ended) void _c;
+    const after: Buffer[] = [];
+    for await (const c of chunksOf(ended)) after.push(c);
+    expect(after).toEqual([]);
   });
 });

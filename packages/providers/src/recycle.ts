@@ -70,14 +70,20 @@ export interface FileReadOptions {
 }
 
 /**
- * Reads an open file as a stream of chunks from a `BufferRing` (256 KiB reads unless given one),
+ * Bytes per read of a file: 255 KiB, so a chunk fits one SFTP write request whole (OpenSSH takes
+ * at most 256 KiB less 1 KiB per request; 256 KiB chunks went as two requests, one of 1 KiB).
+ */
+export const FILE_READ_SIZE = 255 * 1024;
+
+/**
+ * Reads an open file as a stream of chunks from a `BufferRing` (FILE_READ_SIZE unless given one),
  * closing the file when the stream ends or is destroyed. Reads go through the FileHandle, which
  * waits for a read in progress before it closes.
  */
 export function fileReadStream(
   fh: FileHandle,
   opts: FileReadOptions = {},
-  ring = new BufferRing(256 * 1024),
+  ring = new BufferRing(FILE_READ_SIZE),
 ): Readable {
   let pos = opts.start ?? 0;
   const end = opts.end ?? Infinity;
@@ -113,4 +119,64 @@ export function fileReadStream(
   stream.once('end', () => void close());
   if (opts.signal) addAbortSignal(opts.signal, stream);
   return stream;
+}
+
+/**
+ * The chunks of a byte stream one at a time, each as it was pushed. `for await` over a Readable
+ * reads in paused mode, where `read()` joins every buffered chunk into one new buffer: a copy of
+ * the data, more garbage, and lent chunks (see above) lost to their ring. Flowing mode hands out
+ * one buffer at a time; this keeps at most two waiting. Ending the loop early destroys the stream.
+ */
+export async function* chunksOf(stream: Readable): AsyncGenerator<Buffer> {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const onData = (chunk: Buffer | string) => {
+    queue.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    if (queue.length >= 2) stream.pause();
+    poke();
+  };
+  const onEnd = () => {
+    ended = true;
+    poke();
+  };
+  const onError = (err: Error) => {
+    failure ??= err;
+    poke();
+  };
+  const onClose = () => {
+    if (!ended) failure ??= Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    poke();
+  };
+  if (stream.readableEnded) ended = true;
+  else if (stream.destroyed) failure = stream.errored ?? new Error('Premature close');
+  stream.on('data', onData);
+  stream.on('end', onEnd);
+  stream.on('error', onError);
+  stream.on('close', onClose);
+  try {
+    for (;;) {
+      const chunk = queue.shift();
+      if (chunk) {
+        if (queue.length < 2 && stream.isPaused() && !ended) stream.resume();
+        yield chunk;
+        continue;
+      }
+      if (failure) throw failure;
+      if (ended) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    stream.off('data', onData);
+    stream.off('end', onEnd);
+    stream.off('error', onError);
+    stream.off('close', onClose);
+    if (!ended) stream.destroy();
+  }
 }

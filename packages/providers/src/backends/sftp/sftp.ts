@@ -20,7 +20,7 @@ import type {
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { SftpPool, connectSftp, maxWriteLength, type SftpConnection, type SftpLogin } from './connection.ts';
 import { sftpError } from './errors.ts';
-import { recycle } from '../../recycle.ts';
+import { chunksOf, recycle } from '../../recycle.ts';
 import { pipelinedReadStream, sftpCall } from './io.ts';
 
 /** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
@@ -371,7 +371,7 @@ export class SftpProvider implements Provider {
       let failure: unknown;
       // Requests no longer than the server takes (ssh2 would send the rest only after the answer).
       const maxRequest = Math.min(maxWriteLength(sftp), 256 * 1024);
-      for await (const chunk of body as AsyncIterable<Buffer>) {
+      for await (const chunk of chunksOf(body)) {
         if (opts.signal?.aborted) throw canceled();
         if (failure) throw failure;
         const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
