@@ -229,6 +229,7 @@ async function streamedPut(
   fp: Fingerprint,
   ctx: CopyContext,
   counted: { bytes: number },
+  sent?: () => void,
 ): Promise<CopyFileResult> {
   const hashers = await hashersFor(inflightTypes(to, fp, ctx, false));
   const body = await from.openRead(fromPath, { signal: ctx.signal });
@@ -240,6 +241,8 @@ async function streamedPut(
   // The target's put sees a failed or aborted stream through its own reading; this listener only
   // keeps an error emitted after put has stopped listening (an abort at shutdown) from crashing the process.
   meter.on('error', () => undefined);
+  // Every byte taken by the target's writer: what remains is its answer.
+  if (sent) meter.once('end', sent);
   body.pipe(meter);
   try {
     const entry = await to.put(toPath, meter, srcInfoOf(fp, fp.size), { signal: ctx.signal });
@@ -381,6 +384,8 @@ export async function copyFile(
   toPath: string,
   fp: Fingerprint,
   ctx: CopyContext,
+  /** Called once every byte was handed to the target (the caller may start another file). */
+  sent?: () => void,
 ): Promise<CopyFileResult> {
   if (from.accountKey === to.accountKey && to.copy) return serverSideCopy(to, fromPath, toPath, fp, ctx);
   const counted = { bytes: 0 };
@@ -390,7 +395,7 @@ export async function copyFile(
       return await chunkedUpload(from, to, fromPath, toPath, fp, ctx, counted);
     }
     if (!sizeKnown && to.features.needsSize) return await viaTempFile(from, to, fromPath, toPath, fp, ctx, counted);
-    return await streamedPut(from, to, fromPath, toPath, fp, ctx, counted);
+    return await streamedPut(from, to, fromPath, toPath, fp, ctx, counted, sent);
   } catch (err) {
     // A failed attempt's bytes do not count as moved.
     if (counted.bytes > 0) ctx.onBytes(-counted.bytes);

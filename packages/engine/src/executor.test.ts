@@ -161,6 +161,47 @@ describe('executor', () => {
     expect(inflightTypes(reports, declared, ctx, false)).toEqual([]); // compared with the source's
   });
 
+  it('starts the next file while a sent one waits for its answer: n streaming, at most 2n under way', async () => {
+    // Files of 2 MiB or more (the large lane), whose put answers 30 ms after taking the last byte.
+    const store = tree(12, { size: () => 2 * 1024 * 1024 });
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ features: { chunkWriter: false } });
+    let streaming = 0;
+    let underWay = 0;
+    let maxStreaming = 0;
+    let maxUnderWay = 0;
+    const put = target.put.bind(target);
+    target.put = async (path, body, src, opts) => {
+      underWay++;
+      streaming++;
+      maxUnderWay = Math.max(maxUnderWay, underWay);
+      maxStreaming = Math.max(maxStreaming, streaming);
+      const chunks: Buffer[] = [];
+      for await (const c of body as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
+      streaming--;
+      await new Promise((r) => setTimeout(r, 30));
+      try {
+        const { Readable } = await import('node:stream');
+        return await put(path, Readable.from(chunks), src, opts);
+      } finally {
+        underWay--;
+      }
+    };
+    const { result } = await runTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/',
+      transfers: 2,
+    });
+    expect(result.outcome).toBe('success');
+    sameFiles(store, '/src', target.store, '/src');
+    expect(maxStreaming).toBeLessThanOrEqual(2);
+    expect(maxUnderWay).toBeGreaterThan(2);
+    expect(maxUnderWay).toBeLessThanOrEqual(4);
+  });
+
   it('retries failures of the retry class and still moves every byte once', async () => {
     const store = tree(30);
     const source = new MemoryProvider({ store });

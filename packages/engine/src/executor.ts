@@ -256,12 +256,13 @@ class Execution {
     fromRel: string,
     toRel: string,
     fp: Fingerprint,
+    sent?: () => void,
   ): Promise<{ entry: Entry; bytes: number; verified: Verification; serverSide: boolean; chunked: boolean }> {
     const from = other(to);
     const fromPath = pathOn(this.plan, item, from, fromRel);
     const toPath = pathOn(this.plan, item, to, toRel);
     return this.copyCtx.pacer.call(
-      () => copyFile(this.providers[from], this.providers[to], fromPath, toPath, fp, this.copyCtx),
+      () => copyFile(this.providers[from], this.providers[to], fromPath, toPath, fp, this.copyCtx, sent),
       { signal: this.signal },
     );
   }
@@ -284,11 +285,11 @@ class Execution {
     await this.opts.traffic?.afterBytes?.(bytes, { path: pathOn(this.plan, item, item.side), serverSide });
   }
 
-  async runCopy(item: PlanItem): Promise<boolean> {
+  async runCopy(item: PlanItem, sent?: () => void): Promise<boolean> {
     const to = item.side;
     const fp = (to === 'target' ? item.source : item.target) as Fingerprint;
     if (!(await this.traffic(item, item.size))) return false;
-    const r = await this.copyOne(item, to, item.rel, item.rel, fp);
+    const r = await this.copyOne(item, to, item.rel, item.rel, fp, sent);
     await this.afterTraffic(item, r.bytes, r.serverSide);
     const written = fingerprintOf(r.entry);
     const records =
@@ -400,24 +401,55 @@ class Execution {
     return true;
   }
 
-  /** Runs items `transfers` at a time until done or stopped. */
-  async pool(items: PlanItem[], n: number, fn: (item: PlanItem) => Promise<boolean>, counted: boolean): Promise<void> {
-    let next = 0;
-    const worker = async () => {
-      while (next < items.length && !this.stop) {
-        const item = items[next++] as PlanItem;
-        try {
-          if (!(await fn(item))) continue; // not started (traffic allowance reached)
-          this.finishedItems.add(item);
-          if (item.action !== 'delete' && item.action !== 'mkdir') this.finishedBytes += item.size;
-          if (counted) this.successCount++;
-        } catch (err) {
-          this.handleError(item, err);
-        }
-        if (counted) this.progress.finished++;
+  /**
+   * Runs items `n` at a time until done or stopped. An item that calls `sent` (all its bytes are
+   * on their way) frees its place for the next while it waits for the service's answer and its
+   * verification, so the link does not idle through every file's last round trips; at most `2n`
+   * items are under way.
+   */
+  async pool(
+    items: PlanItem[],
+    n: number,
+    fn: (item: PlanItem, sent: () => void) => Promise<boolean>,
+    counted: boolean,
+  ): Promise<void> {
+    const places = new Semaphore(Math.max(1, n));
+    const underWay = new Semaphore(2 * Math.max(1, n));
+    const running: Promise<void>[] = [];
+    for (const item of items) {
+      if (this.stop) break;
+      await underWay.acquire();
+      await places.acquire();
+      if (this.stop) {
+        places.release();
+        underWay.release();
+        break;
       }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
+      let holding = true;
+      const sent = () => {
+        if (!holding) return;
+        holding = false;
+        places.release();
+      };
+      running.push(
+        (async () => {
+          try {
+            if (!(await fn(item, sent))) return; // not started (traffic allowance reached)
+            this.finishedItems.add(item);
+            if (item.action !== 'delete' && item.action !== 'mkdir') this.finishedBytes += item.size;
+            if (counted) this.successCount++;
+            if (counted) this.progress.finished++;
+          } catch (err) {
+            this.handleError(item, err);
+            if (counted) this.progress.finished++;
+          } finally {
+            sent();
+            underWay.release();
+          }
+        })(),
+      );
+    }
+    await Promise.all(running);
   }
 
   // ---- the run -----------------------------------------------------------------------------------
@@ -599,7 +631,8 @@ class Execution {
         const cut = ordered.findIndex((it) => it.size < smallSize);
         const large = cut < 0 ? ordered : ordered.slice(0, cut);
         const small = cut < 0 ? [] : ordered.slice(cut);
-        const runOne = (it: PlanItem) => (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it));
+        const runOne = (it: PlanItem, sent: () => void) =>
+          it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it, sent);
         await Promise.all([
           this.pool(large, n, runOne, true),
           this.pool(small, Math.max(n, opts.smallFileTransfers ?? 64), runOne, true),
