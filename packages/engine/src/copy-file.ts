@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ProviderError, SUPPORTED_HASHES, canceled, createHasher } from '@skyferry/providers';
+import { ChunkReader, ProviderError, SUPPORTED_HASHES, canceled, createHasher } from '@skyferry/providers';
 import type { Pacer } from '@skyferry/providers';
 import type { Entry, HashType, Hashes, Provider, SrcInfo, StreamHasher } from '@skyferry/providers';
 import type { Fingerprint } from './types.ts';
@@ -38,40 +38,6 @@ export interface CopyContext {
   onBytes: (delta: number) => void;
   /** Per target account: the hash types its single writes return (learned from the first write). */
   returnedHashes: Map<string, Set<HashType>>;
-}
-
-/** Reads a stream in pieces of exactly `size` bytes (the last may be shorter), each in its own buffer. */
-class ChunkReader {
-  private readonly it: AsyncIterator<unknown>;
-  private rest: Buffer | undefined;
-  private ended = false;
-  constructor(stream: Readable) {
-    this.it = stream[Symbol.asyncIterator]();
-  }
-  async read(size: number, signal?: AbortSignal): Promise<Buffer | null> {
-    const out = Buffer.allocUnsafe(size);
-    let fill = 0;
-    while (fill < size) {
-      let piece = this.rest;
-      this.rest = undefined;
-      if (!piece) {
-        if (this.ended) break;
-        if (signal?.aborted) throw canceled();
-        const r = await this.it.next();
-        if (r.done) {
-          this.ended = true;
-          break;
-        }
-        piece = Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value as Uint8Array);
-      }
-      const take = Math.min(size - fill, piece.length);
-      piece.copy(out, fill, 0, take);
-      fill += take;
-      if (take < piece.length) this.rest = piece.subarray(take);
-    }
-    if (fill === 0 && this.ended) return null;
-    return fill === size ? out : out.subarray(0, fill);
-  }
 }
 
 /** A pass-through that counts and hashes bytes on their way to the target. */
@@ -349,6 +315,8 @@ async function chunkedUpload(
           failure ??= err;
         })
         .finally(() => {
+          // Written or given up: its buffer can take a later chunk, unless the writer keeps it.
+          if (writer.doneWithDataWhenSettled) reader.release(chunk);
           ctx.memory.release(cost);
           inflight.delete(p);
         });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError } from './api/errors.ts';
 import type { ChunkWriter, Entry } from './api/types.ts';
 import { ChunkReader, writeStreamChunked } from './chunks.ts';
+import { BufferRing } from './recycle.ts';
 
 function pieces(data: Buffer, size: number): Readable {
   const out: Buffer[] = [];
@@ -132,5 +133,40 @@ describe('writeStreamChunked', () => {
       code: 'canceled',
     });
     expect(rec.state()).toMatchObject({ aborted: true, closed: false });
+  });
+});
+
+describe('ChunkReader over a stream of lent chunks (recycle.ts)', () => {
+  /** A stream whose chunks are lent from `ring`, as a file or download stream lends them. */
+  function lentStream(data: Buffer, ring: BufferRing): Readable {
+    let at = 0;
+    return new Readable({
+      read() {
+        if (at >= data.length) return void this.push(null);
+        const buf = ring.take();
+        const n = data.copy(buf, 0, at, Math.min(data.length, at + buf.length));
+        at += n;
+        this.push(ring.lend(buf, n));
+      },
+    });
+  }
+  const big = Buffer.from(Array.from({ length: 2_000_000 }, (_, i) => (i * 31 + (i >> 9)) & 255));
+
+  it('gives back the chunks it copied from, so a few buffers carry the whole stream', async () => {
+    const ring = new BufferRing(64 * 1024, 64);
+    const reader = new ChunkReader(lentStream(big, ring));
+    const out: Buffer[] = [];
+    for (let c = await reader.read(100_000); c; c = await reader.read(100_000)) out.push(Buffer.from(c));
+    expect(Buffer.concat(out).equals(big)).toBe(true);
+    expect(ring.allocated).toBeLessThan(8);
+  });
+
+  it('never gives back a chunk it handed out as it is', async () => {
+    const ring = new BufferRing(64 * 1024, 64);
+    const reader = new ChunkReader(lentStream(big, ring));
+    // Pieces smaller than the stream's chunks are views of them: held, not copied, until the end.
+    const held: Buffer[] = [];
+    for (let c = await reader.read(5000); c; c = await reader.read(5000)) held.push(c);
+    expect(Buffer.concat(held).equals(big)).toBe(true);
   });
 });

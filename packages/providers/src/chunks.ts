@@ -1,15 +1,21 @@
 import type { Readable } from 'node:stream';
 import { canceled } from './api/errors.ts';
 import type { ChunkWriter } from './api/types.ts';
+import { chunksOf, recycle } from './recycle.ts';
 
 /**
  * Reads a byte stream in pieces of an exact size (the last may be shorter), copying into buffers
  * it recycles: give a chunk back with `release` once nothing refers to it any more, and memory
  * stays at the chunks in flight instead of growing with garbage waiting for the collector.
+ * The stream's own chunks are taken one at a time as they were pushed (no joined copies), and a
+ * chunk whose bytes were all copied is given back to its ring (recycle.ts): a chunk handed out as
+ * it is, whole or in part, is the caller's and never is.
  */
 export class ChunkReader {
-  private readonly it: AsyncIterator<unknown>;
+  private readonly it: AsyncIterator<Buffer>;
   private leftover: Buffer | undefined;
+  /** The stream chunk the leftover is part of; `shared` once some of it was handed out uncopied. */
+  private origin: { chunk: Buffer; shared: boolean } | undefined;
   private ended = false;
   private readonly free: Buffer[] = [];
   /** Buffers this reader allocated (only those are recycled; pieces handed out as they came are not its own). */
@@ -19,7 +25,7 @@ export class ChunkReader {
   bytesRead = 0;
 
   constructor(stream: Readable) {
-    this.it = stream[Symbol.asyncIterator]();
+    this.it = chunksOf(stream);
   }
 
   private alloc(size: number): Buffer {
@@ -47,6 +53,8 @@ export class ChunkReader {
    */
   async read(size: number, signal?: AbortSignal): Promise<Buffer | null> {
     const pieces: Buffer[] = [];
+    /** The stream chunks whose last bytes are among the pieces. */
+    const finished: { chunk: Buffer; shared: boolean }[] = [];
     let filled = 0;
     while (filled < size) {
       if (!this.leftover) {
@@ -57,24 +65,30 @@ export class ChunkReader {
           this.ended = true;
           break;
         }
-        const v = r.value;
-        const b = Buffer.isBuffer(v) ? v : typeof v === 'string' ? Buffer.from(v) : Buffer.from(v as Uint8Array);
-        if (b.length === 0) continue;
-        this.leftover = b;
+        if (r.value.length === 0) continue;
+        this.leftover = r.value;
+        this.origin = { chunk: r.value, shared: false };
       }
       const piece = this.leftover;
       const n = Math.min(piece.length, size - filled);
       pieces.push(n < piece.length ? piece.subarray(0, n) : piece);
       filled += n;
       this.leftover = n < piece.length ? piece.subarray(n) : undefined;
+      if (!this.leftover && this.origin) finished.push(this.origin);
     }
     if (signal?.aborted) throw canceled();
     if (filled === 0) return null;
     this.bytesRead += filled;
-    if (pieces.length === 1) return pieces[0] as Buffer;
+    if (pieces.length === 1) {
+      // Handed out as it is: the caller holds (part of) that stream chunk now.
+      if (this.origin) this.origin.shared = true;
+      for (const f of finished) f.shared = true;
+      return pieces[0] as Buffer;
+    }
     const target = filled === size ? this.alloc(size) : Buffer.allocUnsafeSlow(filled);
     let at = 0;
     for (const p of pieces) at += p.copy(target, at);
+    for (const f of finished) if (!f.shared) recycle(f.chunk);
     return target;
   }
 
@@ -112,8 +126,8 @@ export async function writeStreamChunked(
       .then(() => {
         sent += data.length;
         opts.onProgress?.(sent);
-        // The writer holds no reference once writeChunk has resolved (ChunkWriter contract).
-        reader.release(data);
+        // The buffer can take a later chunk, unless the writer keeps it (ChunkWriter).
+        if (writer.doneWithDataWhenSettled) reader.release(data);
       })
       .catch((err: unknown) => {
         failure ??= err;

@@ -38,9 +38,12 @@ export class BufferRing {
     return Buffer.allocUnsafeSlow(this.size);
   }
 
-  /** The first `length` bytes of `buffer` (from `take`), as a chunk that may be given back. */
-  lend(buffer: Buffer, length: number): Buffer {
-    const chunk = length === buffer.length ? buffer : buffer.subarray(0, length);
+  /**
+   * Bytes `start` to `end` of `buffer` (from `take`) as a chunk that may be given back: the only
+   * chunk lent from that buffer, which the ring reads into again once it comes back.
+   */
+  lend(buffer: Buffer, end: number, start = 0): Buffer {
+    const chunk = start === 0 && end === buffer.length ? buffer : buffer.subarray(start, end);
     lent.set(chunk, { ring: this, buffer });
     return chunk;
   }

@@ -79,6 +79,12 @@ export interface ChunkWriter {
   readonly chunkSize: number;
   readonly concurrency: number;
   writeChunk(index: number, data: Buffer, signal?: AbortSignal): Promise<void>;
+  /**
+   * writeChunk is done with `data` once it settles, so the caller may read the next chunk into the
+   * same buffer. Writers that hold chunks until later (to send them in order, or at close) leave
+   * this unset.
+   */
+  readonly doneWithDataWhenSettled?: boolean;
   close(): Promise<Entry>;
   abort(): Promise<void>;
 }

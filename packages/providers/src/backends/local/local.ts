@@ -559,6 +559,7 @@ export class LocalProvider implements Provider {
     return {
       chunkSize,
       concurrency: this.concurrency,
+      doneWithDataWhenSettled: true,
       writeChunk: async (index, data, signal) => {
         if (finished) throw new ProviderError('canceled', 'chunk writer is closed');
         if (signal?.aborted || opts.signal?.aborted) throw canceled();

@@ -9,6 +9,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { ProviderError } from '../../api/errors.ts';
+import { RingHttp } from '../../http-read.ts';
 import { sendHttp } from '../../http-send.ts';
 import { SigV4Signer, UNSIGNED_PAYLOAD, amzDate, canonicalQuery, uriEncode } from './sigv4.ts';
 
@@ -161,13 +162,16 @@ export function parseListObjects(xml: string): ListObjectsResult {
 }
 
 /** Reads a (short) response body. */
-async function readText(res: IncomingMessage): Promise<string> {
+/** An answer: node:http's, or RingHttp's for object downloads. */
+type Answer = Readable & { statusCode?: number; headers: IncomingHttpHeaders };
+
+async function readText(res: Answer): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function drain(res: IncomingMessage): void {
+function drain(res: Answer): void {
   res.resume();
 }
 
@@ -186,7 +190,7 @@ const HEAD_ERRORS: Record<number, string> = {
 };
 
 /** The service error of a failed response (its XML body, or the status for bodiless answers). */
-async function errorOf(res: IncomingMessage, method: string): Promise<S3ServiceError> {
+async function errorOf(res: Answer, method: string): Promise<S3ServiceError> {
   const status = res.statusCode ?? 0;
   const body = method === 'HEAD' ? '' : await readText(res).catch(() => '');
   return errorFromBody(body, status, res.headers);
@@ -202,6 +206,8 @@ export class S3Http {
   readonly config: S3ClientConfig;
   private readonly signer: SigV4Signer;
   private readonly agent: HttpAgent | HttpsAgent;
+  /** Object downloads, read into recycled buffers (http-read.ts). */
+  private readonly downloads: RingHttp;
   private readonly secure: boolean;
   private readonly hostname: string;
   private readonly port: number;
@@ -230,6 +236,7 @@ export class S3Http {
       scheduling: 'lifo' as const,
     };
     this.agent = this.secure ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts);
+    this.downloads = new RingHttp({ secure: this.secure, hostname: this.hostname, port: this.port });
   }
 
   /** The encoded request path of an object key (or of the bucket). */
@@ -243,7 +250,7 @@ export class S3Http {
    * Signs and sends one request; resolves with the response once its headers arrive (2xx only;
    * any other status is read and thrown as an S3ServiceError).
    */
-  async send(input: RequestInput): Promise<IncomingMessage> {
+  async send(input: RequestInput): Promise<Answer> {
     const { method, body, signal } = input;
     if (signal?.aborted) throw new ProviderError('canceled', 'canceled');
     const path = this.pathOf(input.key);
@@ -264,7 +271,27 @@ export class S3Http {
     );
     if (Buffer.isBuffer(body)) headers['content-length'] = body.length;
     else if (body === undefined && (method === 'PUT' || method === 'POST')) headers['content-length'] = 0;
-    const res = await sendHttp({
+    const timeoutMs = this.config.timeoutMs ?? 300_000;
+    const what = `${method} ${path}`;
+    // Object bodies come through RingHttp; everything else (listings, uploads) through node:http.
+    const res: Answer =
+      method === 'GET' && input.key !== undefined && body === undefined && !qs
+        ? await this.downloads.get({ path, headers: headers as Record<string, string>, signal, timeoutMs, what })
+        : await this.sendNode(input, path, qs, headers, timeoutMs, what);
+    const status = res.statusCode ?? 0;
+    if (status >= 200 && status < 300) return res;
+    throw await errorOf(res, method);
+  }
+
+  private sendNode(
+    { method, body, signal }: RequestInput,
+    path: string,
+    qs: string,
+    headers: OutgoingHttpHeaders,
+    timeoutMs: number,
+    what: string,
+  ): Promise<IncomingMessage> {
+    return sendHttp({
       secure: this.secure,
       options: {
         hostname: this.hostname,
@@ -276,12 +303,9 @@ export class S3Http {
         signal,
       },
       body,
-      timeoutMs: this.config.timeoutMs ?? 300_000,
-      what: `${method} ${path}`,
+      timeoutMs,
+      what,
     });
-    const status = res.statusCode ?? 0;
-    if (status >= 200 && status < 300) return res;
-    throw await errorOf(res, method);
   }
 
   /** Sends a request and reads its (short) answer; a 200 whose body is an <Error> is an error too. */
@@ -320,7 +344,7 @@ export class S3Http {
     key: string,
     range: string | undefined,
     signal?: AbortSignal,
-  ): Promise<{ body: IncomingMessage; contentRange?: string }> {
+  ): Promise<{ body: Answer; contentRange?: string }> {
     const body = await this.send({ method: 'GET', key, headers: { range }, signal });
     const contentRange = header(body.headers, 'content-range');
     return contentRange ? { body, contentRange } : { body };
@@ -490,5 +514,6 @@ export class S3Http {
 
   destroy(): void {
     this.agent.destroy();
+    this.downloads.close();
   }
 }

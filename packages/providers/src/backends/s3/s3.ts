@@ -748,6 +748,7 @@ export class S3Provider implements Provider {
     return {
       chunkSize,
       concurrency: this.concurrency,
+      doneWithDataWhenSettled: true,
       writeChunk: async (index, data, chunkSignal) => {
         if (finished) throw new ProviderError('canceled', 'chunk writer is closed');
         const sig = chunkSignal ?? signal;

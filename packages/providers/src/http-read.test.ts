@@ -1,0 +1,249 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ProviderError } from './api/errors.ts';
+import { RingHttp, type RingResponse } from './http-read.ts';
+import { BufferRing, recycle } from './recycle.ts';
+
+// RingHttp against real servers on loopback: node:http and node:https for well-formed answers,
+// raw TCP servers for the framings and failures node:http will not produce on demand.
+
+const data = randomBytes(3 * 1024 * 1024 + 777);
+const closers: (() => void)[] = [];
+afterEach(() => {
+  for (const c of closers.splice(0)) c();
+});
+
+async function listen(server: Server | ReturnType<typeof createNetServer>): Promise<number> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  closers.push(() => {
+    (server as Server).closeAllConnections?.();
+    server.close();
+  });
+  return (server.address() as { port: number }).port;
+}
+
+/** Serves `data` (or a slice of it with ?bytes=N) in 100 KiB writes, Content-Length unless ?chunked. */
+function dataServer(onRequest?: (req: IncomingMessage) => void): Server {
+  return createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    onRequest?.(req);
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/missing') {
+      res.writeHead(404, { 'content-type': 'application/xml' });
+      res.end('<Error><Code>NoSuchKey</Code></Error>');
+      return;
+    }
+    const body = data.subarray(0, Number(url.searchParams.get('bytes') ?? data.length));
+    res.writeHead(200, url.searchParams.has('chunked') ? {} : { 'content-length': body.length, etag: '"abc"' });
+    let at = 0;
+    const more = () => {
+      while (at < body.length) {
+        const piece = body.subarray(at, at + 100 * 1024);
+        at += piece.length;
+        if (!res.write(piece)) return void res.once('drain', more);
+      }
+      res.end();
+    };
+    more();
+  });
+}
+
+/** A raw server: `answer` gets each connection's request heads as they come and writes what it likes. */
+function rawServer(answer: (socket: Socket, request: string, n: number) => void): ReturnType<typeof createNetServer> {
+  return createNetServer((socket) => {
+    let pending = '';
+    let n = 0;
+    socket.on('data', (d) => {
+      pending += d.toString('latin1');
+      let end: number;
+      while ((end = pending.indexOf('\r\n\r\n')) !== -1) {
+        const head = pending.slice(0, end);
+        pending = pending.slice(end + 4);
+        answer(socket, head, n++);
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+}
+
+async function readAll(res: RingResponse, give = true): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    parts.push(Buffer.from(chunk));
+    if (give) recycle(chunk);
+  }
+  return Buffer.concat(parts);
+}
+
+function client(port: number, extra: Partial<ConstructorParameters<typeof RingHttp>[0]> = {}): RingHttp {
+  const c = new RingHttp({ secure: false, hostname: '127.0.0.1', port, ...extra });
+  closers.push(() => c.close());
+  return c;
+}
+
+const get = (c: RingHttp, path: string, more: { signal?: AbortSignal; timeoutMs?: number } = {}) =>
+  c.get({ path, headers: {}, timeoutMs: more.timeoutMs ?? 10_000, what: `GET ${path}`, signal: more.signal });
+
+describe('RingHttp', () => {
+  it('reads a Content-Length body byte for byte into a few reused buffers', async () => {
+    const port = await listen(dataServer());
+    const ring = new BufferRing(64 * 1024, 64);
+    const c = client(port, { ring });
+    const res = await get(c, '/object');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers.etag).toBe('"abc"');
+    expect(Number(res.headers['content-length'])).toBe(data.length);
+    expect((await readAll(res)).equals(data)).toBe(true);
+    // 3 MiB in 64 KiB reads is about 50 reads; given back, a handful of buffers served them all.
+    expect(ring.allocated).toBeLessThan(12);
+  });
+
+  it('never reads into a chunk the reader still holds', async () => {
+    const port = await listen(dataServer());
+    const ring = new BufferRing(64 * 1024, 64);
+    const c = client(port, { ring });
+    const res = await get(c, '/object');
+    // Keep every chunk as it is (no copies, none given back) until the end, then compare.
+    const held: Buffer[] = [];
+    for await (const chunk of res as AsyncIterable<Buffer>) held.push(chunk);
+    expect(Buffer.concat(held).equals(data)).toBe(true);
+    expect(ring.allocated).toBeGreaterThanOrEqual(held.length);
+  });
+
+  it('keeps the connection alive between requests and reads chunked bodies', async () => {
+    const port = await listen(dataServer());
+    const c = client(port);
+    for (const path of ['/a?bytes=1000', '/b?chunked', '/c?bytes=0', '/d?bytes=70000&chunked']) {
+      const res = await get(c, path);
+      const n = Number(new URL(path, 'http://x').searchParams.get('bytes') ?? data.length);
+      expect((await readAll(res)).equals(data.subarray(0, n)), path).toBe(true);
+    }
+    expect(c.opened).toBe(1);
+  });
+
+  it('answers an error status with its body', async () => {
+    const port = await listen(dataServer());
+    const res = await get(client(port), '/missing');
+    expect(res.statusCode).toBe(404);
+    expect((await readAll(res)).toString()).toContain('NoSuchKey');
+  });
+
+  it('skips a 100 Continue, reads a close-delimited body, and does not reuse that connection', async () => {
+    const port = await listen(
+      rawServer((s) => {
+        s.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nx-a: 1\r\nx-a: 2\r\n\r\nhello ');
+        setTimeout(() => s.end('world'), 20);
+      }),
+    );
+    const c = client(port);
+    for (let i = 0; i < 2; i++) {
+      const res = await get(c, '/');
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-a']).toBe('1, 2');
+      expect((await readAll(res)).toString()).toBe('hello world');
+    }
+    expect(c.opened).toBe(2);
+  });
+
+  it('tries again on a new connection when a kept-alive one closes before answering', async () => {
+    let connections = 0;
+    const port = await listen(
+      rawServer((s, _req, n) => {
+        if (n === 0) {
+          s.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+          return;
+        }
+        s.destroy(); // the second request on a connection: closed unanswered
+      }),
+    );
+    const c = client(port);
+    const counting = (await get(c, '/')).on('data', () => connections++);
+    expect((await readAll(counting)).toString()).toBe('ok');
+    expect((await readAll(await get(c, '/'))).toString()).toBe('ok');
+    expect(c.opened).toBe(2);
+    expect(connections).toBe(1);
+  });
+
+  it('fails a body cut short, a stalled server and a canceled request, each with its code', async () => {
+    const port = await listen(
+      rawServer((s, req) => {
+        if (req.startsWith('GET /short')) s.end('HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\n' + 'x'.repeat(400));
+        else s.write('HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\n' + 'y'.repeat(10)); // then silence
+      }),
+    );
+    const c = client(port);
+    const short = await get(c, '/short');
+    await expect(readAll(short)).rejects.toMatchObject({ code: 'network' });
+
+    const stalled = await get(c, '/stall', { timeoutMs: 200 });
+    await expect(readAll(stalled)).rejects.toMatchObject({
+      code: 'network',
+      message: expect.stringContaining('timeout'),
+    });
+
+    const ac = new AbortController();
+    const canceled = await get(c, '/stall', { signal: ac.signal });
+    setTimeout(() => ac.abort(), 30);
+    await expect(readAll(canceled)).rejects.toMatchObject({ code: 'canceled' });
+    const before = new AbortController();
+    before.abort();
+    await expect(get(c, '/stall', { signal: before.signal })).rejects.toBeInstanceOf(ProviderError);
+  });
+
+  it('refuses garbage instead of an answer, and a refused connection, as network errors', async () => {
+    const port = await listen(rawServer((s) => s.end('SSH-2.0-OpenSSH\r\n\r\n')));
+    await expect(get(client(port), '/')).rejects.toMatchObject({ code: 'network' });
+    const closed = createNetServer();
+    const freePort = await listen(closed);
+    closed.close();
+    await expect(get(client(freePort), '/')).rejects.toMatchObject({ code: 'network' });
+  });
+
+  describe('over TLS', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skyferry-ring-tls-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('reads a body byte for byte from an https server it trusts, and refuses one it does not', async () => {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=DNS:localhost,IP:127.0.0.1',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
+      const cert = readFileSync(join(dir, 'cert.pem'));
+      const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
+        res.writeHead(200, { 'content-length': data.length });
+        res.end(data);
+      });
+      const port = await listen(server as unknown as Server);
+      const ring = new BufferRing(64 * 1024, 64);
+      const trusted = client(port, { secure: true, tls: { ca: cert }, ring });
+      expect((await readAll(await get(trusted, '/'))).equals(data)).toBe(true);
+      expect((await readAll(await get(trusted, '/'))).equals(data)).toBe(true);
+      expect(trusted.opened).toBe(1);
+      expect(ring.allocated).toBeLessThan(12);
+      await expect(get(client(port, { secure: true }), '/')).rejects.toMatchObject({ code: 'network' });
+    });
+  });
+});
