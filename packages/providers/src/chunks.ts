@@ -80,9 +80,8 @@ export class ChunkReader {
     if (filled === 0) return null;
     this.bytesRead += filled;
     if (pieces.length === 1) {
-      // Handed out as it is: the caller holds (part of) that stream chunk now.
+      // Handed out as it is: the caller holds (part of) that stream chunk now (the only one read).
       if (this.origin) this.origin.shared = true;
-      for (const f of finished) f.shared = true;
       return pieces[0] as Buffer;
     }
     const target = filled === size ? this.alloc(size) : Buffer.allocUnsafeSlow(filled);

@@ -136,7 +136,7 @@ function parseHead(text: string): { status: number; message: string; headers: In
   return { status: Number(m[2]), message: m[3] ?? '', headers, http10: m[1] === '0' };
 }
 
-/** One connection; `use` hands its reads to the request under way, if any. */
+/** One connection; its reads go to the exchange under way (`onBytes`), if any. */
 interface Conn {
   socket: Socket;
   /** Takes ownership of `buf` (nread bytes); returns false to stop reading for now. */
@@ -295,8 +295,8 @@ export class RingHttp {
 
     return new Promise<RingResponse>((resolve, reject) => {
       let phase: 'head' | 'body' | 'done' = 'head';
-      let head: Buffer[] = [];
-      let headLen = 0;
+      /** The start of a head that has not arrived whole yet (a copy: reads go back to the ring). */
+      let head: Buffer = Buffer.alloc(0);
       let framing: Framing = { kind: 'none' };
       let keepAlive = true;
       let answered = false;
@@ -361,20 +361,18 @@ export class RingHttp {
       const onHead = (buf: Buffer, from: number, nread: number): number => {
         let pos = from;
         while (pos < nread) {
-          const before = headLen;
-          head.push(Buffer.from(buf.subarray(pos, nread)));
-          headLen += nread - pos;
-          const all = head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head);
-          head = [all];
+          const before = head.length;
+          // Searched in place; copied only while the head is incomplete.
+          const all = before === 0 ? buf.subarray(pos, nread) : Buffer.concat([head, buf.subarray(pos, nread)]);
           const at = all.indexOf(CRLFCRLF, Math.max(0, before - 3));
           if (at === -1) {
-            if (headLen > MAX_HEAD) throw new Error('answer head too large');
+            if (all.length > MAX_HEAD) throw new Error('answer head too large');
+            head = before === 0 ? Buffer.from(all) : all;
             return -1;
           }
           const parsed = parseHead(all.toString('latin1', 0, at));
           pos += at + 4 - before;
-          head = [];
-          headLen = 0;
+          head = Buffer.alloc(0);
           if (parsed.status < 200) continue;
           res.statusCode = parsed.status;
           res.statusMessage = parsed.message;
@@ -441,7 +439,7 @@ export class RingHttp {
         const e = (err as { timeout?: boolean }).timeout
           ? new ProviderError('network', `timeout: ${req.what}`)
           : new ProviderError('network', `${req.what}: ${err.message}`, { cause: err });
-        if (!answered && reused && headLen === 0) Object.assign(e, { beforeAnswer: true });
+        if (!answered && reused && head.length === 0) Object.assign(e, { beforeAnswer: true });
         fail(e);
       };
       res.onRead = () => {

@@ -161,10 +161,10 @@ export function parseListObjects(xml: string): ListObjectsResult {
   return res;
 }
 
-/** Reads a (short) response body. */
 /** An answer: node:http's, or RingHttp's for object downloads. */
 type Answer = Readable & { statusCode?: number; headers: IncomingHttpHeaders };
 
+/** Reads a (short) response body. */
 async function readText(res: Answer): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
