@@ -61,8 +61,6 @@ export const sftpCall = {
     }
     return got === len ? buf : buf.subarray(0, got);
   },
-  write: (s: SFTPWrapper, h: Buffer, data: Buffer, pos: number) =>
-    new Promise<void>((res, rej) => s.write(h, data, 0, data.length, pos, (err) => (err ? rej(err) : res()))),
 };
 
 export interface PipelinedReadOptions {

@@ -22,6 +22,7 @@ import { SftpPool, connectSftp, maxWriteLength, type SftpConnection, type SftpLo
 import { sftpError } from './errors.ts';
 import { chunksOf, recycle } from '../../recycle.ts';
 import { pipelinedReadStream, sftpCall } from './io.ts';
+import { untilWindow, writeRequest } from './direct-write.ts';
 
 /** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
 export const SFTP_TEMP_PREFIX = '.skyferry-tmp-';
@@ -378,8 +379,11 @@ export class SftpProvider implements Provider {
         let parts = Math.ceil(data.length / maxRequest);
         for (let off = 0; off < data.length; off += maxRequest) {
           const piece = off === 0 && data.length <= maxRequest ? data : data.subarray(off, off + maxRequest);
+          // Wait for an answer rather than have ssh2 copy the request into its queue.
+          await untilWindow(sftp, h, piece.length, pending);
+          if (failure) throw failure;
           pendingBytes += piece.length;
-          const w: Promise<void> = sftpCall.write(sftp, h, piece, pos).then(
+          const w: Promise<void> = writeRequest(sftp, h, piece, pos).then(
             () => {
               pending.delete(w);
               pendingBytes -= piece.length;
@@ -518,13 +522,23 @@ export class SftpProvider implements Provider {
         const lane = lanes[index % lanes.length] as (typeof lanes)[number];
         const requestSize = Math.min(maxWriteLength(lane.conn.sftp), 256 * 1024);
         const base = index * chunkSize;
-        const writes: Promise<void>[] = [];
-        for (let off = 0; off < data.length; off += requestSize) {
-          writes.push(sftpCall.write(lane.conn.sftp, lane.handle, data.subarray(off, off + requestSize), base + off));
+        const inFlight = new Set<Promise<void>>();
+        let failure: unknown;
+        for (let off = 0; off < data.length && failure === undefined; off += requestSize) {
+          const piece = data.subarray(off, off + requestSize);
+          // Wait for an answer rather than have ssh2 copy the request into its queue.
+          await untilWindow(lane.conn.sftp, lane.handle, piece.length, inFlight);
+          const w: Promise<void> = writeRequest(lane.conn.sftp, lane.handle, piece, base + off).then(
+            () => void inFlight.delete(w),
+            (err: unknown) => {
+              inFlight.delete(w);
+              failure ??= err;
+            },
+          );
+          inFlight.add(w);
         }
-        await Promise.all(writes).catch((err: unknown) => {
-          throw sftpError(err, p);
-        });
+        await Promise.all(inFlight);
+        if (failure !== undefined) throw sftpError(failure, p);
       },
       close: async () => {
         if (finished) throw new ProviderError('canceled', 'chunk writer is closed');
