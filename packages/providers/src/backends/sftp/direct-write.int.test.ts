@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readFileSync, statSync } from 'node:fs';
+import { open as openFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Client, type SFTPWrapper } from 'ssh2';
@@ -8,21 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type SshServer } from '@skyferry/testing';
 import { directWriteCounts, untilWindow, writeRequest } from './direct-write.ts';
 import { openSftp } from './sftp.ts';
+import { patternBytes } from '../../testkit/index.ts';
 
 const MiB = 1024 * 1024;
-
-/** Distinct, incompressible-looking bytes for each seed. */
-function bytes(size: number, seed: number): Buffer {
-  const b = Buffer.allocUnsafe(size);
-  let x = seed * 2654435761 || 1;
-  for (let i = 0; i < size; i += 4) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    b.writeInt32LE(x | 0, Math.min(i, size - 4));
-  }
-  return b;
-}
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -69,8 +58,8 @@ describe('SFTP write requests framed without staging copies (OpenSSH sshd)', () 
     );
 
   it('keeps every byte in order while ssh2 has its own writes queued on the same channel', async () => {
-    const a = bytes(6 * MiB, 1);
-    const b = bytes(3 * MiB + 77, 2);
+    const a = patternBytes(6 * MiB, 1);
+    const b = patternBytes(3 * MiB + 77, 2);
     const ha = await open(join(server.dir, 'queued-a.bin'));
     const hb = await open(join(server.dir, 'queued-b.bin'));
     const before = { ...directWriteCounts };
@@ -92,7 +81,7 @@ describe('SFTP write requests framed without staging copies (OpenSSH sshd)', () 
   it('writes direct once the window allows, and encodes offsets past 4 GiB', async () => {
     const h = await open(join(server.dir, 'far.bin'));
     const far = 5 * 1024 * MiB + 12345; // a sparse file: only the written bytes take space
-    const data = bytes(200 * 1024, 3);
+    const data = patternBytes(200 * 1024, 3);
     const inFlight = new Set<Promise<void>>();
     const before = { ...directWriteCounts };
     await untilWindow(raw, h, data.length, inFlight);
@@ -103,7 +92,7 @@ describe('SFTP write requests framed without staging copies (OpenSSH sshd)', () 
     const path = join(server.dir, 'far.bin');
     expect(statSync(path).size).toBe(far + data.length);
     const back = Buffer.alloc(data.length);
-    const fd = await import('node:fs/promises').then((fs) => fs.open(path));
+    const fd = await openFile(path);
     await fd.read(back, 0, back.length, far);
     await fd.close();
     expect(back.equals(data)).toBe(true);
@@ -113,7 +102,7 @@ describe('SFTP write requests framed without staging copies (OpenSSH sshd)', () 
     const h = await open(join(server.dir, 'ro.bin'));
     await close(h);
     // A closed handle: the server answers the request with a failure status.
-    const err = await writeRequest(raw, h, bytes(1000, 4), 0).catch((e: unknown) => e);
+    const err = await writeRequest(raw, h, patternBytes(1000, 4), 0).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as { code?: number }).code).toBeGreaterThan(0);
   });
@@ -125,7 +114,7 @@ describe('SFTP write requests framed without staging copies (OpenSSH sshd)', () 
       { maxConnections: 1, maxChannels: 1 },
     );
     try {
-      const files = [bytes(5 * MiB + 3, 10), bytes(4 * MiB, 11), bytes(2 * MiB + 999, 12)];
+      const files = [patternBytes(5 * MiB + 3, 10), patternBytes(4 * MiB, 11), patternBytes(2 * MiB + 999, 12)];
       const before = { ...directWriteCounts };
       await Promise.all(
         files.map((data, i) => {

@@ -89,7 +89,8 @@ class InPlaceFraming {
   /** Largest packet framed so far: the size of every pooled buffer. */
   private size = 0;
 
-  frame(payloadLen: number): Buffer {
+  /** A packet for `payloadLen` bytes of payload; its buffer is added to `lent` for `giveBack`. */
+  frame(payloadLen: number, lent: Buffer[]): Buffer {
     let pktLen = 4 + 1 + payloadLen;
     let padLen = 16 - ((pktLen - 4) & 15);
     if (padLen < 4) padLen += 16;
@@ -100,6 +101,7 @@ class InPlaceFraming {
       this.spare.length = 0;
     }
     const buf = this.spare.pop() ?? Buffer.allocUnsafeSlow(this.size);
+    lent.push(buf);
     const packet = buf.subarray(0, need);
     packet.writeUInt32BE(pktLen - 4, 0);
     packet[4] = padLen;
@@ -112,11 +114,10 @@ class InPlaceFraming {
     return packet;
   }
 
-  giveBack(packets: Buffer[]): void {
-    for (const p of packets) {
+  giveBack(buffers: Buffer[]): void {
+    for (const b of buffers) {
       if (this.spare.length >= 64) return;
-      // Each packet is the start of a buffer of its own (allocUnsafeSlow): take the whole back.
-      if (p.byteOffset === 0 && p.buffer.byteLength === this.size) this.spare.push(Buffer.from(p.buffer));
+      if (b.length === this.size) this.spare.push(b);
     }
   }
 }
@@ -233,8 +234,7 @@ export function writeRequest(sftp: SFTPWrapper, handle: Buffer, data: Buffer, po
     const start = writer.allocStart;
     let packet: Buffer;
     if (framing) {
-      packet = framing.frame(1 + 4 + 4 + n);
-      lent.push(packet);
+      packet = framing.frame(1 + 4 + 4 + n, lent);
       directWriteCounts.pooledPackets += 1;
     } else {
       packet = writer.alloc(1 + 4 + 4 + n);
