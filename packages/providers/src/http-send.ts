@@ -20,7 +20,9 @@ export interface HttpSend {
 /**
  * Sends one request over node:http(s) and resolves with the response once its headers arrive,
  * whatever its status. A buffered body is sent whole, a stream is pumped (its failure ends the
- * request; each chunk goes back to its ring, see recycle.ts, once the socket has taken it); an abort through `options.signal` rejects 'canceled', other failures as ProviderErrors.
+ * request; each chunk goes back to its ring, see recycle.ts, once the socket has taken it; an
+ * error answer before the body is all sent stops the sending and destroys the stream); an abort
+ * through `options.signal` rejects 'canceled', other failures as ProviderErrors.
  */
 export function sendHttp({ secure, url, options, body, timeoutMs, what }: HttpSend): Promise<IncomingMessage> {
   const signal = options.signal;
@@ -31,8 +33,22 @@ export function sendHttp({ secure, url, options, body, timeoutMs, what }: HttpSe
     const r = url ? doRequest(url, options) : doRequest(options);
     r.setTimeout(timeoutMs, () => r.destroy(new ProviderError('network', `timeout: ${what}`)));
     let settled = false;
+    let answered = false;
+    const stream = body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body) ? body : undefined;
+    // A connection gone before the whole body was sent wants no more of it.
+    if (stream) r.once('close', () => r.writableFinished || stream.destroy());
     r.once('response', (res) => {
       settled = true;
+      answered = true;
+      if (stream && !r.writableFinished && (res.statusCode ?? 0) >= 300) {
+        // Refused before the whole body was sent (a full folder, a missing permission): stop
+        // sending, and drop the connection once the answer is read, as a half-sent body leaves
+        // it unusable. The body's source learns of it by being destroyed.
+        stream.destroy();
+        const drop = () => r.writableFinished || r.destroy();
+        res.once('end', drop);
+        res.once('close', drop);
+      }
       resolve(res);
     });
     r.once('error', (err) => {
@@ -40,10 +56,9 @@ export function sendHttp({ secure, url, options, body, timeoutMs, what }: HttpSe
       settled = true;
       reject(failure(err));
     });
-    if (body === undefined) r.end();
-    else if (typeof body === 'string' || Buffer.isBuffer(body)) r.end(body);
+    if (!stream) r.end(body);
     else {
-      pump(body, r).catch((err: unknown) => {
+      pump(stream, r, () => answered).catch((err: unknown) => {
         // pump destroys the request; whichever failure comes first is the answer.
         if (settled) return;
         settled = true;
@@ -73,7 +88,7 @@ function drained(r: ClientRequest): Promise<void> {
  * `pipeline(body, r)` for a request, handing each chunk back to its ring (recycle.ts) once it has
  * been written to the socket, so large uploads read into the same few buffers.
  */
-async function pump(body: Readable, r: ClientRequest): Promise<void> {
+async function pump(body: Readable, r: ClientRequest, answered: () => boolean): Promise<void> {
   try {
     for await (const chunk of chunksOf(body)) {
       if (r.destroyed) throw new ProviderError('network', 'connection closed while sending');
@@ -86,7 +101,8 @@ async function pump(body: Readable, r: ClientRequest): Promise<void> {
     r.end();
   } catch (err) {
     body.destroy();
-    r.destroy(err as Error);
+    // After an early answer the request goes once that answer is read (see sendHttp).
+    if (!answered()) r.destroy(err as Error);
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { chmodSync, chownSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,4 +158,52 @@ describe('webdav through a struggling server (faulty proxy in front of Apache)',
     expect((await dav.list('/f')).entries.map((e) => e.name)).toEqual(['a.txt']);
     expect(Object.values(proxy.stats.errors).reduce((a, b) => a + b, 0)).toBeGreaterThan(3);
   });
+});
+
+describe('webdav on Apache: a write refused before its body is sent', () => {
+  let server: WebdavServer;
+  let dav: WebdavProvider;
+
+  beforeAll(async () => {
+    server = await startApacheWebdav();
+    dav = await openWebdav({ url: server.url, username: server.username, password: server.password });
+  });
+  afterAll(async () => {
+    await dav?.close();
+    await server?.stop();
+  });
+
+  it('gives up the connection at once, so more refused writes than sockets do not block the next request', async () => {
+    // A folder the server may not write into: mod_dav answers 500 as soon as it has the headers.
+    await dav.mkdir('/locked');
+    const locked = join(server.dir, 'locked');
+    if (process.getuid?.() === 0) chownSync(locked, 0, 0);
+    chmodSync(locked, 0o555);
+    // Bodies whose every byte is there but whose end comes later, as from another cloud: the
+    // answer arrives first. The body is the transfer's source: refusing the write closes it too.
+    const sources: Readable[] = [];
+    const refused = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => {
+        const body = new Readable({ read() {} });
+        sources.push(body);
+        body.push(Buffer.from('locked\n'));
+        setTimeout(() => body.push(null), 2000);
+        return dav.put(`/locked/f${i}.txt`, body, { size: 7 }).catch((e: unknown) => e);
+      }),
+    );
+    for (const err of refused) {
+      expect(ProviderError.is(err, 'server')).toBe(true);
+      expect((err as Error).message).toMatch(/HTTP 500/);
+    }
+    expect(sources.every((s) => s.destroyed)).toBe(true);
+    // The agent has 16 sockets and Apache waits 120 s for a missing body: a request stuck behind
+    // them would wait that long.
+    const next = dav.put('/open/ok.txt', Readable.from([Buffer.from('fine')]), { size: 4 });
+    const outcome = await Promise.race([
+      next.then((e) => e.size),
+      new Promise((r) => setTimeout(() => r('stuck behind the refused writes'), 15_000)),
+    ]);
+    expect(outcome).toBe(4);
+    chmodSync(locked, 0o755);
+  }, 60_000);
 });
