@@ -9,6 +9,7 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import {
@@ -155,6 +156,27 @@ async function tickSource(path: string): Promise<void> {
   await row.getByRole('checkbox').check();
 }
 
+/**
+ * What the server holds for the tasks and their jobs, and the end of its log: a wait that fails
+ * says whether the run, the queue or the page is behind.
+ */
+function serverSide(): string {
+  const db = new DatabaseSync(join(server.dataDir, 'skyferry.db'), { readOnly: true });
+  try {
+    const tasks = db
+      .prepare(
+        'select task_name, state, run_count, run_mode, finished_counts, total_counts, job_id, updated_at from tasks',
+      )
+      .all();
+    const jobs = db
+      .prepare('select id, grp, state, attempts, lease_expires_at, cancel_requested, error from jobs')
+      .all();
+    return `now ${Date.now()}\ntasks ${JSON.stringify(tasks)}\njobs ${JSON.stringify(jobs)}\nlog ${server.logs().slice(-3000)}`;
+  } finally {
+    db.close();
+  }
+}
+
 /** Opens the list's "Transfer complete" tab and returns the task's row there once it shows `state`. */
 async function finishedTask(name: string, state: number, timeout = 90_000): Promise<Locator> {
   await dialog().getByTestId('tab-completed').click();
@@ -165,7 +187,12 @@ async function finishedTask(name: string, state: number, timeout = 90_000): Prom
       .toBe(String(state));
   } catch (err) {
     await screenshot(page, `transfer-failed-${state}`);
-    throw err;
+    const shown = await dialog()
+      .textContent({ timeout: 1000 })
+      .catch(() => 'no list open');
+    throw new Error(`${name} did not reach state ${state} in ${timeout} ms\npage: ${shown}\n${serverSide()}`, {
+      cause: err,
+    });
   }
   return item;
 }
@@ -366,11 +393,11 @@ describe('transfer and sync between two WebDAV servers', () => {
     expect(copied).toBeLessThan(300);
     await canceled.getByTestId('task-restart').click();
     await dialog().getByTestId('tab-running').click();
-    await finishedTask('Data → Slow', 0, 120_000);
+    await finishedTask('Data → Slow', 0, 80_000);
     const check = await rcloneCheck(join(source.dir, 'Data'), join(target.dir, 'Slow', 'Data'));
     expect(check.ok, check.report).toBe(true);
     await closeList();
-  });
+  }, 200_000);
 
   it('a partially failed task shows its failed files with reasons and is retried from Transfer Details', async () => {
     // Apache (running as another user) may not write into this folder.
@@ -386,7 +413,7 @@ describe('transfer and sync between two WebDAV servers', () => {
     await page.getByTestId('plan-preview').waitFor();
     await page.getByTestId('preview-start').click();
     await dialog().waitFor();
-    const item = await finishedTask('Mixed → Partial', 5, 120_000);
+    const item = await finishedTask('Mixed → Partial', 5, 80_000);
     expect(await item.getByTestId('task-state').textContent()).toBe('Partially Success');
     expect(await item.getByTestId('task-counts').textContent()).toBe('10 of 15 done, 5 failed');
     await item.getByTestId('task-details').click();
@@ -414,12 +441,12 @@ describe('transfer and sync between two WebDAV servers', () => {
     await details.getByTestId('details-retry-all').click();
     await details.waitFor({ state: 'hidden' });
     await dialog().getByTestId('tab-running').click();
-    await finishedTask('Mixed → Partial', 0, 120_000);
+    await finishedTask('Mixed → Partial', 0, 80_000);
     const check = await rcloneCheck(join(source.dir, 'Mixed'), join(target.dir, 'Partial', 'Mixed'), [
       '--exclude',
       '.keep',
     ]);
     expect(check.ok, check.report).toBe(true);
     expect(pageErrors).toEqual([]);
-  });
+  }, 200_000);
 });

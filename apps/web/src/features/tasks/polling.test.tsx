@@ -16,17 +16,27 @@ const progress = (percentage: number) => ({
   eta: 5,
 });
 
-/** A server that answers the two lists from arrays the test changes, and each task's poll from a map. */
+/**
+ * A server that answers the two lists from arrays the test changes, and each task's poll from a map.
+ * A running-list read may be slow: `runningGate` holds it and it answers what the list holds once
+ * let through; `runningDelays` makes the next reads answer what the list held when asked, that
+ * many ms later.
+ */
 function fakeServer() {
   const state = {
     running: [] as ServerTask[],
     completed: [] as ServerTask[],
     polls: new Map<string, PollProgressData | Fail>(),
+    runningGate: undefined as Promise<void> | undefined,
+    runningDelays: [] as number[],
   };
   const api = mockApi({
-    'POST /api/tasks/list': (c) => {
+    'POST /api/tasks/list': async (c) => {
       const body = c.body as { completed: 0 | 1; page: number; page_size: number };
+      if (body.completed === 0 && state.runningGate) await state.runningGate;
       const items = body.completed === 0 ? state.running : state.completed;
+      const delay = body.completed === 0 ? state.runningDelays.shift() : undefined;
+      if (delay) await new Promise((r) => setTimeout(r, delay));
       return { items, total: items.length };
     },
     ...Object.fromEntries(
@@ -190,6 +200,45 @@ describe('transmission polling', () => {
     expect(s.lists(1).length).toBe(completedReads + 1);
     expect(transmissionStore.getState().completed.list.map((t) => [t.id, t.state])).toEqual([['a', 4]]);
     expect(transmissionStore.getState().running.total).toBe(0);
+    p.stop();
+  });
+
+  it('a retried task that finishes while both lists are read again shows in the completed list', async () => {
+    const s = fakeServer();
+    s.state.completed = [makeTask({ id: 'a', state: 5 })];
+    const p = new TransmissionPolling(() => 0);
+    p.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // Retried: the server lists it as waiting, and it is done before the running list is answered.
+    s.state.completed = [];
+    s.state.running = [makeTask({ id: 'a', state: 8 })];
+    let release!: () => void;
+    s.state.runningGate = new Promise<void>((r) => (release = r));
+    const both = p.refreshAll();
+    await vi.advanceTimersByTimeAsync(0);
+    s.state.running = [];
+    s.state.completed = [makeTask({ id: 'a', state: 0 })];
+    s.state.runningGate = undefined;
+    release();
+    await both;
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect(transmissionStore.getState().completed.list.map((t) => [t.id, t.state])).toEqual([['a', 0]]);
+    p.stop();
+  });
+
+  it('a task seen running only by a read a newer one overtook still reaches the completed list', async () => {
+    const s = fakeServer();
+    const p = new TransmissionPolling(() => 0);
+    p.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // Started by its schedule; the 5 s read sees it but answers slowly, after the 10 s read.
+    s.state.running = [makeTask({ id: 'a', state: 8 })];
+    s.state.runningDelays = [7000];
+    await vi.advanceTimersByTimeAsync(6000);
+    s.state.running = [];
+    s.state.completed = [makeTask({ id: 'a', state: 0 })];
+    await vi.advanceTimersByTimeAsync(14_000);
+    expect(transmissionStore.getState().completed.list.map((t) => [t.id, t.state])).toEqual([['a', 0]]);
     p.stop();
   });
 

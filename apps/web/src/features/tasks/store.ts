@@ -69,6 +69,12 @@ export class TransmissionPolling {
   private listTimer: ReturnType<typeof setInterval> | null = null;
   private readonly taskTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly seq: Record<ListKind, number> = { running: 0, completed: 0 };
+  /**
+   * Tasks a read of the running list showed there, kept until a later read no longer does (then
+   * the completed list is read again). Superseded reads count too: a task that ran only between
+   * them would otherwise be in neither list.
+   */
+  private readonly seenRunning = new Set<string>();
   private active = false;
   private readonly random: () => number;
 
@@ -99,6 +105,7 @@ export class TransmissionPolling {
     this.listTimer = null;
     for (const timer of this.taskTimers.values()) clearTimeout(timer);
     this.taskTimers.clear();
+    this.seenRunning.clear();
   }
 
   /** Reads one list's current page again; the running list also starts or stops task polls. */
@@ -107,6 +114,7 @@ export class TransmissionPolling {
     const current = transmissionStore.getState()[kind];
     try {
       const data = await tasksApi.list(kind === 'running' ? 0 : 1, current.page, current.page_size);
+      if (kind === 'running' && this.active) for (const t of data.items) this.seenRunning.add(t.id);
       if (mine !== this.seq[kind]) return;
       const total = data.total;
       // A page emptied by deletions falls back to the last page that has tasks.
@@ -115,7 +123,6 @@ export class TransmissionPolling {
         transmissionStore.setState((s) => ({ [kind]: { ...s[kind], page: lastPage } }));
         return this.refresh(kind, options);
       }
-      const before = current.loaded ? current.list.map((t) => t.id) : [];
       transmissionStore.setState((s) => ({
         [kind]: { ...s[kind], list: data.items, total, loaded: true },
         error: null,
@@ -124,9 +131,9 @@ export class TransmissionPolling {
         this.track(data.items);
         // A task that left the running list (finished, canceled after stopping) shows in the completed one now.
         const now = new Set(data.items.map((t) => t.id));
-        if (this.active && options.completedToo !== false && before.some((id) => !now.has(id))) {
-          void this.refresh('completed');
-        }
+        const gone = [...this.seenRunning].filter((id) => !now.has(id));
+        for (const id of gone) this.seenRunning.delete(id);
+        if (this.active && options.completedToo !== false && gone.length > 0) void this.refresh('completed');
       }
     } catch (err) {
       if (mine !== this.seq[kind]) return;
@@ -139,9 +146,13 @@ export class TransmissionPolling {
     await this.refresh(kind);
   }
 
-  /** Both lists again (after an action moved a task between them). */
+  /**
+   * Both lists again (after an action moved a task between them): the running list first, so the
+   * completed list read after it holds every task that read no longer shows.
+   */
   async refreshAll(): Promise<void> {
-    await Promise.all([this.refresh('running', { completedToo: false }), this.refresh('completed')]);
+    await this.refresh('running', { completedToo: false });
+    await this.refresh('completed');
   }
 
   private track(list: readonly ServerTask[]): void {
