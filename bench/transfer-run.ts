@@ -1,8 +1,9 @@
 /**
  * One Skyferry transfer in its own process (a child of bench/transfer.ts, so its peak memory is
  * its own): opens the two clouds, plans and runs a migration with default engine settings, prints
- * one JSON line { ms, planMs, outcome, files, bytes, failed } where ms covers planning and copying
- * (not Node's start-up or module loading) and planMs the planning alone.
+ * one JSON line { ms, planMs, cpuMs, outcome, files, bytes, failed } where ms covers planning and
+ * copying (not Node's start-up or module loading), planMs the planning alone and cpuMs the CPU time
+ * of the process (all threads) over the same span.
  *
  *   node bench/transfer-run.ts '<json spec>'
  */
@@ -47,6 +48,7 @@ async function open(e: EndpointSpec): Promise<Provider> {
 const spec = JSON.parse(process.argv[2] ?? '{}') as RunSpec;
 const [source, target] = await Promise.all([open(spec.source), open(spec.target)]);
 const started = performance.now();
+const cpuStart = process.cpuUsage();
 const plan = await planTransfer({
   source,
   target,
@@ -64,11 +66,13 @@ const result = await executePlan(plan, {
   ...(spec.chunkThreshold ? { chunkThreshold: spec.chunkThreshold } : {}),
 });
 const ms = performance.now() - started;
+const cpu = process.cpuUsage(cpuStart);
 await Promise.all([source.close?.(), target.close?.()]);
 process.stdout.write(
   JSON.stringify({
     ms: Math.round(ms),
     planMs: Math.round(planned - started),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     outcome: result.outcome,
     files: result.successCount,
     bytes: result.transferredBytes,

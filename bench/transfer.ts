@@ -266,13 +266,13 @@ async function main(): Promise<void> {
 
     for (const set of sets) {
       for (const t of targets) {
-        const results: Record<string, { ms: number; peak: number; flags?: string }> = {};
+        const results: Record<string, { ms: number; peak: number; cpu: number; flags?: string }> = {};
         const measureRclone = async (dest: string, flags: string[]) => {
           const r = t.rclone(set, dest);
           await t.clean(dest);
           const m = await runMeasured('rclone', ['copy', r.src, r.dst, ...flags], RCLONE_ENV);
           await t.clean(dest);
-          return { ms: m.ms, peak: m.peakRss, flags: flags.join(' ') || '(defaults)' };
+          return { ms: m.ms, peak: m.peakRss, cpu: m.cpuMs, flags: flags.join(' ') || '(defaults)' };
         };
         // Skyferry with its defaults.
         const measureSkyferry = async () => {
@@ -282,15 +282,16 @@ async function main(): Promise<void> {
           const m = await runMeasured(process.execPath, [join(here, 'transfer-run.ts'), JSON.stringify(spec)]);
           const out = JSON.parse(m.stdout.trim().split('\n').at(-1) ?? '{}') as {
             ms: number;
+            cpuMs: number;
             outcome: string;
             files: number;
           };
           if (out.outcome !== 'success' || out.files !== set.files)
             throw new Error(`skyferry ${set.name} ${t.name}: ${m.stdout}`);
           await t.clean(dest);
-          return { ms: out.ms, peak: m.peakRss };
+          return { ms: out.ms, peak: m.peakRss, cpu: out.cpuMs };
         };
-        const keepBest = (key: string, r: { ms: number; peak: number; flags?: string }) => {
+        const keepBest = (key: string, r: { ms: number; peak: number; cpu: number; flags?: string }) => {
           const had = results[key];
           // The fastest run's time; the highest peak of all runs.
           results[key] = had ? { ...(r.ms < had.ms ? r : had), peak: Math.max(r.peak, had.peak) } : r;
@@ -318,9 +319,10 @@ async function main(): Promise<void> {
           ]);
           keepBest('rclone-fast', r);
         }
-        const sky = results.skyferry as { ms: number; peak: number };
-        const def = results.rclone as { ms: number; peak: number };
-        const fast = results['rclone-fast'] as { ms: number; peak: number };
+        type Best = { ms: number; peak: number; cpu: number };
+        const sky = results.skyferry as Best;
+        const def = results.rclone as Best;
+        const fast = results['rclone-fast'] as Best;
         const mbps = (ms: number) => (set.bytes / MB / (ms / 1000)).toFixed(1);
         rows.push([
           set.label,
@@ -334,13 +336,16 @@ async function main(): Promise<void> {
           Math.round(sky.peak / MiB),
           Math.round(def.peak / MiB),
           Math.round(fast.peak / MiB),
+          (sky.cpu / 1000).toFixed(2),
+          (def.cpu / 1000).toFixed(2),
+          (fast.cpu / 1000).toFixed(2),
         ]);
         const goal = set.small ? sky.ms <= 0.8 * def.ms && sky.ms <= fast.ms : sky.ms <= def.ms && sky.ms <= fast.ms;
         summary.push(
           `${set.name} ${t.name}: ${goal ? 'meets' : 'MISSES'} the time target; peak ${Math.round(sky.peak / MiB)} MB ${sky.peak < 300 * MiB ? '< 300 MB' : '>= 300 MB (MISSES)'}; rclone fastest: ${(fast as { flags?: string }).flags}`,
         );
         console.log(
-          `${set.label} | ${t.label}: skyferry ${(sky.ms / 1000).toFixed(2)} s, rclone ${(def.ms / 1000).toFixed(2)} s, rclone fastest ${(fast.ms / 1000).toFixed(2)} s`,
+          `${set.label} | ${t.label}: skyferry ${(sky.ms / 1000).toFixed(2)} s, rclone ${(def.ms / 1000).toFixed(2)} s, rclone fastest ${(fast.ms / 1000).toFixed(2)} s; CPU ${(sky.cpu / 1000).toFixed(2)} / ${(def.cpu / 1000).toFixed(2)} / ${(fast.cpu / 1000).toFixed(2)} s`,
         );
       }
     }
@@ -360,6 +365,9 @@ async function main(): Promise<void> {
             'Skyferry peak MB',
             'rclone peak MB',
             'rclone fastest peak MB',
+            'Skyferry CPU s',
+            'rclone CPU s',
+            'rclone fastest CPU s',
           ],
           rows,
         ),

@@ -6,6 +6,8 @@ export interface Measured {
   ms: number;
   /** Peak resident memory in bytes (the kernel's VmHWM, sampled until exit). */
   peakRss: number;
+  /** CPU time (user and system, all threads) in ms, as last sampled before exit (up to 20 ms early). */
+  cpuMs: number;
   stdout: string;
 }
 
@@ -15,6 +17,18 @@ export function vmHwm(pid: number): number | undefined {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const m = /VmHWM:\s+(\d+) kB/.exec(status);
     return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined; // exited
+  }
+}
+
+/** CPU time of a live process (user and system, all threads) in ms, from /proc; the kernel counts in 10 ms ticks. */
+export function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return undefined; // exited
   }
@@ -34,11 +48,14 @@ export function runMeasured(cmd: string, args: string[], env: NodeJS.ProcessEnv 
     let stdout = '';
     let stderr = '';
     let peak = 0;
+    let cpuMs = 0;
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setInterval(() => {
       const v = child.pid ? vmHwm(child.pid) : undefined;
       if (v !== undefined) peak = Math.max(peak, v);
+      const c = child.pid ? cpuMsOf(child.pid) : undefined;
+      if (c !== undefined) cpuMs = Math.max(cpuMs, c);
     }, 20);
     child.on('error', (err) => {
       clearInterval(timer);
@@ -48,7 +65,7 @@ export function runMeasured(cmd: string, args: string[], env: NodeJS.ProcessEnv 
       clearInterval(timer);
       const ms = performance.now() - started;
       if (code !== 0) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${stderr.slice(-4000)}`));
-      else resolve({ ms, peakRss: peak, stdout });
+      else resolve({ ms, peakRss: peak, cpuMs, stdout });
     });
   });
 }

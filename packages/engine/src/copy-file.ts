@@ -6,7 +6,7 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ChunkReader, ProviderError, SUPPORTED_HASHES, canceled, createHasher } from '@skyferry/providers';
 import type { Pacer } from '@skyferry/providers';
-import type { Entry, HashType, Hashes, Provider, SrcInfo, StreamHasher } from '@skyferry/providers';
+import type { ChunkWriter, Entry, HashType, Hashes, Provider, SrcInfo, StreamHasher } from '@skyferry/providers';
 import type { Fingerprint } from './types.ts';
 import { baseName, sameHashes } from './util.ts';
 import type { Semaphore } from './util.ts';
@@ -256,7 +256,8 @@ async function viaTempFile(
 /**
  * Uploads one large file through the target's chunk writer: the source is read once, in order
  * (hashed on the way), and chunks are written `writer.concurrency` at a time, each retried on its
- * own. Chunk buffers come from a budget shared by all files, so memory stays bounded.
+ * own. Chunk buffers come from a budget shared by all files, so memory stays bounded. Resolves
+ * undefined, having read nothing, when the target refuses the writer (not_supported).
  */
 async function chunkedUpload(
   from: Provider,
@@ -266,10 +267,20 @@ async function chunkedUpload(
   fp: Fingerprint,
   ctx: CopyContext,
   counted: { bytes: number },
-): Promise<CopyFileResult> {
+): Promise<CopyFileResult | undefined> {
   const open = to.openChunkWriter as NonNullable<Provider['openChunkWriter']>;
-  const writer = await open.call(to, toPath, srcInfoOf(fp, fp.size), { signal: ctx.signal });
+  let writer: ChunkWriter;
+  try {
+    writer = await open.call(to, toPath, srcInfoOf(fp, fp.size), { signal: ctx.signal });
+  } catch (err) {
+    // A service that turned out not to take chunks (a WebDAV server without ranged writes): stream instead.
+    if (ProviderError.is(err, 'not_supported')) return undefined;
+    throw err;
+  }
   const hashers = await hashersFor(inflightTypes(to, fp, ctx, true));
+  if (writer.writeRange && hashers.length === 0 && fp.size > 0) {
+    return rangesAtOnce(from, to, fromPath, toPath, writer, fp, ctx, counted);
+  }
   const chunkSize = writer.chunkSize;
   const cost = Math.min(chunkSize, ctx.memoryBudget);
   const concurrency = Math.max(1, writer.concurrency);
@@ -340,6 +351,80 @@ async function chunkedUpload(
   }
 }
 
+/** Largest range of one request when ranges go at once (a failed range is sent again whole). */
+const MAX_RANGE = 64 * 1024 * 1024;
+
+/**
+ * Copies a large file as ranges read from the source and written at their offsets, several at
+ * once, each streamed straight through (no chunk gathered in memory, no copy): for writers that
+ * take ranges (`writeRange`) when no hash has to be computed over the bytes in order. Each range
+ * is retried on its own, read again from the source.
+ */
+async function rangesAtOnce(
+  from: Provider,
+  to: Provider,
+  fromPath: string,
+  toPath: string,
+  writer: ChunkWriter,
+  fp: Fingerprint,
+  ctx: CopyContext,
+  counted: { bytes: number },
+): Promise<CopyFileResult> {
+  const write = writer.writeRange as NonNullable<ChunkWriter['writeRange']>;
+  const size = fp.size;
+  const concurrency = Math.max(1, writer.concurrency);
+  const rangeSize = Math.max(writer.chunkSize, Math.min(MAX_RANGE, Math.ceil(size / concurrency)));
+  const ranges: Array<{ start: number; length: number }> = [];
+  for (let start = 0; start < size; start += rangeSize)
+    ranges.push({ start, length: Math.min(rangeSize, size - start) });
+  const sendRange = async ({ start, length }: { start: number; length: number }) => {
+    let sent = 0;
+    const body = await from.openRead(fromPath, { range: { start, end: start + length - 1 }, signal: ctx.signal });
+    const meter = new Meter([], (n) => {
+      sent += n;
+      counted.bytes += n;
+      ctx.onBytes(n);
+    });
+    body.on('error', (err) => meter.destroy(err));
+    meter.on('error', () => undefined);
+    body.pipe(meter);
+    try {
+      await write.call(writer, start, length, meter, ctx.signal);
+    } catch (err) {
+      // The attempt's bytes do not count; the retry sends the range again.
+      counted.bytes -= sent;
+      ctx.onBytes(-sent);
+      throw err;
+    } finally {
+      body.destroy();
+      meter.destroy();
+    }
+  };
+  let next = 0;
+  let failure: unknown;
+  const lane = async () => {
+    while (next < ranges.length && failure === undefined) {
+      const r = ranges[next++] as { start: number; length: number };
+      try {
+        await ctx.pacer.call(() => sendRange(r), { signal: ctx.signal });
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, ranges.length) }, lane));
+    if (failure !== undefined) throw failure;
+    if (ctx.signal.aborted) throw canceled();
+    const entry = await writer.close();
+    const verified = await verify(to, toPath, fp, size, {}, entry, ctx, true);
+    return { entry, bytes: size, serverSide: false, chunked: true, verified };
+  } catch (err) {
+    await writer.abort().catch(() => undefined);
+    throw err;
+  }
+}
+
 /**
  * Copies one file from `from` to `to` and verifies it: server-side within one account, through the
  * chunk writer above the threshold, via a temporary file only when the target needs the size and
@@ -360,7 +445,8 @@ export async function copyFile(
   try {
     const sizeKnown = fp.size >= 0;
     if (to.openChunkWriter && ((sizeKnown && fp.size >= ctx.chunkThreshold) || (!sizeKnown && to.features.needsSize))) {
-      return await chunkedUpload(from, to, fromPath, toPath, fp, ctx, counted);
+      const chunked = await chunkedUpload(from, to, fromPath, toPath, fp, ctx, counted);
+      if (chunked) return chunked;
     }
     if (!sizeKnown && to.features.needsSize) return await viaTempFile(from, to, fromPath, toPath, fp, ctx, counted);
     return await streamedPut(from, to, fromPath, toPath, fp, ctx, counted, sent);

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SameNamePolicy } from '@skyferry/contract';
+import { openWebdav } from '@skyferry/providers';
+import { startApacheWebdav, startFaultyProxy, startRcloneServe } from '@skyferry/testing';
 import { runTransfer, type RunRequest } from './run.ts';
 import { MemoryTwoWayStateStore } from './stores.ts';
 import {
@@ -198,4 +201,69 @@ describe.each(backends)('engine with a %s target', (name) => {
     const third = await sync();
     expect(actions(third.plan).filter((a) => !a.startsWith('skip'))).toEqual([]);
   });
+});
+
+describe('big files to WebDAV servers', () => {
+  it('go to Apache as ranges written at once, and to rclone serve webdav (no ranged writes) as one PUT, both intact', async () => {
+    const local = await startBackend('local');
+    const apache = await startApacheWebdav();
+    const rclone = await startRcloneServe('webdav');
+    /** Migrates /Big to `targetPath` of the server at `url` (files from 1 MiB chunked); which went chunked. */
+    const migrateBig = async (server: { username: string; password: string }, url: string, targetPath: string) => {
+      const target = await openWebdav({ url, username: server.username, password: server.password });
+      const chunked = new Map<string, boolean | undefined>();
+      const { result } = await runTransfer({
+        source: local.provider,
+        target,
+        mode: 'migrate',
+        sourcePaths: ['/Big'],
+        targetPath,
+        chunkThreshold: 1024 * 1024,
+        retries: { retries: 8, minSleepMs: 10, maxSleepMs: 100 },
+        onItem: (e) => chunked.set(e.item.rel, e.chunked),
+      });
+      await target.close();
+      expect(result.outcome).toBe('success');
+      return chunked;
+    };
+    try {
+      const big = randomBytes(20 * 1024 * 1024 + 123); // three ranges of 8 MiB, above the 1 MiB threshold
+      const small = randomBytes(300_000);
+      await writeFileAt(local.remote('/'), '/Big/video.bin', big, PAST);
+      await writeFileAt(local.remote('/'), '/Big/note.bin', small, PAST);
+      for (const [server, ranged] of [
+        [apache, true],
+        [rclone, false],
+      ] as const) {
+        const chunked = await migrateBig(server, server.url, '/t');
+        expect(chunked.get('/video.bin')).toBe(ranged);
+        expect(chunked.get('/note.bin')).toBe(false); // under the threshold
+        expect(readFileSync(join(server.dir, 't/Big/video.bin')).equals(big)).toBe(true);
+        expect(readFileSync(join(server.dir, 't/Big/note.bin')).equals(small)).toBe(true);
+        // No temporary file is left beside them.
+        expect(readdirSync(join(server.dir, 't/Big')).sort()).toEqual(['note.bin', 'video.bin']);
+      }
+      // Through a server failing a quarter of its answers and dropping connections: each range that
+      // fails is read and sent again on its own, and the file still lands whole.
+      const apacheUrl = new URL(apache.url);
+      const faulty = await startFaultyProxy({
+        target: { host: apacheUrl.hostname, port: Number(apacheUrl.port) },
+        errorRate: 0.25,
+        resetRate: 0.05,
+        retryAfterSeconds: 0,
+        seed: 11,
+      });
+      try {
+        const chunked = await migrateBig(apache, `http://${faulty.host}:${faulty.port}/`, '/faulty');
+        expect(chunked.get('/video.bin')).toBe(true);
+        expect(readFileSync(join(apache.dir, 'faulty/Big/video.bin')).equals(big)).toBe(true);
+        expect(readdirSync(join(apache.dir, 'faulty/Big')).sort()).toEqual(['note.bin', 'video.bin']);
+        expect(Object.values(faulty.stats.errors).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      } finally {
+        await faulty.stop();
+      }
+    } finally {
+      await Promise.all([local.stop(), apache.stop(), rclone.stop()]);
+    }
+  }, 120_000);
 });

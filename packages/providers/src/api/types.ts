@@ -85,6 +85,13 @@ export interface ChunkWriter {
    * this unset.
    */
   readonly doneWithDataWhenSettled?: boolean;
+  /**
+   * Writers that place bytes by offset (WebDAV ranged writes) also take a range as a stream of
+   * exactly `length` bytes, so a caller may read several ranges of the source at once and send each
+   * as it comes, without gathering chunks in memory. Ranges may have any size and order; together
+   * they must cover the file once.
+   */
+  writeRange?(offset: number, length: number, body: Readable, signal?: AbortSignal): Promise<void>;
   close(): Promise<Entry>;
   abort(): Promise<void>;
 }

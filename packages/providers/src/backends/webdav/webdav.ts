@@ -21,6 +21,7 @@ import type {
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { DavHttp, byteCounter, drain, sliceStream, statusError, text } from './http.ts';
 import { openNextcloudChunkWriter } from './nextcloud.ts';
+import { openRangedChunkWriter, takesRangedWrites } from './ranged.ts';
 import { PROPFIND_BODY, QUOTA_BODY, hrefToPath, parseQuota, parseResources, type DavResource } from './propfind.ts';
 
 /** Prefix of in-progress uploads on generic servers; hidden from listings, never returned by stat. */
@@ -86,7 +87,10 @@ export class WebdavProvider implements Provider {
   private readonly snapshots = new Map<string, { at: number; entries: Entry[] }>();
   /** RFC 4331 quota: only where the server reports it. */
   readonly about?: () => Promise<About>;
-  /** Nextcloud chunked upload v2: only on Nextcloud. */
+  /**
+   * Nextcloud chunked upload v2 on Nextcloud; ranged writes on generic servers that take them
+   * (others refuse with not_supported when asked, and the bytes go through put()).
+   */
   readonly openChunkWriter?: (path: string, src: SrcInfo, opts?: { signal?: AbortSignal }) => Promise<ChunkWriter>;
 
   constructor(
@@ -114,7 +118,7 @@ export class WebdavProvider implements Provider {
       move: true,
       trash: false,
       about: opts.hasQuota === true,
-      chunkWriter: vendor === 'nextcloud',
+      chunkWriter: vendor !== 'owncloud',
       listRecursive: false,
       setModTime: oc,
       caseInsensitive: false,
@@ -400,7 +404,7 @@ export class WebdavProvider implements Provider {
    * Stat right after our own write. Servers that replace a file as delete-then-rename (rclone)
    * show nothing there for a moment while a concurrent write to the same path lands: look again.
    */
-  private async statAfterWrite(p: string): Promise<Entry> {
+  async statAfterWrite(p: string): Promise<Entry> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.stat(p);
@@ -411,7 +415,7 @@ export class WebdavProvider implements Provider {
     }
   }
 
-  private async deleteQuietly(path: string): Promise<void> {
+  async deleteQuietly(path: string): Promise<void> {
     try {
       const res = await this.http.send({ method: 'DELETE', url: this.url(path) });
       await drain(res);
@@ -470,7 +474,7 @@ export class WebdavProvider implements Provider {
    * that moment, Apache mod_dav answers the MOVE with 404 or 403 (it deletes the destination the
    * other request already replaced): while our temporary file is still there, try again.
    */
-  private async moveIntoPlace(tmp: string, p: string, signal?: AbortSignal): Promise<void> {
+  async moveIntoPlace(tmp: string, p: string, signal?: AbortSignal): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         await this.moveRaw(tmp, p, true, signal);
@@ -583,10 +587,19 @@ export class WebdavProvider implements Provider {
   private async chunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
-    checkName(baseName(p));
+    const name = baseName(p);
+    checkName(name);
+    if (name.startsWith(WEBDAV_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
     await this.ensureDir(parentPath(p));
     await this.refuseDirTarget(p);
-    return openNextcloudChunkWriter(this, p, src, opts.signal);
+    if (this.vendor === 'nextcloud') return openNextcloudChunkWriter(this, p, src, opts.signal);
+    if (!(await takesRangedWrites(this, joinPath(parentPath(p), tempName()), opts.signal))) {
+      throw new ProviderError(
+        'not_supported',
+        'this WebDAV server does not take ranged writes (PUT with Content-Range)',
+      );
+    }
+    return openRangedChunkWriter(this, p, joinPath(parentPath(p), tempName()), src);
   }
 
   /** Called by the chunk writer once the file is in place. */
