@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ChunkReader, ProviderError, SUPPORTED_HASHES, canceled, createHasher } from '@skyferry/providers';
+import { ChunkReader, ProviderError, SUPPORTED_HASHES, canceled, createHasher, mapLimit } from '@skyferry/providers';
 import type { Pacer } from '@skyferry/providers';
 import type { ChunkWriter, Entry, HashType, Hashes, Provider, SrcInfo, StreamHasher } from '@skyferry/providers';
 import type { Fingerprint } from './types.ts';
@@ -400,21 +400,8 @@ async function rangesAtOnce(
       meter.destroy();
     }
   };
-  let next = 0;
-  let failure: unknown;
-  const lane = async () => {
-    while (next < ranges.length && failure === undefined) {
-      const r = ranges[next++] as { start: number; length: number };
-      try {
-        await ctx.pacer.call(() => sendRange(r), { signal: ctx.signal });
-      } catch (err) {
-        failure ??= err;
-      }
-    }
-  };
   try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, ranges.length) }, lane));
-    if (failure !== undefined) throw failure;
+    await mapLimit(ranges, concurrency, (r) => ctx.pacer.call(() => sendRange(r), { signal: ctx.signal }));
     if (ctx.signal.aborted) throw canceled();
     const entry = await writer.close();
     const verified = await verify(to, toPath, fp, size, {}, entry, ctx, true);

@@ -31,6 +31,16 @@ function slowBody(first: string): Readable {
   return body;
 }
 
+/** PUTs `body` to /f of the loopback server, announcing `length` bytes. */
+const put = (port: number, length: number, body: Readable, agent?: Agent) =>
+  sendHttp({
+    secure: false,
+    options: { host: '127.0.0.1', port, path: '/f', method: 'PUT', agent, headers: { 'content-length': length } },
+    body,
+    timeoutMs: 60_000,
+    what: 'PUT /f',
+  });
+
 const closedWithin = (p: Promise<unknown>, ms: number) =>
   Promise.race([p.then(() => 'closed'), new Promise((r) => setTimeout(() => r('still open'), ms))]);
 
@@ -42,13 +52,7 @@ describe('sendHttp with a streamed body', () => {
       res.end('no writing here');
     });
     const body = slowBody('first bytes');
-    const res = await sendHttp({
-      secure: false,
-      options: { host: '127.0.0.1', port, path: '/f', method: 'PUT', headers: { 'content-length': 1000 } },
-      body,
-      timeoutMs: 60_000,
-      what: 'PUT /f',
-    });
+    const res = await put(port, 1000, body);
     expect(res.statusCode).toBe(403);
     let text = '';
     for await (const c of res) text += String(c);
@@ -62,13 +66,7 @@ describe('sendHttp with a streamed body', () => {
       req.once('data', () => req.socket.destroy());
     });
     const body = slowBody('x'.repeat(1000));
-    const err = await sendHttp({
-      secure: false,
-      options: { host: '127.0.0.1', port, path: '/f', method: 'PUT', headers: { 'content-length': 100_000 } },
-      body,
-      timeoutMs: 60_000,
-      what: 'PUT /f',
-    }).catch((e: unknown) => e);
+    const err = await put(port, 100_000, body).catch((e: unknown) => e);
     expect(ProviderError.is(err, 'network')).toBe(true);
     expect(await closedWithin(new Promise((r) => (body.destroyed ? r(0) : body.once('close', r))), 5000)).toBe(
       'closed',
@@ -85,13 +83,7 @@ describe('sendHttp with a streamed body', () => {
     });
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     for (let i = 0; i < 2; i++) {
-      const res = await sendHttp({
-        secure: false,
-        options: { host: '127.0.0.1', port, path: '/f', method: 'PUT', agent, headers: { 'content-length': 6 } },
-        body: Readable.from([Buffer.from('abc'), Buffer.from('def')]),
-        timeoutMs: 60_000,
-        what: 'PUT /f',
-      });
+      const res = await put(port, 6, Readable.from([Buffer.from('abc'), Buffer.from('def')]), agent);
       let text = '';
       for await (const c of res) text += String(c);
       expect(text).toBe('6');

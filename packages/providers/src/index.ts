@@ -6,4 +6,5 @@ export * from './id-cache.ts';
 export * from './encoding.ts';
 export * from './chunks.ts';
 export * from './recycle.ts';
+export * from './map-limit.ts';
 export * from './backends/index.ts';

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../api/errors.ts';
 import type { Entry, HashType, Provider } from '../api/types.ts';
 import { hashBuffer } from '../hashing.ts';
+import { mapLimit } from '../map-limit.ts';
 
 /** What a backend's test setup hands the suite. */
 export interface ConformanceFixture {
@@ -164,15 +165,6 @@ async function listAll(p: Provider, dir: string, pageSize?: number): Promise<{ e
 
 async function put(p: Provider, path: string, data: Buffer, modTime?: Date): Promise<Entry> {
   return p.put(path, bufferStream(data), { size: data.length, modTime });
-}
-
-async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++] as T);
-    }),
-  );
 }
 
 function defaultNames(maxLen: number): string[] {

@@ -36,6 +36,7 @@ import type {
 import { hashFile } from '../../hashing.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { fsError } from './errors.ts';
+import { mapLimit } from '../../map-limit.ts';
 import { fileReadStream } from '../../recycle.ts';
 
 /** Prefix of in-progress writes; such files are hidden from listings and never returned by stat. */
@@ -82,19 +83,6 @@ function tempName(): string {
 
 function within(root: string, real: string): boolean {
   return root === sep || real === root || real.startsWith(root + sep);
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  });
-  await Promise.all(workers);
-  return out;
 }
 
 /**

@@ -18,6 +18,7 @@ import type {
 } from '../../api/types.ts';
 import { ChunkReader, writeStreamChunked } from '../../chunks.ts';
 import { ENCODINGS, NameEncoder } from '../../encoding.ts';
+import { mapLimit } from '../../map-limit.ts';
 import { pacerFor, type Pacer } from '../../pacer.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { s3Error } from './errors.ts';
@@ -160,15 +161,6 @@ function mtimeOf(meta: Record<string, string> | undefined, fallback: Date | unde
     if (Number.isFinite(secs)) return new Date(Math.round(secs * 1000));
   }
   return fallback;
-}
-
-async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++] as T);
-    }),
-  );
 }
 
 /**

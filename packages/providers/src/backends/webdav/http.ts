@@ -88,6 +88,12 @@ export class DavHttp {
   }
 }
 
+/** A 2xx answer. */
+export function isOk(res: IncomingMessage): boolean {
+  const s = res.statusCode ?? 0;
+  return s >= 200 && s < 300;
+}
+
 /** Reads a (short) response body as text. */
 export async function text(res: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];

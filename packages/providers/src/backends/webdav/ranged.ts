@@ -1,7 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { ProviderError, canceled } from '../../api/errors.ts';
 import type { ChunkWriter, Entry, SrcInfo } from '../../api/types.ts';
-import { byteCounter, drain, statusError, text, type DavHttp } from './http.ts';
+import { byteCounter, drain, isOk, statusError, text, type DavHttp } from './http.ts';
 
 /** What the ranged writer needs from the WebDAV provider (kept here so neither file imports the other's module). */
 export interface RangedDav {
@@ -19,19 +19,19 @@ export interface RangedDav {
 export const RANGED_CHUNK_SIZE = 8 * 1024 * 1024;
 export const RANGED_CONCURRENCY = 8;
 
-const ok = (res: IncomingMessage) => (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
-
 /** Answers of a server that does not take Content-Range on PUT (RFC 9110 asks for 400). */
 const REFUSED_RANGE = new Set([400, 405, 416, 501]);
 
 /** Per account, in this process: whether the server writes a PUT's Content-Range where it says. */
 const support = new Map<string, Promise<boolean>>();
 
-async function putRange(
+/** PUTs `length` bytes (a buffer, or a stream of exactly that many) at `start` of `path`. */
+function putRange(
   dav: RangedDav,
   path: string,
   start: number,
-  data: Buffer,
+  length: number,
+  body: Buffer | Readable,
   total: number | '*',
   signal?: AbortSignal,
 ) {
@@ -40,9 +40,10 @@ async function putRange(
     url: dav.url(path),
     headers: {
       'content-type': 'application/octet-stream',
-      'content-range': `bytes ${start}-${start + data.length - 1}/${total}`,
+      'content-length': length,
+      'content-range': `bytes ${start}-${start + length - 1}/${total}`,
     },
-    body: data,
+    body,
     signal,
   });
 }
@@ -62,18 +63,18 @@ export function takesRangedWrites(dav: RangedDav, probePath: string, signal?: Ab
         [1, 'b'],
         [0, 'a'],
       ] as const) {
-        const res = await putRange(dav, probePath, start, Buffer.from(byte), 2, signal);
+        const res = await putRange(dav, probePath, start, 1, Buffer.from(byte), 2, signal);
         // Refusing the header is an answer; refusing the write (permission, full disk) is not.
         if (REFUSED_RANGE.has(res.statusCode ?? 0)) {
           await drain(res);
           return false;
         }
-        if (!ok(res)) throw await statusError(res, `PUT ${probePath}`);
+        if (!isOk(res)) throw await statusError(res, `PUT ${probePath}`);
         await drain(res);
       }
       const res = await dav.http.send({ method: 'GET', url: dav.url(probePath), signal });
       const body = await text(res);
-      return ok(res) && body === 'ab';
+      return isOk(res) && body === 'ab';
     } finally {
       await dav.deleteQuietly(probePath);
     }
@@ -105,8 +106,8 @@ export function openRangedChunkWriter(dav: RangedDav, path: string, tmp: string,
       if (signal?.aborted) throw canceled();
       if (data.length === 0) return;
       const start = index * RANGED_CHUNK_SIZE;
-      const res = await putRange(dav, tmp, start, data, total, signal);
-      if (!ok(res)) throw await statusError(res, `PUT ${path} (bytes ${start}-${start + data.length - 1})`);
+      const res = await putRange(dav, tmp, start, data.length, data, total, signal);
+      if (!isOk(res)) throw await statusError(res, `PUT ${path} (bytes ${start}-${start + data.length - 1})`);
       await drain(res);
       written += data.length;
     },
@@ -118,18 +119,8 @@ export function openRangedChunkWriter(dav: RangedDav, path: string, tmp: string,
       // A body longer or shorter than announced fails here rather than leaving the server waiting.
       const counted = byteCounter(() => undefined, length, what);
       body.on('error', (err) => counted.destroy(err));
-      const res = await dav.http.send({
-        method: 'PUT',
-        url: dav.url(tmp),
-        headers: {
-          'content-type': 'application/octet-stream',
-          'content-length': length,
-          'content-range': `bytes ${offset}-${offset + length - 1}/${total}`,
-        },
-        body: body.pipe(counted),
-        signal,
-      });
-      if (!ok(res)) throw await statusError(res, `PUT ${what}`);
+      const res = await putRange(dav, tmp, offset, length, body.pipe(counted), total, signal);
+      if (!isOk(res)) throw await statusError(res, `PUT ${what}`);
       await drain(res);
       written += length;
     },
@@ -140,7 +131,7 @@ export function openRangedChunkWriter(dav: RangedDav, path: string, tmp: string,
         if (written === 0) {
           // An empty file: nothing was written by range.
           const res = await dav.http.send({ method: 'PUT', url: dav.url(tmp), body: Buffer.alloc(0) });
-          if (!ok(res)) throw await statusError(res, `PUT ${path}`);
+          if (!isOk(res)) throw await statusError(res, `PUT ${path}`);
           await drain(res);
         }
         if (src.size >= 0 && written !== src.size) {

@@ -19,7 +19,7 @@ import type {
   WriteOptions,
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
-import { DavHttp, byteCounter, drain, sliceStream, statusError, text } from './http.ts';
+import { DavHttp, byteCounter, drain, isOk, sliceStream, statusError, text } from './http.ts';
 import { openNextcloudChunkWriter } from './nextcloud.ts';
 import { openRangedChunkWriter, takesRangedWrites } from './ranged.ts';
 import { PROPFIND_BODY, QUOTA_BODY, hrefToPath, parseQuota, parseResources, type DavResource } from './propfind.ts';
@@ -54,11 +54,6 @@ function encodePath(path: string): string {
 
 function tempName(): string {
   return WEBDAV_TEMP_PREFIX + randomBytes(8).toString('hex');
-}
-
-function isOk(res: IncomingMessage): boolean {
-  const s = res.statusCode ?? 0;
-  return s >= 200 && s < 300;
 }
 
 /**
@@ -590,16 +585,17 @@ export class WebdavProvider implements Provider {
     const name = baseName(p);
     checkName(name);
     if (name.startsWith(WEBDAV_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
-    await this.ensureDir(parentPath(p));
+    const dir = parentPath(p);
+    await this.ensureDir(dir);
     await this.refuseDirTarget(p);
     if (this.vendor === 'nextcloud') return openNextcloudChunkWriter(this, p, src, opts.signal);
-    if (!(await takesRangedWrites(this, joinPath(parentPath(p), tempName()), opts.signal))) {
+    if (!(await takesRangedWrites(this, joinPath(dir, tempName()), opts.signal))) {
       throw new ProviderError(
         'not_supported',
         'this WebDAV server does not take ranged writes (PUT with Content-Range)',
       );
     }
-    return openRangedChunkWriter(this, p, joinPath(parentPath(p), tempName()), src);
+    return openRangedChunkWriter(this, p, joinPath(dir, tempName()), src);
   }
 
   /** Called by the chunk writer once the file is in place. */
