@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import { PassThrough, Transform } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendHttp } from './http-send.ts';
-import { BufferRing, chunksOf, fileReadStream, recycle } from './recycle.ts';
+import {
+  BufferRing,
+  FILE_READ_SIZE,
+  SMALL_FILE_READ_SIZE,
+  chunksOf,
+  fileReadRing,
+  fileReadStream,
+  recycle,
+} from './recycle.ts';
+import { openLocal } from './backends/local/local.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'skyferry-recycle-'));
 const data = randomBytes(4 * 1024 * 1024 + 12345);
@@ -40,6 +49,40 @@ describe('fileReadStream', () => {
     const given = new BufferRing(64 * 1024);
     expect((await collect(fileReadStream(await open(file), {}, given), true)).equals(data)).toBe(true);
     expect(given.allocated).toBeLessThanOrEqual(3);
+  });
+
+  it('reads through the local backend in chunks of four SFTP requests; small files share 64 KiB buffers, read again once given back', async () => {
+    expect(FILE_READ_SIZE).toBe(4 * 255 * 1024);
+    writeFileSync(join(dir, 'small.bin'), data.subarray(0, 10_000));
+    const local = await openLocal({ path: dir }, { localRoots: [dir] });
+    const sizes: number[] = [];
+    for await (const chunk of await local.openRead('/data.bin')) {
+      sizes.push((chunk as Buffer).length);
+      expect((chunk as Buffer).buffer.byteLength).toBe(FILE_READ_SIZE);
+    }
+    expect(sizes.slice(0, -1).every((n) => n === FILE_READ_SIZE)).toBe(true);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(data.length);
+    // A small file, or a small range of a big one: the small ring.
+    const small = fileReadRing(10_000);
+    expect(small).toBe(fileReadRing(SMALL_FILE_READ_SIZE));
+    expect(small).not.toBe(fileReadRing(SMALL_FILE_READ_SIZE + 1));
+    const before = small.allocated;
+    for (let i = 0; i < 50; i += 1) {
+      const got: Buffer[] = [];
+      for await (const chunk of await local.openRead('/small.bin')) {
+        got.push(Buffer.from(chunk as Buffer));
+        expect((chunk as Buffer).buffer.byteLength).toBe(SMALL_FILE_READ_SIZE);
+        recycle(chunk); // as an upload does once the socket took it
+      }
+      expect(Buffer.concat(got).equals(data.subarray(0, 10_000))).toBe(true);
+    }
+    // Fifty files read, each into a buffer given back by the one before.
+    expect(small.allocated - before).toBeLessThanOrEqual(2);
+    const range: Buffer[] = [];
+    for await (const chunk of await local.openRead('/data.bin', { range: { start: 5, end: 104 } }))
+      range.push(chunk as Buffer);
+    expect(Buffer.concat(range).equals(data.subarray(5, 105))).toBe(true);
+    expect(range[0]?.buffer.byteLength).toBe(SMALL_FILE_READ_SIZE);
   });
 
   it('ignores what is not a lent chunk, and a chunk given back twice', () => {

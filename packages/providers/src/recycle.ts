@@ -73,21 +73,34 @@ export interface FileReadOptions {
 }
 
 /**
- * Bytes per read of a file: 255 KiB, so a chunk fits one SFTP write request whole (OpenSSH takes
- * at most 256 KiB less 1 KiB per request; 256 KiB chunks went as two requests, one of 1 KiB).
+ * Bytes per read of a file: 1020 KiB, four SFTP write requests of 255 KiB exactly (OpenSSH takes at
+ * most 256 KiB less 1 KiB per request; 256 KiB chunks went as two requests, one of 1 KiB). Reads
+ * this large cost about half the CPU of 255 KiB ones on the way to an HTTP upload or an SFTP write
+ * (fewer reads, socket writes and stream hand-offs).
  */
-export const FILE_READ_SIZE = 255 * 1024;
+export const FILE_READ_SIZE = 4 * 255 * 1024;
 
 /**
- * Reads an open file as a stream of chunks from a `BufferRing` (FILE_READ_SIZE unless given one),
- * closing the file when the stream ends or is destroyed. Reads go through the FileHandle, which
- * waits for a read in progress before it closes.
+ * The rings file reads of the process read into: a buffer given back by one upload is read into by
+ * the next. Files up to 64 KiB read into 64 KiB buffers, many kept (thousands of small files then
+ * allocate nothing each: a buffer per file, sized to it, left the allocator's heap fragmented and
+ * the process a quarter larger); bigger ones into FILE_READ_SIZE buffers, fewer kept.
  */
-export function fileReadStream(
-  fh: FileHandle,
-  opts: FileReadOptions = {},
-  ring = new BufferRing(FILE_READ_SIZE),
-): Readable {
+export const SMALL_FILE_READ_SIZE = 64 * 1024;
+const smallFileRing = new BufferRing(SMALL_FILE_READ_SIZE, 256);
+const fileRing = new BufferRing(FILE_READ_SIZE, 32);
+
+/** The shared ring for reading `bytes` of a file. */
+export function fileReadRing(bytes: number): BufferRing {
+  return bytes <= SMALL_FILE_READ_SIZE ? smallFileRing : fileRing;
+}
+
+/**
+ * Reads an open file as a stream of chunks from a `BufferRing` (the shared one for big files unless
+ * given one), closing the file when the stream ends or is destroyed. Reads go through the
+ * FileHandle, which waits for a read in progress before it closes.
+ */
+export function fileReadStream(fh: FileHandle, opts: FileReadOptions = {}, ring = fileRing): Readable {
   let pos = opts.start ?? 0;
   const end = opts.end ?? Infinity;
   let closed: Promise<void> | undefined;

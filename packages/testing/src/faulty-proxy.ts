@@ -7,6 +7,8 @@ export interface FaultyProxyStats {
   errors: Record<number, number>;
   /** Connections it reset (before answering or in the middle of an answer). */
   resets: number;
+  /** Requests passed to the server, in the order they were answered: "METHOD path status". */
+  passed: string[];
 }
 
 export interface FaultyProxy {
@@ -55,7 +57,7 @@ export async function startFaultyProxy(opts: FaultyProxyOptions): Promise<Faulty
   const resetRate = opts.resetRate ?? 0.01;
   const retryAfter = String(opts.retryAfterSeconds ?? 1);
   const random = rng(opts.seed ?? 1);
-  const stats: FaultyProxyStats = { requests: 0, errors: {}, resets: 0 };
+  const stats: FaultyProxyStats = { requests: 0, errors: {}, resets: 0, passed: [] };
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const sockets = new Set<Socket>();
   let enabled = true;
@@ -97,6 +99,7 @@ export async function startFaultyProxy(opts: FaultyProxyOptions): Promise<Faulty
         agent,
       },
       (up) => {
+        stats.passed.push(`${req.method} ${req.url} ${up.statusCode}`);
         res.writeHead(up.statusCode ?? 502, up.rawHeaders as unknown as Record<string, string>);
         if (resetMidway) {
           stats.resets++;
@@ -119,6 +122,11 @@ export async function startFaultyProxy(opts: FaultyProxyOptions): Promise<Faulty
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502).end();
       else req.socket.destroy();
+    });
+    // A client gone before its request was all sent takes the server's request with it, as it
+    // would without the proxy (the server then drops what it had received).
+    req.on('close', () => {
+      if (!req.complete) upstream.destroy();
     });
     req.pipe(upstream);
   };

@@ -37,7 +37,7 @@ import { hashFile } from '../../hashing.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { fsError } from './errors.ts';
 import { mapLimit } from '../../map-limit.ts';
-import { fileReadStream } from '../../recycle.ts';
+import { fileReadRing, fileReadStream } from '../../recycle.ts';
 
 /** Prefix of in-progress writes; such files are hidden from listings and never returned by stat. */
 export const LOCAL_TEMP_PREFIX = '.skyferry-tmp-';
@@ -332,7 +332,12 @@ export class LocalProvider implements Provider {
       await fh.close();
       return Readable.from([]);
     }
-    return fileReadStream(fh, { start, ...(end !== undefined ? { end } : {}), signal: opts.signal });
+    const last = Math.min(end ?? Infinity, st.size - 1);
+    return fileReadStream(
+      fh,
+      { start, ...(end !== undefined ? { end } : {}), signal: opts.signal },
+      fileReadRing(last - start + 1),
+    );
   }
 
   async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {

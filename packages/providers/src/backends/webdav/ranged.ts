@@ -52,12 +52,20 @@ function putRange(
  * Whether the server takes ranged writes (PUT with Content-Range, which Apache mod_dav writes in
  * place). Not in the WebDAV standard, and a server that ignores the header would write each range as
  * the whole file, so it is tried once per account: "b" at byte 1, then "a" at byte 0, of a hidden
- * file next to the upload, which must then read back as "ab". The answer is kept for the process.
+ * file, which must then read back as "ab". With `keep` (the probe is the temporary file of an upload
+ * of two bytes or more, whose ranges write over it) a yes leaves the file there, saving a request;
+ * otherwise it is deleted. The answer is kept for the process.
  */
-export function takesRangedWrites(dav: RangedDav, probePath: string, signal?: AbortSignal): Promise<boolean> {
+export function takesRangedWrites(
+  dav: RangedDav,
+  probePath: string,
+  keep: boolean,
+  signal?: AbortSignal,
+): Promise<boolean> {
   const known = support.get(dav.accountKey);
   if (known) return known;
   const probe = (async () => {
+    let yes = false;
     try {
       for (const [start, byte] of [
         [1, 'b'],
@@ -74,9 +82,10 @@ export function takesRangedWrites(dav: RangedDav, probePath: string, signal?: Ab
       }
       const res = await dav.http.send({ method: 'GET', url: dav.url(probePath), signal });
       const body = await text(res);
-      return isOk(res) && body === 'ab';
+      yes = isOk(res) && body === 'ab';
+      return yes;
     } finally {
-      await dav.deleteQuietly(probePath);
+      if (!yes || !keep) await dav.deleteQuietly(probePath);
     }
   })();
   support.set(dav.accountKey, probe);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -206,4 +207,143 @@ describe('webdav on Apache: a write refused before its body is sent', () => {
     expect(outcome).toBe(4);
     chmodSync(locked, 0o755);
   }, 60_000);
+});
+
+describe('webdav on Apache: the round trips of a write', () => {
+  let server: WebdavServer;
+  let proxy: FaultyProxy;
+  let dav: WebdavProvider;
+  // Requests the proxy passed on since `from`, as "METHOD /path status" (the base path dropped).
+  const since = (from: number) =>
+    proxy.stats.passed.slice(from).map((c) => c.replace(new URL(server.url).pathname.replace(/\/$/, ''), ''));
+  const code = async (p: Promise<unknown>) => ((await p.catch((e: unknown) => e)) as ProviderError).code;
+
+  beforeAll(async () => {
+    server = await startApacheWebdav();
+    const target = new URL(server.url);
+    // No faults: the proxy only records what reaches the server.
+    proxy = await startFaultyProxy({
+      target: { host: target.hostname, port: Number(target.port) },
+      errorRate: 0,
+      resetRate: 0,
+    });
+    const via = new URL(server.url);
+    via.host = `${proxy.host}:${proxy.port}`;
+    dav = await openWebdav({ url: via.href, username: server.username, password: server.password });
+  });
+  afterAll(async () => {
+    await dav?.close();
+    await proxy?.stop();
+    await server?.stop();
+  });
+
+  it('makes folders under one a look found missing from the top down, never asking for one whose parent is missing', async () => {
+    expect(await code(dav.stat('/fresh'))).toBe('not_found');
+    let from = proxy.stats.passed.length;
+    await dav.put('/fresh/a/b/file.txt', Readable.from([Buffer.from('hi')]), { size: 2 });
+    expect(since(from).filter((c) => c.startsWith('MKCOL'))).toEqual([
+      'MKCOL /fresh/ 201',
+      'MKCOL /fresh/a/ 201',
+      'MKCOL /fresh/a/b/ 201',
+    ]);
+    expect((await readAll(await dav.openRead('/fresh/a/b/file.txt'))).toString()).toBe('hi');
+    // Made meanwhile by someone else: the hint is wrong, the write still lands.
+    expect(await code(dav.stat('/later'))).toBe('not_found');
+    const other = await openWebdav({ url: server.url, username: server.username, password: server.password });
+    await other.mkdir('/later');
+    await other.close();
+    from = proxy.stats.passed.length;
+    await dav.put('/later/x/file.txt', Readable.from([Buffer.from('ok')]), { size: 2 });
+    expect(since(from).filter((c) => c.startsWith('MKCOL'))).toEqual(['MKCOL /later/ 405', 'MKCOL /later/x/ 201']);
+    expect((await readAll(await dav.openRead('/later/x/file.txt'))).toString()).toBe('ok');
+  });
+
+  it('writes a new file with no look at its path first, and replaces an existing file after the move is refused', async () => {
+    await dav.mkdir('/moves');
+    let from = proxy.stats.passed.length;
+    await dav.put('/moves/f.txt', Readable.from([Buffer.from('one')]), { size: 3 });
+    const fresh = since(from).map((c) => c.replace(/\/moves\/\.skyferry-tmp-\w+/, 'TMP'));
+    expect(fresh).toEqual(['PUT TMP 201', 'MOVE TMP 201', 'PROPFIND /moves/f.txt 207']);
+    from = proxy.stats.passed.length;
+    await dav.put('/moves/f.txt', Readable.from([Buffer.from('two!')]), { size: 4 });
+    const update = since(from).map((c) => c.replace(/\/moves\/\.skyferry-tmp-\w+/, 'TMP'));
+    expect(update).toEqual([
+      'PUT TMP 201',
+      'MOVE TMP 412',
+      'PROPFIND /moves/f.txt 207',
+      expect.stringMatching(/^MOVE TMP 20[14]$/),
+      'PROPFIND /moves/f.txt 207',
+    ]);
+    expect((await readAll(await dav.openRead('/moves/f.txt'))).toString()).toBe('two!');
+    expect(readdirSync(join(server.dir, 'moves'))).toEqual(['f.txt']);
+  });
+
+  it('probes ranged writes on the upload’s own temporary file, which the ranges then fill: nothing to delete', async () => {
+    const size = 8 * 1024 * 1024 + 10;
+    const data = randomBytes(size);
+    await dav.mkdir('/big');
+    const from = proxy.stats.passed.length;
+    const w = await (dav.openChunkWriter as NonNullable<typeof dav.openChunkWriter>)('/big/file.bin', { size });
+    await w.writeChunk(1, data.subarray(w.chunkSize));
+    await w.writeChunk(0, data.subarray(0, w.chunkSize));
+    expect((await w.close()).size).toBe(size);
+    const calls = since(from);
+    const tmp = /PUT (\/big\/\.skyferry-tmp-\w+)/.exec(calls.join('\n'))?.[1];
+    expect(tmp).toBeDefined();
+    expect(calls.filter((c) => !c.startsWith('PROPFIND'))).toEqual([
+      `PUT ${tmp} 201`, // "b" at byte 1
+      `PUT ${tmp} 204`, // "a" at byte 0
+      `GET ${tmp} 200`, // reads "ab"
+      `PUT ${tmp} 204`,
+      `PUT ${tmp} 204`,
+      `MOVE ${tmp} 201`,
+    ]);
+    expect((await readAll(await dav.openRead('/big/file.bin'))).equals(data)).toBe(true);
+    expect(readdirSync(join(server.dir, 'big'))).toEqual(['file.bin']);
+  });
+
+  it('probes beside an upload too small to cover the probe’s two bytes, and deletes that probe', async () => {
+    // Straight to the server: an account (URL) not probed yet in this process.
+    const direct = await openWebdav({ url: server.url, username: server.username, password: server.password });
+    try {
+      await direct.mkdir('/tiny');
+      const w = await (direct.openChunkWriter as NonNullable<typeof direct.openChunkWriter>)('/tiny/one.bin', {
+        size: 1,
+      });
+      await w.writeChunk(0, Buffer.from('z'));
+      expect((await w.close()).size).toBe(1);
+      expect((await readAll(await direct.openRead('/tiny/one.bin'))).toString()).toBe('z');
+      expect(readdirSync(join(server.dir, 'tiny'))).toEqual(['one.bin']);
+    } finally {
+      await direct.close();
+    }
+  });
+
+  it('finds a folder at the path by moving without overwriting: refused (is_dir), folder, files and no temporary file left', async () => {
+    await dav.mkdir('/taken/dir');
+    await dav.put('/taken/dir/keep.txt', Readable.from([Buffer.from('keep')]), { size: 4 });
+    const from = proxy.stats.passed.length;
+    expect(await code(dav.put('/taken/dir', Readable.from([Buffer.from('never')]), { size: 5 }))).toBe('is_dir');
+    expect(
+      since(from)
+        .filter((c) => c.startsWith('MOVE'))
+        .map((c) => c.replace(/\S+ (\d+)$/, '$1')),
+    ).toEqual(['MOVE 412']);
+    const size = 8 * 1024 * 1024 + 10;
+    const data = randomBytes(size);
+    const chunked = (async () => {
+      const w = await (dav.openChunkWriter as NonNullable<typeof dav.openChunkWriter>)('/taken/dir', { size });
+      try {
+        await w.writeChunk(0, data.subarray(0, w.chunkSize));
+        await w.writeChunk(1, data.subarray(w.chunkSize));
+        return await w.close();
+      } catch (err) {
+        await w.abort();
+        throw err;
+      }
+    })();
+    expect(await code(chunked)).toBe('is_dir');
+    expect(readdirSync(join(server.dir, 'taken'))).toEqual(['dir']);
+    expect(readdirSync(join(server.dir, 'taken', 'dir'))).toEqual(['keep.txt']);
+  });
 });

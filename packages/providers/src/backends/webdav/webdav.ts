@@ -79,6 +79,13 @@ export class WebdavProvider implements Provider {
   readonly concurrency: number;
   private readonly knownDirs = new Set<string>(['/']);
   private readonly dirsInFlight = new Map<string, Promise<void>>();
+  /**
+   * Paths a stat or listing found missing (a planner looking at a new target folder): folders made
+   * under one of them are made from the top down, without first asking for the deepest and being
+   * told a parent is missing (409). Only a hint: a folder made meanwhile by someone else answers
+   * MKCOL with 405, which is taken as made.
+   */
+  private readonly missingDirs = new Set<string>();
   private readonly snapshots = new Map<string, { at: number; entries: Entry[] }>();
   /** RFC 4331 quota: only where the server reports it. */
   readonly about?: () => Promise<About>;
@@ -171,9 +178,20 @@ export class WebdavProvider implements Provider {
   async stat(path: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
     const p = cleanPath(path);
     if (this.hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
-    const xml = await this.propfind(p, 0, opts.signal);
+    let xml: string;
+    try {
+      xml = await this.propfind(p, 0, opts.signal);
+    } catch (err) {
+      if (ProviderError.is(err, 'not_found')) {
+        // A hint, not a record: kept small (a successful write's stat takes its path out again).
+        if (this.missingDirs.size >= 256) this.missingDirs.clear();
+        this.missingDirs.add(p);
+      }
+      throw err;
+    }
     const r = parseResources(xml)[0];
     if (!r) throw new ProviderError('not_found', `not found: ${p}`);
+    this.missingDirs.delete(p);
     if (r.isDir) this.knownDirs.add(p);
     return this.entryOf(p, r);
   }
@@ -297,11 +315,16 @@ export class WebdavProvider implements Provider {
   }
 
   private async makeDir(d: string): Promise<void> {
+    // Under a folder known to be missing, its parents first (one request each, none refused).
+    if (d !== '/' && this.missingDirs.size > 0 && ancestors(d).some((a) => this.missingDirs.has(a))) {
+      await this.ensureDir(parentPath(d));
+    }
     const res = await this.http.send({ method: 'MKCOL', url: this.url(d, true) });
     const status = res.statusCode ?? 0;
     if (status === 201) {
       await drain(res);
       this.knownDirs.add(d);
+      this.missingDirs.delete(d);
       return;
     }
     if (status === 409) {
@@ -352,8 +375,9 @@ export class WebdavProvider implements Provider {
     let written = 0;
     try {
       await this.ensureDir(parentPath(p));
-      await this.refuseDirTarget(p);
       tmp = direct ? undefined : joinPath(parentPath(p), tempName());
+      // Into a temporary file, a folder at the path is found by the move (see moveIntoPlace).
+      if (!tmp) await this.refuseDirTarget(p);
       const headers: OutgoingHttpHeaders = { 'content-type': src.mimeType ?? 'application/octet-stream' };
       if (src.size >= 0) headers['content-length'] = src.size;
       if (direct) {
@@ -465,16 +489,25 @@ export class WebdavProvider implements Provider {
   }
 
   /**
-   * Moves a finished temporary upload onto its path. When another write replaces the same path at
-   * that moment, Apache mod_dav answers the MOVE with 404 or 403 (it deletes the destination the
-   * other request already replaced): while our temporary file is still there, try again.
+   * Moves a finished temporary upload onto its path. First without overwriting: a new file (the
+   * common case) needs no look at its path beforehand; something there answers 412, and only a
+   * file may then be replaced (MOVE over a folder would delete the folder). When another write
+   * replaces the same path at that moment, Apache mod_dav answers the MOVE with 404 or 403 (it
+   * deletes the destination the other request already replaced): while our temporary file is
+   * still there, try again.
    */
   async moveIntoPlace(tmp: string, p: string, signal?: AbortSignal): Promise<void> {
+    let overwrite = false;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        await this.moveRaw(tmp, p, true, signal);
+        await this.moveRaw(tmp, p, overwrite, signal);
         return;
       } catch (err) {
+        if (!overwrite && ProviderError.is(err, 'exists')) {
+          await this.refuseDirTarget(p);
+          overwrite = true;
+          continue;
+        }
         const raced = ProviderError.is(err, 'not_found') || ProviderError.is(err, 'permission');
         if (!raced || attempt >= 5 || signal?.aborted || !(await this.tempStillThere(tmp, signal))) throw err;
         await new Promise((r) => setTimeout(r, 10 * 2 ** attempt * (0.5 + Math.random())));
@@ -492,6 +525,7 @@ export class WebdavProvider implements Provider {
 
   private forgetDirs(path: string): void {
     for (const d of [...this.knownDirs]) if (d !== '/' && isWithin(path, d)) this.knownDirs.delete(d);
+    this.missingDirs.clear();
     this.snapshots.clear();
   }
 
@@ -587,15 +621,21 @@ export class WebdavProvider implements Provider {
     if (name.startsWith(WEBDAV_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
     const dir = parentPath(p);
     await this.ensureDir(dir);
-    await this.refuseDirTarget(p);
-    if (this.vendor === 'nextcloud') return openNextcloudChunkWriter(this, p, src, opts.signal);
-    if (!(await takesRangedWrites(this, joinPath(dir, tempName()), opts.signal))) {
+    if (this.vendor === 'nextcloud') {
+      await this.refuseDirTarget(p);
+      return openNextcloudChunkWriter(this, p, src, opts.signal);
+    }
+    // A folder at the path is found by the move (see moveIntoPlace).
+    const tmp = joinPath(dir, tempName());
+    const probeOnTmp = src.size >= 2;
+    const probe = probeOnTmp ? tmp : joinPath(dir, tempName());
+    if (!(await takesRangedWrites(this, probe, probeOnTmp, opts.signal))) {
       throw new ProviderError(
         'not_supported',
         'this WebDAV server does not take ranged writes (PUT with Content-Range)',
       );
     }
-    return openRangedChunkWriter(this, p, joinPath(dir, tempName()), src);
+    return openRangedChunkWriter(this, p, tmp, src);
   }
 
   /** Called by the chunk writer once the file is in place. */
@@ -702,4 +742,11 @@ export async function openWebdav(
     await probe.close();
   }
   return new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure, hasQuota });
+}
+
+/** The folders above `path`, nearest first, not counting the root. */
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let d = parentPath(path); d !== '/'; d = parentPath(d)) out.push(d);
+  return out;
 }
