@@ -108,6 +108,41 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
     expect((await readAll(await provider.openRead('/hint/wrong.bin'))).equals(data)).toBe(true);
   });
 
+  it('sends a small file with the source’s MD5 hint as its Content-MD5 (nothing hashed here), and learns from a wrong one', async () => {
+    // A provider of its own: hints trusted again.
+    const fresh = await openS3('s3_compatible', {
+      bucket: 'streamed',
+      access_key_id: server.accessKeyId,
+      secret_access_key: server.secretAccessKey,
+      endpoint: server.endpoint,
+    });
+    try {
+      const data = patternBytes(40_000, 5);
+      const md5 = createHash('md5').update(data).digest('hex');
+      const right = await fresh.put('/small-hint/right.bin', Readable.from([data]), {
+        size: data.length,
+        md5Hint: md5,
+      });
+      expect(right.hashes?.md5).toBe(md5);
+      expect((await fresh.stat('/small-hint/right.bin')).hashes?.md5).toBe(md5);
+      // A hint that is not the bytes' MD5: s3rver stores them, its ETag tells, the write fails.
+      const wrong = 'e'.repeat(32);
+      const refused = await errorCode(
+        fresh.put('/small-hint/wrong.bin', Readable.from([data]), { size: data.length, md5Hint: wrong }),
+      );
+      expect(refused).toBe('corrupted');
+      // The engine's next attempt: the MD5 is computed here.
+      const again = await fresh.put('/small-hint/wrong.bin', Readable.from([data]), {
+        size: data.length,
+        md5Hint: wrong,
+      });
+      expect(again.hashes?.md5).toBe(md5);
+      expect((await readAll(await fresh.openRead('/small-hint/wrong.bin'))).equals(data)).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('reports an MD5 only for what it checked: none for a multipart write, whatever the source declared', async () => {
     expect(provider.checkedWrites.has('md5')).toBe(true);
     const data = patternBytes(2 * provider.chunkSize + 1000, 78);

@@ -536,25 +536,48 @@ export class S3Provider implements Provider {
     return Math.max(this.chunkSize, Math.ceil(needed / MiB) * MiB);
   }
 
+  /**
+   * One PUT of a buffered body with its Content-MD5: the source's MD5 hint where there is one (as in
+   * putStreamed: nothing hashed here, the returned ETag checked against it for services that do
+   * not check Content-MD5), else the MD5 of the data.
+   */
   private async putSingle(p: string, data: Buffer, src: SrcInfo, signal?: AbortSignal): Promise<Entry> {
-    const md5 = createHash('md5').update(data).digest();
-    await this.run(
-      p,
-      (s) =>
-        this.client.putObject(
-          {
-            key: this.keyOf(p),
-            body: data,
-            contentLength: data.length,
-            contentMD5: md5.toString('base64'),
-            contentType: src.mimeType ?? 'application/octet-stream',
-            metadata: this.metadataFor(src, false),
-          },
-          s,
-        ),
-      signal,
-    );
-    return this.fileEntry(p, data.length, src.modTime ?? new Date(), md5.toString('hex'), src.mimeType);
+    const hint = !this.hintsRefused && src.md5Hint && HEX32.test(src.md5Hint) ? src.md5Hint : undefined;
+    const md5 = hint ?? createHash('md5').update(data).digest('hex');
+    let etag: string | undefined;
+    try {
+      await this.run(
+        p,
+        async (s) => {
+          const res = await this.client.putObject(
+            {
+              key: this.keyOf(p),
+              body: data,
+              contentLength: data.length,
+              contentMD5: Buffer.from(md5, 'hex').toString('base64'),
+              contentType: src.mimeType ?? 'application/octet-stream',
+              metadata: this.metadataFor(src, false),
+            },
+            s,
+          );
+          etag = stripQuotes(res.ETag);
+        },
+        signal,
+      );
+    } catch (err) {
+      if (hint && ProviderError.is(err, 'corrupted')) {
+        this.hintsRefused = true;
+        throw new ProviderError('corrupted', `${p}: the service refused the source's MD5 hint`, { cause: err });
+      }
+      throw err;
+    }
+    if (!hint) return this.fileEntry(p, data.length, src.modTime ?? new Date(), md5, src.mimeType);
+    const checked = etag !== undefined && HEX32.test(etag);
+    if (checked && etag !== hint) {
+      this.hintsRefused = true;
+      throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${hint}, stored ${etag}`);
+    }
+    return this.fileEntry(p, data.length, src.modTime ?? new Date(), checked ? hint : undefined, src.mimeType);
   }
 
   async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 
 /**
  * AWS Signature Version 4 for S3 (Authorization header form), with node:crypto. Follows AWS's
@@ -57,7 +57,8 @@ export class SigV4Signer {
   private readonly region: string;
   private readonly service: string;
   private cachedDay = '';
-  private cachedKey: Buffer | undefined;
+  /** A KeyObject: createHmac with a Buffer key builds one for every signature (a tenth of a small-file copy's CPU). */
+  private cachedKey: KeyObject | undefined;
 
   constructor(accessKeyId: string, secretAccessKey: string, region: string, service = 's3') {
     this.accessKeyId = accessKeyId;
@@ -66,12 +67,12 @@ export class SigV4Signer {
     this.service = service;
   }
 
-  private signingKey(day: string): Buffer {
+  private signingKey(day: string): KeyObject {
     if (this.cachedKey && this.cachedDay === day) return this.cachedKey;
     const kDate = hmac(`AWS4${this.secretAccessKey}`, day);
     const kRegion = hmac(kDate, this.region);
     const kService = hmac(kRegion, this.service);
-    this.cachedKey = hmac(kService, 'aws4_request');
+    this.cachedKey = createSecretKey(hmac(kService, 'aws4_request'));
     this.cachedDay = day;
     return this.cachedKey;
   }
