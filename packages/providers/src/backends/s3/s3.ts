@@ -536,13 +536,18 @@ export class S3Provider implements Provider {
     return Math.max(this.chunkSize, Math.ceil(needed / MiB) * MiB);
   }
 
+  /** The source's MD5 hint to send as Content-MD5, while the service has not refused one. */
+  private md5HintOf(src: SrcInfo): string | undefined {
+    return !this.hintsRefused && src.md5Hint && HEX32.test(src.md5Hint) ? src.md5Hint : undefined;
+  }
+
   /**
    * One PUT of a buffered body with its Content-MD5: the source's MD5 hint where there is one (as in
    * putStreamed: nothing hashed here, the returned ETag checked against it for services that do
    * not check Content-MD5), else the MD5 of the data.
    */
   private async putSingle(p: string, data: Buffer, src: SrcInfo, signal?: AbortSignal): Promise<Entry> {
-    const hint = !this.hintsRefused && src.md5Hint && HEX32.test(src.md5Hint) ? src.md5Hint : undefined;
+    const hint = this.md5HintOf(src);
     const md5 = hint ?? createHash('md5').update(data).digest('hex');
     let etag: string | undefined;
     try {
@@ -627,7 +632,7 @@ export class S3Provider implements Provider {
    */
   private async putStreamed(p: string, body: Readable, src: SrcInfo, opts: WriteOptions): Promise<Entry> {
     const { signal } = opts;
-    const hint = !this.hintsRefused && src.md5Hint && HEX32.test(src.md5Hint) ? src.md5Hint : undefined;
+    const hint = this.md5HintOf(src);
     const md5 = hint ? undefined : createHash('md5');
     let sent = 0;
     const size = src.size;

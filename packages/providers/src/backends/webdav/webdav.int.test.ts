@@ -8,6 +8,7 @@ import {
   startFaultyProxy,
   startRcloneServe,
   type FaultyProxy,
+  type FaultyProxyOptions,
   type WebdavServer,
 } from '@skyferry/testing';
 import { ProviderError } from '../../api/errors.ts';
@@ -17,6 +18,25 @@ async function readAll(r: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of r) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** Apache with the faulty proxy in front and a provider talking through it, for one describe. */
+function apacheBehindProxy(faults: Omit<FaultyProxyOptions, 'target'>) {
+  const fx = {} as { server: WebdavServer; proxy: FaultyProxy; dav: WebdavProvider };
+  beforeAll(async () => {
+    fx.server = await startApacheWebdav();
+    const target = new URL(fx.server.url);
+    fx.proxy = await startFaultyProxy({ target: { host: target.hostname, port: Number(target.port) }, ...faults });
+    const via = new URL(fx.server.url);
+    via.host = `${fx.proxy.host}:${fx.proxy.port}`;
+    fx.dav = await openWebdav({ url: via.href, username: fx.server.username, password: fx.server.password });
+  });
+  afterAll(async () => {
+    await fx.dav?.close();
+    await fx.proxy?.stop();
+    await fx.server?.stop();
+  });
+  return fx;
 }
 
 const servers: Array<[string, () => Promise<WebdavServer>]> = [
@@ -116,48 +136,24 @@ describe.each(servers)('webdav on %s', (_name, start) => {
 });
 
 describe('webdav through a struggling server (faulty proxy in front of Apache)', () => {
-  let server: WebdavServer;
-  let proxy: FaultyProxy;
-  let dav: WebdavProvider;
-
-  beforeAll(async () => {
-    server = await startApacheWebdav();
-    const target = new URL(server.url);
-    proxy = await startFaultyProxy({
-      target: { host: target.hostname, port: Number(target.port) },
-      errorRate: 0.3,
-      resetRate: 0,
-      retryAfterSeconds: 0,
-      seed: 7,
-    });
-    proxy.setEnabled(false);
-    dav = await openWebdav({
-      url: `http://${proxy.host}:${proxy.port}/`,
-      username: server.username,
-      password: server.password,
-    });
-  });
-  afterAll(async () => {
-    await dav?.close();
-    await proxy?.stop();
-    await server?.stop();
-  });
+  const fx = apacheBehindProxy({ errorRate: 0.3, resetRate: 0, retryAfterSeconds: 0, seed: 7 });
+  beforeAll(() => fx.proxy.setEnabled(false));
 
   it('retries 500, 503 and 429 answers of requests it can repeat, through the pacer', async () => {
-    await dav.put('/f/a.txt', Readable.from([Buffer.from('abc')]), { size: 3 });
-    proxy.setEnabled(true);
-    await dav.mkdir('/f/x/y/z');
+    await fx.dav.put('/f/a.txt', Readable.from([Buffer.from('abc')]), { size: 3 });
+    fx.proxy.setEnabled(true);
+    await fx.dav.mkdir('/f/x/y/z');
     for (let i = 0; i < 5; i += 1) {
-      expect((await dav.stat('/f/a.txt')).size).toBe(3);
-      expect((await dav.list('/f')).entries.map((e) => e.name)).toEqual(['a.txt', 'x']);
+      expect((await fx.dav.stat('/f/a.txt')).size).toBe(3);
+      expect((await fx.dav.list('/f')).entries.map((e) => e.name)).toEqual(['a.txt', 'x']);
     }
-    const c = await dav.copy(await dav.stat('/f/a.txt'), '/f/x/b.txt');
+    const c = await fx.dav.copy(await fx.dav.stat('/f/a.txt'), '/f/x/b.txt');
     expect(c.size).toBe(3);
-    await dav.rename('/f/x/b.txt', 'c.txt');
-    await dav.rmdir('/f/x');
-    proxy.setEnabled(false);
-    expect((await dav.list('/f')).entries.map((e) => e.name)).toEqual(['a.txt']);
-    expect(Object.values(proxy.stats.errors).reduce((a, b) => a + b, 0)).toBeGreaterThan(3);
+    await fx.dav.rename('/f/x/b.txt', 'c.txt');
+    await fx.dav.rmdir('/f/x');
+    fx.proxy.setEnabled(false);
+    expect((await fx.dav.list('/f')).entries.map((e) => e.name)).toEqual(['a.txt']);
+    expect(Object.values(fx.proxy.stats.errors).reduce((a, b) => a + b, 0)).toBeGreaterThan(3);
   });
 });
 
@@ -210,62 +206,42 @@ describe('webdav on Apache: a write refused before its body is sent', () => {
 });
 
 describe('webdav on Apache: the round trips of a write', () => {
-  let server: WebdavServer;
-  let proxy: FaultyProxy;
-  let dav: WebdavProvider;
+  // No faults: the proxy only records what reaches the server.
+  const fx = apacheBehindProxy({ errorRate: 0, resetRate: 0 });
   // Requests the proxy passed on since `from`, as "METHOD /path status" (the base path dropped).
   const since = (from: number) =>
-    proxy.stats.passed.slice(from).map((c) => c.replace(new URL(server.url).pathname.replace(/\/$/, ''), ''));
+    fx.proxy.stats.passed.slice(from).map((c) => c.replace(new URL(fx.server.url).pathname.replace(/\/$/, ''), ''));
   const code = async (p: Promise<unknown>) => ((await p.catch((e: unknown) => e)) as ProviderError).code;
 
-  beforeAll(async () => {
-    server = await startApacheWebdav();
-    const target = new URL(server.url);
-    // No faults: the proxy only records what reaches the server.
-    proxy = await startFaultyProxy({
-      target: { host: target.hostname, port: Number(target.port) },
-      errorRate: 0,
-      resetRate: 0,
-    });
-    const via = new URL(server.url);
-    via.host = `${proxy.host}:${proxy.port}`;
-    dav = await openWebdav({ url: via.href, username: server.username, password: server.password });
-  });
-  afterAll(async () => {
-    await dav?.close();
-    await proxy?.stop();
-    await server?.stop();
-  });
-
   it('makes folders under one a look found missing from the top down, never asking for one whose parent is missing', async () => {
-    expect(await code(dav.stat('/fresh'))).toBe('not_found');
-    let from = proxy.stats.passed.length;
-    await dav.put('/fresh/a/b/file.txt', Readable.from([Buffer.from('hi')]), { size: 2 });
+    expect(await code(fx.dav.stat('/fresh'))).toBe('not_found');
+    let from = fx.proxy.stats.passed.length;
+    await fx.dav.put('/fresh/a/b/file.txt', Readable.from([Buffer.from('hi')]), { size: 2 });
     expect(since(from).filter((c) => c.startsWith('MKCOL'))).toEqual([
       'MKCOL /fresh/ 201',
       'MKCOL /fresh/a/ 201',
       'MKCOL /fresh/a/b/ 201',
     ]);
-    expect((await readAll(await dav.openRead('/fresh/a/b/file.txt'))).toString()).toBe('hi');
+    expect((await readAll(await fx.dav.openRead('/fresh/a/b/file.txt'))).toString()).toBe('hi');
     // Made meanwhile by someone else: the hint is wrong, the write still lands.
-    expect(await code(dav.stat('/later'))).toBe('not_found');
-    const other = await openWebdav({ url: server.url, username: server.username, password: server.password });
+    expect(await code(fx.dav.stat('/later'))).toBe('not_found');
+    const other = await openWebdav({ url: fx.server.url, username: fx.server.username, password: fx.server.password });
     await other.mkdir('/later');
     await other.close();
-    from = proxy.stats.passed.length;
-    await dav.put('/later/x/file.txt', Readable.from([Buffer.from('ok')]), { size: 2 });
+    from = fx.proxy.stats.passed.length;
+    await fx.dav.put('/later/x/file.txt', Readable.from([Buffer.from('ok')]), { size: 2 });
     expect(since(from).filter((c) => c.startsWith('MKCOL'))).toEqual(['MKCOL /later/ 405', 'MKCOL /later/x/ 201']);
-    expect((await readAll(await dav.openRead('/later/x/file.txt'))).toString()).toBe('ok');
+    expect((await readAll(await fx.dav.openRead('/later/x/file.txt'))).toString()).toBe('ok');
   });
 
   it('writes a new file with no look at its path first, and replaces an existing file after the move is refused', async () => {
-    await dav.mkdir('/moves');
-    let from = proxy.stats.passed.length;
-    await dav.put('/moves/f.txt', Readable.from([Buffer.from('one')]), { size: 3 });
+    await fx.dav.mkdir('/moves');
+    let from = fx.proxy.stats.passed.length;
+    await fx.dav.put('/moves/f.txt', Readable.from([Buffer.from('one')]), { size: 3 });
     const fresh = since(from).map((c) => c.replace(/\/moves\/\.skyferry-tmp-\w+/, 'TMP'));
     expect(fresh).toEqual(['PUT TMP 201', 'MOVE TMP 201', 'PROPFIND /moves/f.txt 207']);
-    from = proxy.stats.passed.length;
-    await dav.put('/moves/f.txt', Readable.from([Buffer.from('two!')]), { size: 4 });
+    from = fx.proxy.stats.passed.length;
+    await fx.dav.put('/moves/f.txt', Readable.from([Buffer.from('two!')]), { size: 4 });
     const update = since(from).map((c) => c.replace(/\/moves\/\.skyferry-tmp-\w+/, 'TMP'));
     expect(update).toEqual([
       'PUT TMP 201',
@@ -274,16 +250,16 @@ describe('webdav on Apache: the round trips of a write', () => {
       expect.stringMatching(/^MOVE TMP 20[14]$/),
       'PROPFIND /moves/f.txt 207',
     ]);
-    expect((await readAll(await dav.openRead('/moves/f.txt'))).toString()).toBe('two!');
-    expect(readdirSync(join(server.dir, 'moves'))).toEqual(['f.txt']);
+    expect((await readAll(await fx.dav.openRead('/moves/f.txt'))).toString()).toBe('two!');
+    expect(readdirSync(join(fx.server.dir, 'moves'))).toEqual(['f.txt']);
   });
 
   it('probes ranged writes on the upload’s own temporary file, which the ranges then fill: nothing to delete', async () => {
     const size = 8 * 1024 * 1024 + 10;
     const data = randomBytes(size);
-    await dav.mkdir('/big');
-    const from = proxy.stats.passed.length;
-    const w = await (dav.openChunkWriter as NonNullable<typeof dav.openChunkWriter>)('/big/file.bin', { size });
+    await fx.dav.mkdir('/big');
+    const from = fx.proxy.stats.passed.length;
+    const w = await (fx.dav.openChunkWriter as NonNullable<typeof fx.dav.openChunkWriter>)('/big/file.bin', { size });
     await w.writeChunk(1, data.subarray(w.chunkSize));
     await w.writeChunk(0, data.subarray(0, w.chunkSize));
     expect((await w.close()).size).toBe(size);
@@ -298,13 +274,13 @@ describe('webdav on Apache: the round trips of a write', () => {
       `PUT ${tmp} 204`,
       `MOVE ${tmp} 201`,
     ]);
-    expect((await readAll(await dav.openRead('/big/file.bin'))).equals(data)).toBe(true);
-    expect(readdirSync(join(server.dir, 'big'))).toEqual(['file.bin']);
+    expect((await readAll(await fx.dav.openRead('/big/file.bin'))).equals(data)).toBe(true);
+    expect(readdirSync(join(fx.server.dir, 'big'))).toEqual(['file.bin']);
   });
 
   it('probes beside an upload too small to cover the probe’s two bytes, and deletes that probe', async () => {
     // Straight to the server: an account (URL) not probed yet in this process.
-    const direct = await openWebdav({ url: server.url, username: server.username, password: server.password });
+    const direct = await openWebdav({ url: fx.server.url, username: fx.server.username, password: fx.server.password });
     try {
       await direct.mkdir('/tiny');
       const w = await (direct.openChunkWriter as NonNullable<typeof direct.openChunkWriter>)('/tiny/one.bin', {
@@ -313,17 +289,17 @@ describe('webdav on Apache: the round trips of a write', () => {
       await w.writeChunk(0, Buffer.from('z'));
       expect((await w.close()).size).toBe(1);
       expect((await readAll(await direct.openRead('/tiny/one.bin'))).toString()).toBe('z');
-      expect(readdirSync(join(server.dir, 'tiny'))).toEqual(['one.bin']);
+      expect(readdirSync(join(fx.server.dir, 'tiny'))).toEqual(['one.bin']);
     } finally {
       await direct.close();
     }
   });
 
   it('finds a folder at the path by moving without overwriting: refused (is_dir), folder, files and no temporary file left', async () => {
-    await dav.mkdir('/taken/dir');
-    await dav.put('/taken/dir/keep.txt', Readable.from([Buffer.from('keep')]), { size: 4 });
-    const from = proxy.stats.passed.length;
-    expect(await code(dav.put('/taken/dir', Readable.from([Buffer.from('never')]), { size: 5 }))).toBe('is_dir');
+    await fx.dav.mkdir('/taken/dir');
+    await fx.dav.put('/taken/dir/keep.txt', Readable.from([Buffer.from('keep')]), { size: 4 });
+    const from = fx.proxy.stats.passed.length;
+    expect(await code(fx.dav.put('/taken/dir', Readable.from([Buffer.from('never')]), { size: 5 }))).toBe('is_dir');
     expect(
       since(from)
         .filter((c) => c.startsWith('MOVE'))
@@ -332,7 +308,7 @@ describe('webdav on Apache: the round trips of a write', () => {
     const size = 8 * 1024 * 1024 + 10;
     const data = randomBytes(size);
     const chunked = (async () => {
-      const w = await (dav.openChunkWriter as NonNullable<typeof dav.openChunkWriter>)('/taken/dir', { size });
+      const w = await (fx.dav.openChunkWriter as NonNullable<typeof fx.dav.openChunkWriter>)('/taken/dir', { size });
       try {
         await w.writeChunk(0, data.subarray(0, w.chunkSize));
         await w.writeChunk(1, data.subarray(w.chunkSize));
@@ -343,7 +319,7 @@ describe('webdav on Apache: the round trips of a write', () => {
       }
     })();
     expect(await code(chunked)).toBe('is_dir');
-    expect(readdirSync(join(server.dir, 'taken'))).toEqual(['dir']);
-    expect(readdirSync(join(server.dir, 'taken', 'dir'))).toEqual(['keep.txt']);
+    expect(readdirSync(join(fx.server.dir, 'taken'))).toEqual(['dir']);
+    expect(readdirSync(join(fx.server.dir, 'taken', 'dir'))).toEqual(['keep.txt']);
   });
 });
