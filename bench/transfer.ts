@@ -8,7 +8,7 @@
  *   BENCH_SCALE=0.25 npm run bench:transfer          # a quarter of every data set
  *   BENCH_SETS=a,b BENCH_TARGETS=webdav npm run bench:transfer
  *   BENCH_RTT_MS=0 / BENCH_PLAN_ENTRIES=0 (skip the planning benchmark)
- *   BENCH_ROUNDS=1                                   # one run per tool on (b) and (c) (default 3)
+ *   BENCH_ROUNDS=1                                   # one run per tool and set (default 3)
  *
  * Data sets: (a) 2,000 files of 4-64 KB in 20 folders, (b) 20 files of 32 MB, (c) one 1 GB file.
  * Targets: local -> WebDAV (Apache mod_dav), local -> SFTP (OpenSSH sshd), S3 -> S3 (two s3rver
@@ -296,9 +296,10 @@ async function main(): Promise<void> {
           // The fastest run's time; the highest peak of all runs.
           results[key] = had ? { ...(r.ms < had.ms ? r : had), peak: Math.max(r.peak, had.peak) } : r;
         };
-        // Large sets: several rounds, alternating which tool goes first (a run right after a
-        // gigabyte was written and deleted pays for the disk's writeback), each keeping its best.
-        const rounds = set.small ? 1 : ROUNDS;
+        // Several rounds, alternating which tool goes first (a run right after a gigabyte was
+        // written and deleted pays for the disk's writeback), each keeping its best: as many runs
+        // as rclone's fastest gets (three --transfers settings, or three runs of one for (c)).
+        const rounds = ROUNDS;
         for (let round = 0; round < rounds; round++) {
           const order = round % 2 === 0 ? ['skyferry', 'rclone'] : ['rclone', 'skyferry'];
           for (const who of order) {

@@ -127,6 +127,64 @@ describe('RingHttp', () => {
     expect(c.opened).toBe(1);
   });
 
+  it('sends a PUT of a body in memory with its head, byte for byte, and keeps the connection for the next request', async () => {
+    const received: { method: string; length: string | undefined; body: Buffer }[] = [];
+    const port = await listen(
+      createHttpServer((req, res) => {
+        const parts: Buffer[] = [];
+        req.on('data', (d: Buffer) => parts.push(d));
+        req.on('end', () => {
+          received.push({
+            method: req.method ?? '',
+            length: req.headers['content-length'],
+            body: Buffer.concat(parts),
+          });
+          res.writeHead(200, { etag: '"put-etag"', 'content-length': 0 });
+          res.end();
+        });
+      }),
+    );
+    const c = client(port);
+    const body = data.subarray(0, 70_001);
+    // A stale Content-Length from the caller is replaced by the body's own.
+    const res = await c.put({
+      path: '/obj?partNumber=1',
+      body,
+      headers: { 'Content-Length': 5 },
+      timeoutMs: 10_000,
+      what: 'PUT',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers.etag).toBe('"put-etag"');
+    expect((await readAll(res)).length).toBe(0);
+    const empty = await c.put({ path: '/empty', body: Buffer.alloc(0), headers: {}, timeoutMs: 10_000, what: 'PUT' });
+    await readAll(empty);
+    expect(received.map((r) => [r.method, r.length, r.body.length])).toEqual([
+      ['PUT', '70001', 70_001],
+      ['PUT', '0', 0],
+    ]);
+    expect(received[0]?.body.equals(body)).toBe(true);
+    expect(c.opened).toBe(1);
+  });
+
+  it('does not reuse a connection whose PUT was refused before its body was read', async () => {
+    // The server answers 403 as soon as the head arrives, reading none of the body.
+    const port = await listen(
+      rawServer((s) => {
+        s.write('HTTP/1.1 403 Forbidden\r\ncontent-length: 9\r\n\r\nforbidden');
+      }),
+    );
+    const c = client(port);
+    const res = await c.put({ path: '/obj', body: data, headers: {}, timeoutMs: 10_000, what: 'PUT' });
+    expect(res.statusCode).toBe(403);
+    expect((await readAll(res)).toString()).toBe('forbidden');
+    // The rest of that body is still on its way: the next request goes on a new connection.
+    const again = await c.put({ path: '/obj', body: Buffer.from('x'), headers: {}, timeoutMs: 10_000, what: 'PUT' });
+    expect(again.statusCode).toBe(403);
+    await readAll(again);
+    expect(c.opened).toBe(2);
+  });
+
   it('answers an error status with its body', async () => {
     const port = await listen(dataServer());
     const res = await get(client(port), '/missing');

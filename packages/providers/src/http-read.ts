@@ -16,9 +16,11 @@ import { BufferRing } from './recycle.ts';
  * response head is parsed here, and each body piece is lent to the reader as a view of its read
  * buffer: the final writer gives it back with `recycle(chunk)` and the next read goes into it.
  *
- * Only what downloads need: GET, Content-Length, chunked and close-delimited bodies, 1xx answers
- * skipped, keep-alive connections reused (a reused connection that closes before answering is
- * tried once more on a new one: GET is idempotent), a per-request idle timeout and AbortSignal.
+ * Only what object transfers need: GET, and PUT of a body already in memory (sent with its head
+ * in one system call: no ClientRequest, agent or parser per request, which is most of a small
+ * file's cost); Content-Length, chunked and close-delimited answers, 1xx answers skipped,
+ * keep-alive connections reused (a reused connection that closes before answering is tried once
+ * more on a new one: GET and PUT are idempotent), a per-request idle timeout and AbortSignal.
  */
 
 export interface RingHttpOptions {
@@ -35,7 +37,11 @@ export interface RingHttpOptions {
   ring?: BufferRing;
 }
 
-export interface RingGet {
+export interface RingRequest {
+  /** GET (the default), or PUT with `body`. */
+  method?: 'GET' | 'PUT';
+  /** A PUT's whole body (its Content-Length is set from it). */
+  body?: Buffer;
   /** Path and query, already encoded. */
   path: string;
   /** Request headers (Host is added when absent). Values must not contain CR or LF. */
@@ -47,7 +53,7 @@ export interface RingGet {
   what: string;
 }
 
-/** The answer to a RingHttp GET: its status and headers, and its body as a stream of lent chunks. */
+/** The answer to a RingHttp request: its status and headers, and its body as a stream of lent chunks. */
 export class RingResponse extends Readable {
   statusCode = 0;
   statusMessage = '';
@@ -255,10 +261,14 @@ export class RingHttp {
   }
 
   /** The request's head: its line and headers, Host added when absent. */
-  private requestHead(req: RingGet): string {
+  private requestHead(req: RingRequest): string {
     if (/[\r\n ]/.test(req.path)) throw new ProviderError('unknown', `${req.what}: a bad request path`);
-    let lines = `GET ${req.path} HTTP/1.1\r\n`;
+    let lines = `${req.method ?? 'GET'} ${req.path} HTTP/1.1\r\n`;
     const headers: Record<string, string | number | undefined> = { ...req.headers };
+    if (req.body) {
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-length') delete headers[k];
+      headers['content-length'] = req.body.length;
+    }
     if (!Object.keys(headers).some((k) => k.toLowerCase() === 'host')) {
       const { hostname, port, secure } = this.opts;
       headers.host = port === (secure ? 443 : 80) ? hostname : `${hostname}:${port}`;
@@ -274,7 +284,16 @@ export class RingHttp {
   }
 
   /** Sends a GET; resolves once the answer's head arrives, whatever its status. */
-  async get(req: RingGet): Promise<RingResponse> {
+  get(req: RingRequest): Promise<RingResponse> {
+    return this.request({ ...req, method: 'GET', body: undefined });
+  }
+
+  /** Sends a PUT of `body`; resolves once the answer's head arrives, whatever its status. */
+  put(req: RingRequest & { body: Buffer }): Promise<RingResponse> {
+    return this.request({ ...req, method: 'PUT' });
+  }
+
+  private async request(req: RingRequest): Promise<RingResponse> {
     if (req.signal?.aborted) throw new ProviderError('canceled', 'canceled');
     const lines = this.requestHead(req);
     const first = this.acquire();
@@ -289,7 +308,7 @@ export class RingHttp {
     }
   }
 
-  private exchange(c: Conn, req: RingGet, lines: string, reused: boolean): Promise<RingResponse> {
+  private exchange(c: Conn, req: RingRequest, lines: string, reused: boolean): Promise<RingResponse> {
     const ring = this.ring;
     const res = new RingResponse({ highWaterMark: 128 * 1024 });
 
@@ -379,6 +398,9 @@ export class RingHttp {
           res.headers = parsed.headers;
           const conn = String(parsed.headers.connection ?? '').toLowerCase();
           keepAlive = !parsed.http10 && !conn.split(',').some((t) => t.trim() === 'close');
+          // A refusal may come before the server read the whole body, whose rest would then open
+          // the next request on this connection: never reuse it.
+          if (req.body && (parsed.status >= 300 || c.socket.writableLength > 0)) keepAlive = false;
           const te = String(parsed.headers['transfer-encoding'] ?? '').toLowerCase();
           const len = parsed.headers['content-length'];
           if (parsed.status === 204 || parsed.status === 304) framing = { kind: 'none' };
@@ -450,7 +472,14 @@ export class RingHttp {
       };
       res.onAbandon = () => fail(new ProviderError('canceled', 'body abandoned'));
       c.socket.setTimeout(req.timeoutMs);
-      c.socket.write(lines);
+      if (!req.body) c.socket.write(lines);
+      else {
+        // Head and body in one system call.
+        c.socket.cork();
+        c.socket.write(lines);
+        c.socket.write(req.body);
+        c.socket.uncork();
+      }
     });
   }
 }

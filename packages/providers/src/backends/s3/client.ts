@@ -161,7 +161,7 @@ export function parseListObjects(xml: string): ListObjectsResult {
   return res;
 }
 
-/** An answer: node:http's, or RingHttp's for object downloads. */
+/** An answer: node:http's, or RingHttp's for object bodies (downloads, uploads from memory). */
 type Answer = Readable & { statusCode?: number; headers: IncomingHttpHeaders };
 
 /** Reads a (short) response body. */
@@ -206,8 +206,8 @@ export class S3Http {
   readonly config: S3ClientConfig;
   private readonly signer: SigV4Signer;
   private readonly agent: HttpAgent | HttpsAgent;
-  /** Object downloads, read into recycled buffers (http-read.ts). */
-  private readonly downloads: RingHttp;
+  /** Object bodies: downloads read into recycled buffers, uploads from memory (http-read.ts). */
+  private readonly objects: RingHttp;
   private readonly secure: boolean;
   private readonly hostname: string;
   private readonly port: number;
@@ -236,7 +236,10 @@ export class S3Http {
       scheduling: 'lifo' as const,
     };
     this.agent = this.secure ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts);
-    this.downloads = new RingHttp({ secure: this.secure, hostname: this.hostname, port: this.port });
+    // As many idle connections kept as the engine runs files at once (a lane of 64 small ones
+    // beside 8 others): fewer would close and open connections (a round trip each) between the
+    // files of a busy run. Idle ones close after 4 s.
+    this.objects = new RingHttp({ secure: this.secure, hostname: this.hostname, port: this.port, maxIdle: 128 });
   }
 
   /** The encoded request path of an object key (or of the bucket). */
@@ -273,11 +276,16 @@ export class S3Http {
     else if (body === undefined && (method === 'PUT' || method === 'POST')) headers['content-length'] = 0;
     const timeoutMs = this.config.timeoutMs ?? 300_000;
     const what = `${method} ${path}`;
-    // Object bodies come through RingHttp; everything else (listings, uploads) through node:http.
+    // Object bodies down and bodies in memory up (small objects, parts) go through RingHttp;
+    // everything else (listings, streamed uploads, HEAD, POST) through node:http.
+    const ringHeaders = headers as Record<string, string | number>;
+    const target = qs ? `${path}?${qs}` : path;
     const res: Answer =
       method === 'GET' && input.key !== undefined && body === undefined && !qs
-        ? await this.downloads.get({ path, headers: headers as Record<string, string>, signal, timeoutMs, what })
-        : await this.sendNode(input, path, qs, headers, timeoutMs, what);
+        ? await this.objects.get({ path, headers: ringHeaders, signal, timeoutMs, what })
+        : method === 'PUT' && input.key !== undefined && Buffer.isBuffer(body)
+          ? await this.objects.put({ path: target, body, headers: ringHeaders, signal, timeoutMs, what })
+          : await this.sendNode(input, path, qs, headers, timeoutMs, what);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
     throw await errorOf(res, method);
@@ -514,6 +522,6 @@ export class S3Http {
 
   destroy(): void {
     this.agent.destroy();
-    this.downloads.close();
+    this.objects.close();
   }
 }

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { startS3rver, type S3rverServer } from '@skyferry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCode, patternBytes, readAll, runConformance } from '../../testkit/conformance.ts';
+import { BufferRing } from '../../recycle.ts';
 import { S3_MIN_PART, openS3, type S3Provider } from './s3.ts';
 
 runConformance(
@@ -42,14 +43,17 @@ runConformance(
 describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver', () => {
   let server: S3rverServer;
   let provider: S3Provider;
-  beforeAll(async () => {
-    server = await startS3rver({ buckets: ['streamed', 'usage'] });
-    provider = await openS3('s3_compatible', {
+  /** A provider on the 'streamed' bucket (each one trusts MD5 hints afresh). */
+  const another = () =>
+    openS3('s3_compatible', {
       bucket: 'streamed',
       access_key_id: server.accessKeyId,
       secret_access_key: server.secretAccessKey,
       endpoint: server.endpoint,
     });
+  beforeAll(async () => {
+    server = await startS3rver({ buckets: ['streamed', 'usage'] });
+    provider = await another();
   });
   afterAll(async () => {
     await provider?.close();
@@ -110,12 +114,7 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
 
   it('sends a small file with the source’s MD5 hint as its Content-MD5 (nothing hashed here), and learns from a wrong one', async () => {
     // A provider of its own: hints trusted again.
-    const fresh = await openS3('s3_compatible', {
-      bucket: 'streamed',
-      access_key_id: server.accessKeyId,
-      secret_access_key: server.secretAccessKey,
-      endpoint: server.endpoint,
-    });
+    const fresh = await another();
     try {
       const data = patternBytes(40_000, 5);
       const md5 = createHash('md5').update(data).digest('hex');
@@ -141,6 +140,52 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
     } finally {
       await fresh.close();
     }
+  });
+
+  it('sends a small file with the source’s own MD5 as its Content-MD5, fails it while the bytes do not match it, and still trusts hints', async () => {
+    const fresh = await another();
+    try {
+      const data = patternBytes(30_000, 6);
+      const md5 = createHash('md5').update(data).digest('hex');
+      const right = await fresh.put('/known-md5/right.bin', Readable.from([data]), {
+        size: data.length,
+        hashes: { md5 },
+      });
+      expect(right.hashes?.md5).toBe(md5);
+      expect((await fresh.stat('/known-md5/right.bin')).hashes?.md5).toBe(md5);
+      // The source's MD5 is not the bytes' (they changed on the way): every attempt fails, as no
+      // MD5 computed here stands in for the source's own.
+      const wrong = 'd'.repeat(32);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const failed = await errorCode(
+          fresh.put('/known-md5/wrong.bin', Readable.from([data]), { size: data.length, hashes: { md5: wrong } }),
+        );
+        expect(failed).toBe('corrupted');
+      }
+      // Hints are still trusted: a wrong one is sent (and fails) rather than replaced by a computed MD5.
+      const hinted = await errorCode(
+        fresh.put('/known-md5/hinted.bin', Readable.from([data]), { size: data.length, md5Hint: wrong }),
+      );
+      expect(hinted).toBe('corrupted');
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('gives a small file’s read buffer back to its ring once the PUT is answered, and stores the bytes sent', async () => {
+    const data = patternBytes(20_000, 9);
+    const md5 = createHash('md5').update(data).digest('hex');
+    const ring = new BufferRing(64 * 1024, 4);
+    const buffer = ring.take();
+    data.copy(buffer);
+    const chunk = ring.lend(buffer, data.length);
+    await provider.put('/recycled/a.bin', Readable.from([chunk]), { size: data.length, hashes: { md5 } });
+    // The next read goes into the same buffer: no new one allocated.
+    const next = ring.take();
+    expect(next === buffer).toBe(true);
+    expect(ring.allocated).toBe(1);
+    next.fill(0);
+    expect((await readAll(await provider.openRead('/recycled/a.bin'))).equals(data)).toBe(true);
   });
 
   it('reports an MD5 only for what it checked: none for a multipart write, whatever the source declared', async () => {

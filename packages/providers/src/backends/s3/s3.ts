@@ -17,6 +17,7 @@ import type {
   WriteOptions,
 } from '../../api/types.ts';
 import { ChunkReader, writeStreamChunked } from '../../chunks.ts';
+import { recycle } from '../../recycle.ts';
 import { ENCODINGS, NameEncoder } from '../../encoding.ts';
 import { mapLimit } from '../../map-limit.ts';
 import { pacerFor, type Pacer } from '../../pacer.ts';
@@ -536,19 +537,28 @@ export class S3Provider implements Provider {
     return Math.max(this.chunkSize, Math.ceil(needed / MiB) * MiB);
   }
 
-  /** The source's MD5 hint to send as Content-MD5, while the service has not refused one. */
-  private md5HintOf(src: SrcInfo): string | undefined {
-    return !this.hintsRefused && src.md5Hint && HEX32.test(src.md5Hint) ? src.md5Hint : undefined;
+  /**
+   * The MD5 to send as Content-MD5 instead of hashing the body here: the source's own MD5 (another
+   * S3 object's, a local file's), else its MD5 hint while the service has not refused one (`hint`).
+   * The service checks the bytes it received against it; its ETag is checked here too (s3rver and
+   * some others ignore Content-MD5). A refused MD5 fails the write either way; only a refused hint
+   * ends the trust in hints (a refused known MD5 means the bytes changed on the way).
+   */
+  private md5ToSend(src: SrcInfo): { md5: string; hint: boolean } | undefined {
+    const known = src.hashes?.md5?.toLowerCase();
+    if (known && HEX32.test(known)) return { md5: known, hint: false };
+    if (!this.hintsRefused && src.md5Hint && HEX32.test(src.md5Hint)) return { md5: src.md5Hint, hint: true };
+    return undefined;
   }
 
   /**
-   * One PUT of a buffered body with its Content-MD5: the source's MD5 hint where there is one (as in
-   * putStreamed: nothing hashed here, the returned ETag checked against it for services that do
-   * not check Content-MD5), else the MD5 of the data.
+   * One PUT of a buffered body with its Content-MD5: the source's MD5 or MD5 hint where there is
+   * one (md5ToSend: nothing hashed here), else the MD5 of the data. The body goes back to its
+   * read ring (recycle.ts) once the service has answered: every byte of it was sent by then.
    */
   private async putSingle(p: string, data: Buffer, src: SrcInfo, signal?: AbortSignal): Promise<Entry> {
-    const hint = this.md5HintOf(src);
-    const md5 = hint ?? createHash('md5').update(data).digest('hex');
+    const given = this.md5ToSend(src);
+    const md5 = given?.md5 ?? createHash('md5').update(data).digest('hex');
     let etag: string | undefined;
     try {
       await this.run(
@@ -570,19 +580,28 @@ export class S3Provider implements Provider {
         signal,
       );
     } catch (err) {
-      if (hint && ProviderError.is(err, 'corrupted')) {
-        this.hintsRefused = true;
-        throw new ProviderError('corrupted', `${p}: the service refused the source's MD5 hint`, { cause: err });
-      }
+      if (given && ProviderError.is(err, 'corrupted')) throw this.refused(p, given.hint, err);
       throw err;
     }
-    if (!hint) return this.fileEntry(p, data.length, src.modTime ?? new Date(), md5, src.mimeType);
+    recycle(data);
+    if (!given) return this.fileEntry(p, data.length, src.modTime ?? new Date(), md5, src.mimeType);
     const checked = etag !== undefined && HEX32.test(etag);
-    if (checked && etag !== hint) {
-      this.hintsRefused = true;
-      throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${hint}, stored ${etag}`);
+    if (checked && etag !== md5) {
+      if (given.hint) this.hintsRefused = true;
+      throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${md5}, stored ${etag}`);
     }
-    return this.fileEntry(p, data.length, src.modTime ?? new Date(), checked ? hint : undefined, src.mimeType);
+    return this.fileEntry(p, data.length, src.modTime ?? new Date(), checked ? md5 : undefined, src.mimeType);
+  }
+
+  /** The error for a Content-MD5 the service refused (BadDigest); a refused hint ends the trust in hints. */
+  private refused(p: string, hint: boolean, cause: unknown): ProviderError {
+    if (!hint) return new ProviderError('corrupted', `${p}: the bytes sent do not match the source's MD5`, { cause });
+    this.hintsRefused = true;
+    return new ProviderError(
+      'corrupted',
+      `${p}: the service refused the source's MD5 hint; sent again with an MD5 computed here`,
+      { cause },
+    );
   }
 
   async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {
@@ -625,15 +644,16 @@ export class S3Provider implements Provider {
 
   /**
    * One PUT whose body is the caller's stream, MD5 computed on the way and checked against the ETag.
-   * Where the source gave an MD5 hint (another S3 object's ETag), the service checks the body
-   * against it (Content-MD5) and nothing is computed here, as rclone does with a source's MD5; a
-   * hint refused (BadDigest) fails this write (the engine tries again) and ends the trust in hints.
+   * Where the source gave its MD5 or an MD5 hint (another S3 object's ETag), the service checks the
+   * body against it (Content-MD5) and nothing is computed here, as rclone does with a source's MD5;
+   * a refusal (BadDigest) fails this write (the engine tries again), and a refused hint ends the
+   * trust in hints (md5ToSend).
    * Not retried by the pacer: the stream cannot be replayed (the engine retries the whole file).
    */
   private async putStreamed(p: string, body: Readable, src: SrcInfo, opts: WriteOptions): Promise<Entry> {
     const { signal } = opts;
-    const hint = this.md5HintOf(src);
-    const md5 = hint ? undefined : createHash('md5');
+    const given = this.md5ToSend(src);
+    const md5 = given ? undefined : createHash('md5');
     let sent = 0;
     const size = src.size;
     const counted = new Transform({
@@ -679,33 +699,24 @@ export class S3Provider implements Provider {
             contentLength: size,
             contentType: src.mimeType ?? 'application/octet-stream',
             metadata: this.metadataFor(src, false),
-            ...(hint ? { contentMD5: Buffer.from(hint, 'hex').toString('base64') } : {}),
+            ...(given ? { contentMD5: Buffer.from(given.md5, 'hex').toString('base64') } : {}),
           },
           requestSignal,
         );
         etag = stripQuotes(res.ETag);
       } catch (err) {
         if (signal?.aborted) throw canceled();
-        if (hint && !failure && ProviderError.is(err, 'corrupted')) {
-          this.hintsRefused = true;
-          throw new ProviderError(
-            'corrupted',
-            `${p}: the service refused the source's MD5 hint; sent again with an MD5 computed here`,
-            {
-              cause: err,
-            },
-          );
-        }
+        if (given && !failure && ProviderError.is(err, 'corrupted')) throw this.refused(p, given.hint, err);
         if (failure instanceof ProviderError) throw failure;
         if (failure) throw s3Error(failure, p);
         if (err instanceof ProviderError) throw err;
         throw s3Error(err, p);
       }
-      const digest = hint ?? (md5 as Hash).digest('hex');
+      const digest = given?.md5 ?? (md5 as Hash).digest('hex');
       const checked = etag !== undefined && HEX32.test(etag);
       if (checked && etag !== digest) {
         // A service that does not check Content-MD5 (s3rver) stores the body: its ETag tells.
-        if (hint) this.hintsRefused = true;
+        if (given?.hint) this.hintsRefused = true;
         throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${digest}, stored ${etag}`);
       }
       // An ETag that is not an MD5 (encrypted objects) checked nothing: report no hash (see checkedWrites).
