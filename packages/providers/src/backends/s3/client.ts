@@ -279,12 +279,18 @@ export class S3Http {
     // Object bodies down and bodies in memory up (small objects, parts) go through RingHttp;
     // everything else (listings, streamed uploads, HEAD, POST) through node:http.
     const ringHeaders = headers as Record<string, string | number>;
-    const target = qs ? `${path}?${qs}` : path;
     const res: Answer =
       method === 'GET' && input.key !== undefined && body === undefined && !qs
         ? await this.objects.get({ path, headers: ringHeaders, signal, timeoutMs, what })
         : method === 'PUT' && input.key !== undefined && Buffer.isBuffer(body)
-          ? await this.objects.put({ path: target, body, headers: ringHeaders, signal, timeoutMs, what })
+          ? await this.objects.put({
+              path: qs ? `${path}?${qs}` : path,
+              body,
+              headers: ringHeaders,
+              signal,
+              timeoutMs,
+              what,
+            })
           : await this.sendNode(input, path, qs, headers, timeoutMs, what);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;

@@ -51,6 +51,15 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
       secret_access_key: server.secretAccessKey,
       endpoint: server.endpoint,
     });
+  /** Runs `use` with a provider of its own, closed afterwards. */
+  const withAnother = async (use: (fresh: S3Provider) => Promise<void>) => {
+    const fresh = await another();
+    try {
+      await use(fresh);
+    } finally {
+      await fresh.close();
+    }
+  };
   beforeAll(async () => {
     server = await startS3rver({ buckets: ['streamed', 'usage'] });
     provider = await another();
@@ -114,8 +123,7 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
 
   it('sends a small file with the source’s MD5 hint as its Content-MD5 (nothing hashed here), and learns from a wrong one', async () => {
     // A provider of its own: hints trusted again.
-    const fresh = await another();
-    try {
+    await withAnother(async (fresh) => {
       const data = patternBytes(40_000, 5);
       const md5 = createHash('md5').update(data).digest('hex');
       const right = await fresh.put('/small-hint/right.bin', Readable.from([data]), {
@@ -137,14 +145,11 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
       });
       expect(again.hashes?.md5).toBe(md5);
       expect((await readAll(await fresh.openRead('/small-hint/wrong.bin'))).equals(data)).toBe(true);
-    } finally {
-      await fresh.close();
-    }
+    });
   });
 
   it('sends a small file with the source’s own MD5 as its Content-MD5, fails it while the bytes do not match it, and still trusts hints', async () => {
-    const fresh = await another();
-    try {
+    await withAnother(async (fresh) => {
       const data = patternBytes(30_000, 6);
       const md5 = createHash('md5').update(data).digest('hex');
       const right = await fresh.put('/known-md5/right.bin', Readable.from([data]), {
@@ -167,9 +172,7 @@ describe('S3 streamed single PUT (known size up to the upload cutoff) on s3rver'
         fresh.put('/known-md5/hinted.bin', Readable.from([data]), { size: data.length, md5Hint: wrong }),
       );
       expect(hinted).toBe('corrupted');
-    } finally {
-      await fresh.close();
-    }
+    });
   });
 
   it('gives a small file’s read buffer back to its ring once the PUT is answered, and stores the bytes sent', async () => {

@@ -585,12 +585,21 @@ export class S3Provider implements Provider {
     }
     recycle(data);
     if (!given) return this.fileEntry(p, data.length, src.modTime ?? new Date(), md5, src.mimeType);
-    const checked = etag !== undefined && HEX32.test(etag);
-    if (checked && etag !== md5) {
-      if (given.hint) this.hintsRefused = true;
-      throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${md5}, stored ${etag}`);
-    }
-    return this.fileEntry(p, data.length, src.modTime ?? new Date(), checked ? md5 : undefined, src.mimeType);
+    const stored = this.storedMd5(p, etag, md5, given.hint);
+    return this.fileEntry(p, data.length, src.modTime ?? new Date(), stored, src.mimeType);
+  }
+
+  /**
+   * The MD5 a write stored, from its ETag: `sent` when the ETag is that MD5, undefined when the ETag
+   * is not an MD5 (encrypted objects: nothing was checked, see checkedWrites). An ETag that is
+   * another MD5 fails the write: a service that does not check Content-MD5 (s3rver) stored bytes
+   * that are not the source's, or the hint was wrong (trust in hints then ends).
+   */
+  private storedMd5(p: string, etag: string | undefined, sent: string, hint: boolean): string | undefined {
+    if (etag === undefined || !HEX32.test(etag)) return undefined;
+    if (etag === sent) return sent;
+    if (hint) this.hintsRefused = true;
+    throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${sent}, stored ${etag}`);
   }
 
   /** The error for a Content-MD5 the service refused (BadDigest); a refused hint ends the trust in hints. */
@@ -713,14 +722,8 @@ export class S3Provider implements Provider {
         throw s3Error(err, p);
       }
       const digest = given?.md5 ?? (md5 as Hash).digest('hex');
-      const checked = etag !== undefined && HEX32.test(etag);
-      if (checked && etag !== digest) {
-        // A service that does not check Content-MD5 (s3rver) stores the body: its ETag tells.
-        if (given?.hint) this.hintsRefused = true;
-        throw new ProviderError('corrupted', `checksum mismatch writing ${p}: sent ${digest}, stored ${etag}`);
-      }
-      // An ETag that is not an MD5 (encrypted objects) checked nothing: report no hash (see checkedWrites).
-      return this.fileEntry(p, size, src.modTime ?? new Date(), checked ? digest : undefined, src.mimeType);
+      const stored = this.storedMd5(p, etag, digest, given?.hint === true);
+      return this.fileEntry(p, size, src.modTime ?? new Date(), stored, src.mimeType);
     } catch (err) {
       body.destroy();
       counted.destroy();
