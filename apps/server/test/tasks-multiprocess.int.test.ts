@@ -224,7 +224,6 @@ for (const cfg of CONFIGS) {
       const deadline = Date.now() + 60_000;
       for (;;) {
         const live = runsOf([doomed], killedAt);
-        const finished = live.filter((r) => r.end !== undefined).length;
         const inFlight = live.filter((r) => r.end === undefined);
         if (!polledRunning && inFlight.length > 0) {
           // The API process reads the progress a worker process writes.
@@ -236,7 +235,10 @@ for (const cfg of CONFIGS) {
           );
           if (progress.code === 0 && [1, 2].includes(progress.data.status)) polledRunning = true;
         }
-        if (finished >= 3 && inFlight.length > 0) break;
+        // Decided on the lines as they are now (a run may have ended while the progress was polled):
+        // nothing between this check and the kill lets a line arrive.
+        const current = runsOf([doomed], killedAt);
+        if (current.filter((r) => r.end !== undefined).length >= 3 && current.some((r) => r.end === undefined)) break;
         if (Date.now() > deadline)
           throw new Error(
             `the doomed worker never had a run in flight: ${doomed.lines.length} lines, ${JSON.stringify(live.slice(0, 3))}, survivor ${runsOf([survivor], killedAt).length} runs; ${JSON.stringify(doomed.lines.slice(-3))}`,
