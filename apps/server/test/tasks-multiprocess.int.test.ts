@@ -235,10 +235,14 @@ for (const cfg of CONFIGS) {
           );
           if (progress.code === 0 && [1, 2].includes(progress.data.status)) polledRunning = true;
         }
-        // Decided on the lines as they are now (a run may have ended while the progress was polled):
-        // nothing between this check and the kill lets a line arrive.
-        const current = runsOf([doomed], killedAt);
-        if (current.filter((r) => r.end !== undefined).length >= 3 && current.some((r) => r.end === undefined)) break;
+        if (runsOf([doomed], killedAt).filter((r) => r.end !== undefined).length >= 3) {
+          // Log lines trail the database (a run's last line follows its final state): kill only while
+          // the database still shows a run of the doomed worker going, and its lines have not ended
+          // it (read after that request; nothing between this check and the kill lets a line arrive).
+          const open = await call<ListTasksData>('POST', '/api/tasks/list', { completed: 0, page_size: 100 }, token);
+          const going = new Set(open.data.items.filter((t) => t.state === 1 || t.state === 2).map((t) => t.id));
+          if (runsOf([doomed], killedAt).some((r) => r.end === undefined && going.has(r.task))) break;
+        }
         if (Date.now() > deadline)
           throw new Error(
             `the doomed worker never had a run in flight: ${doomed.lines.length} lines, ${JSON.stringify(live.slice(0, 3))}, survivor ${runsOf([survivor], killedAt).length} runs; ${JSON.stringify(doomed.lines.slice(-3))}`,
