@@ -123,8 +123,8 @@ export function conflictName(name: string, now: Date, from: string, taken: (cand
   }
 }
 
-/** What a folder's visit leaves to its walk: writes decided so far, subfolder walks, what the listings showed. */
-interface FolderVisit {
+/** What a one-way folder visit leaves to its walk: writes decided so far, subfolder walks, what the listings showed. */
+interface OneWayVisit {
   writes: boolean;
   subdirs: Promise<boolean>[];
   tExists: boolean;
@@ -406,7 +406,7 @@ class Planner {
     rel: string,
     targetExists: boolean,
     only?: Set<string>,
-  ): Promise<FolderVisit | false> {
+  ): Promise<OneWayVisit | false> {
     this.checkAbort();
     const pair = this.pairs[pairIdx] as PlanPair;
     const sPath = joinRel(pair.source, rel);
