@@ -11,8 +11,8 @@
  *   BENCH_ROUNDS=1                                   # one run per tool and set (default 3)
  *
  * Data sets: (a) 2,000 files of 4-64 KB in 20 folders, (b) 20 files of 32 MB, (c) one 1 GB file.
- * Targets: local -> WebDAV (Apache mod_dav), local -> SFTP (OpenSSH sshd), S3 -> S3 (two s3rver
- * endpoints, so neither tool can copy server-side). Skyferry runs in its own Node process; its
+ * Targets: local -> WebDAV (Apache mod_dav), local -> SFTP (OpenSSH sshd), S3 -> S3 (one s3rver
+ * reached through two proxies: two endpoints, so neither tool can copy server-side). Skyferry runs in its own Node process; its
  * time covers planning and copying (not Node's start-up); rclone's is its whole run.
  */
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -291,7 +291,10 @@ async function main(): Promise<void> {
           await t.clean(dest);
           return { ms: out.ms, peak: m.peakRss, cpu: out.cpuMs };
         };
+        // Every run's time, to show the spread beside the best (identical work varies by 10-20 % here).
+        const times: Record<string, number[]> = {};
         const keepBest = (key: string, r: { ms: number; peak: number; cpu: number; flags?: string }) => {
+          (times[key] ??= []).push(r.ms);
           const had = results[key];
           // The fastest run's time; the highest peak of all runs.
           results[key] = had ? { ...(r.ms < had.ms ? r : had), peak: Math.max(r.peak, had.peak) } : r;
@@ -347,6 +350,17 @@ async function main(): Promise<void> {
         );
         console.log(
           `${set.label} | ${t.label}: skyferry ${(sky.ms / 1000).toFixed(2)} s, rclone ${(def.ms / 1000).toFixed(2)} s, rclone fastest ${(fast.ms / 1000).toFixed(2)} s; CPU ${(sky.cpu / 1000).toFixed(2)} / ${(def.cpu / 1000).toFixed(2)} / ${(fast.cpu / 1000).toFixed(2)} s`,
+        );
+        const spread = (key: string) => {
+          const all = [...(times[key] ?? [])].sort((x, y) => x - y);
+          const median =
+            all.length % 2
+              ? all[(all.length - 1) / 2]!
+              : ((all[all.length / 2 - 1] ?? 0) + (all[all.length / 2] ?? 0)) / 2;
+          return `${all.map((ms) => (ms / 1000).toFixed(2)).join(' / ')} (median ${(median / 1000).toFixed(2)})`;
+        };
+        console.log(
+          `  every run: skyferry ${spread('skyferry')}; rclone ${spread('rclone')}; rclone fastest ${spread('rclone-fast')}`,
         );
       }
     }

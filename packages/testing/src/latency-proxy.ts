@@ -1,4 +1,4 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createServer, connect, type NetConnectOpts, type Server, type Socket } from 'node:net';
 
 export interface LatencyProxy {
   readonly host: string;
@@ -19,37 +19,53 @@ export interface LatencyProxyOptions {
 
 /**
  * Delays every byte crossing a direction by `delay` ms, keeping order, with one timer per direction.
- * When too much is waiting, the sending side is paused until the queue drains (no unbounded memory).
+ * Bounded like a real link: when too much is waiting, or the receiving socket does not take more
+ * (its write buffer is full), the sending side is paused until that drains. Without the second
+ * check a receiver slower than its sender had the proxy buffer the difference without limit (a
+ * gigabyte upload grew the proxy's process by 300 MB, whose fresh memory then slowed every byte).
  */
 function delayedPipe(from: Socket, to: Socket, delay: number): { pending: () => number } {
   const queue: { due: number; chunk: Buffer }[] = [];
   let queued = 0;
   let timer: NodeJS.Timeout | undefined;
   let ended = false;
+  /** The receiver's buffer is full: nothing more is written until it drains. */
+  let blocked = false;
   const HIGH = 8 * 1024 * 1024;
   const flush = () => {
     timer = undefined;
+    if (blocked) return;
     const now = performance.now();
     while (queue.length > 0 && (queue[0] as { due: number }).due <= now + 0.5) {
       const { chunk } = queue.shift() as { due: number; chunk: Buffer };
       queued -= chunk.length;
-      if (!to.destroyed) to.write(chunk);
+      if (to.destroyed) continue;
+      if (!to.write(chunk)) {
+        blocked = true;
+        to.once('drain', () => {
+          blocked = false;
+          flush();
+        });
+        break;
+      }
     }
-    if (queued < HIGH / 2 && from.isPaused()) from.resume();
+    if (!blocked && queued < HIGH / 2 && from.isPaused()) from.resume();
+    if (blocked) return;
     if (queue.length > 0) timer = setTimeout(flush, Math.max(0, (queue[0] as { due: number }).due - performance.now()));
     else if (ended && !to.destroyed) to.end();
   };
   from.on('data', (chunk: Buffer) => {
     queue.push({ due: performance.now() + delay, chunk });
     queued += chunk.length;
-    if (queued > HIGH) from.pause();
-    if (!timer) timer = setTimeout(flush, delay);
+    if (queued > HIGH || blocked) from.pause();
+    if (!timer && !blocked) timer = setTimeout(flush, delay);
   });
   from.on('end', () => {
     ended = true;
-    if (queue.length === 0 && !timer && !to.destroyed) to.end();
+    if (queue.length === 0 && !timer && !blocked && !to.destroyed) to.end();
   });
-  return { pending: () => queue.length };
+  // Bytes still queued here or in the receiver's write buffer (none once the receiver is gone).
+  return { pending: () => (to.destroyed ? 0 : queue.length + (to.writableLength > 0 ? 1 : 0)) };
 }
 
 /**
@@ -60,9 +76,18 @@ export async function startLatencyProxy(opts: LatencyProxyOptions): Promise<Late
   const oneWay = (opts.rttMs ?? 20) / 2;
   let count = 0;
   const sockets = new Set<Socket>();
-  const server: Server = createServer({ noDelay: true }, (client) => {
+  // Up to 1 MiB waits in each socket's own buffer before the other side is paused (a link's buffer;
+  // Node's default of 64 KiB would pause after every full read).
+  const highWaterMark = 1024 * 1024;
+  const server: Server = createServer({ noDelay: true, highWaterMark }, (client) => {
     count++;
-    const upstream = connect({ host: opts.target.host, port: opts.target.port, noDelay: true });
+    // (net.connect takes a stream's highWaterMark; Node's types do not list it.)
+    const upstream = connect({
+      host: opts.target.host,
+      port: opts.target.port,
+      noDelay: true,
+      highWaterMark,
+    } as NetConnectOpts);
     sockets.add(client);
     sockets.add(upstream);
     client.setNoDelay(true);
