@@ -12,8 +12,9 @@
  *
  * Data sets: (a) 2,000 files of 4-64 KB in 20 folders, (b) 20 files of 32 MB, (c) one 1 GB file.
  * Targets: local -> WebDAV (Apache mod_dav), local -> SFTP (OpenSSH sshd), S3 -> S3 (one s3rver
- * reached through two proxies: two endpoints, so neither tool can copy server-side). Skyferry runs in its own Node process; its
- * time covers planning and copying (not Node's start-up); rclone's is its whole run.
+ * reached through two proxies: two endpoints, so neither tool can copy server-side). Skyferry runs
+ * in its own Node process; its time covers planning and copying (not Node's start-up); rclone's is
+ * its whole run.
  */
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';

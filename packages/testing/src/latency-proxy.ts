@@ -49,8 +49,8 @@ function delayedPipe(from: Socket, to: Socket, delay: number): { pending: () => 
         break;
       }
     }
-    if (!blocked && queued < HIGH / 2 && from.isPaused()) from.resume();
     if (blocked) return;
+    if (queued < HIGH / 2 && from.isPaused()) from.resume();
     if (queue.length > 0) timer = setTimeout(flush, Math.max(0, (queue[0] as { due: number }).due - performance.now()));
     else if (ended && !to.destroyed) to.end();
   };
