@@ -14,9 +14,11 @@
  * Targets: local -> WebDAV (Apache mod_dav), local -> SFTP (OpenSSH sshd), S3 -> S3 (one s3rver
  * reached through two proxies: two endpoints, so neither tool can copy server-side). Skyferry runs
  * in its own Node process; its time covers planning and copying (not Node's start-up); rclone's is
- * its whole run.
+ * its whole run. Before every run, untimed: `sync`, and the run's source files read into the page
+ * cache, so each run starts from the same state.
  */
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,6 +121,32 @@ async function makeSets(root: string): Promise<DataSet[]> {
   return sets;
 }
 
+/** Reads every file under `dir`, which brings it into the page cache. */
+async function readAll(dir: string): Promise<void> {
+  const buffer = Buffer.allocUnsafe(4 * MiB);
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const fh = await open(join(entry.parentPath, entry.name), 'r');
+    try {
+      while ((await fh.read(buffer, 0, buffer.length, null)).bytesRead > 0);
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
+/**
+ * Brings the machine to the same state before every measured run (untimed): earlier runs' writes
+ * flushed to disk (`sync`), so their writeback does not land in this run, and the run's source
+ * files read into the page cache. This VM's kernel pages out page cache it has not touched for a
+ * few minutes (DAMON), so without this whichever run came first after a pause read part of its
+ * source from disk (a gigabyte source was found 35-65 % resident).
+ */
+async function settle(sourceDir: string): Promise<void> {
+  await run('sync', []);
+  await readAll(sourceDir);
+}
+
 interface Target {
   name: string;
   label: string;
@@ -133,6 +161,8 @@ interface Target {
   fastest: string[];
   /** Removes a destination folder (directly, around the proxy). */
   clean(dest: string): Promise<void>;
+  /** The folder on this machine holding the files a run of this data set reads. */
+  sourceDir(set: DataSet): string;
   prepare?(sets: DataSet[]): Promise<void>;
 }
 
@@ -182,6 +212,7 @@ async function main(): Promise<void> {
         }),
         fastest: [],
         clean: async (dest) => rmSync(join(dav.dir, dest), { recursive: true, force: true }),
+        sourceDir: (set) => join(dataRoot, set.name),
       });
     }
 
@@ -210,6 +241,7 @@ async function main(): Promise<void> {
         }),
         fastest: ['--sftp-disable-hashcheck', '--sftp-chunk-size', '255k', '--sftp-concurrency', '128'],
         clean: async (dest) => rmSync(join(ssh.dir, dest), { recursive: true, force: true }),
+        sourceDir: (set) => join(dataRoot, set.name),
       });
     }
 
@@ -260,6 +292,8 @@ async function main(): Promise<void> {
         clean: async (dest) => {
           await run('rclone', ['purge', remote(s3.port, `target/${dest}`)], { env: RCLONE_ENV }).catch(() => undefined);
         },
+        // s3rver keeps an object as a file under <directory>/<bucket>/<key>.
+        sourceDir: (set) => join(s3.directory, 'source', set.name),
       });
     }
 
@@ -271,6 +305,7 @@ async function main(): Promise<void> {
         const measureRclone = async (dest: string, flags: string[]) => {
           const r = t.rclone(set, dest);
           await t.clean(dest);
+          await settle(t.sourceDir(set));
           const m = await runMeasured('rclone', ['copy', r.src, r.dst, ...flags], RCLONE_ENV);
           await t.clean(dest);
           return { ms: m.ms, peak: m.peakRss, cpu: m.cpuMs, flags: flags.join(' ') || '(defaults)' };
@@ -280,6 +315,7 @@ async function main(): Promise<void> {
           const dest = `run-${set.name}-skyferry`;
           await t.clean(dest);
           const spec: RunSpec = t.skyferry(set, dest);
+          await settle(t.sourceDir(set));
           const m = await runMeasured(process.execPath, [join(here, 'transfer-run.ts'), JSON.stringify(spec)]);
           const out = JSON.parse(m.stdout.trim().split('\n').at(-1) ?? '{}') as {
             ms: number;
@@ -300,29 +336,26 @@ async function main(): Promise<void> {
           // The fastest run's time; the highest peak of all runs.
           results[key] = had ? { ...(r.ms < had.ms ? r : had), peak: Math.max(r.peak, had.peak) } : r;
         };
-        // Several rounds, alternating which tool goes first (a run right after a gigabyte was
-        // written and deleted pays for the disk's writeback), each keeping its best: as many runs
-        // as rclone's fastest gets (three --transfers settings, or three runs of one for (c)).
-        const rounds = ROUNDS;
-        for (let round = 0; round < rounds; round++) {
-          const order = round % 2 === 0 ? ['skyferry', 'rclone'] : ['rclone', 'skyferry'];
-          for (const who of order) {
-            if (who === 'skyferry') keepBest('skyferry', await measureSkyferry());
-            else keepBest('rclone', await measureRclone(`run-${set.name}-rclone`, []));
-          }
-        }
         // rclone's fastest: the best of several --transfers settings with the target's speed flags.
         // (c) tries one setting, as often as the other tools run.
-        const candidates = set.name === 'c' ? Array.from({ length: rounds }, () => 16) : [8, 16, 32];
-        for (const n of candidates) {
-          const r = await measureRclone(`run-${set.name}-rclone-fast`, [
-            '--transfers',
-            String(n),
-            '--checkers',
-            String(Math.max(8, n)),
-            ...t.fastest,
-          ]);
-          keepBest('rclone-fast', r);
+        const candidates = set.name === 'c' ? Array.from({ length: ROUNDS }, () => 16) : [8, 16, 32];
+        const runs: Record<string, (round: number) => Promise<void>> = {
+          skyferry: async () => keepBest('skyferry', await measureSkyferry()),
+          rclone: async () => keepBest('rclone', await measureRclone(`run-${set.name}-rclone`, [])),
+          'rclone-fast': async (round) => {
+            const n = candidates[round] ?? 16;
+            const flags = ['--transfers', String(n), '--checkers', String(Math.max(8, n)), ...t.fastest];
+            keepBest('rclone-fast', await measureRclone(`run-${set.name}-rclone-fast`, flags));
+          },
+        };
+        // Rounds of one run per tool, the order rotating (each tool takes each place in turn, so a
+        // drift of the machine's speed along the row favours none), each tool keeping its best.
+        const tools = Object.keys(runs);
+        for (let round = 0; round < Math.max(ROUNDS, candidates.length); round++) {
+          for (let k = 0; k < tools.length; k++) {
+            const who = tools[(round + k) % tools.length] as string;
+            if (round < (who === 'rclone-fast' ? candidates.length : ROUNDS)) await runs[who]?.(round);
+          }
         }
         type Best = { ms: number; peak: number; cpu: number };
         const sky = results.skyferry as Best;
