@@ -339,22 +339,25 @@ async function main(): Promise<void> {
         // rclone's fastest: the best of several --transfers settings with the target's speed flags.
         // (c) tries one setting, as often as the other tools run.
         const candidates = set.name === 'c' ? Array.from({ length: ROUNDS }, () => 16) : [8, 16, 32];
-        const runs: Record<string, (round: number) => Promise<void>> = {
-          skyferry: async () => keepBest('skyferry', await measureSkyferry()),
-          rclone: async () => keepBest('rclone', await measureRclone(`run-${set.name}-rclone`, [])),
-          'rclone-fast': async (round) => {
-            const n = candidates[round] ?? 16;
-            const flags = ['--transfers', String(n), '--checkers', String(Math.max(8, n)), ...t.fastest];
-            keepBest('rclone-fast', await measureRclone(`run-${set.name}-rclone-fast`, flags));
-          },
-        };
+        // Each tool: how many runs it gets, and one run (given its round).
+        const tools: [runs: number, runOnce: (round: number) => Promise<void>][] = [
+          [ROUNDS, async () => keepBest('skyferry', await measureSkyferry())],
+          [ROUNDS, async () => keepBest('rclone', await measureRclone(`run-${set.name}-rclone`, []))],
+          [
+            candidates.length,
+            async (round) => {
+              const n = candidates[round] ?? 16;
+              const flags = ['--transfers', String(n), '--checkers', String(Math.max(8, n)), ...t.fastest];
+              keepBest('rclone-fast', await measureRclone(`run-${set.name}-rclone-fast`, flags));
+            },
+          ],
+        ];
         // Rounds of one run per tool, the order rotating (each tool takes each place in turn, so a
         // drift of the machine's speed along the row favours none), each tool keeping its best.
-        const tools = Object.keys(runs);
         for (let round = 0; round < Math.max(ROUNDS, candidates.length); round++) {
           for (let k = 0; k < tools.length; k++) {
-            const who = tools[(round + k) % tools.length] as string;
-            if (round < (who === 'rclone-fast' ? candidates.length : ROUNDS)) await runs[who]?.(round);
+            const [runs, runOnce] = tools[(round + k) % tools.length] as (typeof tools)[number];
+            if (round < runs) await runOnce(round);
           }
         }
         type Best = { ms: number; peak: number; cpu: number };
