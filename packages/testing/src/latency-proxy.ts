@@ -19,14 +19,15 @@ export interface LatencyProxyOptions {
   port?: number;
 }
 
-/** Size of each slab a direction's waiting bytes are copied into. */
+/** Size of each slab waiting bytes are copied into. */
 const SLAB = 4 * 1024 * 1024;
-/** Largest read from a socket (into one buffer per socket, used again by the next read). */
+/** Largest read from a socket (into the proxy's one read buffer, used again by every read). */
 const READ = 1024 * 1024;
 
 /**
- * Where one direction's bytes wait out their delay: copies in slabs of SLAB bytes, each used again
- * once every byte copied into it was written. Node's own reads give every read (64 KiB at most) a
+ * Where the bytes of all of a proxy's connections wait out their delay: copies in slabs of SLAB
+ * bytes, each used again once every byte copied into it was written (a few are kept: fresh memory
+ * is slow to touch on this VM, so the pool, not each connection, owns them). Node's own reads give every read (64 KiB at most) a
  * fresh buffer; at hundreds of MB a second those allocations and their collection cost the proxy
  * more CPU than the copying and the system calls together (2.2 s a gigabyte against 0.8 here), CPU
  * taken from the servers and clients measured behind it on a small machine.
@@ -37,11 +38,8 @@ class Slabs {
   private used = 0;
   /** Per slab: copies not yet written, plus one while it is the slab being filled. */
   private readonly holds = new Map<Buffer, number>();
-  private readonly allocated: () => void;
-
-  constructor(allocated: () => void) {
-    this.allocated = allocated;
-  }
+  /** Slabs allocated so far. */
+  allocated = 0;
 
   /** A copy of `bytes`, and what to call once that copy was written. */
   copy(bytes: Uint8Array): { chunk: Buffer; written: () => void } {
@@ -51,7 +49,7 @@ class Slabs {
       this.slab = this.spare.pop();
       if (!this.slab) {
         this.slab = Buffer.allocUnsafeSlow(SLAB);
-        this.allocated();
+        this.allocated++;
       }
       this.used = 0;
       this.holds.set(this.slab, 1);
@@ -71,7 +69,7 @@ class Slabs {
       return;
     }
     this.holds.delete(slab);
-    if (this.spare.length < 4) this.spare.push(slab);
+    if (this.spare.length < 8) this.spare.push(slab);
   }
 }
 
@@ -96,9 +94,9 @@ class DelayedPipe {
   private static readonly HIGH = 8 * 1024 * 1024;
   private readonly delay: number;
 
-  constructor(delay: number, slabAllocated: () => void) {
+  constructor(delay: number, slabs: Slabs) {
     this.delay = delay;
-    this.slabs = new Slabs(slabAllocated);
+    this.slabs = slabs;
   }
 
   /** Bytes read from `from` (copied: the read buffer is used again). False: pause the reading. */
@@ -152,11 +150,15 @@ class DelayedPipe {
 }
 
 /**
- * What a socket takes to read into one buffer of its own (Node's `onread`), its bytes going to
- * `pipe`. A full pipe pauses the socket (a false answer alone stops the reads without marking the
+ * What a socket takes to read into `buffer` (Node's `onread`), its bytes going to `pipe`. Sockets
+ * can share the buffer: each read is copied out in its callback, before the next read of any
+ * socket. A full pipe pauses the socket (a false answer alone stops the reads without marking the
  * socket paused, so nothing would resume it).
  */
-function readsInto(pipe: DelayedPipe): {
+function readsInto(
+  pipe: DelayedPipe,
+  buffer: Buffer,
+): {
   onread: { buffer: Buffer; callback: (n: number, buf: Uint8Array) => boolean };
 } {
   const callback = (n: number, buf: Uint8Array) => {
@@ -164,7 +166,7 @@ function readsInto(pipe: DelayedPipe): {
     pipe.from?.pause();
     return false;
   };
-  return { onread: { buffer: Buffer.allocUnsafeSlow(READ), callback } };
+  return { onread: { buffer, callback } };
 }
 
 /**
@@ -174,8 +176,8 @@ function readsInto(pipe: DelayedPipe): {
 export async function startLatencyProxy(opts: LatencyProxyOptions): Promise<LatencyProxy> {
   const oneWay = (opts.rttMs ?? 20) / 2;
   let count = 0;
-  let slabs = 0;
-  const slabAllocated = () => void slabs++;
+  const slabs = new Slabs();
+  const readBuffer = Buffer.allocUnsafeSlow(READ);
   const sockets = new Set<Socket>();
   // Up to 1 MiB waits in each socket's own buffer before the other side is paused (a link's buffer;
   // Node's default of 64 KiB would pause after every full read).
@@ -183,8 +185,8 @@ export async function startLatencyProxy(opts: LatencyProxyOptions): Promise<Late
   /** Joins an accepted connection (a Socket, or the raw handle to make one of) to the target. */
   const join = (accepted: Socket | object) => {
     count++;
-    const up = new DelayedPipe(oneWay, slabAllocated);
-    const down = new DelayedPipe(oneWay, slabAllocated);
+    const up = new DelayedPipe(oneWay, slabs);
+    const down = new DelayedPipe(oneWay, slabs);
     let client: Socket;
     if (accepted instanceof Socket) {
       client = accepted;
@@ -192,14 +194,14 @@ export async function startLatencyProxy(opts: LatencyProxyOptions): Promise<Late
         if (!up.take(b)) client.pause();
       });
     } else {
-      client = new Socket({ handle: accepted, highWaterMark, ...readsInto(up) } as SocketConstructorOpts);
+      client = new Socket({ handle: accepted, highWaterMark, ...readsInto(up, readBuffer) } as SocketConstructorOpts);
     }
     const upstream = connect({
       host: opts.target.host,
       port: opts.target.port,
       noDelay: true,
       highWaterMark,
-      ...readsInto(down),
+      ...readsInto(down, readBuffer),
     } as NetConnectOpts);
     client.setNoDelay(true);
     up.from = client;
@@ -250,7 +252,7 @@ export async function startLatencyProxy(opts: LatencyProxyOptions): Promise<Late
     host: '127.0.0.1',
     port,
     connections: () => count,
-    slabs: () => slabs,
+    slabs: () => slabs.allocated,
     stop: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

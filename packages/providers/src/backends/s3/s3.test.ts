@@ -4,7 +4,7 @@ import { openProvider, registeredKinds } from '../../api/registry.ts';
 import '../index.ts';
 import { S3ServiceError } from './client.ts';
 import { s3Error } from './errors.ts';
-import { S3Provider, s3ConfigFrom } from './s3.ts';
+import { S3Provider, partSizeFor, s3ConfigFrom } from './s3.ts';
 
 const creds = { bucket: 'b', access_key_id: 'AK', secret_access_key: 'SK' };
 
@@ -206,8 +206,11 @@ describe('S3 limits (defaults)', () => {
     expect(calls.at(-1)?.name).toBe('CompleteMultipartUpload');
   });
 
-  it('grows the part size so a file of any size fits in 10,000 parts (5 MiB at least, whole MiB)', async () => {
-    const provider = new S3Provider(s3ConfigFrom('s3_compatible', { ...creds, endpoint: 'http://127.0.0.1:1' }));
+  it('grows a set part size so a file of any size fits in 10,000 parts (5 MiB at least, whole MiB)', async () => {
+    const provider = new S3Provider({
+      ...s3ConfigFrom('s3_compatible', { ...creds, endpoint: 'http://127.0.0.1:1' }),
+      chunkSize: 5 * MiB,
+    });
     const create = vi.spyOn(provider.client, 'createMultipartUpload').mockResolvedValue('up-1');
     const abort = vi.spyOn(provider.client, 'abortMultipartUpload').mockResolvedValue(undefined);
     for (const size of [1, 5 * MiB, 48 * GiB, 100 * GiB, 5 * 1024 * GiB]) {
@@ -224,5 +227,21 @@ describe('S3 limits (defaults)', () => {
     // The sizes above one part opened (and dropped) a multipart upload; the others go as one PUT.
     expect(create).toHaveBeenCalledTimes(4);
     expect(abort).toHaveBeenCalledTimes(4);
+  });
+
+  it('goes in 16 MiB parts from 256 MiB up unless a part size was set (fewer requests for big files)', async () => {
+    expect(partSizeFor(-1, 5 * MiB, false)).toBe(5 * MiB); // unknown size: the set or default part
+    expect(partSizeFor(255 * MiB, 5 * MiB, false)).toBe(5 * MiB);
+    expect(partSizeFor(256 * MiB, 5 * MiB, false)).toBe(16 * MiB);
+    expect(partSizeFor(GiB, 5 * MiB, false)).toBe(16 * MiB);
+    expect(partSizeFor(GiB, 5 * MiB, true)).toBe(5 * MiB); // the user's part size stands
+    expect(partSizeFor(GiB, 32 * MiB, false)).toBe(32 * MiB);
+    expect(partSizeFor(1024 * GiB, 5 * MiB, false)).toBe(105 * MiB); // 10,000 parts still bound it
+    const provider = new S3Provider(s3ConfigFrom('s3_compatible', { ...creds, endpoint: 'http://127.0.0.1:1' }));
+    vi.spyOn(provider.client, 'createMultipartUpload').mockResolvedValue('up-1');
+    vi.spyOn(provider.client, 'abortMultipartUpload').mockResolvedValue(undefined);
+    const w = await provider.openChunkWriter('/big.bin', { size: GiB });
+    expect(w.chunkSize).toBe(16 * MiB);
+    await w.abort();
   });
 });

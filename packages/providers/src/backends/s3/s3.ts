@@ -32,6 +32,23 @@ const GiB = 1024 * MiB;
 /** S3's smallest part (except the last) and largest part count. */
 export const S3_MIN_PART = 5 * MiB;
 const MAX_PARTS = 10_000;
+/** Objects from this size go in parts of at least BIG_PART when no part size was set. */
+const BIG_OBJECT = 256 * MiB;
+const BIG_PART = 16 * MiB;
+
+/**
+ * Part size for an object of `size` bytes (-1: unknown): the set part size, grown so the object
+ * fits in 10,000 parts. Without a set size, 5 MiB (rclone's default), and 16 MiB from 256 MiB up:
+ * a gigabyte in 64 requests instead of 205, each a round trip and, on a server such as s3rver, a
+ * file it opens again to join the parts (S3 to S3 behind 20 ms: 15.0 s against 18.0 to 18.3 s,
+ * rclone 15.4 to 17.4 s; the transfer's peak memory 251 MB against 199 MB).
+ */
+export function partSizeFor(size: number, chunkSize: number, chunkSizeSet: boolean): number {
+  if (size < 0) return chunkSize;
+  const needed = Math.ceil(Math.ceil(size / MAX_PARTS) / MiB) * MiB;
+  const floor = !chunkSizeSet && size >= BIG_OBJECT ? Math.max(chunkSize, BIG_PART) : chunkSize;
+  return Math.max(floor, needed);
+}
 /** Metadata keys (sent as x-amz-meta-*), the same as rclone's so both read each other's objects. */
 const META_MTIME = 'mtime';
 const META_MD5 = 'md5chksum';
@@ -530,11 +547,9 @@ export class S3Provider implements Provider {
     return meta;
   }
 
-  /** Part size for a file of `size` bytes (-1: unknown) so it fits in 10,000 parts. */
+  /** Part size for a file of `size` bytes (-1: unknown); see partSizeFor. */
   private partSizeFor(size: number): number {
-    if (size < 0) return this.chunkSize;
-    const needed = Math.ceil(size / MAX_PARTS);
-    return Math.max(this.chunkSize, Math.ceil(needed / MiB) * MiB);
+    return partSizeFor(size, this.chunkSize, this.config.chunkSize !== undefined);
   }
 
   /**
