@@ -26,11 +26,12 @@ const READ = 1024 * 1024;
 
 /**
  * Where the bytes of all of a proxy's connections wait out their delay: copies in slabs of SLAB
- * bytes, each used again once every byte copied into it was written (a few are kept: fresh memory
- * is slow to touch on this VM, so the pool, not each connection, owns them). Node's own reads give every read (64 KiB at most) a
- * fresh buffer; at hundreds of MB a second those allocations and their collection cost the proxy
- * more CPU than the copying and the system calls together (2.2 s a gigabyte against 0.8 here), CPU
- * taken from the servers and clients measured behind it on a small machine.
+ * bytes, each used again once every byte copied into it was written (a few spare ones are kept by
+ * the pool, not by each connection: fresh memory is slow to touch on this VM). Node's own reads
+ * give every read (64 KiB at most) a fresh buffer; at hundreds of MB a second those allocations and
+ * their collection cost the proxy more CPU than the copying and the system calls together (2.2 s a
+ * gigabyte against 0.8 here), CPU taken from the servers and clients measured behind it on a small
+ * machine.
  */
 class Slabs {
   private readonly spare: Buffer[] = [];
@@ -237,8 +238,8 @@ export async function startLatencyProxy(opts: LatencyProxyOptions): Promise<Late
     server.once('error', reject);
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
-  // Accepted connections read into a buffer of their own too (see Slabs). Node offers that only to
-  // sockets it is given a handle for, so the server's accept callback (an internal of node:net)
+  // Accepted connections read into the proxy's read buffer too (see Slabs). Node offers that only
+  // to sockets it is given a handle for, so the server's accept callback (an internal of node:net)
   // makes them; without it, connections come through 'connection' and read as usual.
   const listening = (server as unknown as { _handle?: { onconnection?: unknown } })._handle;
   if (listening && typeof listening.onconnection === 'function') {

@@ -49,6 +49,7 @@ export function partSizeFor(size: number, chunkSize: number, chunkSizeSet: boole
   const floor = !chunkSizeSet && size >= BIG_OBJECT ? Math.max(chunkSize, BIG_PART) : chunkSize;
   return Math.max(floor, needed);
 }
+
 /** Metadata keys (sent as x-amz-meta-*), the same as rclone's so both read each other's objects. */
 const META_MTIME = 'mtime';
 const META_MD5 = 'md5chksum';
