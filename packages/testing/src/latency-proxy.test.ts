@@ -33,6 +33,24 @@ async function dial(port: number): Promise<Socket> {
   return socket;
 }
 
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** The SHA-256 of the next `bytes` bytes `socket` receives, once they all came. */
+function digestOfNext(socket: Socket, bytes: number): Promise<string> {
+  const hash = createHash('sha256');
+  let got = 0;
+  return new Promise((resolve) => {
+    const onData = (b: Buffer) => {
+      hash.update(b);
+      got += b.length;
+      if (got < bytes) return;
+      socket.off('data', onData);
+      resolve(hash.digest('hex'));
+    };
+    socket.on('data', onData);
+  });
+}
+
 describe('latency proxy', () => {
   it('adds its round trip to every exchange and carries the bytes unchanged, in order', async () => {
     const { port } = await listen((s) => s.pipe(s)); // echo
@@ -45,19 +63,9 @@ describe('latency proxy', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(38);
 
     const payload = randomBytes(3 * MiB);
-    const received: Buffer[] = [];
-    let got = 0;
-    const done = new Promise<void>((resolve) =>
-      socket.on('data', (b: Buffer) => {
-        received.push(b);
-        got += b.length;
-        if (got >= payload.length) resolve();
-      }),
-    );
+    const received = digestOfNext(socket, payload.length);
     socket.write(payload);
-    await done;
-    const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-    expect(digest(Buffer.concat(received))).toBe(digest(payload));
+    expect(await received).toBe(sha256(payload));
     expect(proxy.connections()).toBe(1);
   });
 
@@ -66,22 +74,13 @@ describe('latency proxy', () => {
     const proxy = await proxyTo(port, 4);
     const socket = await dial(proxy.port);
     const payload = randomBytes(64 * MiB);
-    const hash = createHash('sha256');
-    let got = 0;
-    const done = new Promise<void>((resolve) =>
-      socket.on('data', (b: Buffer) => {
-        hash.update(b);
-        got += b.length;
-        if (got >= payload.length) resolve();
-      }),
-    );
+    const received = digestOfNext(socket, payload.length);
     for (let off = 0; off < payload.length; off += MiB) {
       if (!socket.write(payload.subarray(off, off + MiB))) {
         await new Promise((resolve) => socket.once('drain', resolve));
       }
     }
-    await done;
-    expect(hash.digest('hex')).toBe(createHash('sha256').update(payload).digest('hex'));
+    expect(await received).toBe(sha256(payload));
     // 32 slabs of 4 MiB would hold 128 MiB; at most 8 MiB waits per direction, plus the slab
     // being filled and a few written but not yet given back.
     expect(proxy.slabs()).toBeGreaterThan(0);
