@@ -346,13 +346,12 @@ async function main(): Promise<void> {
         // as many runs as the other tools: (a) and (b) take 8, 16 and 32 in turn, (c) 16 (one file).
         const rounds = set.small ? SMALL_ROUNDS : ROUNDS;
         const settings = set.name === 'c' ? [16] : [8, 16, 32];
-        const candidates = Array.from({ length: rounds }, (_, i) => settings[i % settings.length] as number);
         // Each tool's run (given its round).
         const tools: ((round: number) => Promise<void>)[] = [
           async () => keepBest('skyferry', await measureSkyferry()),
           async () => keepBest('rclone', await measureRclone(`run-${set.name}-rclone`, [])),
           async (round) => {
-            const n = candidates[round] ?? 16;
+            const n = settings[round % settings.length] as number;
             const flags = ['--transfers', String(n), '--checkers', String(Math.max(8, n)), ...t.fastest];
             keepBest('rclone-fast', await measureRclone(`run-${set.name}-rclone-fast`, flags));
           },
