@@ -44,7 +44,7 @@ const TARGETS = (process.env.BENCH_TARGETS ?? 'webdav,sftp,s3').split(',').filte
 const PLAN_ENTRIES = Number(process.env.BENCH_PLAN_ENTRIES ?? 1_000_000);
 /**
  * Runs of each tool on the large data sets (b, c); each keeps its fastest. Five: a tool's runs of
- * one row spread by up to 35 % here (Apache's threads contending for a file, a shared host), and
+ * one row spread by up to 50 % here (Apache's threads contending for a file, a shared host), and
  * the best of three missed a tool's usual time often enough to flip rows whose tools are within
  * 10 %. The small set (a) takes at most three (rclone's default runs there last a minute each).
  */
