@@ -87,6 +87,31 @@ describe('latency proxy', () => {
     expect(proxy.slabs()).toBeLessThanOrEqual(12);
   });
 
+  it('gives back the slabs of connections closed with bytes still on their way', async () => {
+    // A server that sends 16 MiB at once; each client takes 2 MB and hangs up.
+    const { port } = await listen((s) => {
+      s.on('error', () => undefined);
+      s.write(Buffer.alloc(16 * MiB, 7));
+    });
+    const proxy = await proxyTo(port, 20);
+    for (let i = 0; i < 20; i++) {
+      const socket = await dial(proxy.port);
+      await new Promise<void>((resolve) => {
+        let got = 0;
+        socket.on('data', (b: Buffer) => {
+          got += b.length;
+          if (got < 2_000_000) return;
+          socket.destroy();
+          resolve();
+        });
+      });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // Before, every such connection kept two slabs for good (40 here); now they are used again.
+    expect(proxy.connections()).toBe(20);
+    expect(proxy.slabs()).toBeLessThanOrEqual(12);
+  });
+
   it('holds back a sender whose receiver does not read, like a real link, and delivers everything once it does', async () => {
     let upstream: Socket | undefined;
     const arrived: Buffer[] = [];

@@ -115,6 +115,19 @@ class DelayedPipe {
     if (this.queue.length === 0 && !this.timer && !this.blocked && this.to && !this.to.destroyed) this.to.end();
   }
 
+  /**
+   * The connection closed: bytes still waiting are dropped and their slabs given back (a slab is
+   * used again only once every copy in it is written or dropped; before, each connection closed
+   * with bytes on their way kept its slabs for good, 8 MiB a connection, 420 MB of the benchmark's
+   * process late in a full run).
+   */
+  discard(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const { written } of this.queue.splice(0)) written();
+    this.queued = 0;
+  }
+
   /** Bytes still queued here or in the receiver's write buffer (none once the receiver is gone). */
   pending(): number {
     const to = this.to;
@@ -131,7 +144,10 @@ class DelayedPipe {
     while (queue.length > 0 && (queue[0] as { due: number }).due <= now + 0.5) {
       const { chunk, written } = queue.shift() as { chunk: Buffer; written: () => void };
       this.queued -= chunk.length;
-      if (to.destroyed) continue;
+      if (to.destroyed) {
+        written();
+        continue;
+      }
       if (!to.write(chunk, written)) {
         this.blocked = true;
         to.once('drain', () => {
@@ -214,6 +230,8 @@ export async function startLatencyProxy(opts: LatencyProxyOptions): Promise<Late
     const close = () => {
       client.destroy();
       upstream.destroy();
+      up.discard();
+      down.discard();
       sockets.delete(client);
       sockets.delete(upstream);
     };
