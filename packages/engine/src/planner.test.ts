@@ -273,6 +273,60 @@ describe('planner: migrate', () => {
     ).rejects.toMatchObject({ code: 'canceled' });
   });
 
+  it('looks at the target folder and the selected sources at once, not one after another', async () => {
+    const source = cloud({ '/Photos/a.jpg': 'a', '/Docs/c.txt': 'c', '/top.txt': 't' });
+    const target = cloud({ '/Backup/': '' });
+    let inFlight = 0;
+    let most = 0;
+    const looked: string[] = [];
+    for (const [side, p] of [
+      ['source', source],
+      ['target', target],
+    ] as const) {
+      const stat = p.stat.bind(p);
+      p.stat = async (path, opts) => {
+        looked.push(`${side} ${path}`);
+        most = Math.max(most, ++inFlight);
+        try {
+          // A round trip: the looks overlap only if they are sent together.
+          await new Promise((r) => setTimeout(r, 5));
+          return await stat(path, opts);
+        } finally {
+          inFlight--;
+        }
+      };
+    }
+    const plan = await planTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/Photos', '/Docs', '/top.txt'],
+      targetPath: '/Backup',
+    });
+    expect(lines(plan).filter((l) => l.startsWith('copy'))).toEqual([
+      'copy target /Backup/Docs/c.txt new',
+      'copy target /Backup/Photos/a.jpg new',
+      'copy target /Backup/top.txt new',
+    ]);
+    // The target folder and the three sources: four looks under way together.
+    expect(looked.slice(0, 4).sort()).toEqual(['source /Docs', 'source /Photos', 'source /top.txt', 'target /Backup']);
+    expect(most).toBe(4);
+
+    // A sync: its one source and the target folder together; a file as the target still refused.
+    most = 0;
+    await planTransfer({ source, target, mode: 'one_way', sourcePaths: ['/Photos'], targetPath: '/Backup' });
+    expect(most).toBe(2);
+    await expect(
+      planTransfer({
+        source,
+        target: cloud({ '/f': 'x' }),
+        mode: 'one_way',
+        sourcePaths: ['/Photos'],
+        targetPath: '/f',
+      }),
+    ).rejects.toMatchObject({ code: 'not_dir' });
+  });
+
   it('reports scan progress and pages items', async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 30; i++) files[`/s/d${i % 3}/f${i}.txt`] = 'abc';
