@@ -32,6 +32,33 @@ function lines(plan: TransferPlan, opts: { skips?: boolean } = {}): string[] {
     .sort();
 }
 
+/**
+ * Makes each provider's `stat` or `list` take `delayMs` (a round trip) and counts the calls under
+ * way: `meter.most` is the most at once since it was last set to 0; `meter.calls` names each call.
+ */
+function meterCalls(
+  providers: { side: string; p: MemoryProvider }[],
+  method: 'stat' | 'list',
+  delayMs: number,
+): { most: number; calls: string[] } {
+  const meter = { most: 0, calls: [] as string[] };
+  let inFlight = 0;
+  for (const { side, p } of providers) {
+    const call = p[method].bind(p) as (path: string, opts?: object) => Promise<unknown>;
+    (p as unknown as Record<string, unknown>)[method] = async (path: string, opts?: object) => {
+      meter.calls.push(`${side} ${path}`);
+      meter.most = Math.max(meter.most, ++inFlight);
+      try {
+        await new Promise((r) => setTimeout(r, delayMs));
+        return await call(path, opts);
+      } finally {
+        inFlight--;
+      }
+    };
+  }
+  return meter;
+}
+
 describe('planner: migrate', () => {
   it('copies each selected folder under its own name and root contents as they are', async () => {
     const source = cloud({ '/Photos/a.jpg': 'a', '/Photos/2024/b.jpg': 'bb', '/Docs/c.txt': 'c', '/top.txt': 't' });
@@ -276,26 +303,15 @@ describe('planner: migrate', () => {
   it('looks at the target folder and the selected sources at once, not one after another', async () => {
     const source = cloud({ '/Photos/a.jpg': 'a', '/Docs/c.txt': 'c', '/top.txt': 't' });
     const target = cloud({ '/Backup/': '' });
-    let inFlight = 0;
-    let most = 0;
-    const looked: string[] = [];
-    for (const [side, p] of [
-      ['source', source],
-      ['target', target],
-    ] as const) {
-      const stat = p.stat.bind(p);
-      p.stat = async (path, opts) => {
-        looked.push(`${side} ${path}`);
-        most = Math.max(most, ++inFlight);
-        try {
-          // A round trip: the looks overlap only if they are sent together.
-          await new Promise((r) => setTimeout(r, 5));
-          return await stat(path, opts);
-        } finally {
-          inFlight--;
-        }
-      };
-    }
+    // Each look a round trip: they overlap only if they are sent together.
+    const meter = meterCalls(
+      [
+        { side: 'source', p: source },
+        { side: 'target', p: target },
+      ],
+      'stat',
+      5,
+    );
     const plan = await planTransfer({
       source,
       target,
@@ -309,13 +325,18 @@ describe('planner: migrate', () => {
       'copy target /Backup/top.txt new',
     ]);
     // The target folder and the three sources: four looks under way together.
-    expect(looked.slice(0, 4).sort()).toEqual(['source /Docs', 'source /Photos', 'source /top.txt', 'target /Backup']);
-    expect(most).toBe(4);
+    expect(meter.calls.slice(0, 4).sort()).toEqual([
+      'source /Docs',
+      'source /Photos',
+      'source /top.txt',
+      'target /Backup',
+    ]);
+    expect(meter.most).toBe(4);
 
     // A sync: its one source and the target folder together; a file as the target still refused.
-    most = 0;
+    meter.most = 0;
     await planTransfer({ source, target, mode: 'one_way', sourcePaths: ['/Photos'], targetPath: '/Backup' });
-    expect(most).toBe(2);
+    expect(meter.most).toBe(2);
     await expect(
       planTransfer({
         source,
@@ -362,22 +383,16 @@ describe('planner: migrate', () => {
     files[`/s/deep/${Array.from({ length: 30 }, (_, i) => `d${i}`).join('/')}/z.txt`] = 'zzz';
     const source = cloud(files);
     const target = cloud({ '/t/w/0/0/0/x.txt': 'x', '/t/deep/d0/old.txt': 'o' });
-    let inFlight = 0;
-    let most = 0;
-    for (const p of [source, target]) {
-      const list = p.list.bind(p);
-      p.list = async (dir, opts) => {
-        most = Math.max(most, ++inFlight);
-        try {
-          await new Promise((r) => setTimeout(r, 1));
-          return await list(dir, opts);
-        } finally {
-          inFlight--;
-        }
-      };
-    }
+    const meter = meterCalls(
+      [
+        { side: 'source', p: source },
+        { side: 'target', p: target },
+      ],
+      'list',
+      1,
+    );
     for (const mode of ['mirror', 'two_way'] as const) {
-      most = 0;
+      meter.most = 0;
       const plan = await planTransfer({
         source,
         target,
@@ -387,15 +402,15 @@ describe('planner: migrate', () => {
         listConcurrency: 3,
         twoWayState: new MemoryTwoWayStateStore(),
       });
-      expect(most).toBeLessThanOrEqual(3);
-      expect(most).toBeGreaterThan(1);
+      expect(meter.most).toBeLessThanOrEqual(3);
+      expect(meter.most).toBeGreaterThan(1);
       expect(plan.errors).toEqual([]);
       // Every source file but the one already there, the deep one, and (two-way) old.txt the other way.
       expect(plan.summary.copy.count).toBe(6 * 6 * 6 * 2 - 1 + 1 + (mode === 'two_way' ? 1 : 0));
       if (mode === 'mirror') expect(lines(plan)).toContain('delete target /t/deep/d0/old.txt extra_on_target');
       else expect(lines(plan)).toContain('copy source /t/deep/d0/old.txt new');
     }
-    most = 0;
+    meter.most = 0;
     const one = await planTransfer({
       source,
       target,
@@ -404,7 +419,7 @@ describe('planner: migrate', () => {
       targetPath: '/t/deep',
       listConcurrency: 1,
     });
-    expect(most).toBe(1);
+    expect(meter.most).toBe(1);
     expect(lines(one)).toContain(
       `copy target /t/deep/${Array.from({ length: 30 }, (_, i) => `d${i}`).join('/')}/z.txt new`,
     );
