@@ -192,10 +192,9 @@ class Planner {
     this.keepSkipped = req.mode === 'two_way' || (req.keepSkipped ?? true);
     this.caseInsensitive = req.source.features.caseInsensitive || req.target.features.caseInsensitive;
     this.key = makeKey(this.caseInsensitive);
-    const listConcurrency = req.listConcurrency ?? 8;
-    this.listConcurrency = listConcurrency;
-    this.lists = new Semaphore(listConcurrency);
-    this.folders = new Semaphore(listConcurrency);
+    this.listConcurrency = req.listConcurrency ?? 8;
+    this.lists = new Semaphore(this.listConcurrency);
+    this.folders = new Semaphore(this.listConcurrency);
     this.now = req.now ?? new Date();
     this.pacer = new Pacer({
       retries: req.retries?.retries ?? 6,
