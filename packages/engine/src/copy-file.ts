@@ -4,11 +4,11 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ChunkReader, ProviderError, SUPPORTED_HASHES, canceled, createHasher, mapLimit } from '@skyferry/providers';
+import { ChunkReader, ProviderError, SUPPORTED_HASHES, canceled, createHasher } from '@skyferry/providers';
 import type { Pacer } from '@skyferry/providers';
 import type { ChunkWriter, Entry, HashType, Hashes, Provider, SrcInfo, StreamHasher } from '@skyferry/providers';
 import type { Fingerprint } from './types.ts';
-import { baseName, sameHashes } from './util.ts';
+import { baseName, poolSent, sameHashes } from './util.ts';
 import type { Semaphore } from './util.ts';
 
 /** How a file was checked after it was written. */
@@ -358,7 +358,9 @@ const MAX_RANGE = 64 * 1024 * 1024;
  * Copies a large file as ranges read from the source and written at their offsets, several at
  * once, each streamed straight through (no chunk gathered in memory, no copy): for writers that
  * take ranges (`writeRange`) when no hash has to be computed over the bytes in order. Each range
- * is retried on its own, read again from the source.
+ * is retried on its own, read again from the source. A range whose bytes are all sent lets the
+ * next one start while it waits for the server's answer (at most twice `concurrency` under way),
+ * so no stream idles through a round trip at each range's end.
  */
 async function rangesAtOnce(
   from: Provider,
@@ -377,7 +379,7 @@ async function rangesAtOnce(
   const ranges: Array<{ start: number; length: number }> = [];
   for (let start = 0; start < size; start += rangeSize)
     ranges.push({ start, length: Math.min(rangeSize, size - start) });
-  const sendRange = async ({ start, length }: { start: number; length: number }) => {
+  const sendRange = async ({ start, length }: { start: number; length: number }, allSent: () => void) => {
     let sent = 0;
     const body = await from.openRead(fromPath, { range: { start, end: start + length - 1 }, signal: ctx.signal });
     const meter = new Meter([], (n) => {
@@ -387,6 +389,7 @@ async function rangesAtOnce(
     });
     body.on('error', (err) => meter.destroy(err));
     meter.on('error', () => undefined);
+    meter.once('end', allSent);
     body.pipe(meter);
     try {
       await write.call(writer, start, length, meter, ctx.signal);
@@ -401,7 +404,20 @@ async function rangesAtOnce(
     }
   };
   try {
-    await mapLimit(ranges, concurrency, (r) => ctx.pacer.call(() => sendRange(r), { signal: ctx.signal }));
+    // A range whose bytes are all sent frees its place for the next while it waits for the answer.
+    let failure: { err: unknown } | undefined;
+    await poolSent(
+      ranges,
+      concurrency,
+      (r, sent) =>
+        ctx.pacer
+          .call(() => sendRange(r, sent), { signal: ctx.signal })
+          .catch((err: unknown) => {
+            failure ??= { err };
+          }),
+      () => failure !== undefined || ctx.signal.aborted,
+    );
+    if (failure) throw failure.err;
     if (ctx.signal.aborted) throw canceled();
     const entry = await writer.close();
     const verified = await verify(to, toPath, fp, size, {}, entry, ctx, true);

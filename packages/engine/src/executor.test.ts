@@ -202,6 +202,80 @@ describe('executor', () => {
     expect(maxUnderWay).toBeLessThanOrEqual(4);
   });
 
+  const MiB = 1024 * 1024;
+  /**
+   * Migrates a file of three ranges (two of 64 MiB, the largest range, then 123 bytes) to a target
+   * whose chunk writer takes ranges (as Apache WebDAV's does), 2 at once, answering each range 30 ms
+   * after taking its last byte; ranges at the offsets in `fail` are refused.
+   */
+  const migrateRanged = async (fail: number[] = []) => {
+    const store = new MemoryStore();
+    store.addSynthetic('/src/big.bin', 128 * MiB + 123, { fill: 7 });
+    const target = new MemoryProvider({ hashes: [] });
+    const seen = { streaming: 0, underWay: 0, maxStreaming: 0, maxUnderWay: 0, aborted: 0 };
+    const ranges: [number, number][] = [];
+    target.openChunkWriter = async (path, src) => ({
+      chunkSize: MiB,
+      concurrency: 2,
+      doneWithDataWhenSettled: true,
+      writeChunk: () => Promise.reject(new Error('ranges only')),
+      async writeRange(offset, length, body) {
+        if (fail.includes(offset)) throw new ProviderError('permission', `refused at ${offset}`);
+        seen.underWay++;
+        seen.streaming++;
+        seen.maxUnderWay = Math.max(seen.maxUnderWay, seen.underWay);
+        seen.maxStreaming = Math.max(seen.maxStreaming, seen.streaming);
+        let n = 0;
+        for await (const c of body as AsyncIterable<Buffer>) n += c.length;
+        seen.streaming--;
+        await new Promise((r) => setTimeout(r, 30));
+        seen.underWay--;
+        expect(n).toBe(length);
+        ranges.push([offset, n]);
+      },
+      close: async () => ({ path, name: 'big.bin', kind: 'file', size: src.size }),
+      abort: async () => {
+        seen.aborted++;
+      },
+    });
+    const items: ItemEvent[] = [];
+    const { result } = await runTransfer({
+      source: new MemoryProvider({ store, hashes: [] }),
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/src'],
+      targetPath: '/',
+      chunkThreshold: MiB,
+      onItem: (e) => items.push(e),
+    });
+    return { result, items, seen, ranges, target };
+  };
+
+  it('sends the next range of a big file while a sent one waits for its answer: 2 streaming, 3 under way', async () => {
+    const { result, items, seen, ranges } = await migrateRanged();
+    expect(result.outcome).toBe('success');
+    expect(items.find((e) => e.item.rel === '/big.bin')).toMatchObject({ chunked: true });
+    expect(ranges.sort((a, b) => a[0] - b[0])).toEqual([
+      [0, 64 * MiB],
+      [64 * MiB, 64 * MiB],
+      [128 * MiB, 123],
+    ]);
+    // The third range went while the first waited for its answer; never more than two streaming.
+    expect(seen.maxStreaming).toBe(2);
+    expect(seen.maxUnderWay).toBe(3);
+    expect(seen.aborted).toBe(0);
+  });
+
+  it('starts no range after one is refused, and drops the upload once those under way are done', async () => {
+    const { result, seen, ranges, target } = await migrateRanged([0]);
+    expect(result.outcome).not.toBe('success');
+    expect(result.failed.map((f) => [f.item.rel, f.reason])).toEqual([['/big.bin', 'permission']]);
+    // The second range was under way when the first was refused and finished; the third never started.
+    expect(ranges).toEqual([[64 * MiB, 64 * MiB]]);
+    expect(seen.aborted).toBe(1);
+    expect(target.store.find('/src/big.bin')).toBeUndefined();
+  });
+
   it('retries failures of the retry class and still moves every byte once', async () => {
     const store = tree(30);
     const source = new MemoryProvider({ store });

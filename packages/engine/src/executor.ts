@@ -17,7 +17,7 @@ import type {
   TransferProgress,
   TransferResult,
 } from './types.ts';
-import { Semaphore, baseName, fingerprintOf, joinRel, parentPath } from './util.ts';
+import { Semaphore, baseName, fingerprintOf, joinRel, parentPath, poolSent } from './util.ts';
 
 /** Lets the caller meter and cap the bytes a run moves (the user's traffic allowance). */
 export interface TrafficHook {
@@ -413,43 +413,23 @@ class Execution {
     fn: (item: PlanItem, sent: () => void) => Promise<boolean>,
     counted: boolean,
   ): Promise<void> {
-    const places = new Semaphore(Math.max(1, n));
-    const underWay = new Semaphore(2 * Math.max(1, n));
-    const running: Promise<void>[] = [];
-    for (const item of items) {
-      if (this.stop) break;
-      await underWay.acquire();
-      await places.acquire();
-      if (this.stop) {
-        places.release();
-        underWay.release();
-        break;
-      }
-      let holding = true;
-      const sent = () => {
-        if (!holding) return;
-        holding = false;
-        places.release();
-      };
-      running.push(
-        (async () => {
-          try {
-            if (!(await fn(item, sent))) return; // not started (traffic allowance reached)
-            this.finishedItems.add(item);
-            if (item.action !== 'delete' && item.action !== 'mkdir') this.finishedBytes += item.size;
-            if (counted) this.successCount++;
-            if (counted) this.progress.finished++;
-          } catch (err) {
-            this.handleError(item, err);
-            if (counted) this.progress.finished++;
-          } finally {
-            sent();
-            underWay.release();
-          }
-        })(),
-      );
-    }
-    await Promise.all(running);
+    await poolSent(
+      items,
+      n,
+      async (item, sent) => {
+        try {
+          if (!(await fn(item, sent))) return; // not started (traffic allowance reached)
+          this.finishedItems.add(item);
+          if (item.action !== 'delete' && item.action !== 'mkdir') this.finishedBytes += item.size;
+          if (counted) this.successCount++;
+          if (counted) this.progress.finished++;
+        } catch (err) {
+          this.handleError(item, err);
+          if (counted) this.progress.finished++;
+        }
+      },
+      () => this.stop !== undefined,
+    );
   }
 
   // ---- the run -----------------------------------------------------------------------------------

@@ -87,3 +87,48 @@ export class Semaphore {
     }
   }
 }
+
+/**
+ * Runs `fn` over `items`, `n` at a time, in order. An item that calls `sent` (all its bytes are on
+ * their way) frees its place for the next while it waits for the service's answer, so the link
+ * does not idle through each item's last round trip; at most `2n` items are under way. No further
+ * item starts once `stopped()` is true. Resolves when every item started has settled; `fn`
+ * handles its own failures (`sent` is called for it when it settles without).
+ */
+export async function poolSent<T>(
+  items: Iterable<T>,
+  n: number,
+  fn: (item: T, sent: () => void) => Promise<void>,
+  stopped: () => boolean,
+): Promise<void> {
+  const places = new Semaphore(Math.max(1, n));
+  const underWay = new Semaphore(2 * Math.max(1, n));
+  const running: Promise<void>[] = [];
+  for (const item of items) {
+    if (stopped()) break;
+    await underWay.acquire();
+    await places.acquire();
+    if (stopped()) {
+      places.release();
+      underWay.release();
+      break;
+    }
+    let holding = true;
+    const sent = () => {
+      if (!holding) return;
+      holding = false;
+      places.release();
+    };
+    running.push(
+      (async () => {
+        try {
+          await fn(item, sent);
+        } finally {
+          sent();
+          underWay.release();
+        }
+      })(),
+    );
+  }
+  await Promise.all(running);
+}
