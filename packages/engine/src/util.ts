@@ -92,8 +92,9 @@ export class Semaphore {
  * Runs `fn` over `items`, `n` at a time, in order. An item that calls `sent` (all its bytes are on
  * their way) frees its place for the next while it waits for the service's answer, so the link
  * does not idle through each item's last round trip; at most `2n` items are under way. No further
- * item starts once `stopped()` is true. Resolves when every item started has settled; `fn`
- * handles its own failures (`sent` is called for it when it settles without).
+ * item starts once `stopped()` is true (`sent` is called for an item when it settles without).
+ * Settles once every item started has settled: callers handle their items' failures in `fn`; one
+ * that escapes stops further items and is thrown then, so nothing is left running behind the caller.
  */
 export async function poolSent<T>(
   items: Iterable<T>,
@@ -104,11 +105,13 @@ export async function poolSent<T>(
   const places = new Semaphore(Math.max(1, n));
   const underWay = new Semaphore(2 * Math.max(1, n));
   const running: Promise<void>[] = [];
+  let escaped: { err: unknown } | undefined;
+  const stop = () => escaped !== undefined || stopped();
   for (const item of items) {
-    if (stopped()) break;
+    if (stop()) break;
     await underWay.acquire();
     await places.acquire();
-    if (stopped()) {
+    if (stop()) {
       places.release();
       underWay.release();
       break;
@@ -123,6 +126,8 @@ export async function poolSent<T>(
       (async () => {
         try {
           await fn(item, sent);
+        } catch (err) {
+          escaped ??= { err };
         } finally {
           sent();
           underWay.release();
@@ -131,4 +136,5 @@ export async function poolSent<T>(
     );
   }
   await Promise.all(running);
+  if (escaped) throw escaped.err;
 }
