@@ -404,20 +404,14 @@ async function rangesAtOnce(
     }
   };
   try {
-    // A range whose bytes are all sent frees its place for the next while it waits for the answer.
-    let failure: { err: unknown } | undefined;
+    // A range whose bytes are all sent frees its place for the next while it waits for the answer;
+    // after a failure no range starts, and it is thrown once those under way have settled.
     await poolSent(
       ranges,
       concurrency,
-      (r, sent) =>
-        ctx.pacer
-          .call(() => sendRange(r, sent), { signal: ctx.signal })
-          .catch((err: unknown) => {
-            failure ??= { err };
-          }),
-      () => failure !== undefined || ctx.signal.aborted,
+      (r, sent) => ctx.pacer.call(() => sendRange(r, sent), { signal: ctx.signal }),
+      () => ctx.signal.aborted,
     );
-    if (failure) throw failure.err;
     if (ctx.signal.aborted) throw canceled();
     const entry = await writer.close();
     const verified = await verify(to, toPath, fp, size, {}, entry, ctx, true);

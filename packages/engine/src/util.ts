@@ -93,8 +93,9 @@ export class Semaphore {
  * their way) frees its place for the next while it waits for the service's answer, so the link
  * does not idle through each item's last round trip; at most `2n` items are under way. No further
  * item starts once `stopped()` is true (`sent` is called for an item when it settles without).
- * Settles once every item started has settled: callers handle their items' failures in `fn`; one
- * that escapes stops further items and is thrown then, so nothing is left running behind the caller.
+ * Settles once every item started has settled. A failure `fn` throws stops further items and is
+ * thrown then (the first one), so nothing is left running behind the caller; `fn` catches what
+ * should not stop the others.
  */
 export async function poolSent<T>(
   items: Iterable<T>,
