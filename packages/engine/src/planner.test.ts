@@ -33,28 +33,43 @@ function lines(plan: TransferPlan, opts: { skips?: boolean } = {}): string[] {
 }
 
 /**
- * Makes each provider's `stat` or `list` take `delayMs` (a round trip) and counts the calls under
- * way: `meter.most` is the most at once since it was last set to 0; `meter.calls` names each call.
+ * Makes each provider's `stat` or `list` (or both) take `delayMs` (a round trip) and counts the
+ * calls under way: `meter.most` is the most at once since it was last set to 0; `meter.calls` names
+ * each call ("side path", with the method first when both are metered), `meter.beforeFirstAnswer`
+ * how many were sent before the first answer came; `meter.reset()` starts counting again.
  */
 function meterCalls(
   providers: { side: string; p: MemoryProvider }[],
-  method: 'stat' | 'list',
+  method: 'stat' | 'list' | 'both',
   delayMs: number,
-): { most: number; calls: string[] } {
-  const meter = { most: 0, calls: [] as string[] };
+): { most: number; calls: string[]; beforeFirstAnswer: number; reset: () => void } {
   let inFlight = 0;
+  let answered = false;
+  const meter = {
+    most: 0,
+    calls: [] as string[],
+    beforeFirstAnswer: 0,
+    reset: () => {
+      Object.assign(meter, { most: 0, calls: [], beforeFirstAnswer: 0 });
+      answered = false;
+    },
+  };
   for (const { side, p } of providers) {
-    const call = p[method].bind(p) as (path: string, opts?: object) => Promise<unknown>;
-    (p as unknown as Record<string, unknown>)[method] = async (path: string, opts?: object) => {
-      meter.calls.push(`${side} ${path}`);
-      meter.most = Math.max(meter.most, ++inFlight);
-      try {
-        await new Promise((r) => setTimeout(r, delayMs));
-        return await call(path, opts);
-      } finally {
-        inFlight--;
-      }
-    };
+    for (const m of method === 'both' ? (['stat', 'list'] as const) : [method]) {
+      const call = p[m].bind(p) as (path: string, opts?: object) => Promise<unknown>;
+      (p as unknown as Record<string, unknown>)[m] = async (path: string, opts?: object) => {
+        meter.calls.push(method === 'both' ? `${m} ${side} ${path}` : `${side} ${path}`);
+        if (!answered) meter.beforeFirstAnswer++;
+        meter.most = Math.max(meter.most, ++inFlight);
+        try {
+          await new Promise((r) => setTimeout(r, delayMs));
+          return await call(path, opts);
+        } finally {
+          answered = true;
+          inFlight--;
+        }
+      };
+    }
   }
   return meter;
 }
@@ -346,6 +361,77 @@ describe('planner: migrate', () => {
         targetPath: '/f',
       }),
     ).rejects.toMatchObject({ code: 'not_dir' });
+  });
+
+  it('with one source, lists the folders the walk starts with beside the first looks', async () => {
+    const source = cloud({ '/Photos/a.jpg': 'a', '/Photos/2024/b.jpg': 'bb', '/top.txt': 't' });
+    const target = cloud({ '/Backup/Photos/a.jpg': 'a' });
+    const meter = meterCalls(
+      [
+        { side: 'source', p: source },
+        { side: 'target', p: target },
+      ],
+      'both',
+      5,
+    );
+    const plan = await planTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/Photos'],
+      targetPath: '/Backup',
+      sameNamePolicy: 'skip',
+    });
+    expect(lines(plan)).toEqual([
+      'copy target /Backup/Photos/2024/b.jpg new',
+      'mkdir target /Backup/Photos/2024 missing_folder',
+      'skip target /Backup/Photos/a.jpg exists',
+    ]);
+    expect(plan.errors).toEqual([]);
+    // One round trip: the three looks and both listings of the migrated folder sent together...
+    expect(meter.calls.slice(0, meter.beforeFirstAnswer).sort()).toEqual([
+      'list source /Photos',
+      'list target /Backup/Photos',
+      'stat source /Photos',
+      'stat target /Backup',
+      'stat target /Backup/Photos',
+    ]);
+    // ...and each listing taken by the walk, not asked for again.
+    expect(meter.calls.filter((c) => c.startsWith('list')).sort()).toEqual([
+      'list source /Photos',
+      'list source /Photos/2024',
+      'list target /Backup/Photos',
+    ]);
+
+    // A sync: its source and target folders listed beside their looks.
+    meter.reset();
+    await planTransfer({ source, target, mode: 'one_way', sourcePaths: ['/Photos'], targetPath: '/Backup/Photos' });
+    expect(meter.calls.slice(0, meter.beforeFirstAnswer).sort()).toEqual([
+      'list source /Photos',
+      'list target /Backup/Photos',
+      'stat source /Photos',
+      'stat target /Backup/Photos',
+    ]);
+
+    // A file as the one source, or a target that is not there yet: the listings that were not
+    // needed change nothing in the plan and record no error.
+    const file = await planTransfer({
+      source,
+      target,
+      mode: 'migrate',
+      sourcePaths: ['/top.txt'],
+      targetPath: '/Backup',
+    });
+    expect(lines(file)).toEqual(['copy target /Backup/top.txt new']);
+    expect(file.errors).toEqual([]);
+    const fresh = await planTransfer({ source, target, mode: 'migrate', sourcePaths: ['/Photos'], targetPath: '/New' });
+    expect(lines(fresh)).toEqual([
+      'copy target /New/Photos/2024/b.jpg new',
+      'copy target /New/Photos/a.jpg new',
+      'mkdir target /New/Photos missing_folder',
+      'mkdir target /New/Photos/2024 missing_folder',
+    ]);
+    expect(fresh.errors).toEqual([]);
   });
 
   it('reports scan progress and pages items', async () => {

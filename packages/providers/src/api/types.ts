@@ -55,6 +55,17 @@ export interface WriteOptions {
   onProgress?: (bytes: number) => void;
 }
 
+export interface StatOptions {
+  signal?: AbortSignal;
+  /**
+   * The caller expects a folder (a transfer's root folders). A service that needs more than one
+   * request to tell a file from a folder (S3: a HEAD for an object, then a listing for a folder)
+   * sends them together instead of one after the other: one round trip less, one request more
+   * when the path is a file. The answer is the same either way.
+   */
+  expectFolder?: boolean;
+}
+
 export interface ListOptions {
   signal?: AbortSignal;
   pageToken?: string;
@@ -142,7 +153,7 @@ export interface Provider {
   readonly chunkedWriteHashes?: ReadonlySet<HashType>;
 
   list(dir: string, opts?: ListOptions): Promise<Page>;
-  stat(path: string, opts?: { signal?: AbortSignal }): Promise<Entry>;
+  stat(path: string, opts?: StatOptions): Promise<Entry>;
   openRead(path: string, opts?: ReadOptions): Promise<Readable>;
   /** Writes a whole file from a stream; creates missing parent folders; replaces an existing file. */
   put(path: string, body: Readable, src: SrcInfo, opts?: WriteOptions): Promise<Entry>;

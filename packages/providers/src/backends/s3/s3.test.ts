@@ -86,6 +86,110 @@ describe('S3 error mapping', () => {
   });
 });
 
+describe('S3 stat', () => {
+  /**
+   * A provider whose HEAD and listing answer only when `answer()` is called, recording each request
+   * as it is sent: `objects` are the keys that exist.
+   */
+  function gated(objects: string[], fail: { head?: Error; list?: Error } = {}) {
+    const provider = new S3Provider(s3ConfigFrom('s3_compatible', { ...creds, endpoint: 'http://127.0.0.1:1' }));
+    const sent: string[] = [];
+    const waiting: { what: string; go: () => void }[] = [];
+    const later = <T>(what: string, value: () => T) => {
+      sent.push(what);
+      return new Promise<T>((resolve, reject) =>
+        waiting.push({
+          what,
+          go: () => {
+            try {
+              resolve(value());
+            } catch (err) {
+              reject(err as Error);
+            }
+          },
+        }),
+      );
+    };
+    vi.spyOn(provider.client, 'headObject').mockImplementation((key) =>
+      later(`HEAD ${key}`, () => {
+        if (fail.head) throw fail.head;
+        if (!objects.includes(key)) throw new S3ServiceError('NotFound', '', 404, {});
+        return { ContentLength: 3, ETag: '"0123456789abcdef0123456789abcdef"', Metadata: {} };
+      }),
+    );
+    vi.spyOn(provider.client, 'listObjectsV2').mockImplementation((input) =>
+      later(`LIST ${input.prefix}`, () => {
+        if (fail.list) throw fail.list;
+        const under = objects.filter((k) => k.startsWith(input.prefix ?? ''));
+        return { Contents: under.slice(0, 1).map((Key) => ({ Key, Size: 3 })), CommonPrefixes: [], IsTruncated: false };
+      }),
+    );
+    /** Answers the requests sent by now (those starting with `only`); resolves once they were taken in. */
+    const answer = async (only = '') => {
+      await new Promise((r) => setTimeout(r, 0));
+      for (const w of waiting.filter((x) => x.what.startsWith(only))) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.go();
+      }
+      await new Promise((r) => setTimeout(r, 0));
+    };
+    return { provider, sent, answer };
+  }
+
+  it('asks for the object and the folder together when a folder is expected, one after the other otherwise', async () => {
+    const folder = gated(['photos/a.jpg']);
+    const st = folder.provider.stat('/photos', { expectFolder: true });
+    await new Promise((r) => setTimeout(r, 0));
+    // Both sent before either is answered: one round trip.
+    expect(folder.sent).toEqual(['HEAD photos', 'LIST photos/']);
+    await folder.answer();
+    await expect(st).resolves.toMatchObject({ kind: 'dir', path: '/photos' });
+
+    const plain = gated(['photos/a.jpg']);
+    const st2 = plain.provider.stat('/photos');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(plain.sent).toEqual(['HEAD photos']);
+    await plain.answer();
+    expect(plain.sent).toEqual(['HEAD photos', 'LIST photos/']);
+    await plain.answer();
+    await expect(st2).resolves.toMatchObject({ kind: 'dir', path: '/photos' });
+  });
+
+  it('gives the same answers with the hint: a file (even with keys under it), a folder, nothing', async () => {
+    for (const expectFolder of [false, true]) {
+      const run = async (path: string) => {
+        const g = gated(['doc.txt', 'doc.txt/inner', 'photos/a.jpg']);
+        const st = g.provider.stat(path, { expectFolder });
+        st.catch(() => undefined); // met by the expectation below
+        for (let i = 0; i < 3; i++) await g.answer();
+        return st;
+      };
+      await expect(run('/doc.txt')).resolves.toMatchObject({ kind: 'file', size: 3 });
+      await expect(run('/photos')).resolves.toMatchObject({ kind: 'dir' });
+      await expect(run('/nothing')).rejects.toMatchObject({ code: 'not_found' });
+    }
+  });
+
+  it('with the hint, a refused listing does not matter for a file; a refused HEAD fails the stat once the listing is done', async () => {
+    const file = gated(['doc.txt'], { list: new S3ServiceError('AccessDenied', '', 403, {}) });
+    const st = file.provider.stat('/doc.txt', { expectFolder: true });
+    await file.answer();
+    await expect(st).resolves.toMatchObject({ kind: 'file' });
+
+    const denied = gated(['photos/a.jpg'], { head: new S3ServiceError('AccessDenied', '', 403, {}) });
+    let settled = false;
+    const st2 = denied.provider.stat('/photos', { expectFolder: true }).finally(() => (settled = true));
+    st2.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(denied.sent).toEqual(['HEAD photos', 'LIST photos/']);
+    // The HEAD refused: the stat still waits for the listing it started (nothing left running).
+    await denied.answer('HEAD');
+    expect(settled).toBe(false);
+    await denied.answer();
+    await expect(st2).rejects.toMatchObject({ code: 'permission' });
+  });
+});
+
 describe('S3 multipart server-side copy', () => {
   it('copies objects over the cutoff with UploadPartCopy ranges that cover every byte once', async () => {
     const size = 23 * 1024 * 1024 + 5;

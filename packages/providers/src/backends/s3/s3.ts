@@ -14,6 +14,7 @@ import type {
   Provider,
   ReadOptions,
   SrcInfo,
+  StatOptions,
   WriteOptions,
 } from '../../api/types.ts';
 import { ChunkReader, writeStreamChunked } from '../../chunks.ts';
@@ -375,11 +376,25 @@ export class S3Provider implements Provider {
     return this.dirEntry(path, first.Key === prefix ? first.LastModified : undefined);
   }
 
-  async stat(path: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+  /**
+   * An object at the key is a file (even with objects under it); else anything under the prefix
+   * makes a folder. The HEAD and the listing go one after the other, or together when the caller
+   * expects a folder (a round trip less; the listing is wasted when it is a file).
+   */
+  async stat(path: string, opts: StatOptions = {}): Promise<Entry> {
     const p = cleanPath(path);
     if (p === '/') return this.dirEntry('/');
     const key = this.keyOf(p);
-    const head = await this.head(key, p, opts.signal);
+    const headP = this.head(key, p, opts.signal);
+    const dirP = opts.expectFolder ? this.dirAt(p, opts.signal) : undefined;
+    // The listing's failure matters only for a folder, and is then met below.
+    const dirSettled = dirP?.catch(() => undefined);
+    let head: HeadObjectResult | undefined;
+    try {
+      head = await headP;
+    } finally {
+      await dirSettled; // nothing left running behind the answer
+    }
     if (head) {
       return this.fileEntry(
         p,
@@ -389,7 +404,7 @@ export class S3Provider implements Provider {
         head.ContentType,
       );
     }
-    const dir = await this.dirAt(p, opts.signal);
+    const dir = await (dirP ?? this.dirAt(p, opts.signal));
     if (dir) return dir;
     throw new ProviderError('not_found', `not found: ${p}`);
   }
