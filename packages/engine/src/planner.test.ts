@@ -39,7 +39,7 @@ function lines(plan: TransferPlan, opts: { skips?: boolean } = {}): string[] {
  * how many were sent before the first answer came; `meter.reset()` starts counting again.
  */
 function meterCalls(
-  providers: { side: string; p: MemoryProvider }[],
+  providers: { source: MemoryProvider; target: MemoryProvider },
   method: 'stat' | 'list' | 'both',
   delayMs: number,
 ): { most: number; calls: string[]; beforeFirstAnswer: number; reset: () => void } {
@@ -54,7 +54,7 @@ function meterCalls(
       answered = false;
     },
   };
-  for (const { side, p } of providers) {
+  for (const [side, p] of Object.entries(providers)) {
     for (const m of method === 'both' ? (['stat', 'list'] as const) : [method]) {
       const call = p[m].bind(p) as (path: string, opts?: object) => Promise<unknown>;
       (p as unknown as Record<string, unknown>)[m] = async (path: string, opts?: object) => {
@@ -319,14 +319,7 @@ describe('planner: migrate', () => {
     const source = cloud({ '/Photos/a.jpg': 'a', '/Docs/c.txt': 'c', '/top.txt': 't' });
     const target = cloud({ '/Backup/': '' });
     // Each look a round trip: they overlap only if they are sent together.
-    const meter = meterCalls(
-      [
-        { side: 'source', p: source },
-        { side: 'target', p: target },
-      ],
-      'stat',
-      5,
-    );
+    const meter = meterCalls({ source, target }, 'stat', 5);
     const plan = await planTransfer({
       source,
       target,
@@ -366,14 +359,7 @@ describe('planner: migrate', () => {
   it('with one source, lists the folders the walk starts with beside the first looks', async () => {
     const source = cloud({ '/Photos/a.jpg': 'a', '/Photos/2024/b.jpg': 'bb', '/top.txt': 't' });
     const target = cloud({ '/Backup/Photos/a.jpg': 'a' });
-    const meter = meterCalls(
-      [
-        { side: 'source', p: source },
-        { side: 'target', p: target },
-      ],
-      'both',
-      5,
-    );
+    const meter = meterCalls({ source, target }, 'both', 5);
     const plan = await planTransfer({
       source,
       target,
@@ -469,14 +455,7 @@ describe('planner: migrate', () => {
     files[`/s/deep/${Array.from({ length: 30 }, (_, i) => `d${i}`).join('/')}/z.txt`] = 'zzz';
     const source = cloud(files);
     const target = cloud({ '/t/w/0/0/0/x.txt': 'x', '/t/deep/d0/old.txt': 'o' });
-    const meter = meterCalls(
-      [
-        { side: 'source', p: source },
-        { side: 'target', p: target },
-      ],
-      'list',
-      1,
-    );
+    const meter = meterCalls({ source, target }, 'list', 1);
     for (const mode of ['mirror', 'two_way'] as const) {
       meter.most = 0;
       const plan = await planTransfer({

@@ -87,6 +87,9 @@ describe('S3 error mapping', () => {
 });
 
 describe('S3 stat', () => {
+  /** Lets promises and timers queued so far run. */
+  const turn = () => new Promise((r) => setTimeout(r, 0));
+
   /**
    * A provider whose HEAD and listing answer only when `answer()` is called, recording each request
    * as it is sent: `objects` are the keys that exist.
@@ -126,12 +129,12 @@ describe('S3 stat', () => {
     );
     /** Answers the requests sent by now (those starting with `only`); resolves once they were taken in. */
     const answer = async (only = '') => {
-      await new Promise((r) => setTimeout(r, 0));
+      await turn();
       for (const w of waiting.filter((x) => x.what.startsWith(only))) {
         waiting.splice(waiting.indexOf(w), 1);
         w.go();
       }
-      await new Promise((r) => setTimeout(r, 0));
+      await turn();
     };
     return { provider, sent, answer };
   }
@@ -139,7 +142,7 @@ describe('S3 stat', () => {
   it('asks for the object and the folder together when a folder is expected, one after the other otherwise', async () => {
     const folder = gated(['photos/a.jpg']);
     const st = folder.provider.stat('/photos', { expectFolder: true });
-    await new Promise((r) => setTimeout(r, 0));
+    await turn();
     // Both sent before either is answered: one round trip.
     expect(folder.sent).toEqual(['HEAD photos', 'LIST photos/']);
     await folder.answer();
@@ -147,7 +150,7 @@ describe('S3 stat', () => {
 
     const plain = gated(['photos/a.jpg']);
     const st2 = plain.provider.stat('/photos');
-    await new Promise((r) => setTimeout(r, 0));
+    await turn();
     expect(plain.sent).toEqual(['HEAD photos']);
     await plain.answer();
     expect(plain.sent).toEqual(['HEAD photos', 'LIST photos/']);
@@ -180,7 +183,7 @@ describe('S3 stat', () => {
     let settled = false;
     const st2 = denied.provider.stat('/photos', { expectFolder: true }).finally(() => (settled = true));
     st2.catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 0));
+    await turn();
     expect(denied.sent).toEqual(['HEAD photos', 'LIST photos/']);
     // The HEAD refused: the stat still waits for the listing it started (nothing left running).
     await denied.answer('HEAD');
