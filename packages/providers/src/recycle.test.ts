@@ -1,10 +1,11 @@
 import { randomBytes, createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Transform } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendHttp } from './http-send.ts';
 import {
@@ -14,6 +15,7 @@ import {
   chunksOf,
   fileReadRing,
   fileReadStream,
+  fileWriteStream,
   recycle,
 } from './recycle.ts';
 import { openLocal } from './backends/local/local.ts';
@@ -113,6 +115,54 @@ describe('fileReadStream', () => {
     await expect(read).rejects.toMatchObject({ name: 'AbortError' });
     await new Promise((r) => setTimeout(r, 20));
     await expect(fh2.stat()).rejects.toThrow(/closed/i);
+  });
+});
+
+describe('fileWriteStream', () => {
+  /** The file read through `ring`, its chunks lent as a download's are. */
+  const lentChunks = (ring: BufferRing) => fileReadStream(fh0(), {}, ring);
+  let opened: Awaited<ReturnType<typeof open>>[] = [];
+  const fh0 = () => opened.shift() as Awaited<ReturnType<typeof open>>;
+
+  it('writes every byte and gives each chunk back once written, so the reads reuse a few buffers', async () => {
+    const ring = new BufferRing(64 * 1024);
+    opened = [await open(file)];
+    const out = join(dir, 'written.bin');
+    await pipeline(lentChunks(ring), fileWriteStream(await open(out, 'w')));
+    expect(readFileSync(out).equals(data)).toBe(true);
+    // 4 MiB through 64 KiB buffers: without the chunks given back, one buffer per read (66).
+    expect(ring.allocated).toBeLessThanOrEqual(8);
+  });
+
+  it('gathers chunks queued behind a write into one, in order', async () => {
+    const pieces = Array.from({ length: 40 }, (_, i) => Buffer.alloc(1000 + i, i));
+    const out = join(dir, 'gathered.bin');
+    await pipeline(Readable.from(pieces), fileWriteStream(await open(out, 'w')));
+    expect(readFileSync(out).equals(Buffer.concat(pieces))).toBe(true);
+  });
+
+  it('closes the file after the write under way when destroyed, and reports a failed write', async () => {
+    const fh = await open(join(dir, 'destroyed.bin'), 'w');
+    const sink = fileWriteStream(fh);
+    sink.write(Buffer.alloc(1024 * 1024, 7));
+    sink.destroy();
+    await new Promise((r) => sink.once('close', r));
+    await expect(fh.stat()).rejects.toThrow(/closed/i);
+    expect(readFileSync(join(dir, 'destroyed.bin')).length).toBe(1024 * 1024);
+
+    const ro = await open(file, 'r');
+    const failing = fileWriteStream(ro);
+    await expect(pipeline(Readable.from([Buffer.from('x')]), failing)).rejects.toMatchObject({ code: 'EBADF' });
+  });
+
+  it('is what the local backend writes through: a download to disk reads into the same few buffers', async () => {
+    const ring = new BufferRing(64 * 1024);
+    opened = [await open(file)];
+    const local = await openLocal({ path: dir }, { localRoots: [dir] });
+    await local.put('/put.bin', lentChunks(ring), { size: data.length });
+    expect(readFileSync(join(dir, 'put.bin')).equals(data)).toBe(true);
+    expect(ring.allocated).toBeLessThanOrEqual(8);
+    expect(readdirSync(dir).filter((n) => n.includes('tmp') || n.startsWith('.'))).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
-import { Readable, addAbortSignal } from 'node:stream';
+import { write as fsWrite, writev as fsWritev } from 'node:fs';
+import { Readable, Writable, addAbortSignal } from 'node:stream';
 
 /**
  * Read buffers that are used again once written.
@@ -135,6 +136,65 @@ export function fileReadStream(fh: FileHandle, opts: FileReadOptions = {}, ring 
   stream.once('end', () => void close());
   if (opts.signal) addAbortSignal(opts.signal, stream);
   return stream;
+}
+
+/**
+ * Writes a stream of chunks to an open file and gives each chunk back to its ring (see above) once
+ * its bytes are in the file: the final writer of a download to a local disk, whose reads then go
+ * into the same few buffers instead of a fresh one each (garbage the collector chases, on this
+ * kind of machine fresh memory too). Chunks that queue up while a write is under way go in one
+ * `writev`. The file is closed when the stream finishes or is destroyed.
+ */
+export function fileWriteStream(fh: FileHandle, highWaterMark = 256 * 1024): Writable {
+  let closed: Promise<void> | undefined;
+  /** The write under way: the file is closed only after it (its descriptor must not be reused under it). */
+  let writing: Promise<void> = Promise.resolve();
+  const close = () => (closed ??= writing.then(() => fh.close()));
+  /** Writes `bufs` whole (a short write, as on a nearly full disk, goes on from where it stopped). */
+  const writeAll = (bufs: Buffer[], cb: (err?: Error | null) => void) => {
+    const done = (err: Error | null, n: number) => {
+      if (err) return cb(err);
+      let left = n;
+      while (bufs.length > 0 && left >= (bufs[0] as Buffer).length) left -= (bufs.shift() as Buffer).length;
+      if (bufs.length === 0) return cb();
+      if (n === 0) return cb(new Error('the file took no more bytes'));
+      bufs[0] = (bufs[0] as Buffer).subarray(left);
+      writeAll(bufs, cb);
+    };
+    if (bufs.length === 1) fsWrite(fh.fd, bufs[0] as Buffer, 0, (bufs[0] as Buffer).length, null, done);
+    else fsWritev(fh.fd, bufs, null, done);
+  };
+  return new Writable({
+    highWaterMark,
+    write(chunk: Buffer, _enc, cb) {
+      writing = new Promise<void>((settled) =>
+        writeAll([chunk], (err) => {
+          settled();
+          if (!err) recycle(chunk);
+          cb(err);
+        }),
+      );
+    },
+    writev(items, cb) {
+      const chunks = items.map((i) => i.chunk as Buffer);
+      writing = new Promise<void>((settled) =>
+        writeAll(chunks.slice(), (err) => {
+          settled();
+          if (!err) for (const c of chunks) recycle(c);
+          cb(err);
+        }),
+      );
+    },
+    final(cb) {
+      close().then(() => cb(), cb);
+    },
+    destroy(err, cb) {
+      close().then(
+        () => cb(err),
+        () => cb(err),
+      );
+    },
+  });
 }
 
 /**

@@ -37,7 +37,7 @@ import { hashFile } from '../../hashing.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { fsError } from './errors.ts';
 import { mapLimit } from '../../map-limit.ts';
-import { fileReadRing, fileReadStream } from '../../recycle.ts';
+import { fileReadRing, fileReadStream, fileWriteStream } from '../../recycle.ts';
 
 /** Prefix of in-progress writes; such files are hidden from listings and never returned by stat. */
 export const LOCAL_TEMP_PREFIX = '.skyferry-tmp-';
@@ -365,7 +365,7 @@ export class LocalProvider implements Provider {
     });
     try {
       const fh = await open(tmp, 'wx');
-      await pipeline(body, counter, fh.createWriteStream({ highWaterMark: 256 * 1024 }), { signal: opts.signal });
+      await pipeline(body, counter, fileWriteStream(fh), { signal: opts.signal });
       if (src.size >= 0 && written !== src.size) {
         throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${written}`);
       }
