@@ -104,6 +104,39 @@ describe('RingHttp', () => {
     expect(ring.allocated).toBeLessThan(12);
   });
 
+  it('reads a body at least as long as the big buffers into them, and shorter or unsized ones into the small', async () => {
+    const port = await listen(dataServer());
+    const ring = new BufferRing(64 * 1024, 64);
+    const bigRing = new BufferRing(1024 * 1024, 8);
+    const c = client(port, { ring, bigRing });
+    const sizes = async (path: string) => {
+      const res = await get(c, path);
+      const seen = new Set<number>();
+      const parts: Buffer[] = [];
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        seen.add(chunk.buffer.byteLength);
+        parts.push(Buffer.from(chunk));
+        recycle(chunk);
+      }
+      return { seen, body: Buffer.concat(parts) };
+    };
+    const large = await sizes('/object');
+    expect(large.body.equals(data)).toBe(true);
+    // The read that held the head was a small buffer; every one after it a big one.
+    expect([...large.seen].sort()).toEqual([64 * 1024, 1024 * 1024].sort());
+    const small = await sizes('/object?bytes=500000');
+    expect(small.body.equals(data.subarray(0, 500_000))).toBe(true);
+    expect([...small.seen]).toEqual([64 * 1024]);
+    const chunked = await sizes('/object?chunked');
+    expect(chunked.body.equals(data)).toBe(true);
+    // (a read holding a chunk boundary hands out copies of its pieces)
+    expect([...chunked.seen].every((n) => n <= 64 * 1024)).toBe(true);
+    // Each buffer went back to its own ring: a few of each served everything.
+    expect(bigRing.allocated).toBeLessThanOrEqual(4);
+    expect(ring.allocated).toBeLessThan(12);
+    expect(() => client(port, { ring, bigRing: new BufferRing(64 * 1024) })).toThrow(/differ/);
+  });
+
   it('never reads into a chunk the reader still holds', async () => {
     const port = await listen(dataServer());
     const ring = new BufferRing(64 * 1024, 64);

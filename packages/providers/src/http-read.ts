@@ -35,6 +35,13 @@ export interface RingHttpOptions {
   idleMs?: number;
   /** Read buffers (default 64 KiB each, 64 kept). */
   ring?: BufferRing;
+  /**
+   * Bigger read buffers (a size other than `ring`'s) for answers whose Content-Length is at least
+   * their size: on a fast link a large download then goes in a sixteenth of the reads and hand-offs
+   * (WebDAV downloads on loopback: 1 MiB reads about twice as fast as 64 KiB ones), while small
+   * answers keep small buffers.
+   */
+  bigRing?: BufferRing;
 }
 
 export interface RingRequest {
@@ -151,6 +158,8 @@ interface Conn {
   onGone: ((err: Error) => void) | undefined;
   /** The buffer the socket reads into next (given back when the connection closes). */
   next: Buffer | undefined;
+  /** The next reads go into the big ring (a large answer's body). */
+  big: boolean;
   idleTimer: NodeJS.Timeout | undefined;
   gone: boolean;
 }
@@ -166,6 +175,19 @@ export class RingHttp {
   constructor(opts: RingHttpOptions) {
     this.opts = opts;
     this.ring = opts.ring ?? new BufferRing(64 * 1024, 64);
+    this.bigRing = opts.bigRing;
+    if (this.bigRing && this.bigRing.size === this.ring.size) throw new Error('bigRing must differ in size from ring');
+  }
+
+  private readonly bigRing: BufferRing | undefined;
+
+  /** The ring a read buffer came from (told apart by size). */
+  private ringOf(buf: Buffer): BufferRing {
+    return this.bigRing && buf.length === this.bigRing.size ? this.bigRing : this.ring;
+  }
+
+  private putBack(buf: Buffer): void {
+    this.ringOf(buf).putBack(buf);
   }
 
   /** Closes the idle connections (requests under way finish on theirs). */
@@ -181,22 +203,23 @@ export class RingHttp {
   }
 
   private open(): Conn {
-    const ring = this.ring;
+    const { ring, bigRing } = this;
     const c: Conn = {
       socket: undefined as unknown as Socket,
       onBytes: undefined,
       onGone: undefined,
       next: undefined,
+      big: false,
       idleTimer: undefined,
       gone: false,
     };
     const onread = {
-      buffer: () => (c.next = ring.take()),
+      buffer: () => (c.next = (c.big && bigRing ? bigRing : ring).take()),
       callback: (nread: number, buf: Buffer) => {
         c.next = undefined;
         if (c.onBytes) return c.onBytes(buf, nread);
         // Bytes on an idle connection: nothing asked for them.
-        ring.putBack(buf);
+        this.putBack(buf);
         c.socket.destroy();
         return false;
       },
@@ -218,7 +241,7 @@ export class RingHttp {
       if (c.idleTimer) clearTimeout(c.idleTimer);
       const i = this.idle.indexOf(c);
       if (i >= 0) this.idle.splice(i, 1);
-      if (c.next) ring.putBack(c.next);
+      if (c.next) this.putBack(c.next);
       c.next = undefined;
       c.socket.destroy();
       c.onGone?.(err);
@@ -231,6 +254,7 @@ export class RingHttp {
   }
 
   private release(c: Conn): void {
+    c.big = false;
     c.onBytes = undefined;
     c.onGone = undefined;
     c.socket.setTimeout(0);
@@ -309,7 +333,8 @@ export class RingHttp {
   }
 
   private exchange(c: Conn, req: RingRequest, lines: string, reused: boolean): Promise<RingResponse> {
-    const ring = this.ring;
+    const lend = (buf: Buffer, end: number, start: number) => this.ringOf(buf).lend(buf, end, start);
+    const putBack = (buf: Buffer) => this.putBack(buf);
     const res = new RingResponse({ highWaterMark: 128 * 1024 });
 
     return new Promise<RingResponse>((resolve, reject) => {
@@ -353,10 +378,10 @@ export class RingHttp {
           let more = true;
           if (pieces.length === 1) {
             const [a, b] = pieces[0] as [number, number];
-            more = res.push(ring.lend(buf, b, a));
+            more = res.push(lend(buf, b, a));
           } else {
             for (const [a, b] of pieces) more = res.push(Buffer.from(buf.subarray(a, b))) && more;
-            ring.putBack(buf);
+            putBack(buf);
           }
           if (chunked.done) finish();
           return more;
@@ -367,7 +392,7 @@ export class RingHttp {
           framing.left -= stop - s;
           if (stop < e) keepAlive = false; // bytes beyond the body: never reuse this connection
         }
-        const more = stop > s ? res.push(ring.lend(buf, stop, s)) : (ring.putBack(buf), true);
+        const more = stop > s ? res.push(lend(buf, stop, s)) : (putBack(buf), true);
         if (framing.kind === 'length' && framing.left === 0) finish();
         return more;
       };
@@ -409,6 +434,7 @@ export class RingHttp {
             const n = Number(len);
             if (!Number.isSafeInteger(n) || n < 0) throw new Error(`bad content-length ${len}`);
             framing = n === 0 ? { kind: 'none' } : { kind: 'length', left: n };
+            c.big = this.bigRing !== undefined && n >= this.bigRing.size;
           } else {
             framing = { kind: 'close' };
             keepAlive = false;
@@ -426,7 +452,7 @@ export class RingHttp {
         if (phase === 'head') {
           const start = onHead(buf, 0, nread);
           if (start < 0 || start === nread || framing.kind === 'none') {
-            ring.putBack(buf);
+            putBack(buf);
             if (start >= 0 && framing.kind === 'none') {
               if (start < nread) keepAlive = false;
               finish();
@@ -439,7 +465,7 @@ export class RingHttp {
       };
       c.onBytes = (buf, nread) => {
         if (phase === 'done') {
-          ring.putBack(buf);
+          putBack(buf);
           return true;
         }
         try {
@@ -448,7 +474,7 @@ export class RingHttp {
           paused = !more && phase === 'body';
           return !paused;
         } catch (err) {
-          ring.putBack(buf);
+          putBack(buf);
           fail(new ProviderError('network', `${req.what}: ${(err as Error).message}`));
           return false;
         }

@@ -3,6 +3,8 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { ProviderError } from '../../api/errors.ts';
+import { RingHttp, type RingResponse } from '../../http-read.ts';
+import { BufferRing, FILE_READ_SIZE } from '../../recycle.ts';
 import { sendHttp } from '../../http-send.ts';
 import type { Pacer } from '../../pacer.ts';
 
@@ -15,14 +17,23 @@ export interface DavRequest {
   signal?: AbortSignal;
 }
 
+/** An answer: node:http's, or RingHttp's for file downloads. */
+export type DavAnswer = IncomingMessage | RingResponse;
+
 /**
  * A small HTTP client over node:http with keep-alive agents: bodies stream both ways, nothing is
- * buffered whole except the short XML answers read with `text()`.
+ * buffered whole except the short XML answers read with `text()`. File downloads (`download`) read
+ * into recycled buffers through RingHttp (http-read.ts), as S3's do, 1020 KiB at a time for files
+ * of that size and more: node:http's fresh 64 KiB buffer for every socket read, and the copy its
+ * parser makes of each body piece, held a download from Apache to a local disk to a fifth of
+ * rclone's speed on loopback (268 against 1,197 MB/s).
  */
 export class DavHttp {
   private readonly agent: HttpAgent | HttpsAgent;
   private readonly authorization: string;
   private readonly secure: boolean;
+  private readonly origin: string;
+  private readonly objects: RingHttp;
 
   private readonly pacer: Pacer | undefined;
 
@@ -39,6 +50,43 @@ export class DavHttp {
       ? new HttpsAgent({ ...agentOpts, rejectUnauthorized: opts.rejectUnauthorized ?? true })
       : new HttpAgent(agentOpts);
     this.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+    this.origin = base.origin;
+    this.objects = new RingHttp({
+      secure: this.secure,
+      hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: base.port ? Number(base.port) : this.secure ? 443 : 80,
+      tls: { rejectUnauthorized: opts.rejectUnauthorized ?? true },
+      maxIdle: 16,
+      bigRing: new BufferRing(FILE_READ_SIZE, 16),
+    });
+  }
+
+  /**
+   * A GET of a file whose body is read into recycled buffers (see the class comment); retried like
+   * `send`. A URL on another origin goes through node:http.
+   */
+  async download(url: URL, headers: Record<string, string>, signal?: AbortSignal): Promise<DavAnswer> {
+    if (url.origin !== this.origin) return this.send({ method: 'GET', url, headers, signal });
+    const once = async (): Promise<DavAnswer> => {
+      if (signal?.aborted) throw new ProviderError('canceled', 'canceled');
+      return this.objects.get({
+        path: url.pathname + url.search,
+        headers: { authorization: this.authorization, ...headers },
+        signal,
+        timeoutMs: 300_000,
+        what: `GET ${url.pathname}`,
+      });
+    };
+    const pacer = this.pacer;
+    if (!pacer) return once();
+    return pacer.call(
+      async () => {
+        const res = await once();
+        if (RETRIED.has(res.statusCode ?? 0)) throw await statusError(res, `GET ${url.pathname}`);
+        return res;
+      },
+      { signal },
+    );
   }
 
   /**
@@ -57,10 +105,7 @@ export class DavHttp {
     return pacer.call(
       async () => {
         const res = await this.sendOnce(req);
-        const status = res.statusCode ?? 0;
-        if (status === 429 || status === 500 || status === 502 || status === 503 || status === 504) {
-          throw await statusError(res, `${req.method} ${req.url.pathname}`);
-        }
+        if (RETRIED.has(res.statusCode ?? 0)) throw await statusError(res, `${req.method} ${req.url.pathname}`);
         return res;
       },
       { signal: req.signal },
@@ -85,26 +130,30 @@ export class DavHttp {
 
   close(): void {
     this.agent.destroy();
+    this.objects.close();
   }
 }
 
+/** Answers retried by the pacer (after a backoff, honouring Retry-After). */
+const RETRIED = new Set([429, 500, 502, 503, 504]);
+
 /** A 2xx answer. */
-export function isOk(res: IncomingMessage): boolean {
+export function isOk(res: DavAnswer): boolean {
   const s = res.statusCode ?? 0;
   return s >= 200 && s < 300;
 }
 
 /** Reads a (short) response body as text. */
-export async function text(res: IncomingMessage): Promise<string> {
+export async function text(res: DavAnswer): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Reads and discards a response body so the socket returns to the pool. */
-export async function drain(res: IncomingMessage): Promise<void> {
+export async function drain(res: DavAnswer): Promise<void> {
   res.resume();
-  if (res.complete) return;
+  if (res.readableEnded || ('complete' in res && res.complete)) return;
   await new Promise<void>((resolve) => {
     res.once('end', resolve);
     res.once('close', resolve);
@@ -122,7 +171,7 @@ function retryAfterMs(value: string | string[] | undefined): number | undefined 
 }
 
 /** Maps an HTTP error status to a ProviderError (the body is read for the message). */
-export async function statusError(res: IncomingMessage, what: string): Promise<ProviderError> {
+export async function statusError(res: DavAnswer, what: string): Promise<ProviderError> {
   const status = res.statusCode ?? 0;
   const body = (await text(res).catch(() => '')).slice(0, 500);
   const detail = body.match(/<(?:\w+:)?message>([^<]*)</)?.[1] ?? body.match(/<title>([^<]*)</)?.[1] ?? '';
@@ -192,7 +241,8 @@ export function sliceStream(skip: number, limit: number | undefined): Transform 
       const from = Math.max(0, skip - pos);
       const to = Math.min(chunk.length, end - pos);
       pos += chunk.length;
-      cb(null, to > from ? chunk.subarray(from, to) : undefined);
+      // A whole chunk passes as itself, so the final writer can give it back to its ring.
+      cb(null, to <= from ? undefined : from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
     },
   });
 }

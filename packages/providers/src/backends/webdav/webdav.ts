@@ -266,9 +266,9 @@ export class WebdavProvider implements Provider {
     const start = opts.range?.start ?? 0;
     const end = opts.range?.end;
     if (end !== undefined && end < start) return Readable.from([]);
-    const headers: OutgoingHttpHeaders = {};
+    const headers: Record<string, string> = {};
     if (start > 0 || end !== undefined) headers.range = `bytes=${start}-${end ?? ''}`;
-    const res = await this.http.send({ method: 'GET', url: this.url(p), headers, signal: opts.signal });
+    const res = await this.http.download(this.url(p), headers, opts.signal);
     const status = res.statusCode ?? 0;
     if (status === 416) {
       await drain(res);
