@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { BufferRing } from '../../recycle.ts';
 import type { FileEntry, InputAttributes, OpenMode, SFTPWrapper, Stats } from 'ssh2';
 
 /** Promise forms of the ssh2 SFTP calls we use. */
@@ -43,9 +44,12 @@ export const sftpCall = {
     ),
   copyData: (s: SFTPWrapper, src: Buffer, dst: Buffer) =>
     new Promise<void>((res, rej) => s.ext_copy_data(src, 0, 0, dst, 0, (err) => (err ? rej(err) : res()))),
-  /** Reads exactly `len` bytes at `pos` (fewer only at end of file), re-asking after short reads. */
-  read: async (s: SFTPWrapper, h: Buffer, pos: number, len: number): Promise<Buffer> => {
-    const buf = Buffer.allocUnsafe(len);
+  /**
+   * Reads exactly `len` bytes at `pos` (fewer only at end of file), re-asking after short reads,
+   * into `into` when given (at least `len` bytes), else a new buffer.
+   */
+  read: async (s: SFTPWrapper, h: Buffer, pos: number, len: number, into?: Buffer): Promise<Buffer> => {
+    const buf = into ?? Buffer.allocUnsafe(len);
     let got = 0;
     while (got < len) {
       const n = await new Promise<number>((res, rej) =>
@@ -59,7 +63,7 @@ export const sftpCall = {
       if (n === 0) break;
       got += n;
     }
-    return got === len ? buf : buf.subarray(0, got);
+    return got === buf.length ? buf : buf.subarray(0, got);
   },
 };
 
@@ -74,6 +78,8 @@ export interface PipelinedReadOptions {
   /** Called once when the stream ends or is destroyed (closes the handle, frees the connection). */
   onDone: () => Promise<void>;
   mapError: (err: unknown) => Error;
+  /** Buffers of `chunk` bytes to read into (see recycle.ts); without it each read gets a new one. */
+  ring?: BufferRing;
 }
 
 /**
@@ -110,7 +116,16 @@ export function pipelinedReadStream(o: PipelinedReadOptions): Readable {
   const fill = () => {
     while (queue.length < o.inFlight && next < o.end) {
       const len = Math.min(o.chunk, o.end - next);
-      const data = sftpCall.read(o.sftp, o.handle, next, len);
+      // Whole requests read into the ring's buffers, lent on: the final writer gives them back.
+      const into = o.ring && len === o.ring.size ? o.ring.take() : undefined;
+      const data = sftpCall.read(o.sftp, o.handle, next, len, into).then(
+        (buf) =>
+          into && o.ring ? (buf.length > 0 ? o.ring.lend(into, buf.length) : (o.ring.putBack(into), buf)) : buf,
+        (err: unknown) => {
+          if (into) o.ring?.putBack(into);
+          throw err;
+        },
+      );
       data.catch(() => undefined);
       queue.push({ len, data });
       next += len;

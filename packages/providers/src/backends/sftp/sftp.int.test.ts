@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRcloneServe, startSshd, type RcloneServer, type SshServer } from '@skyferry/testing';
 import { ProviderError } from '../../api/errors.ts';
 import type { ProviderContext } from '../../api/registry.ts';
+import { chunksOf, recycle } from '../../recycle.ts';
 import { openSftp, type SftpProvider } from './sftp.ts';
 
 async function readAll(r: Readable): Promise<Buffer> {
@@ -76,6 +77,32 @@ describe('sftp on OpenSSH sshd', () => {
     } finally {
       await p.close();
     }
+  });
+
+  it('downloads into the same few buffers when the writer gives them back, byte for byte, a range too', async () => {
+    const data = pattern(4 * 1024 * 1024 + 777);
+    await sftp.put('/ring/down.bin', Readable.from([data]), { size: data.length });
+    const read = async (give: boolean, range?: { start: number; end: number }) => {
+      const buffers = new Set<ArrayBufferLike>();
+      const parts: Buffer[] = [];
+      // One chunk at a time, as a writer takes them (for-await alone joins queued chunks into copies).
+      for await (const c of chunksOf(await sftp.openRead('/ring/down.bin', range ? { range } : {}))) {
+        const chunk = c as Buffer;
+        buffers.add(chunk.buffer);
+        parts.push(Buffer.from(chunk));
+        if (give) recycle(chunk);
+      }
+      return { body: Buffer.concat(parts), buffers: buffers.size };
+    };
+    const given = await read(true);
+    expect(given.body.equals(data)).toBe(true);
+    // 129 requests of 32 KiB; given back, no more buffers than requests in flight (32) and a few.
+    expect(given.buffers).toBeLessThanOrEqual(40);
+    const kept = await read(false);
+    expect(kept.body.equals(data)).toBe(true);
+    expect(kept.buffers).toBeGreaterThanOrEqual(100);
+    const part = await read(true, { start: 100_000, end: 3_000_000 });
+    expect(part.body.equals(data.subarray(100_000, 3_000_001))).toBe(true);
   });
 
   it('records the host key at first connect and accepts it again', async () => {

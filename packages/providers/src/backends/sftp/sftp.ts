@@ -20,7 +20,7 @@ import type {
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { SftpPool, connectSftp, maxWriteLength, type SftpConnection, type SftpLogin } from './connection.ts';
 import { sftpError } from './errors.ts';
-import { chunksOf, recycle } from '../../recycle.ts';
+import { BufferRing, chunksOf, recycle } from '../../recycle.ts';
 import { pipelinedReadStream, sftpCall } from './io.ts';
 import { untilWindow, writeRequest } from './direct-write.ts';
 
@@ -82,6 +82,8 @@ export class SftpProvider implements Provider {
   private readonly extensions: Record<string, string>;
   private readonly requestSize: number;
   private readonly inFlight: number;
+  /** Download buffers, one request each, used again once the final writer gives them back. */
+  private readonly readRing: BufferRing;
   private readonly writeWindow: number;
   private readonly pageSize: number;
   private readonly knownDirs = new Set<string>(['/']);
@@ -106,6 +108,7 @@ export class SftpProvider implements Provider {
     this.extensions = first.extensions;
     this.requestSize = opts.requestSize ?? 32 * 1024;
     this.inFlight = opts.inFlight ?? 32;
+    this.readRing = new BufferRing(this.requestSize, this.inFlight * 2);
     this.writeWindow = Math.max(64 * 1024, opts.writeWindow ?? 2 * 1024 * 1024);
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
@@ -240,6 +243,7 @@ export class SftpProvider implements Provider {
         end: Math.max(start, endExcl),
         chunk: this.requestSize,
         inFlight: this.inFlight,
+        ring: this.readRing,
         onDone: async () => {
           try {
             await sftpCall.close(sftp, h);
