@@ -137,6 +137,39 @@ describe('RingHttp', () => {
     expect(() => client(port, { ring, bigRing: new BufferRing(64 * 1024) })).toThrow(/differ/);
   });
 
+  it('keeps to maxConnections exchanges at once: the rest wait their turn, and a canceled wait leaves', async () => {
+    let open = 0;
+    let most = 0;
+    const port = await listen(
+      createHttpServer((req, res) => {
+        open += 1;
+        most = Math.max(most, open);
+        // The answer's head at once, its body's end later: the exchange holds its slot till then.
+        res.writeHead(200, { 'content-length': Buffer.byteLength(req.url ?? '') });
+        res.write((req.url ?? '').slice(0, 1));
+        setTimeout(() => {
+          open -= 1;
+          res.end((req.url ?? '').slice(1));
+        }, 60);
+      }),
+    );
+    const c = client(port, { maxConnections: 3 });
+    const bodies = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => (await readAll(await get(c, `/n${i}`))).toString()),
+    );
+    expect(bodies).toEqual(Array.from({ length: 10 }, (_, i) => `/n${i}`));
+    expect(most).toBe(3);
+    expect(c.opened).toBeLessThanOrEqual(3);
+    // A request waiting for a slot is canceled without taking one from the next.
+    const held = await Promise.all([get(c, '/a'), get(c, '/b'), get(c, '/c')]);
+    const ac = new AbortController();
+    const waiting = get(c, '/never', { signal: ac.signal });
+    ac.abort();
+    await expect(waiting).rejects.toMatchObject({ code: 'canceled' });
+    for (const r of held) await readAll(r);
+    expect((await readAll(await get(c, '/after'))).toString()).toBe('/after');
+  });
+
   it('never reads into a chunk the reader still holds', async () => {
     const port = await listen(dataServer());
     const ring = new BufferRing(64 * 1024, 64);

@@ -31,6 +31,11 @@ export interface RingHttpOptions {
   tls?: ConnectionOptions;
   /** Idle keep-alive connections kept (default 32). */
   maxIdle?: number;
+  /**
+   * Exchanges at once, from request to the end of its answer (default: no limit); more wait their
+   * turn. WebDAV keeps its downloads to as many connections as its other requests may use.
+   */
+  maxConnections?: number;
   /** An idle connection is closed after this many ms (default 4,000, under common servers' 5 s). */
   idleMs?: number;
   /** Read buffers (default 64 KiB each, 64 kept). */
@@ -320,16 +325,50 @@ export class RingHttp {
   private async request(req: RingRequest): Promise<RingResponse> {
     if (req.signal?.aborted) throw new ProviderError('canceled', 'canceled');
     const lines = this.requestHead(req);
+    await this.slot(req.signal);
     const first = this.acquire();
     try {
       return await this.exchange(first.conn, req, lines, first.reused);
     } catch (err) {
       // A kept-alive connection the server closed before it answered: once more on a new one.
       if (first.reused && (err as { beforeAnswer?: boolean }).beforeAnswer) {
+        await this.slot(req.signal);
         return this.exchange(this.open(), req, lines, false);
       }
       throw err;
     }
+  }
+
+  /** Exchanges under way (each holds a slot from request to the end of its answer). */
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  /** Waits for a free slot while `maxConnections` exchanges are under way (first come, first served). */
+  private slot(signal: AbortSignal | undefined): Promise<void> {
+    if (this.busy < (this.opts.maxConnections ?? Infinity)) {
+      this.busy += 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(); // the slot is handed over as it is (busy unchanged)
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(go);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(new ProviderError('canceled', 'canceled'));
+      };
+      this.waiting.push(go);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** An exchange ended (its answer read, or failed): its slot goes to the next waiting request. */
+  private freeSlot(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.busy -= 1;
   }
 
   private exchange(c: Conn, req: RingRequest, lines: string, reused: boolean): Promise<RingResponse> {
@@ -349,7 +388,9 @@ export class RingHttp {
       const signal = req.signal;
 
       const finish = () => {
+        if (phase === 'done') return;
         phase = 'done';
+        this.freeSlot();
         signal?.removeEventListener('abort', onAbort);
         res.onRead = undefined;
         res.onAbandon = undefined;
@@ -360,6 +401,7 @@ export class RingHttp {
       const fail = (err: Error) => {
         if (phase === 'done') return;
         phase = 'done';
+        this.freeSlot();
         signal?.removeEventListener('abort', onAbort);
         c.onBytes = undefined;
         c.onGone = undefined;

@@ -17,6 +17,9 @@ export interface DavRequest {
   signal?: AbortSignal;
 }
 
+/** Connections to a server at once, for downloads and for the other requests each. */
+const MAX_CONNECTIONS = 16;
+
 /** An answer: node:http's, or RingHttp's for file downloads. */
 export type DavAnswer = IncomingMessage | RingResponse;
 
@@ -45,7 +48,7 @@ export class DavHttp {
   ) {
     this.pacer = opts.pacer;
     this.secure = base.protocol === 'https:';
-    const agentOpts = { keepAlive: true, maxSockets: 16, maxFreeSockets: 16, keepAliveMsecs: 10_000 };
+    const agentOpts = { keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: 16, keepAliveMsecs: 10_000 };
     this.agent = this.secure
       ? new HttpsAgent({ ...agentOpts, rejectUnauthorized: opts.rejectUnauthorized ?? true })
       : new HttpAgent(agentOpts);
@@ -57,6 +60,7 @@ export class DavHttp {
       port: base.port ? Number(base.port) : this.secure ? 443 : 80,
       tls: { rejectUnauthorized: opts.rejectUnauthorized ?? true },
       maxIdle: 16,
+      maxConnections: MAX_CONNECTIONS,
       bigRing: new BufferRing(FILE_READ_SIZE, 16),
     });
   }
