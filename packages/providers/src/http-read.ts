@@ -172,7 +172,12 @@ interface Conn {
 export class RingHttp {
   private readonly opts: RingHttpOptions;
   readonly ring: BufferRing;
+  private readonly bigRing: BufferRing | undefined;
   private readonly idle: Conn[] = [];
+  /** Exchanges under way (each holds a slot from request to the end of its answer; see slot()). */
+  private busy = 0;
+  /** Requests waiting for a slot, first come first served. */
+  private readonly waiting: (() => void)[] = [];
   private closed = false;
   /** Connections opened so far (tests and benchmarks look at reuse). */
   opened = 0;
@@ -183,8 +188,6 @@ export class RingHttp {
     this.bigRing = opts.bigRing;
     if (this.bigRing && this.bigRing.size === this.ring.size) throw new Error('bigRing must differ in size from ring');
   }
-
-  private readonly bigRing: BufferRing | undefined;
 
   /** The ring a read buffer came from (told apart by size). */
   private ringOf(buf: Buffer): BufferRing {
@@ -338,10 +341,6 @@ export class RingHttp {
       throw err;
     }
   }
-
-  /** Exchanges under way (each holds a slot from request to the end of its answer). */
-  private busy = 0;
-  private readonly waiting: (() => void)[] = [];
 
   /** Waits for a free slot while `maxConnections` exchanges are under way (first come, first served). */
   private slot(signal: AbortSignal | undefined): Promise<void> {
