@@ -147,9 +147,13 @@ export function fileReadStream(fh: FileHandle, opts: FileReadOptions = {}, ring 
  */
 export function fileWriteStream(fh: FileHandle, highWaterMark = 256 * 1024): Writable {
   let closed: Promise<void> | undefined;
-  /** The write under way: the file is closed only after it (its descriptor must not be reused under it). */
-  let writing: Promise<void> = Promise.resolve();
-  const close = () => (closed ??= writing.then(() => fh.close()));
+  /** A write is under way: the file is closed only after it (its descriptor must not be reused under it). */
+  let writing = false;
+  let idle: (() => void) | undefined;
+  const close = () =>
+    (closed ??= (writing ? new Promise<void>((resolve) => (idle = resolve)) : Promise.resolve()).then(() =>
+      fh.close(),
+    ));
   /** Writes `bufs` whole (a short write, as on a nearly full disk, goes on from where it stopped). */
   const writeAll = (bufs: Buffer[], cb: (err?: Error | null) => void) => {
     const done = (err: Error | null, n: number) => {
@@ -166,24 +170,16 @@ export function fileWriteStream(fh: FileHandle, highWaterMark = 256 * 1024): Wri
   };
   return new Writable({
     highWaterMark,
-    write(chunk: Buffer, _enc, cb) {
-      writing = new Promise<void>((settled) =>
-        writeAll([chunk], (err) => {
-          settled();
-          if (!err) recycle(chunk);
-          cb(err);
-        }),
-      );
-    },
+    // Only writev: Writable hands a lone chunk to it as a batch of one.
     writev(items, cb) {
       const chunks = items.map((i) => i.chunk as Buffer);
-      writing = new Promise<void>((settled) =>
-        writeAll(chunks.slice(), (err) => {
-          settled();
-          if (!err) for (const c of chunks) recycle(c);
-          cb(err);
-        }),
-      );
+      writing = true;
+      writeAll(chunks.slice(), (err) => {
+        writing = false;
+        idle?.();
+        if (!err) for (const c of chunks) recycle(c);
+        cb(err);
+      });
     },
     final(cb) {
       close().then(() => cb(), cb);

@@ -71,22 +71,26 @@ export class DavHttp {
    */
   async download(url: URL, headers: Record<string, string>, signal?: AbortSignal): Promise<DavAnswer> {
     if (url.origin !== this.origin) return this.send({ method: 'GET', url, headers, signal });
-    const once = async (): Promise<DavAnswer> => {
-      if (signal?.aborted) throw new ProviderError('canceled', 'canceled');
-      return this.objects.get({
+    const what = `GET ${url.pathname}`;
+    const once = () =>
+      this.objects.get({
         path: url.pathname + url.search,
         headers: { authorization: this.authorization, ...headers },
         signal,
         timeoutMs: 300_000,
-        what: `GET ${url.pathname}`,
+        what,
       });
-    };
+    return this.retried(once, what, signal);
+  }
+
+  /** `once` through the account's pacer (if any), tried again on network errors and RETRIED answers. */
+  private retried<T extends DavAnswer>(once: () => Promise<T>, what: string, signal?: AbortSignal): Promise<T> {
     const pacer = this.pacer;
     if (!pacer) return once();
     return pacer.call(
       async () => {
         const res = await once();
-        if (RETRIED.has(res.statusCode ?? 0)) throw await statusError(res, `GET ${url.pathname}`);
+        if (RETRIED.has(res.statusCode ?? 0)) throw await statusError(res, what);
         return res;
       },
       { signal },
@@ -106,14 +110,7 @@ export class DavHttp {
       await pacer.acquire(req.signal);
       return this.sendOnce(req);
     }
-    return pacer.call(
-      async () => {
-        const res = await this.sendOnce(req);
-        if (RETRIED.has(res.statusCode ?? 0)) throw await statusError(res, `${req.method} ${req.url.pathname}`);
-        return res;
-      },
-      { signal: req.signal },
-    );
+    return this.retried(() => this.sendOnce(req), `${req.method} ${req.url.pathname}`, req.signal);
   }
 
   private sendOnce(req: DavRequest): Promise<IncomingMessage> {
