@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFtpSrv, startVsftpd, type FtpServer } from '@skyferry/testing';
 import { ProviderError } from '../../api/errors.ts';
+import { recycle } from '../../recycle.ts';
 import { FTP_STALE_TEMP_MS, FTP_TEMP_PREFIX, openFtp, type FtpProvider } from './ftp.ts';
 
 async function readAll(r: Readable): Promise<Buffer> {
@@ -78,6 +79,37 @@ describe.each(servers)('ftp on %s', (name, start, secure) => {
     expect(tail.equals(data.subarray(data.length - 10))).toBe(true);
     // The pool goes on working after cut-off transfers.
     expect((await ftp.stat('/ranges/data.bin')).size).toBe(data.length);
+  });
+
+  it('downloads into a few reused buffers (plain FTP), and a reader that stops for a while is no stalled server', async () => {
+    const data = pattern(16 * 1024 * 1024 + 7);
+    await ftp.put('/big/data.bin', Readable.from([data]), { size: data.length });
+    // A short silence limit: the reader below stops for longer than that.
+    const quick = await openFtp(creds(), {}, { timeoutMs: 1000 });
+    try {
+      const body = await quick.openRead('/big/data.bin');
+      const copies: Buffer[] = [];
+      const memory = new Set<ArrayBufferLike>();
+      let chunks = 0;
+      for await (const c of body) {
+        const chunk = c as Buffer;
+        chunks += 1;
+        memory.add(chunk.buffer);
+        copies.push(Buffer.from(chunk));
+        // Given back once used, as the local writer and the uploads do.
+        recycle(chunk);
+        if (chunks === 2) await new Promise((r) => setTimeout(r, 2500));
+      }
+      expect(Buffer.concat(copies).equals(data)).toBe(true);
+      expect(chunks).toBeGreaterThan(16);
+      // Over TLS the bytes come through basic-ftp's stream, a new buffer per read; plain FTP
+      // reads into the same few (a new buffer per read: as many as reads).
+      if (!secure) expect(memory.size).toBeLessThanOrEqual(8);
+      // The connection goes on serving after the download.
+      expect((await quick.stat('/big/data.bin')).size).toBe(data.length);
+    } finally {
+      await quick.close();
+    }
   });
 
   it('stores empty files and names with spaces and unicode', async () => {

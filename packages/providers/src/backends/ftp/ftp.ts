@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PassThrough, Readable, Transform, Writable } from 'node:stream';
+import { Readable, Transform, Writable } from 'node:stream';
 import { FTPError, type Client, type FileInfo } from 'basic-ftp';
 import { ProviderError, canceled } from '../../api/errors.ts';
 import { pacerFor } from '../../pacer.ts';
@@ -16,7 +16,9 @@ import type {
   WriteOptions,
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { fileReadRing } from '../../recycle.ts';
 import { FtpPool, connectFtp, ftpError, type FtpLogin } from './pool.ts';
+import { readNextDataInto } from './ring-data.ts';
 
 /** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
 export const FTP_TEMP_PREFIX = '.skyferry-tmp-';
@@ -42,6 +44,8 @@ export interface FtpOptions {
   pageSize?: number;
   /** Age from which a leftover temporary file is removed (default FTP_STALE_TEMP_MS). */
   staleTempMs?: number;
+  /** A connection silent this long (the server's, not a paused reader's) fails (default 30 s). */
+  timeoutMs?: number;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -395,7 +399,7 @@ export class FtpProvider implements Provider {
       this.pool.release(c);
       return Readable.from([]);
     }
-    const out = new PassThrough({ highWaterMark: 256 * 1024 });
+    const ring = fileReadRing(endExcl - start);
     // Bytes still wanted; when a range ends before the file does, the transfer is cut off there.
     let remaining = endExcl < st.size ? endExcl - start : Infinity;
     let cutOff = false;
@@ -403,29 +407,40 @@ export class FtpProvider implements Provider {
     const stop = () => {
       if (!c.closed) c.close();
     };
+    /** What waits for the reader: a paused data socket, or a write of basic-ftp's pipe. */
+    let waiting: (() => void) | undefined;
+    const out = new Readable({
+      highWaterMark: 2 * ring.size,
+      read() {
+        const go = waiting;
+        waiting = undefined;
+        go?.();
+      },
+    });
+    /** Passes a read on; false once the reader wants no more for now (or the range is complete). */
+    const deliver = (chunk: Buffer): boolean => {
+      if (remaining <= 0) return false;
+      const data = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
+      remaining -= data.length;
+      const more = out.push(data);
+      if (remaining <= 0 && !cutOff) {
+        cutOff = true;
+        stop();
+        return false;
+      }
+      return more;
+    };
+    const ringed = readNextDataInto(c, ring, (chunk, socket) => {
+      if (deliver(chunk)) return true;
+      if (!cutOff) waiting = () => socket.resume();
+      return false;
+    });
+    // Over TLS the data comes through basic-ftp's pipe into this sink instead.
     const sink = new Writable({
       highWaterMark: 64 * 1024,
       write(chunk: Buffer, _enc, cb) {
-        if (remaining <= 0) return cb();
-        let data = chunk;
-        if (data.length > remaining) data = data.subarray(0, remaining);
-        remaining -= data.length;
-        const done = () => {
-          if (remaining <= 0 && !cutOff) {
-            cutOff = true;
-            stop();
-          }
-          cb();
-        };
-        if (out.write(data)) done();
-        else {
-          const onDrain = () => {
-            out.removeListener('close', onDrain);
-            done();
-          };
-          out.once('drain', onDrain);
-          out.once('close', onDrain);
-        }
+        if (deliver(chunk) || cutOff) cb();
+        else waiting = () => cb();
       },
     });
     const onAbort = () => {
@@ -441,13 +456,16 @@ export class FtpProvider implements Provider {
     c.downloadTo(sink, this.remote(p), start).then(
       () => {
         settled = true;
+        // basic-ftp's own socket maker back before the connection serves anything else.
+        if (ringed) ringed.restore();
         this.pool.release(c, cutOff);
-        out.end();
+        out.push(null);
       },
       (err: unknown) => {
         settled = true;
+        if (ringed) ringed.restore();
         this.pool.release(c, true);
-        if (cutOff && remaining <= 0) out.end();
+        if (cutOff && remaining <= 0) out.push(null);
         else out.destroy(opts.signal?.aborted ? canceled() : ftpError(err, p));
       },
     );
@@ -734,6 +752,7 @@ export async function openFtp(
     password: typeof credentials.password === 'string' ? credentials.password : '',
     secure: credentials.secure === true || credentials.secure === 'true',
   };
+  if (opts.timeoutMs !== undefined) login.timeoutMs = opts.timeoutMs;
   const fp = str(credentials, 'tls_fingerprint');
   if (fp) login.tlsFingerprint = fp;
   if (credentials.insecure_skip_verify === true || credentials.insecure_skip_verify === 'true') {
