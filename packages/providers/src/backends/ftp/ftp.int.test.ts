@@ -112,6 +112,29 @@ describe.each(servers)('ftp on %s', (name, start, secure) => {
     }
   });
 
+  it('a download its reader leaves or cancels midway ends its connection; the pool goes on serving', async () => {
+    const data = pattern(8 * 1024 * 1024 + 3);
+    await ftp.put('/cut/data.bin', Readable.from([data]), { size: data.length });
+    // The reader takes one chunk and goes away.
+    const left = await ftp.openRead('/cut/data.bin');
+    for await (const c of left) {
+      expect((c as Buffer).length).toBeGreaterThan(0);
+      break;
+    }
+    expect(left.destroyed).toBe(true);
+    // Cancelled through its signal after the first chunk.
+    const ac = new AbortController();
+    const cancelled = await ftp.openRead('/cut/data.bin', { signal: ac.signal });
+    const err = await (async () => {
+      for await (const _c of cancelled) ac.abort();
+    })().catch((e: unknown) => e);
+    expect(ProviderError.is(err, 'canceled')).toBe(true);
+    // Every connection of the pool still serves whole downloads, in parallel.
+    const back = await Promise.all(Array.from({ length: 4 }, async () => readAll(await ftp.openRead('/cut/data.bin'))));
+    for (const b of back) expect(b.equals(data)).toBe(true);
+    expect((await ftp.list('/cut')).entries.map((e) => e.name)).toEqual(['data.bin']);
+  });
+
   it('stores empty files and names with spaces and unicode', async () => {
     const e = await ftp.put('/names/ä b €.txt', Readable.from([]), { size: 0 });
     expect(e.size).toBe(0);
