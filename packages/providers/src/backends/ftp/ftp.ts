@@ -430,7 +430,7 @@ export class FtpProvider implements Provider {
       }
       return more;
     };
-    const ringed = readNextDataInto(c, ring, (chunk, socket) => {
+    const restoreSockets = readNextDataInto(c, ring, (chunk, socket) => {
       if (deliver(chunk)) return true;
       if (!cutOff) waiting = () => socket.resume();
       return false;
@@ -453,22 +453,22 @@ export class FtpProvider implements Provider {
       // The reader went away early: end the transfer.
       if (!settled) stop();
     });
-    c.downloadTo(sink, this.remote(p), start).then(
-      () => {
-        settled = true;
-        // basic-ftp's own socket maker back before the connection serves anything else.
-        if (ringed) ringed.restore();
-        this.pool.release(c, cutOff);
-        out.push(null);
-      },
-      (err: unknown) => {
-        settled = true;
-        if (ringed) ringed.restore();
-        this.pool.release(c, true);
-        if (cutOff && remaining <= 0) out.push(null);
-        else out.destroy(opts.signal?.aborted ? canceled() : ftpError(err, p));
-      },
-    );
+    c.downloadTo(sink, this.remote(p), start)
+      // basic-ftp's own socket maker back (if unused) before the connection serves anything else.
+      .finally(restoreSockets)
+      .then(
+        () => {
+          settled = true;
+          this.pool.release(c, cutOff);
+          out.push(null);
+        },
+        (err: unknown) => {
+          settled = true;
+          this.pool.release(c, true);
+          if (cutOff && remaining <= 0) out.push(null);
+          else out.destroy(opts.signal?.aborted ? canceled() : ftpError(err, p));
+        },
+      );
     return out;
   }
 

@@ -17,12 +17,13 @@ export type DataReader = (chunk: Buffer, socket: Socket) => boolean;
  * `FTPContext._newSocket` ("replaced for unit tests"); it is replaced for that one socket only.
  *
  * Plain FTP only: over TLS the data socket is wrapped by a TLSSocket that reads the raw socket
- * itself. Answers false (and changes nothing) then; the download goes through basic-ftp's pipe.
- * `restore()` puts basic-ftp's own maker back when no data connection was opened after all.
+ * itself, so nothing changes and the download goes through basic-ftp's pipe. Answers what puts
+ * basic-ftp's own maker back, for when no data connection was opened after all (a no-op over TLS
+ * or once the socket was made).
  */
-export function readNextDataInto(c: Client, ring: BufferRing, take: DataReader): { restore(): void } | false {
+export function readNextDataInto(c: Client, ring: BufferRing, take: DataReader): () => void {
   const ctx = c.ftp as unknown as { socket: Socket; _newSocket?: () => Socket };
-  if (ctx.socket instanceof TLSSocket) return false;
+  if (ctx.socket instanceof TLSSocket) return () => undefined;
   const restore = () => {
     delete ctx._newSocket;
   };
@@ -48,5 +49,5 @@ export function readNextDataInto(c: Client, ring: BufferRing, take: DataReader):
     });
     return socket;
   };
-  return { restore };
+  return restore;
 }

@@ -83,6 +83,26 @@ export interface PipelinedReadOptions {
 }
 
 /**
+ * One read request of a pipelined read. A whole request reads into a buffer of the ring, lent on
+ * (the final writer gives it back); a buffer that got nothing, or whose read failed, goes back at once.
+ */
+async function readRequest(o: PipelinedReadOptions, pos: number, len: number): Promise<Buffer> {
+  const ring = o.ring && len === o.ring.size ? o.ring : undefined;
+  if (!ring) return sftpCall.read(o.sftp, o.handle, pos, len);
+  const into = ring.take();
+  let buf: Buffer;
+  try {
+    buf = await sftpCall.read(o.sftp, o.handle, pos, len, into);
+  } catch (err) {
+    ring.putBack(into);
+    throw err;
+  }
+  if (buf.length > 0) return ring.lend(into, buf.length);
+  ring.putBack(into);
+  return buf;
+}
+
+/**
  * A Readable over an open SFTP file that keeps several read requests in flight (like ssh2's
  * fastGet, but as a stream with backpressure): the link stays busy instead of waiting one round
  * trip per 32 KB.
@@ -116,16 +136,7 @@ export function pipelinedReadStream(o: PipelinedReadOptions): Readable {
   const fill = () => {
     while (queue.length < o.inFlight && next < o.end) {
       const len = Math.min(o.chunk, o.end - next);
-      // Whole requests read into the ring's buffers, lent on: the final writer gives them back.
-      const into = o.ring && len === o.ring.size ? o.ring.take() : undefined;
-      const data = sftpCall.read(o.sftp, o.handle, next, len, into).then(
-        (buf) =>
-          into && o.ring ? (buf.length > 0 ? o.ring.lend(into, buf.length) : (o.ring.putBack(into), buf)) : buf,
-        (err: unknown) => {
-          if (into) o.ring?.putBack(into);
-          throw err;
-        },
-      );
+      const data = readRequest(o, next, len);
       data.catch(() => undefined);
       queue.push({ len, data });
       next += len;
