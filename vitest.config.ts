@@ -13,6 +13,7 @@ export default defineConfig({
             'packages/*/src/**/*.test.ts',
             'packages/*/test/**/*.test.ts',
             'apps/server/src/**/*.test.ts',
+            'apps/cli/src/**/*.test.ts',
             'apps/server/test/**/*.test.ts',
           ],
           globalSetup: ['packages/testing/src/global-setup.ts'],

@@ -1,0 +1,215 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RCLONE_ENV, rcloneCheck } from '@skyferry/engine/testing';
+import {
+  run,
+  startLatencyProxy,
+  startS3rver,
+  startSshd,
+  type LatencyProxy,
+  type S3rverServer,
+  type SshServer,
+} from '@skyferry/testing';
+
+// The `skyferry` command itself (the bin npm links, a child process) against real servers on
+// 127.0.0.1: s3rver for S3, OpenSSH for SFTP, with rclone as the independent check of what landed.
+
+const BIN = resolve(import.meta.dirname, '../../../node_modules/.bin/skyferry');
+
+let dir: string;
+let s3: S3rverServer;
+let ssh: SshServer;
+let proxy: LatencyProxy;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'skyferry-cli-int-'));
+  [s3, ssh] = await Promise.all([startS3rver({ buckets: ['bucket'] }), startSshd()]);
+  // S3 behind 40 ms of round trip: slow enough to stop a run midway.
+  proxy = await startLatencyProxy({ target: { host: '127.0.0.1', port: s3.port }, rttMs: 40 });
+  const s3Creds = (port: number) => ({
+    bucket: 'bucket',
+    access_key_id: s3.accessKeyId,
+    secret_access_key: { env: 'TEST_S3_SECRET' },
+    endpoint: `http://127.0.0.1:${port}`,
+    region: s3.region,
+    path_style: true,
+  });
+  await writeFile(
+    join(dir, 'remotes.json'),
+    JSON.stringify({
+      remotes: {
+        store: { kind: 's3_compatible', credentials: s3Creds(s3.port) },
+        far: { kind: 's3_compatible', credentials: s3Creds(proxy.port) },
+        nas: {
+          kind: 'sftp',
+          credentials: { host: ssh.host, port: ssh.port, username: ssh.username, private_key: { env: 'TEST_SSH_KEY' } },
+        },
+      },
+    }),
+    { mode: 0o600 },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await proxy?.stop();
+  await Promise.all([s3?.stop(), ssh?.stop()]);
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ENV = () => ({
+  ...process.env,
+  SKYFERRY_CONFIG: join(dir, 'remotes.json'),
+  SKYFERRY_STATE_DIR: join(dir, 'state'),
+  TEST_S3_SECRET: s3.secretAccessKey,
+  TEST_SSH_KEY: ssh.privateKey,
+});
+
+interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+  err: string;
+}
+
+/** Runs `skyferry`; `during` gets the child while it runs (to stop it midway). */
+function skyferry(args: string[], during?: (child: ReturnType<typeof spawn>) => void): Promise<Ran> {
+  return new Promise((done, fail) => {
+    const child = spawn(BIN, args, { cwd: dir, env: ENV(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', fail);
+    child.on('close', (code, signal) => done({ code, signal, out, err }));
+    during?.(child);
+  });
+}
+
+const s3Remote = (path: string) =>
+  `:s3,provider=Other,env_auth=false,access_key_id=${s3.accessKeyId},secret_access_key=${s3.secretAccessKey},endpoint='http://127.0.0.1:${s3.port}',force_path_style=true:bucket/${path}`;
+
+/** Objects s3rver holds below a key prefix (it keeps each as "<name>._S3rver_object"; folder markers have no name). */
+async function objectsUnder(prefix: string): Promise<string[]> {
+  try {
+    const names = await readdir(join(s3.directory, 'bucket', prefix), { recursive: true });
+    return names.filter((n) => /[^/]\._S3rver_object$/.test(n) && !n.endsWith('/._S3rver_object'));
+  } catch {
+    return [];
+  }
+}
+
+async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function makeFiles(folder: string, count: number, size: number): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  for (let i = 0; i < count; i++)
+    await writeFile(join(folder, `f${String(i).padStart(2, '0')}.bin`), randomBytes(size));
+}
+
+describe('skyferry against real servers', () => {
+  it('copies a folder tree to S3 as rclone sees it, and lists it back', async () => {
+    const src = join(dir, 'tree');
+    await makeFiles(join(src, 'deep', 'er'), 3, 10_000);
+    await makeFiles(src, 4, 300_000);
+    const r = await skyferry(['copy', src, 'store:backup']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^success: 7 of 7 done .* 7 added/);
+    const marks = await rcloneCheck(src, s3Remote('backup/tree'), { flags: ['--fast-list'] });
+    expect([...marks.values()]).toEqual(Array(7).fill('='));
+
+    // (s3rver's own listings miss folders holding only folders, so the deepest one is listed.)
+    const ls = await skyferry(['ls', 'store:backup/tree/deep/er', '--json']);
+    expect(ls.code).toBe(0);
+    const entries = JSON.parse(ls.out) as { name: string; kind: string; size: number }[];
+    expect(entries.map((e) => [e.name, e.kind, e.size])).toEqual([0, 1, 2].map((i) => [`f0${i}.bin`, 'file', 10_000]));
+  });
+
+  it('a run killed midway (SIGKILL) finishes when started again, without copying finished files twice', async () => {
+    const src = join(dir, 'resume');
+    const count = 30;
+    const size = 1536 * 1024; // above the small-file lane: --transfers 1 holds
+    await makeFiles(src, count, size);
+    // Every file is written again (--same-name overwrite): only the resume files tell finished ones apart.
+    const args = ['copy', src, 'far:resumed', '--same-name', 'overwrite'];
+    const first = await skyferry([...args, '--transfers', '1', '--quiet'], (child) => {
+      void waitUntil(async () => (await objectsUnder('resumed/resume')).length >= 4, 60_000).then(() =>
+        child.kill('SIGKILL'),
+      );
+    });
+    expect(first.signal).toBe('SIGKILL');
+    const landed = (await objectsUnder('resumed/resume')).length;
+    expect(landed).toBeGreaterThanOrEqual(4);
+    expect(landed).toBeLessThan(count);
+
+    const second = await skyferry([...args, '--transfers', '4', '--json']);
+    expect(second.code).toBe(0);
+    const result = JSON.parse(second.out) as {
+      outcome: string;
+      transferredBytes: number;
+      summary: { resumed: number };
+    };
+    expect(result.outcome).toBe('success');
+    // Every file recorded as finished is not copied again. With --transfers 1 two files are under
+    // way at most (one sending while the one before waits for its answer and verification): only
+    // those may have landed unrecorded.
+    expect(result.summary.resumed).toBeGreaterThanOrEqual(landed - 2);
+    expect(result.transferredBytes).toBe((count - result.summary.resumed) * size);
+    const marks = await rcloneCheck(src, s3Remote('resumed/resume'), { flags: ['--fast-list'] });
+    expect([...marks.values()]).toEqual(Array(count).fill('='));
+  });
+
+  it('Ctrl-C cancels cleanly: exit 130, no partial file visible, and the same command then finishes', async () => {
+    const src = join(dir, 'cancel');
+    await makeFiles(src, 20, 1536 * 1024);
+    await run('rclone', ['copy', src, s3Remote('cancel-src'), '--fast-list'], { env: RCLONE_ENV });
+    const out = join(dir, 'cancel-out');
+    await mkdir(out);
+    const files = async () => (await readdir(out, { recursive: true })).filter((n) => n.endsWith('.bin'));
+    const stopped = await skyferry(['sync', 'far:cancel-src', out, '--transfers', '1'], (child) => {
+      void waitUntil(async () => (await files()).length >= 3, 60_000).then(() => child.kill('SIGINT'));
+    });
+    expect(stopped.code).toBe(130);
+    expect(stopped.err).toContain('Canceled. Run the same command again to go on where it stopped.');
+    // Only whole, verified files are visible: no temporary or cut-off file.
+    const visible = await readdir(out, { recursive: true });
+    expect(visible.length).toBeLessThan(20);
+    for (const name of visible) expect(await readFile(join(out, name))).toEqual(await readFile(join(src, name)));
+
+    const again = await skyferry(['sync', 'far:cancel-src', out, '--quiet']);
+    expect(again.code).toBe(0);
+    const marks = await rcloneCheck(src, out);
+    expect([...marks.values()]).toEqual(Array(20).fill('='));
+  });
+
+  it('bisync between a folder here and SFTP carries changes both ways', async () => {
+    const here = join(dir, 'two-way');
+    await mkdir(here);
+    await writeFile(join(here, 'mine.txt'), 'written here');
+    await mkdir(join(ssh.dir, 'shared'));
+    await writeFile(join(ssh.dir, 'shared', 'theirs.txt'), 'written there');
+
+    const first = await skyferry(['bisync', here, 'nas:shared']);
+    expect(first.code).toBe(0);
+    expect(await readFile(join(ssh.dir, 'shared', 'mine.txt'), 'utf8')).toBe('written here');
+    expect(await readFile(join(here, 'theirs.txt'), 'utf8')).toBe('written there');
+
+    await writeFile(join(ssh.dir, 'shared', 'theirs.txt'), 'edited there');
+    await rm(join(here, 'mine.txt'));
+    const second = await skyferry(['bisync', here, 'nas:shared', '--json']);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.out)).toMatchObject({ outcome: 'success', summary: { updated: 1, deleted: 1 } });
+    expect(await readFile(join(here, 'theirs.txt'), 'utf8')).toBe('edited there');
+    expect((await readdir(join(ssh.dir, 'shared'))).filter((n) => !n.startsWith('.'))).toEqual(['theirs.txt']);
+  });
+});

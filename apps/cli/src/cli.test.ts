@@ -1,0 +1,234 @@
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT, runCli } from './cli.ts';
+
+// The command line in-process (the same runCli the `skyferry` bin calls) on folders of this
+// machine; cli.int.test.ts runs the bin itself against real S3 and SFTP servers.
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'skyferry-cli-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function sink(): Writable & { text: () => string } {
+  const chunks: string[] = [];
+  const w = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      chunks.push(chunk.toString());
+      cb();
+    },
+  });
+  return Object.assign(w, { text: () => chunks.join('') });
+}
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await runCli(argv, {
+    stdout,
+    stderr,
+    cwd: dir,
+    env: {
+      HOME: dir,
+      SKYFERRY_CONFIG: join(dir, 'remotes.json'),
+      SKYFERRY_STATE_DIR: join(dir, 'state'),
+      S3_SECRET: 'from-env-secret',
+    },
+  });
+  return { code, out: stdout.text(), err: stderr.text() };
+}
+
+async function tree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (e.isFile())
+      out[join(e.parentPath, e.name).slice(root.length + 1)] = await readFile(join(e.parentPath, e.name), 'utf8');
+  }
+  return out;
+}
+
+async function writeRemotes(value: unknown, mode = 0o600): Promise<void> {
+  await writeFile(join(dir, 'remotes.json'), typeof value === 'string' ? value : JSON.stringify(value));
+  await chmod(join(dir, 'remotes.json'), mode);
+}
+
+const s3Remote = (secret: unknown) => ({
+  remotes: {
+    store: {
+      kind: 's3_compatible',
+      credentials: { bucket: 'b', access_key_id: 'AKID', secret_access_key: secret, endpoint: 'http://127.0.0.1:9' },
+    },
+  },
+});
+
+describe('skyferry usage', () => {
+  it('prints help with every command and exits 0; no command is a usage mistake (exit 2)', async () => {
+    const help = await cli('--help');
+    expect(help.code).toBe(EXIT.ok);
+    for (const c of ['copy', 'sync', 'mirror', 'incremental', 'bisync', 'ls', 'remotes'])
+      expect(help.out).toMatch(new RegExp(`^  ${c} `, 'm'));
+    expect((await cli()).code).toBe(EXIT.usage);
+    const version = await cli('--version');
+    expect(version.out).toMatch(/^skyferry \d+\.\d+\.\d+\n$/);
+  });
+
+  it.each([
+    [['frob', 'a', 'b'], /unknown command "frob"/],
+    [['copy', 'a', 'b', '--bogus'], /Unknown option '--bogus'/],
+    [['copy', 'a'], /usage: skyferry copy <source>\.\.\. <target>/],
+    [['sync', 'a', 'b', 'c'], /usage: skyferry sync <source> <target>/],
+    [['copy', 'a', 'b', '--transfers', '0'], /--transfers: "0" is not a whole number from 1 to 256/],
+    [['copy', 'a', 'b', '--same-name', 'maybe'], /--same-name: "maybe" is not one of overwrite, skip/],
+    [['copy', 'a', 'b', '--include', 'picture,movies'], /--include: unknown file type movies/],
+    [['copy', 'a', 'b', '--include', 'picture', '--exclude', 'video'], /cannot be used together/],
+    [['mirror', 'a', 'b', '--same-name', 'skip'], /--same-name does not apply to mirror/],
+    [['sync', 'a', 'b', '--conflict', 'newer'], /--conflict applies to bisync only/],
+    [['copy', 'nowhere:x', 'b'], /no remote named "nowhere"/],
+  ])('%j: a clear message, exit 2, nothing written', async (argv, message) => {
+    await mkdir(join(dir, 'a'));
+    await writeFile(join(dir, 'a', 'f.txt'), 'x');
+    const r = await cli(...argv);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(message);
+    expect(r.err).toMatch(/^skyferry: /);
+    expect(await readdir(dir)).not.toContain('b');
+  });
+});
+
+describe('the remotes file', () => {
+  it.each([
+    ['{ not json', /is not valid JSON/],
+    [{ remotes: [] }, /must hold an object/],
+    [{ remotes: { x: { kind: 'webdav', credentials: { url: 'http://h' } } } }, /a name is at least two letters/],
+    [{ remotes: { gd: { kind: 'google_drive', credentials: {} } } }, /Google Drive signs in through the web app/],
+    [
+      { remotes: { nas: { kind: 'floppy' } } },
+      /kind "floppy" is not one the command line opens; use one of .*s3_compatible/,
+    ],
+    [{ remotes: { nas: { kind: 'sftp', credentials: { host: 'h' } } } }, /needs "username"/],
+    [
+      { remotes: { nas: { kind: 'sftp', credentials: { host: 'h', username: 'u', colour: 1 } } } },
+      /has no field "colour"/,
+    ],
+    [s3Remote({ env: 'NOT_SET_ANYWHERE' }), /read from \$NOT_SET_ANYWHERE, which is not set/],
+  ])('%j is refused with exit 2 and a message naming the problem', async (content, message) => {
+    await writeRemotes(content);
+    const r = await cli('remotes');
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(message);
+  });
+
+  it('refuses a file holding a secret that other users can read, and never prints a secret', async () => {
+    await writeRemotes(s3Remote('clear-text-secret'), 0o644);
+    const open = await cli('remotes');
+    expect(open.code).toBe(EXIT.usage);
+    expect(open.err).toMatch(/other users can read it \(mode 644\); run: chmod 600/);
+    expect(open.err + open.out).not.toContain('clear-text-secret');
+
+    await chmod(join(dir, 'remotes.json'), 0o600);
+    const listed = await cli('remotes');
+    expect(listed.code).toBe(EXIT.ok);
+    expect(listed.out).toBe('store\ts3_compatible\tS3-compatible storage\n');
+
+    // A secret read from the environment may sit in a file others can read: it holds no secret.
+    await writeRemotes(s3Remote({ env: 'S3_SECRET' }), 0o644);
+    const fromEnv = await cli('remotes');
+    expect(fromEnv.code).toBe(EXIT.ok);
+    expect(fromEnv.out + fromEnv.err).not.toContain('from-env-secret');
+  });
+});
+
+describe('copies and syncs between folders of this machine', () => {
+  beforeEach(async () => {
+    await mkdir(join(dir, 'src', 'docs'), { recursive: true });
+    await writeFile(join(dir, 'src', 'a.txt'), 'alpha');
+    await writeFile(join(dir, 'src', 'docs', 'b.pdf'), 'bravo');
+    await writeFile(join(dir, 'src', 'c.jpg'), 'charlie');
+  });
+
+  it('a dry run lists what would happen and changes nothing; the copy then does exactly that', async () => {
+    const dry = await cli('copy', 'src', 'out', '--dry-run');
+    expect(dry.code).toBe(EXIT.ok);
+    expect(dry.out).toContain('copy     out/src/a.txt (5.00 B): new');
+    expect(dry.out).toContain('copy     out/src/docs/b.pdf (5.00 B): new');
+    expect(dry.out).toMatch(/Dry run, nothing changed: would copy 3 /);
+    expect(await readdir(dir)).not.toContain('out');
+
+    await mkdir(join(dir, 'out'));
+    const run = await cli('copy', 'src', 'out');
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.out).toMatch(/^success: 3 of 3 done .* 3 added, 0 updated, 0 deleted/);
+    expect(await tree(join(dir, 'out'))).toEqual({
+      'src/a.txt': 'alpha',
+      'src/docs/b.pdf': 'bravo',
+      'src/c.jpg': 'charlie',
+    });
+    // Again: everything is there already.
+    const again = await cli('copy', 'src', 'out', '--json');
+    expect(JSON.parse(again.out)).toMatchObject({ outcome: 'success', summary: { added: 0, skipped: 3 } });
+  });
+
+  it('copies only the file types asked for', async () => {
+    await mkdir(join(dir, 'out'));
+    const r = await cli('sync', 'src', 'out', '--include', 'picture,pdf');
+    expect(r.code).toBe(EXIT.ok);
+    expect(await tree(join(dir, 'out'))).toEqual({ 'docs/b.pdf': 'bravo', 'c.jpg': 'charlie' });
+  });
+
+  it('a mirror deleting more than half of the target needs --yes; deleted files go to the trash', async () => {
+    await mkdir(join(dir, 'out'));
+    for (const n of ['x1', 'x2', 'x3', 'x4']) await writeFile(join(dir, 'out', n), n);
+    const refused = await cli('mirror', 'src', 'out');
+    expect(refused.code).toBe(EXIT.failed);
+    expect(refused.err).toMatch(/Nothing was done: this would delete 4 of 4 files\. .* run again with --yes/);
+    expect(Object.keys(await tree(join(dir, 'out'))).sort()).toEqual(['x1', 'x2', 'x3', 'x4']);
+
+    const done = await cli('mirror', 'src', 'out', '--yes');
+    expect(done.code).toBe(EXIT.ok);
+    expect(await tree(join(dir, 'out'))).toEqual({ 'a.txt': 'alpha', 'docs/b.pdf': 'bravo', 'c.jpg': 'charlie' });
+    const trash = await tree(join(dir, '.skyferry-trash'));
+    expect(Object.values(trash).sort()).toEqual(['x1', 'x2', 'x3', 'x4']);
+  });
+
+  it('bisync merges on the first run, then carries changes and deletions both ways', async () => {
+    await mkdir(join(dir, 'other'));
+    await writeFile(join(dir, 'other', 'only-there.txt'), 'delta');
+    const first = await cli('bisync', 'src', 'other');
+    expect(first.code).toBe(EXIT.ok);
+    const merged = { 'a.txt': 'alpha', 'docs/b.pdf': 'bravo', 'c.jpg': 'charlie', 'only-there.txt': 'delta' };
+    expect(await tree(join(dir, 'src'))).toEqual(merged);
+    expect(await tree(join(dir, 'other'))).toEqual(merged);
+
+    await writeFile(join(dir, 'src', 'a.txt'), 'alpha, edited');
+    await rm(join(dir, 'other', 'c.jpg'));
+    const second = await cli('bisync', 'src', 'other');
+    expect(second.code).toBe(EXIT.ok);
+    const after = { 'a.txt': 'alpha, edited', 'docs/b.pdf': 'bravo', 'only-there.txt': 'delta' };
+    expect(await tree(join(dir, 'src'))).toEqual(after);
+    expect(await tree(join(dir, 'other'))).toEqual(after);
+  });
+
+  it('a source that does not exist fails with the reason, exit 1', async () => {
+    await mkdir(join(dir, 'out'));
+    const r = await cli('copy', 'missing', 'out');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toMatch(/not_found/);
+  });
+
+  it('ls lists folders first, then files with their sizes', async () => {
+    const r = await cli('ls', 'src');
+    expect(r.code).toBe(EXIT.ok);
+    expect(
+      r.out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.trim().split(/\s+/).at(-1)),
+    ).toEqual(['docs/', 'a.txt', 'c.jpg']);
+  });
+});

@@ -1,0 +1,483 @@
+/**
+ * The `skyferry` command line: copies and syncs between remotes and folders of this machine with
+ * the engine the server's workers run (same planner, executor, verification and resume), and lists
+ * folders. Runs are resumable: a run stopped midway (killed, or the machine restarted) and started
+ * again with the same paths does not copy again the files it had finished.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import {
+  CLOUD_KIND_INFO,
+  CONFLICT_RESOLUTIONS,
+  FILTER_CATEGORIES,
+  SAME_NAME_POLICIES,
+  formatBytes,
+  type ConflictResolution,
+  type FileFilter,
+  type FilterCategory,
+  type SameNamePolicy,
+} from '@skyferry/contract';
+import {
+  FileCheckpointStore,
+  FileTwoWayStateStore,
+  executePlan,
+  planTransfer,
+  type PlanItem,
+  type TransferMode,
+  type TransferPlan,
+  type TransferProgress,
+  type TransferResult,
+} from '@skyferry/engine';
+import { toProviderError, type Entry, type Provider } from '@skyferry/providers';
+import { UsageError } from './errors.ts';
+import { CLI_KINDS, loadRemotes, locate, remotesFilePath, stateDirPath, type Location } from './remotes.ts';
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  signal?: AbortSignal;
+}
+
+/** Exit codes: done; some files failed or the run stopped; a usage mistake; canceled (as after SIGINT). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, canceled: 130 } as const;
+
+const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: string }> = {
+  copy: { mode: 'migrate', args: '<source>... <target>', about: 'copy files and folders into a folder; never deletes' },
+  sync: { mode: 'one_way', args: '<source> <target>', about: "one-way sync: add and update the target's files" },
+  mirror: {
+    mode: 'mirror',
+    args: '<source> <target>',
+    about: 'make the target an exact copy (extras removed once every copy succeeded)',
+  },
+  incremental: {
+    mode: 'incremental',
+    args: '<source> <target>',
+    about: 'copy only new files and files newer than the same name on the target',
+  },
+  bisync: {
+    mode: 'two_way',
+    args: '<a> <b>',
+    about: 'two-way sync: changes and deletions on either side reach the other',
+  },
+  ls: { args: '<path>', about: 'list a folder' },
+  remotes: { args: '', about: 'list the remotes of the remotes file' },
+};
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+  config: { type: 'string' },
+  'dry-run': { type: 'boolean', short: 'n' },
+  transfers: { type: 'string' },
+  'same-name': { type: 'string' },
+  include: { type: 'string' },
+  exclude: { type: 'string' },
+  conflict: { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+  'no-trash': { type: 'boolean' },
+  'ignore-free-space': { type: 'boolean' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
+} as const satisfies ParseArgsConfig['options'];
+
+type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+
+export function helpText(): string {
+  const width = Math.max(...Object.entries(COMMANDS).map(([n, c]) => `${n} ${c.args}`.length));
+  const commands = Object.entries(COMMANDS)
+    .map(([n, c]) => `  ${`${n} ${c.args}`.padEnd(width)}  ${c.about}`)
+    .join('\n');
+  return `Usage: skyferry <command> [options] <paths>
+
+Commands:
+${commands}
+
+Paths: "<remote>:<path>" for a remote of the remotes file, anything else a file or folder of this
+machine. copy puts each source into the target folder under its own name; the sync commands pair
+the source folder's contents with the target folder's.
+
+Options:
+  -n, --dry-run              show what would be done, change nothing
+      --transfers <n>        files at once (default 8)
+      --same-name <policy>   copy, sync, incremental: ${SAME_NAME_POLICIES.join(' | ')}
+                             (default size_differs_or_newer)
+      --include <types>      only these file types (comma-separated: ${FILTER_CATEGORIES.join(', ')})
+      --exclude <types>      all but these file types
+      --conflict <rule>      bisync, a file changed on both sides: ${CONFLICT_RESOLUTIONS.join(' | ')}
+                             (default keep_both: the older one is renamed)
+  -y, --yes                  run a sync that deletes more than half of a side's files
+      --no-trash             delete for good, not to the side's trash
+      --ignore-free-space    run although the target reports too little free space
+      --json                 print the result (or, with --dry-run, the plan) as JSON
+  -q, --quiet                no progress
+      --config <file>        the remotes file
+  -h, --help                 this text
+  -V, --version              the version
+
+Remotes file: --config, $SKYFERRY_CONFIG, or ~/.config/skyferry/remotes.json:
+  { "remotes": { "photos": { "kind": "s3_compatible", "credentials": {
+      "endpoint": "https://s3.example.com", "bucket": "photos", "access_key_id": "AK...",
+      "secret_access_key": { "env": "PHOTOS_SECRET" } } } } }
+Kinds: ${CLI_KINDS.join(', ')} (fields as in the web app's
+Add cloud form). A secret may be read from an environment variable ({ "env": "NAME" }); a file
+holding secrets itself must be readable by you alone (chmod 600).
+Resume files and two-way state: $SKYFERRY_STATE_DIR or ~/.local/state/skyferry.
+
+Exit codes: 0 done, 1 files failed or the run stopped, 2 usage or remotes file mistake, 130 canceled.
+`;
+}
+
+async function version(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function parseCategories(text: string, flag: string): FilterCategory[] {
+  const cats = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = cats.filter((c) => !(FILTER_CATEGORIES as readonly string[]).includes(c));
+  if (cats.length === 0 || bad.length > 0) {
+    throw new UsageError(
+      `--${flag}: unknown file type ${bad.join(', ') || '(none)'}; use ${FILTER_CATEGORIES.join(', ')}`,
+    );
+  }
+  return [...new Set(cats)] as FilterCategory[];
+}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${flag}: "${value}" is not one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+/** Runs one command line; answers the exit code. Never throws. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`skyferry: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    const e = toProviderError(err);
+    if (e.code === 'canceled' || io.signal?.aborted) {
+      io.stderr.write('skyferry: canceled\n');
+      return EXIT.canceled;
+    }
+    io.stderr.write(`skyferry: ${e.code}: ${e.message}\n`);
+    return EXIT.failed;
+  }
+}
+
+async function dispatch(argv: string[], io: CliIo): Promise<number> {
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message.split('\n')[0]} (skyferry --help lists the options)`);
+  }
+  const { values, positionals } = parsed;
+  if (values.version) {
+    io.stdout.write(`skyferry ${await version()}\n`);
+    return EXIT.ok;
+  }
+  const [command, ...paths] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    io.stdout.write(helpText());
+    return values.help || command === 'help' ? EXIT.ok : EXIT.usage;
+  }
+  const spec = COMMANDS[command];
+  if (!spec) throw new UsageError(`unknown command "${command}"; commands: ${Object.keys(COMMANDS).join(', ')}`);
+
+  const remotesFile = remotesFilePath(io, values.config);
+  const remotes = await loadRemotes(remotesFile, io.env);
+  const stateDir = stateDirPath(io);
+
+  if (command === 'remotes') {
+    if (paths.length > 0) throw new UsageError('remotes takes no paths');
+    if (remotes.size === 0) io.stderr.write(`no remotes in ${remotesFile}\n`);
+    for (const r of remotes.values()) io.stdout.write(`${r.name}\t${r.kind}\t${CLOUD_KIND_INFO[r.kind].displayName}\n`);
+    return EXIT.ok;
+  }
+  if (command === 'ls') {
+    if (paths.length !== 1) throw new UsageError('ls takes one path');
+    return list(locate(paths[0] as string, remotes, io, stateDir, remotesFile), io, values.json === true);
+  }
+
+  const mode = spec.mode as TransferMode;
+  if (paths.length < 2 || (mode !== 'migrate' && paths.length !== 2)) {
+    throw new UsageError(`usage: skyferry ${command} ${spec.args}`);
+  }
+  const where = paths.map((p) => locate(p, remotes, io, stateDir, remotesFile));
+  const target = where.pop() as Location;
+  const sources = where;
+  const origin = sources[0] as Location;
+  if (sources.some((s) => s.remote !== origin.remote || (!s.remote && parentKey(s) !== parentKey(origin)))) {
+    throw new UsageError('the sources of one copy must be on the same remote (or in the same local folder)');
+  }
+  if (values.include !== undefined && values.exclude !== undefined) {
+    throw new UsageError('--include and --exclude cannot be used together');
+  }
+  const filter: FileFilter | null =
+    values.include !== undefined
+      ? { mode: 'include', categories: parseCategories(values.include, 'include') }
+      : values.exclude !== undefined
+        ? { mode: 'exclude', categories: parseCategories(values.exclude, 'exclude') }
+        : null;
+  const sameNamePolicy = oneOf<SameNamePolicy>(values['same-name'], SAME_NAME_POLICIES, 'same-name');
+  if (sameNamePolicy && (mode === 'mirror' || mode === 'two_way')) {
+    throw new UsageError(`--same-name does not apply to ${command}`);
+  }
+  const conflictResolution = oneOf<ConflictResolution>(values.conflict, CONFLICT_RESOLUTIONS, 'conflict');
+  if (conflictResolution && mode !== 'two_way') throw new UsageError('--conflict applies to bisync only');
+  let transfers: number | undefined;
+  if (values.transfers !== undefined) {
+    transfers = Number(values.transfers);
+    if (!Number.isInteger(transfers) || transfers < 1 || transfers > 256) {
+      throw new UsageError(`--transfers: "${values.transfers}" is not a whole number from 1 to 256`);
+    }
+  }
+
+  const [source, targetProvider] = await Promise.all([origin.open(), target.open()]);
+  try {
+    // Resume files and two-way state are keyed by the run's mode and places, not by its options.
+    const runKey = createHash('sha256')
+      .update(JSON.stringify([mode, sources.map((s) => s.key), target.key]))
+      .digest('hex')
+      .slice(0, 32);
+    const twoWayState =
+      mode === 'two_way'
+        ? new FileTwoWayStateStore(
+            join(
+              stateDir,
+              'two-way',
+              `${createHash('sha256')
+                .update(JSON.stringify([origin.key, target.key]))
+                .digest('hex')
+                .slice(0, 32)}.jsonl`,
+            ),
+          )
+        : undefined;
+    // The stores make their folders; the state folder itself is the user's alone.
+    await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    const progress = values.quiet || values.json ? undefined : progressPrinter(io);
+    let plan: TransferPlan;
+    try {
+      plan = await planTransfer({
+        source,
+        target: targetProvider,
+        mode,
+        sourcePaths: sources.map((s) => s.path),
+        targetPath: target.path,
+        ...(sameNamePolicy ? { sameNamePolicy } : {}),
+        filter,
+        ...(conflictResolution ? { conflictResolution } : {}),
+        ...(twoWayState ? { twoWayState } : {}),
+        sideNames: { source: origin.remote ?? 'local', target: target.remote ?? 'local' },
+        keepSkipped: values['dry-run'] === true,
+        ...(io.signal ? { signal: io.signal } : {}),
+        ...(progress ? { onScan: progress.scan } : {}),
+      });
+    } finally {
+      progress?.clear();
+    }
+    for (const e of plan.errors)
+      io.stderr.write(`warning: could not list ${e.side} ${e.path} (${e.code}: ${e.message}); left alone\n`);
+    if (values['dry-run']) {
+      printPlan(plan, io, values.json === true, namer(plan, sources, target));
+      return EXIT.ok;
+    }
+    const result = await executePlan(plan, {
+      source,
+      target: targetProvider,
+      ...(transfers ? { transfers } : {}),
+      checkpoints: new FileCheckpointStore(join(stateDir, 'runs', `${runKey}.jsonl`)),
+      ...(twoWayState ? { twoWayState } : {}),
+      confirmDeletes: values.yes === true,
+      ignoreSpaceCheck: values['ignore-free-space'] === true,
+      useTrash: values['no-trash'] !== true,
+      ...(io.signal ? { signal: io.signal } : {}),
+      ...(progress ? { onProgress: progress.run } : {}),
+    });
+    progress?.clear();
+    return printResult(result, plan, io, values.json === true);
+  } finally {
+    await Promise.all([source.close?.().catch(() => undefined), targetProvider.close?.().catch(() => undefined)]);
+  }
+}
+
+function parentKey(l: Location): string {
+  return l.key.slice(0, l.key.lastIndexOf('/'));
+}
+
+async function list(where: Location, io: CliIo, json: boolean): Promise<number> {
+  const provider: Provider = await where.open();
+  try {
+    const entries: Entry[] = [];
+    let token: string | undefined;
+    do {
+      const page = await provider.list(where.path, {
+        ...(token ? { pageToken: token } : {}),
+        ...(io.signal ? { signal: io.signal } : {}),
+      });
+      entries.push(...page.entries);
+      token = page.nextPageToken;
+    } while (token);
+    entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'dir' ? -1 : 1));
+    if (json) {
+      io.stdout.write(
+        JSON.stringify(
+          entries.map((e) => ({ name: e.name, kind: e.kind, size: e.size, modTime: e.modTime?.toISOString() })),
+        ) + '\n',
+      );
+      return EXIT.ok;
+    }
+    for (const e of entries) {
+      const size = e.kind === 'dir' ? '-' : formatBytes(e.size);
+      const when = e.modTime ? e.modTime.toISOString().slice(0, 16).replace('T', ' ') : '';
+      io.stdout.write(`${size.padStart(10)}  ${when.padEnd(16)}  ${e.name}${e.kind === 'dir' ? '/' : ''}\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    await provider.close?.().catch(() => undefined);
+  }
+}
+
+/** Where an item is, as the user wrote the paths: the changed side's path plus the item's place below it. */
+type Namer = (item: PlanItem) => string;
+
+function namer(plan: TransferPlan, sources: Location[], target: Location): Namer {
+  return (item) => {
+    const pair = plan.pairs[item.pair] as { source: string; target: string };
+    const [root, at] =
+      item.side === 'target'
+        ? [pair.target, target]
+        : [pair.source, sources.find((s) => pair.source.startsWith(s.path)) ?? (sources[0] as Location)];
+    const below = `${root.slice(at.path.length)}${item.rel === '/' ? '' : item.rel}`.replace(/^\/+/, '');
+    const text = at.text.endsWith('/') || at.text.endsWith(':') ? at.text : below ? `${at.text}/` : at.text;
+    return `${text}${below}${item.kind === 'dir' && !below.endsWith('/') ? '/' : ''}`;
+  };
+}
+
+function describe(item: PlanItem, name: Namer): string {
+  const size = item.kind === 'file' ? ` (${formatBytes(item.size)})` : '';
+  const renamed = item.conflict?.loserName ? `; the other one kept as ${item.conflict.loserName}` : '';
+  return `${item.action.padEnd(8)} ${name(item)}${size}: ${item.reason.replaceAll('_', ' ')}${renamed}`;
+}
+
+function printPlan(plan: TransferPlan, io: CliIo, json: boolean, name: Namer): void {
+  if (json) {
+    io.stdout.write(JSON.stringify(plan) + '\n');
+    return;
+  }
+  for (const item of plan.items) if (item.action !== 'skip') io.stdout.write(`${describe(item, name)}\n`);
+  const s = plan.summary;
+  io.stdout.write(
+    `Dry run, nothing changed: would copy ${s.copy.count} (${formatBytes(s.copy.bytes)}), update ${s.update.count}` +
+      ` (${formatBytes(s.update.bytes)}), delete ${s.delete.count}, resolve ${s.conflict.count} conflicts,` +
+      ` create ${s.mkdir.count} folders; skip ${s.skip.count}.\n`,
+  );
+  if (plan.deletes.needsConfirmation) {
+    io.stdout.write(
+      `This deletes ${plan.deletes.count} of ${plan.deletes.files} files: the run needs --yes to confirm.\n`,
+    );
+  }
+  if (plan.twoWay?.firstRun) io.stdout.write('First two-way run: a merge that deletes nothing.\n');
+}
+
+function printResult(result: TransferResult, plan: TransferPlan, io: CliIo, json: boolean): number {
+  const code = result.outcome === 'success' ? EXIT.ok : result.outcome === 'canceled' ? EXIT.canceled : EXIT.failed;
+  if (json) {
+    const { failed, ...rest } = result;
+    io.stdout.write(
+      JSON.stringify({
+        ...rest,
+        failed: failed.map((f) => ({
+          sourceFile: f.sourceFile,
+          side: f.sourceSide,
+          reason: f.reason,
+          message: f.message,
+        })),
+      }) + '\n',
+    );
+    return code;
+  }
+  const s = result.summary;
+  const seconds = (result.timeTakenMs / 1000).toFixed(1);
+  io.stdout.write(
+    `${result.outcome}: ${result.successCount} of ${result.totalCount} done (${formatBytes(result.transferredBytes)} moved) in ${seconds} s;` +
+      ` ${s.added} added, ${s.updated} updated, ${s.deleted} deleted, ${s.conflicts} conflicts, ${s.skipped} unchanged` +
+      `${s.resumed ? `, ${s.resumed} finished by an earlier run` : ''}${s.failed ? `, ${s.failed} failed` : ''}.\n`,
+  );
+  for (const f of result.failed) {
+    const parent = f.sourceFile.parent === '/' ? '' : f.sourceFile.parent;
+    io.stderr.write(`failed: ${parent}/${f.sourceFile.name} (${f.sourceSide}): ${f.reason}: ${f.message}\n`);
+  }
+  switch (result.outcome) {
+    case 'needs_delete_confirmation':
+      io.stderr.write(
+        `Nothing was done: this would delete ${plan.deletes.count} of ${plan.deletes.files} files. Check with --dry-run, then run again with --yes.\n`,
+      );
+      break;
+    case 'insufficient_space':
+      io.stderr.write(
+        `Stopped: the ${result.fullSide ?? 'target'} has too little free space (${formatBytes(result.neededBytes ?? 0)} more needed).` +
+          ' Free some space, or run again with --ignore-free-space.\n',
+      );
+      break;
+    case 'canceled':
+      io.stderr.write('Canceled. Run the same command again to go on where it stopped.\n');
+      break;
+    case 'failed':
+    case 'partial':
+      if (result.error) io.stderr.write(`Stopped: ${result.error.code}: ${result.error.message}\n`);
+      if (result.failed.length > 0) io.stderr.write('Run the same command again to retry what failed.\n');
+      break;
+    default:
+      break;
+  }
+  return code;
+}
+
+/** Progress on stderr: one line rewritten in a terminal, a line every few seconds otherwise. */
+function progressPrinter(io: CliIo): {
+  scan: (p: { folders: number; files: number; bytes: number }) => void;
+  run: (p: TransferProgress) => void;
+  clear: () => void;
+} {
+  const tty = io.stderr.isTTY === true;
+  // Not a terminal (a log): a line every 5 s, none for a run shorter than that.
+  let last = Date.now();
+  let shown = false;
+  const show = (line: string) => {
+    const now = Date.now();
+    if (!tty && now - last < 5000) return;
+    last = now;
+    if (tty) {
+      io.stderr.write(`\r\x1b[K${line}`);
+      shown = true;
+    } else io.stderr.write(`${line}\n`);
+  };
+  return {
+    scan: (p) => show(`Loading ${p.files + p.folders} items (${formatBytes(p.bytes)})`),
+    run: (p) => {
+      const eta = p.eta === null ? '' : `, ${Math.ceil(p.eta)} s left`;
+      show(
+        `${p.percentage.toFixed(0)}%  ${formatBytes(p.transferred)} of ${formatBytes(p.length)}  ${formatBytes(p.speed)}/s` +
+          `  ${p.finishedCounts}/${p.totalCounts} files${p.failedCounts ? `, ${p.failedCounts} failed` : ''}${eta}`,
+      );
+    },
+    clear: () => {
+      if (tty && shown) io.stderr.write('\r\x1b[K');
+      shown = false;
+    },
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * Where the command line's paths lead: `name:path` names a remote of the remotes file, anything
+ * else is a folder or file on this machine. Remotes are the protocol kinds a user connects with a
+ * form in the web app (S3 and S3-compatible stores, WebDAV, SFTP, FTP); the OAuth kinds sign in
+ * through the web app and are not offered here.
+ */
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { CLOUD_KIND_INFO, CLOUD_KINDS, type CloudKind, type CloudKindInfo } from '@skyferry/contract';
+import { cleanPath, openProvider, type Provider, type ProviderContext } from '@skyferry/providers';
+import { UsageError } from './errors.ts';
+
+/** One remote of the remotes file, as written there. */
+interface RemoteConfig {
+  kind: string;
+  credentials: Record<string, unknown>;
+}
+
+/** A remote ready to open: kind and credentials with every `{ "env": NAME }` filled in. */
+export interface Remote {
+  name: string;
+  kind: CloudKind;
+  credentials: Record<string, unknown>;
+}
+
+/** A path of the command line, resolved. */
+export interface Location {
+  /** How the user wrote it (for messages). */
+  text: string;
+  /** A remote's name, or undefined for this machine. */
+  remote?: string;
+  /** The remote, or the local folder the provider is opened on. */
+  open: () => Promise<Provider>;
+  /** The path inside the provider ('/' is its root). */
+  path: string;
+  /** Identifies the place across runs (resume and two-way state files are keyed by it). */
+  key: string;
+}
+
+export interface Environment {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** Where the remotes file is: --config, SKYFERRY_CONFIG, or the user's configuration folder. */
+export function remotesFilePath(envr: Environment, flag?: string): string {
+  if (flag) return resolve(envr.cwd, flag);
+  if (envr.env.SKYFERRY_CONFIG) return resolve(envr.cwd, envr.env.SKYFERRY_CONFIG);
+  const base = envr.env.XDG_CONFIG_HOME || join(envr.env.HOME || homedir(), '.config');
+  return join(base, 'skyferry', 'remotes.json');
+}
+
+/** Where runs keep their resume files and two-way state: SKYFERRY_STATE_DIR or the user's state folder. */
+export function stateDirPath(envr: Environment): string {
+  if (envr.env.SKYFERRY_STATE_DIR) return resolve(envr.cwd, envr.env.SKYFERRY_STATE_DIR);
+  const base = envr.env.XDG_STATE_HOME || join(envr.env.HOME || homedir(), '.local', 'state');
+  return join(base, 'skyferry');
+}
+
+/** The kinds the command line opens: those connected with a form (not OAuth). */
+export const CLI_KINDS: readonly CloudKind[] = CLOUD_KINDS.filter(
+  (k) => CLOUD_KIND_INFO[k].auth === 'form' && k !== 'local',
+);
+
+const REMOTE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/** `name:rest`; a single letter before the colon is a Windows drive, not a remote. */
+const REMOTE_PATH = /^([A-Za-z0-9_][A-Za-z0-9_.-]+):(.*)$/s;
+
+/** The remotes of a remotes file, checked; secrets stay inside the returned objects only. */
+export async function loadRemotes(file: string, env: NodeJS.ProcessEnv): Promise<Map<string, Remote>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw new UsageError(`cannot read the remotes file ${file}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`the remotes file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const remotes = (parsed as { remotes?: unknown } | null)?.remotes;
+  if (typeof remotes !== 'object' || remotes === null || Array.isArray(remotes)) {
+    throw new UsageError(`the remotes file ${file} must hold an object { "remotes": { "<name>": { ... } } }`);
+  }
+  const out = new Map<string, Remote>();
+  let clearSecret = false;
+  for (const [name, value] of Object.entries(remotes)) {
+    if (!REMOTE_NAME.test(name) || name.length < 2) {
+      throw new UsageError(
+        `remote "${name}" in ${file}: a name is at least two letters, digits, "_", "-" or "." (and starts with a letter, digit or "_")`,
+      );
+    }
+    const r = value as Partial<RemoteConfig> | null;
+    if (typeof r !== 'object' || r === null || typeof r.kind !== 'string') {
+      throw new UsageError(`remote "${name}" in ${file} needs a "kind" (one of ${CLI_KINDS.join(', ')})`);
+    }
+    const info = (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[r.kind];
+    if (!info || !CLI_KINDS.includes(info.kind)) {
+      const why = info?.auth === 'oauth' ? ` (${info.displayName} signs in through the web app)` : '';
+      throw new UsageError(
+        `remote "${name}" in ${file}: kind "${r.kind}" is not one the command line opens${why}; use one of ${CLI_KINDS.join(', ')}`,
+      );
+    }
+    const given = r.credentials ?? {};
+    if (typeof given !== 'object' || Array.isArray(given)) {
+      throw new UsageError(`remote "${name}" in ${file}: "credentials" must be an object`);
+    }
+    const credentials: Record<string, unknown> = {};
+    for (const [field, v] of Object.entries(given)) {
+      const spec = info.fields.find((f) => f.name === field);
+      if (!spec) {
+        throw new UsageError(
+          `remote "${name}" in ${file}: ${info.displayName} has no field "${field}" (fields: ${info.fields.map((f) => f.name).join(', ')})`,
+        );
+      }
+      if (
+        typeof v === 'object' &&
+        v !== null &&
+        !Array.isArray(v) &&
+        typeof (v as { env?: unknown }).env === 'string'
+      ) {
+        const variable = (v as { env: string }).env;
+        const fromEnv = env[variable];
+        if (fromEnv === undefined) {
+          throw new UsageError(`remote "${name}": field "${field}" is read from $${variable}, which is not set`);
+        }
+        credentials[field] = fromEnv;
+      } else {
+        if (spec.secret && v !== '' && v !== null && v !== undefined) clearSecret = true;
+        credentials[field] = v;
+      }
+    }
+    for (const spec of info.fields) {
+      const v = credentials[spec.name];
+      if (spec.required && (v === undefined || v === null || v === '')) {
+        throw new UsageError(`remote "${name}" in ${file}: ${info.displayName} needs "${spec.name}" (${spec.label})`);
+      }
+    }
+    out.set(name, { name, kind: info.kind, credentials });
+  }
+  if (clearSecret) await refuseReadableByOthers(file);
+  return out;
+}
+
+/** Like ssh with a private key: a file holding secrets must not be readable by other users. */
+async function refuseReadableByOthers(file: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const { mode } = await stat(file);
+  if ((mode & 0o077) !== 0) {
+    throw new UsageError(
+      `${file} holds secrets and other users can read it (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${file}` +
+        ` (or give secrets as { "env": "VARIABLE" })`,
+    );
+  }
+}
+
+/**
+ * Non-secret state a backend keeps for a remote (an SFTP host key seen at the first connection,
+ * checked at every later one), saved beside the run state.
+ */
+function remoteContext(stateDir: string, name: string): () => Promise<ProviderContext> {
+  const file = join(stateDir, 'remotes', `${name}.json`);
+  return async () => {
+    let state: Record<string, unknown> = {};
+    try {
+      state = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    } catch {
+      // No state yet (first connection).
+    }
+    return {
+      state,
+      saveState: async (next) => {
+        await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+        await writeFile(`${file}.tmp`, JSON.stringify(next), { mode: 0o600 });
+        await rename(`${file}.tmp`, file);
+      },
+    };
+  };
+}
+
+/**
+ * Resolves one path of the command line. A local path opens the local-folder kind on its parent
+ * folder (so the named file or folder itself can be copied, or created as a target).
+ */
+export function locate(
+  text: string,
+  remotes: Map<string, Remote>,
+  envr: Environment,
+  stateDir: string,
+  remotesFile: string,
+): Location {
+  const m = REMOTE_PATH.exec(text);
+  if (m && !text.startsWith('/') && !text.startsWith('.')) {
+    const name = m[1] as string;
+    const remote = remotes.get(name);
+    if (!remote) {
+      const known = [...remotes.keys()];
+      throw new UsageError(
+        `no remote named "${name}" in ${remotesFile}` +
+          (known.length ? ` (remotes: ${known.join(', ')})` : ' (it has no remotes yet; see skyferry --help)'),
+      );
+    }
+    const path = cleanPath(`/${m[2] ?? ''}`);
+    const context = remoteContext(stateDir, name);
+    return {
+      text,
+      remote: name,
+      path,
+      key: `${name}:${path}`,
+      open: async () => openProvider(remote.kind, remote.credentials, await context()),
+    };
+  }
+  const abs = resolve(envr.cwd, text.startsWith('~/') ? join(envr.env.HOME || homedir(), text.slice(2)) : text);
+  const root = abs === '/' ? '/' : dirname(abs);
+  const path = abs === '/' ? '/' : `/${basename(abs)}`;
+  return {
+    text,
+    path,
+    key: `local:${abs}`,
+    open: async () => openProvider('local', { path: root }, { localRoots: [root] }),
+  };
+}
