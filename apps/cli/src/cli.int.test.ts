@@ -192,6 +192,18 @@ describe('skyferry against real servers', () => {
     expect([...marks.values()]).toEqual(Array(20).fill('='));
   });
 
+  it('a side that cannot be opened ends the run at once (exit 1), closing the side that was opened', async () => {
+    const started = Date.now();
+    const r = await skyferry(['copy', 'nas:', join(dir, 'no', 'such', 'folder')], (child) => {
+      // An SFTP connection left open would keep the process alive.
+      setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
+    });
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^skyferry: not_found: /);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
   it('bisync between a folder here and SFTP carries changes both ways', async () => {
     const here = join(dir, 'two-way');
     await mkdir(here);

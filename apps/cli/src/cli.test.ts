@@ -230,5 +230,16 @@ describe('copies and syncs between folders of this machine', () => {
         .filter(Boolean)
         .map((l) => l.trim().split(/\s+/).at(-1)),
     ).toEqual(['docs/', 'a.txt', 'c.jpg']);
+    expect(r.out).toMatch(/^ +- +\d{4}-\d\d-\d\d \d\d:\d\d +docs\/$/m);
+    expect(r.out).toMatch(/^ +7\.00 B +\d{4}-\d\d-\d\d \d\d:\d\d +c\.jpg$/m);
+  });
+
+  it('ls of a file shows that file; of nothing, not_found with exit 1', async () => {
+    const file = await cli('ls', 'src/a.txt', '--json');
+    expect(file.code).toBe(EXIT.ok);
+    expect(JSON.parse(file.out)).toMatchObject([{ name: 'a.txt', kind: 'file', size: 5 }]);
+    const missing = await cli('ls', 'src/nothing');
+    expect(missing.code).toBe(EXIT.failed);
+    expect(missing.err).toMatch(/^skyferry: not_found: /);
   });
 });

@@ -246,7 +246,18 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     }
   }
 
-  const [source, targetProvider] = await Promise.all([origin.open(), target.open()]);
+  // Both at once; when one side cannot be opened the other is closed again (an open SFTP or FTP
+  // connection would keep the process alive).
+  const opened = await Promise.allSettled([origin.open(), target.open()]);
+  const failedOpen = opened.find((o) => o.status === 'rejected');
+  if (failedOpen) {
+    for (const o of opened) if (o.status === 'fulfilled') await o.value.close?.().catch(() => undefined);
+    throw failedOpen.reason;
+  }
+  const [source, targetProvider] = opened.map((o) => (o as PromiseFulfilledResult<Provider>).value) as [
+    Provider,
+    Provider,
+  ];
   try {
     // Resume files and two-way state are keyed by the run's mode and places, not by its options.
     const runKey = createHash('sha256')
@@ -323,14 +334,20 @@ async function list(where: Location, io: CliIo, json: boolean): Promise<number> 
   try {
     const entries: Entry[] = [];
     let token: string | undefined;
-    do {
-      const page = await provider.list(where.path, {
-        ...(token ? { pageToken: token } : {}),
-        ...(io.signal ? { signal: io.signal } : {}),
-      });
-      entries.push(...page.entries);
-      token = page.nextPageToken;
-    } while (token);
+    try {
+      do {
+        const page = await provider.list(where.path, {
+          ...(token ? { pageToken: token } : {}),
+          ...(io.signal ? { signal: io.signal } : {}),
+        });
+        entries.push(...page.entries);
+        token = page.nextPageToken;
+      } while (token);
+    } catch (err) {
+      // A file: shown alone, as ls does.
+      if (toProviderError(err).code !== 'not_dir') throw err;
+      entries.push(await provider.stat(where.path, io.signal ? { signal: io.signal } : {}));
+    }
     entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'dir' ? -1 : 1));
     if (json) {
       io.stdout.write(
