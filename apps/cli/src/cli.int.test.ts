@@ -7,16 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RCLONE_ENV, rcloneCheck } from '@skyferry/engine/testing';
 import {
   run,
+  startApacheWebdav,
   startLatencyProxy,
   startS3rver,
   startSshd,
+  startVsftpd,
+  type FtpServer,
   type LatencyProxy,
   type S3rverServer,
   type SshServer,
+  type WebdavServer,
 } from '@skyferry/testing';
 
 // The `skyferry` command itself (the bin npm links, a child process) against real servers on
-// 127.0.0.1: s3rver for S3, OpenSSH for SFTP, with rclone as the independent check of what landed.
+// 127.0.0.1: s3rver for S3, OpenSSH for SFTP, Apache for WebDAV, vsftpd for FTPS, with rclone (or
+// the server's own folder) as the independent check of what landed.
 
 const BIN = resolve(import.meta.dirname, '../../../node_modules/.bin/skyferry');
 
@@ -24,10 +29,17 @@ let dir: string;
 let s3: S3rverServer;
 let ssh: SshServer;
 let proxy: LatencyProxy;
+let dav: WebdavServer;
+let ftps: FtpServer;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'skyferry-cli-int-'));
-  [s3, ssh] = await Promise.all([startS3rver({ buckets: ['bucket'] }), startSshd()]);
+  [s3, ssh, dav, ftps] = await Promise.all([
+    startS3rver({ buckets: ['bucket'] }),
+    startSshd(),
+    startApacheWebdav(),
+    startVsftpd({ tls: true }),
+  ]);
   // S3 behind 40 ms of round trip: slow enough to stop a run midway.
   proxy = await startLatencyProxy({ target: { host: '127.0.0.1', port: s3.port }, rttMs: 40 });
   const s3Creds = (port: number) => ({
@@ -48,6 +60,22 @@ beforeAll(async () => {
           kind: 'sftp',
           credentials: { host: ssh.host, port: ssh.port, username: ssh.username, private_key: { env: 'TEST_SSH_KEY' } },
         },
+        dav: {
+          kind: 'webdav',
+          credentials: { url: dav.url, username: dav.username, password: { env: 'TEST_DAV_PASSWORD' } },
+        },
+        ftps: {
+          kind: 'ftp',
+          credentials: {
+            host: ftps.host,
+            port: ftps.port,
+            username: ftps.username,
+            password: { env: 'TEST_FTP_PASSWORD' },
+            secure: true,
+            tls_fingerprint: ftps.certFingerprint256,
+            root: ftps.root,
+          },
+        },
       },
     }),
     { mode: 0o600 },
@@ -56,7 +84,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proxy?.stop();
-  await Promise.all([s3?.stop(), ssh?.stop()]);
+  await Promise.all([s3?.stop(), ssh?.stop(), dav?.stop(), ftps?.stop()]);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -66,6 +94,8 @@ const ENV = () => ({
   SKYFERRY_STATE_DIR: join(dir, 'state'),
   TEST_S3_SECRET: s3.secretAccessKey,
   TEST_SSH_KEY: ssh.privateKey,
+  TEST_DAV_PASSWORD: dav.password,
+  TEST_FTP_PASSWORD: ftps.password,
 });
 
 interface Ran {
@@ -133,6 +163,24 @@ describe('skyferry against real servers', () => {
     expect(ls.code).toBe(0);
     const entries = JSON.parse(ls.out) as { name: string; kind: string; size: number }[];
     expect(entries.map((e) => [e.name, e.kind, e.size])).toEqual([0, 1, 2].map((i) => [`f0${i}.bin`, 'file', 10_000]));
+  });
+
+  it.each([
+    ['WebDAV (Apache)', 'dav', () => dav.dir],
+    ['FTPS (vsftpd, pinned certificate)', 'ftps', () => ftps.dir],
+  ])('syncs a tree to %s byte for byte; a second sync moves nothing', async (_name, remote, serverDir) => {
+    const src = join(dir, `to-${remote}`);
+    await makeFiles(join(src, 'sub'), 2, 50_000);
+    await makeFiles(src, 3, 200_000);
+    const first = await skyferry(['sync', src, `${remote}:mirror`, '--json']);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.out)).toMatchObject({ outcome: 'success', summary: { added: 5 } });
+    const landed = join(serverDir(), 'mirror');
+    for (const rel of ['f00.bin', 'f01.bin', 'f02.bin', 'sub/f00.bin', 'sub/f01.bin']) {
+      expect(await readFile(join(landed, rel))).toEqual(await readFile(join(src, rel)));
+    }
+    const second = await skyferry(['sync', src, `${remote}:mirror`, '--json']);
+    expect(JSON.parse(second.out)).toMatchObject({ outcome: 'success', transferredBytes: 0, summary: { skipped: 5 } });
   });
 
   it('a run killed midway (SIGKILL) finishes when started again, without copying finished files twice', async () => {
