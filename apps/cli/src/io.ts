@@ -1,0 +1,11 @@
+/** What a command line run writes to and reads from, and the exit codes it answers. */
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  signal?: AbortSignal;
+}
+
+/** Exit codes: done; some files failed or the run stopped; a usage mistake; canceled (as after SIGINT). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, canceled: 130 } as const;

@@ -1,0 +1,136 @@
+/** What the command line prints: dry-run plans, results with their failed files, and progress. */
+import { formatBytes } from '@skyferry/contract';
+import type { PlanItem, TransferPlan, TransferProgress, TransferResult } from '@skyferry/engine';
+import { EXIT, type CliIo } from './io.ts';
+import type { Location } from './remotes.ts';
+
+/** Where an item is, as the user wrote the paths: the changed side's path plus the item's place below it. */
+export type Namer = (item: PlanItem) => string;
+
+export function namer(plan: TransferPlan, sources: Location[], target: Location): Namer {
+  return (item) => {
+    const pair = plan.pairs[item.pair] as { source: string; target: string };
+    const [root, at] =
+      item.side === 'target'
+        ? [pair.target, target]
+        : [pair.source, sources.find((s) => pair.source.startsWith(s.path)) ?? (sources[0] as Location)];
+    const below = `${root.slice(at.path.length)}${item.rel === '/' ? '' : item.rel}`.replace(/^\/+/, '');
+    const text = at.text.endsWith('/') || at.text.endsWith(':') ? at.text : below ? `${at.text}/` : at.text;
+    return `${text}${below}${item.kind === 'dir' && !below.endsWith('/') ? '/' : ''}`;
+  };
+}
+
+function describe(item: PlanItem, name: Namer): string {
+  const size = item.kind === 'file' ? ` (${formatBytes(item.size)})` : '';
+  const renamed = item.conflict?.loserName ? `; the other one kept as ${item.conflict.loserName}` : '';
+  return `${item.action.padEnd(8)} ${name(item)}${size}: ${item.reason.replaceAll('_', ' ')}${renamed}`;
+}
+
+export function printPlan(plan: TransferPlan, io: CliIo, json: boolean, name: Namer): void {
+  if (json) {
+    io.stdout.write(JSON.stringify(plan) + '\n');
+    return;
+  }
+  for (const item of plan.items) if (item.action !== 'skip') io.stdout.write(`${describe(item, name)}\n`);
+  const s = plan.summary;
+  io.stdout.write(
+    `Dry run, nothing changed: would copy ${s.copy.count} (${formatBytes(s.copy.bytes)}), update ${s.update.count}` +
+      ` (${formatBytes(s.update.bytes)}), delete ${s.delete.count}, resolve ${s.conflict.count} conflicts,` +
+      ` create ${s.mkdir.count} folders; skip ${s.skip.count}.\n`,
+  );
+  if (plan.deletes.needsConfirmation) {
+    io.stdout.write(
+      `This deletes ${plan.deletes.count} of ${plan.deletes.files} files: the run needs --yes to confirm.\n`,
+    );
+  }
+  if (plan.twoWay?.firstRun) io.stdout.write('First two-way run: a merge that deletes nothing.\n');
+}
+
+export function printResult(result: TransferResult, plan: TransferPlan, io: CliIo, json: boolean): number {
+  const code = result.outcome === 'success' ? EXIT.ok : result.outcome === 'canceled' ? EXIT.canceled : EXIT.failed;
+  if (json) {
+    const { failed, ...rest } = result;
+    io.stdout.write(
+      JSON.stringify({
+        ...rest,
+        failed: failed.map((f) => ({
+          sourceFile: f.sourceFile,
+          side: f.sourceSide,
+          reason: f.reason,
+          message: f.message,
+        })),
+      }) + '\n',
+    );
+    return code;
+  }
+  const s = result.summary;
+  const seconds = (result.timeTakenMs / 1000).toFixed(1);
+  io.stdout.write(
+    `${result.outcome}: ${result.successCount} of ${result.totalCount} done (${formatBytes(result.transferredBytes)} moved) in ${seconds} s;` +
+      ` ${s.added} added, ${s.updated} updated, ${s.deleted} deleted, ${s.conflicts} conflicts, ${s.skipped} unchanged` +
+      `${s.resumed ? `, ${s.resumed} finished by an earlier run` : ''}${s.failed ? `, ${s.failed} failed` : ''}.\n`,
+  );
+  for (const f of result.failed) {
+    const parent = f.sourceFile.parent === '/' ? '' : f.sourceFile.parent;
+    io.stderr.write(`failed: ${parent}/${f.sourceFile.name} (${f.sourceSide}): ${f.reason}: ${f.message}\n`);
+  }
+  switch (result.outcome) {
+    case 'needs_delete_confirmation':
+      io.stderr.write(
+        `Nothing was done: this would delete ${plan.deletes.count} of ${plan.deletes.files} files. Check with --dry-run, then run again with --yes.\n`,
+      );
+      break;
+    case 'insufficient_space':
+      io.stderr.write(
+        `Stopped: the ${result.fullSide ?? 'target'} has too little free space (${formatBytes(result.neededBytes ?? 0)} more needed).` +
+          ' Free some space, or run again with --ignore-free-space.\n',
+      );
+      break;
+    case 'canceled':
+      io.stderr.write('Canceled. Run the same command again to go on where it stopped.\n');
+      break;
+    case 'failed':
+    case 'partial':
+      if (result.error) io.stderr.write(`Stopped: ${result.error.code}: ${result.error.message}\n`);
+      if (result.failed.length > 0) io.stderr.write('Run the same command again to retry what failed.\n');
+      break;
+    default:
+      break;
+  }
+  return code;
+}
+
+/** Progress on stderr: one line rewritten in a terminal, a line every few seconds otherwise. */
+export function progressPrinter(io: CliIo): {
+  scan: (p: { folders: number; files: number; bytes: number }) => void;
+  run: (p: TransferProgress) => void;
+  clear: () => void;
+} {
+  const tty = io.stderr.isTTY === true;
+  // Not a terminal (a log): a line every 5 s, none for a run shorter than that.
+  let last = Date.now();
+  let shown = false;
+  const show = (line: string) => {
+    const now = Date.now();
+    if (!tty && now - last < 5000) return;
+    last = now;
+    if (tty) {
+      io.stderr.write(`\r\x1b[K${line}`);
+      shown = true;
+    } else io.stderr.write(`${line}\n`);
+  };
+  return {
+    scan: (p) => show(`Loading ${p.files + p.folders} items (${formatBytes(p.bytes)})`),
+    run: (p) => {
+      const eta = p.eta === null ? '' : `, ${Math.ceil(p.eta)} s left`;
+      show(
+        `${p.percentage.toFixed(0)}%  ${formatBytes(p.transferred)} of ${formatBytes(p.length)}  ${formatBytes(p.speed)}/s` +
+          `  ${p.finishedCounts}/${p.totalCounts} files${p.failedCounts ? `, ${p.failedCounts} failed` : ''}${eta}`,
+      );
+    },
+    clear: () => {
+      if (tty && shown) io.stderr.write('\r\x1b[K');
+      shown = false;
+    },
+  };
+}
