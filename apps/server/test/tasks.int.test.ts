@@ -169,6 +169,20 @@ for (const cfg of CONFIGS) {
       });
     });
 
+    it('pages the task list: a page and the total agree, and a page past the end still tells the total', async () => {
+      const all = (await list(1)).data;
+      expect(all.total).toBeGreaterThan(0);
+      expect(all.items).toHaveLength(all.total);
+      const page = (n: number) =>
+        call<ListTasksData>('POST', '/api/tasks/list', {
+          headers: user.headers,
+          body: { page: n, page_size: 1, completed: 1 },
+        });
+      const first = (await page(1)).data;
+      expect(first).toEqual({ items: [all.items[0]], total: all.total });
+      expect((await page(all.total + 1)).data).toEqual({ items: [], total: all.total });
+    });
+
     it('answers 404 for an unknown task and for another user task, which stops the client polling', async () => {
       const res = await poll('no-such-task');
       expect(res.status).toBe(404);

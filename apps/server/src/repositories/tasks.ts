@@ -40,7 +40,12 @@ export class TasksRepository {
     return this.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** A page of the user's tasks in the given states, newest first, and how many there are. */
+  /**
+   * A page of the user's tasks in the given states, newest first, and how many there are. The page
+   * and the count come from one statement (a window count), so they agree: as two queries on
+   * PostgreSQL's pool they could see different moments, a task finishing between them counted in
+   * the total but missing from the page.
+   */
   async list(
     userId: string,
     states: readonly number[],
@@ -51,17 +56,19 @@ export class TasksRepository {
       .selectFrom('tasks')
       .where('user_id', '=', userId)
       .where('state', 'in', [...states]);
-    const [rows, count] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(pageSize)
-        .offset((page - 1) * pageSize)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { rows, total: Number(count.n) };
+    const found = await base
+      .selectAll()
+      .select((eb) => eb.fn.countAll<number>().over().as('_total'))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute();
+    const first = found[0];
+    if (first) return { rows: found.map(({ _total, ...row }) => row), total: Number(first._total) };
+    // A page past the end carries no count: ask for it alone.
+    const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows: [], total: Number(count.n) };
   }
 
   async delete(userId: string, id: string): Promise<boolean> {
