@@ -12,6 +12,7 @@ import {
   startS3rver,
   startSshd,
   startVsftpd,
+  waitFor,
   type FtpServer,
   type LatencyProxy,
   type S3rverServer,
@@ -132,14 +133,6 @@ async function objectsUnder(prefix: string): Promise<string[]> {
   }
 }
 
-async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 async function makeFiles(folder: string, count: number, size: number): Promise<void> {
   await mkdir(folder, { recursive: true });
   for (let i = 0; i < count; i++)
@@ -191,9 +184,12 @@ describe('skyferry against real servers', () => {
     // Every file is written again (--same-name overwrite): only the resume files tell finished ones apart.
     const args = ['copy', src, 'far:resumed', '--same-name', 'overwrite'];
     const first = await skyferry([...args, '--transfers', '1', '--quiet'], (child) => {
-      void waitUntil(async () => (await objectsUnder('resumed/resume')).length >= 4, 60_000).then(() =>
-        child.kill('SIGKILL'),
-      );
+      void waitFor(
+        async () => (await objectsUnder('resumed/resume')).length >= 4,
+        'four objects landed',
+        60_000,
+        10,
+      ).then(() => child.kill('SIGKILL'));
     });
     expect(first.signal).toBe('SIGKILL');
     const landed = (await objectsUnder('resumed/resume')).length;
@@ -225,7 +221,9 @@ describe('skyferry against real servers', () => {
     await mkdir(out);
     const files = async () => (await readdir(out, { recursive: true })).filter((n) => n.endsWith('.bin'));
     const stopped = await skyferry(['sync', 'far:cancel-src', out, '--transfers', '1'], (child) => {
-      void waitUntil(async () => (await files()).length >= 3, 60_000).then(() => child.kill('SIGINT'));
+      void waitFor(async () => (await files()).length >= 3, 'three files landed', 60_000, 10).then(() =>
+        child.kill('SIGINT'),
+      );
     });
     expect(stopped.code).toBe(130);
     expect(stopped.err).toContain('Canceled. Run the same command again to go on where it stopped.');

@@ -117,6 +117,12 @@ describe('the remotes file', () => {
       /has no field "colour"/,
     ],
     [s3Remote({ env: 'NOT_SET_ANYWHERE' }), /read from \$NOT_SET_ANYWHERE, which is not set/],
+    // The web app's Add cloud checks (contract checkCredentials), not only the required fields.
+    [
+      { remotes: { nas: { kind: 'sftp', credentials: { host: 'h', username: 'u', port: '22x' } } } },
+      /nas.*: Port is invalid\./,
+    ],
+    [{ remotes: { dav: { kind: 'webdav', credentials: { url: 'file:///etc' } } } }, /dav.*: Server URL is invalid\./],
   ])('%j is refused with exit 2 and a message naming the problem', async (content, message) => {
     await writeRemotes(content);
     const r = await cli('remotes');

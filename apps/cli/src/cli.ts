@@ -250,22 +250,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   ];
   try {
     // Resume files and two-way state are keyed by the run's mode and places, not by its options.
-    const runKey = createHash('sha256')
-      .update(JSON.stringify([mode, sources.map((s) => s.key), target.key]))
-      .digest('hex')
-      .slice(0, 32);
+    const runKey = fileKey([mode, sources.map((s) => s.key), target.key]);
     const twoWayState =
       mode === 'two_way'
-        ? new FileTwoWayStateStore(
-            join(
-              stateDir,
-              'two-way',
-              `${createHash('sha256')
-                .update(JSON.stringify([origin.key, target.key]))
-                .digest('hex')
-                .slice(0, 32)}.jsonl`,
-            ),
-          )
+        ? new FileTwoWayStateStore(join(stateDir, 'two-way', `${fileKey([origin.key, target.key])}.jsonl`))
         : undefined;
     // The stores make their folders; the state folder itself is the user's alone.
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
@@ -313,6 +301,11 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   } finally {
     await Promise.all([source.close?.().catch(() => undefined), targetProvider.close?.().catch(() => undefined)]);
   }
+}
+
+/** A file name for state kept about these places (a hash: paths may hold any character). */
+function fileKey(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
 }
 
 function parentKey(l: Location): string {

@@ -7,7 +7,15 @@
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CLOUD_KIND_INFO, CLOUD_KINDS, type CloudKind, type CloudKindInfo } from '@skyferry/contract';
+import {
+  CLOUD_KIND_INFO,
+  CLOUD_KINDS,
+  CredentialsError,
+  checkCredentials,
+  message,
+  type CloudKind,
+  type CloudKindInfo,
+} from '@skyferry/contract';
 import { cleanPath, openProvider, type Provider, type ProviderContext } from '@skyferry/providers';
 import { UsageError } from './errors.ts';
 
@@ -134,13 +142,19 @@ export async function loadRemotes(file: string, env: NodeJS.ProcessEnv): Promise
         credentials[field] = v;
       }
     }
-    for (const spec of info.fields) {
-      const v = credentials[spec.name];
-      if (spec.required && (v === undefined || v === null || v === '')) {
-        throw new UsageError(`remote "${name}" in ${file}: ${info.displayName} needs "${spec.name}" (${spec.label})`);
-      }
+    // The web app's checks of the same form: required fields, numbers, booleans, URLs, choices.
+    let checked: Record<string, unknown>;
+    try {
+      checked = checkCredentials(info, credentials);
+    } catch (err) {
+      if (!(err instanceof CredentialsError)) throw err;
+      const label = info.fields.find((f) => f.name === err.field)?.label ?? err.field;
+      throw new UsageError(
+        `remote "${name}" in ${file}: ` +
+          (err.missing ? `${info.displayName} needs "${err.field}" (${label})` : message('en', err.key, err.params)),
+      );
     }
-    out.set(name, { name, kind: info.kind, credentials });
+    out.set(name, { name, kind: info.kind, credentials: checked });
   }
   if (clearSecret) await refuseReadableByOthers(file);
   return out;

@@ -13,5 +13,6 @@ export * from './plans.ts';
 export * from './languages.ts';
 export * from './headers.ts';
 export * from './clouds.ts';
+export * from './credentials.ts';
 export * from './i18n/index.ts';
 export * from './api/index.ts';

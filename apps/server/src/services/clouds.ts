@@ -4,11 +4,15 @@ import {
   CLOUD_KIND_INFO,
   Code,
   CloudType,
+  CredentialsError,
   LIMITS,
+  OBJECT_STORAGE_KINDS,
+  checkCredentials,
   type Cloud,
   type CloudKind,
   type CloudKindInfo,
   type CloudsMeData,
+  type Credentials,
   type MessageKey,
   type SystemCloudKind,
   systemCloudKind,
@@ -29,8 +33,7 @@ import type { UsersService } from './users.ts';
 /** Who a cloud belongs to, as the services see callers (see http/auth.ts Identity). */
 export type CloudIdentity = { kind: 'user'; userId: string } | { kind: 'visitor'; visitorId: string } | CloudOwner;
 
-export type CredentialValue = string | number | boolean;
-export type Credentials = Record<string, CredentialValue>;
+export type { CredentialValue, Credentials } from '@skyferry/contract';
 
 /** A connected cloud as services and workers see it (credentials stay inside this service). */
 export interface CloudRecord {
@@ -63,7 +66,6 @@ export interface CloudsServiceOptions {
   now?: () => number;
 }
 
-const S3_KINDS: ReadonlySet<string> = new Set(['amazon_s3', 'wasabi', 'backblaze_b2', 's3_compatible']);
 /** Fields that tell one account or store from another, per kind (the rest are settings or secrets). */
 const IDENTITY_FIELDS: Partial<Record<CloudKind, readonly string[]>> = {
   amazon_s3: ['endpoint', 'bucket'],
@@ -115,7 +117,8 @@ function hostOfUrl(url: string): string {
 export function cloudAccountOf(kind: string, c: Credentials): string {
   const s = (name: string) =>
     typeof c[name] === 'string' ? (c[name] as string) : c[name] === undefined ? '' : String(c[name]);
-  if (S3_KINDS.has(kind)) return s('endpoint') ? `${s('bucket')} @ ${hostOfUrl(s('endpoint'))}` : s('bucket');
+  if (OBJECT_STORAGE_KINDS.has(kind))
+    return s('endpoint') ? `${s('bucket')} @ ${hostOfUrl(s('endpoint'))}` : s('bucket');
   if (kind === 'webdav') return s('username') ? `${s('username')}@${hostOfUrl(s('url'))}` : s('url');
   if (kind === 'sftp' || kind === 'ftp') {
     const login = `${s('username')}@${s('host')}${s('port') ? `:${s('port')}` : ''}`;
@@ -150,69 +153,16 @@ export function cloudIdOf(kind: string, c: Credentials): string {
 }
 
 /**
- * Checks and normalises form credentials against the kind's fields: the object-storage messages
- * first, then required fields, types, and URL shapes. Unknown fields are dropped.
+ * Checks and normalises form credentials against the kind's fields (the contract's
+ * `checkCredentials`, which the command line uses too), refusing with the API's 400 and message.
  */
 export function normalizeCredentials(info: CloudKindInfo, raw: Record<string, unknown>): Credentials {
-  const present = (name: string) => {
-    const v = raw[name];
-    return v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
-  };
-  if (S3_KINDS.has(info.kind)) {
-    if (!present('bucket')) throw errors.badRequest('bucket_empty');
-    if (!present('access_key_id')) throw errors.badRequest('access_key_empty');
-    if (!present('secret_access_key')) throw errors.badRequest('secret_key_empty');
+  try {
+    return checkCredentials(info, raw);
+  } catch (err) {
+    if (err instanceof CredentialsError) throw errors.badRequest(err.key, err.params);
+    throw err;
   }
-  const out: Credentials = {};
-  for (const field of info.fields) {
-    if (!present(field.name)) {
-      if (field.required) throw errors.badRequest('field_required', { field: field.label });
-      continue;
-    }
-    const value = raw[field.name];
-    const invalid = () => errors.badRequest('field_invalid', { field: field.label });
-    switch (field.type) {
-      case 'number': {
-        const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : NaN;
-        if (!Number.isInteger(n) || n < 1 || n > 65_535) throw invalid();
-        out[field.name] = n;
-        break;
-      }
-      case 'boolean': {
-        if (typeof value === 'boolean') out[field.name] = value;
-        else if (value === 'true' || value === '1' || value === 1) out[field.name] = true;
-        else if (value === 'false' || value === '0' || value === 0) out[field.name] = false;
-        else throw invalid();
-        break;
-      }
-      case 'url': {
-        if (typeof value !== 'string') throw invalid();
-        const text = value.trim();
-        let url: URL;
-        try {
-          url = new URL(text);
-        } catch {
-          throw invalid();
-        }
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid();
-        out[field.name] = text;
-        break;
-      }
-      case 'select': {
-        const text = typeof value === 'string' ? value.trim() : undefined;
-        if (text === undefined || !field.options?.some((o) => o.value === text)) throw invalid();
-        out[field.name] = text;
-        break;
-      }
-      default: {
-        if (typeof value !== 'string' && typeof value !== 'number') throw invalid();
-        // Secrets are kept byte for byte; other text is trimmed.
-        out[field.name] = field.secret ? String(value) : String(value).trim();
-        if (field.pattern && !new RegExp(field.pattern, 'i').test(String(out[field.name]))) throw invalid();
-      }
-    }
-  }
-  return out;
 }
 
 /** Node's TLS verification failures (a self-signed or unknown certificate), anywhere in the cause chain. */
@@ -398,7 +348,8 @@ export class CloudsService {
       case 'permission':
       case 'not_found':
       case 'not_dir':
-        if (S3_KINDS.has(kind)) return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'cloud_credentials_invalid');
+        if (OBJECT_STORAGE_KINDS.has(kind))
+          return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'cloud_credentials_invalid');
         if (kind === 'local') {
           return pe.code === 'permission'
             ? new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'local_path_not_allowed', {
