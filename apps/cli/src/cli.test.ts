@@ -227,6 +227,61 @@ describe('copies and syncs between folders of this machine', () => {
     expect(r.err).toMatch(/not_found/);
   });
 
+  it('check finds nothing after a copy, then each file missing, resized or changed; it writes nothing', async () => {
+    await mkdir(join(dir, 'out'));
+    expect((await cli('sync', 'src', 'out')).code).toBe(EXIT.ok);
+    const clean = await cli('check', 'src', 'out');
+    expect(clean.code).toBe(EXIT.ok);
+    expect(clean.out).toBe('No differences; 3 on both sides: 3 the same by hash.\n');
+
+    await writeFile(join(dir, 'out', 'a.txt'), 'ALPHA'); // same size, other bytes
+    await writeFile(join(dir, 'out', 'c.jpg'), 'charlie!');
+    await rm(join(dir, 'out', 'docs', 'b.pdf'));
+    await writeFile(join(dir, 'out', 'extra.txt'), 'x');
+    const before = await tree(join(dir, 'out'));
+    const found = await cli('check', 'src', 'out');
+    expect(found.code).toBe(EXIT.failed);
+    expect(found.out.split('\n')).toEqual([
+      '* a.txt: content differs (md5)',
+      '* c.jpg: sizes differ (7.00 B on the source, 8.00 B on the target)',
+      '+ docs/b.pdf: only on the source',
+      '- extra.txt: only on the target',
+      '4 differences; 2 on both sides: 0 the same by hash.',
+      '',
+    ]);
+    expect(await tree(join(dir, 'out'))).toEqual(before);
+    expect(await tree(join(dir, 'src'))).toEqual({ 'a.txt': 'alpha', 'docs/b.pdf': 'bravo', 'c.jpg': 'charlie' });
+
+    // One way: extras on the target are fine; --json carries the same differences.
+    const oneWay = await cli('check', 'src', 'out', '--one-way', '--json');
+    expect(oneWay.code).toBe(EXIT.failed);
+    expect(
+      (JSON.parse(oneWay.out) as { differences: { path: string; kind: string }[] }).differences.map(
+        (d) => `${d.kind} ${d.path}`,
+      ),
+    ).toEqual(['content /a.txt', 'size /c.jpg', 'missing_on_target /docs/b.pdf']);
+    // Only pictures: c.jpg alone is compared.
+    const pictures = await cli('check', 'src', 'out', '--include', 'picture', '--one-way');
+    expect(pictures.out).toMatch(/^\* c\.jpg: sizes differ .*\n1 difference; 1 on both sides/);
+  });
+
+  it('check refuses the options of a transfer, and the transfers refuse those of check (exit 2)', async () => {
+    await mkdir(join(dir, 'out'));
+    for (const [args, message] of [
+      [['check', 'src', 'out', '--yes'], '--yes does not apply to check'],
+      [['check', 'src', 'out', '--dry-run'], '--dry-run does not apply to check'],
+      [['check', 'src'], 'usage: skyferry check <source> <target>'],
+      [['check', 'src', 'out', '--checkers', '0'], '--checkers: "0" is not a whole number from 1 to 256'],
+      [['copy', 'src', 'out', '--download'], '--download applies to check only'],
+      [['sync', 'src', 'out', '--one-way'], '--one-way applies to check only'],
+    ] as const) {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(EXIT.usage);
+      expect(r.err).toBe(`skyferry: ${message}\n`);
+    }
+    expect(await readdir(join(dir, 'out'))).toEqual([]);
+  });
+
   it('ls lists folders first, then files with their sizes', async () => {
     const r = await cli('ls', 'src');
     expect(r.code).toBe(EXIT.ok);

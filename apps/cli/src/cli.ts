@@ -21,6 +21,7 @@ import {
 } from '@skyferry/contract';
 import {
   FileCheckpointStore,
+  checkTrees,
   FileTwoWayStateStore,
   executePlan,
   planTransfer,
@@ -30,7 +31,7 @@ import {
 import { toProviderError, type Entry, type Provider } from '@skyferry/providers';
 import { UsageError } from './errors.ts';
 import { EXIT, type CliIo } from './io.ts';
-import { namer, printPlan, printResult, progressPrinter } from './output.ts';
+import { namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
 import { CLI_KINDS, loadRemotes, locate, remotesFilePath, stateDirPath, type Location } from './remotes.ts';
 
 export { EXIT, type CliIo } from './io.ts';
@@ -53,9 +54,25 @@ const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: strin
     args: '<a> <b>',
     about: 'two-way sync: changes and deletions on either side reach the other',
   },
+  check: {
+    args: '<source> <target>',
+    about: 'compare two folders: files missing on either side, or different (writes nothing)',
+  },
   ls: { args: '<path>', about: 'list a folder' },
   remotes: { args: '', about: 'list the remotes of the remotes file' },
 };
+
+/** Options of the transfer commands that mean nothing to check, and check's own. */
+const TRANSFER_ONLY = [
+  'dry-run',
+  'transfers',
+  'same-name',
+  'conflict',
+  'yes',
+  'no-trash',
+  'ignore-free-space',
+] as const;
+const CHECK_ONLY = ['one-way', 'download', 'checkers'] as const;
 
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -70,6 +87,9 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   'no-trash': { type: 'boolean' },
   'ignore-free-space': { type: 'boolean' },
+  'one-way': { type: 'boolean' },
+  download: { type: 'boolean' },
+  checkers: { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
 } as const satisfies ParseArgsConfig['options'];
@@ -102,6 +122,9 @@ Options:
   -y, --yes                  run a sync that deletes more than half of a side's files
       --no-trash             delete for good, not to the side's trash
       --ignore-free-space    run although the target reports too little free space
+      --one-way              check: only that the source's files are on the target and the same
+      --download             check: read files the two sides have no common hash for
+      --checkers <n>         check: listings and comparisons at once (default 8)
       --json                 print the result (or, with --dry-run, the plan) as JSON
   -q, --quiet                no progress
       --config <file>        the remotes file
@@ -117,7 +140,8 @@ Add cloud form). A secret may be read from an environment variable ({ "env": "NA
 holding secrets itself must be readable by you alone (chmod 600).
 Resume files and two-way state: $SKYFERRY_STATE_DIR or ~/.local/state/skyferry.
 
-Exit codes: 0 done, 1 files failed or the run stopped, 2 usage or remotes file mistake, 130 canceled.
+Exit codes: 0 done (check: no differences), 1 files failed, the run stopped or check found
+differences, 2 usage or remotes file mistake, 130 canceled.
 `;
 }
 
@@ -138,6 +162,27 @@ function parseCategories(text: string, flag: string): FilterCategory[] {
     );
   }
   return [...new Set(cats)] as FilterCategory[];
+}
+
+function filterOf(values: Values): FileFilter | null {
+  if (values.include !== undefined && values.exclude !== undefined) {
+    throw new UsageError('--include and --exclude cannot be used together');
+  }
+  return values.include !== undefined
+    ? { mode: 'include', categories: parseCategories(values.include, 'include') }
+    : values.exclude !== undefined
+      ? { mode: 'exclude', categories: parseCategories(values.exclude, 'exclude') }
+      : null;
+}
+
+/** A whole number option from 1 to 256. */
+function countOf(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256) {
+    throw new UsageError(`--${flag}: "${value}" is not a whole number from 1 to 256`);
+  }
+  return n;
 }
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {
@@ -197,6 +242,14 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     for (const r of remotes.values()) io.stdout.write(`${r.name}\t${r.kind}\t${CLOUD_KIND_INFO[r.kind].displayName}\n`);
     return EXIT.ok;
   }
+  if (command === 'check') {
+    if (paths.length !== 2) throw new UsageError(`usage: skyferry check ${spec.args}`);
+    for (const flag of TRANSFER_ONLY) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} does not apply to check`);
+    }
+    const [from, to] = paths.map((p) => locate(p, remotes, io, stateDir, remotesFile)) as [Location, Location];
+    return check(from, to, values, io);
+  }
   if (command === 'ls') {
     if (paths.length !== 1) throw new UsageError('ls takes one path');
     return list(locate(paths[0] as string, remotes, io, stateDir, remotesFile), io, values.json === true);
@@ -213,41 +266,18 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (sources.some((s) => s.remote !== origin.remote || (!s.remote && parentKey(s) !== parentKey(origin)))) {
     throw new UsageError('the sources of one copy must be on the same remote (or in the same local folder)');
   }
-  if (values.include !== undefined && values.exclude !== undefined) {
-    throw new UsageError('--include and --exclude cannot be used together');
-  }
-  const filter: FileFilter | null =
-    values.include !== undefined
-      ? { mode: 'include', categories: parseCategories(values.include, 'include') }
-      : values.exclude !== undefined
-        ? { mode: 'exclude', categories: parseCategories(values.exclude, 'exclude') }
-        : null;
+  const filter = filterOf(values);
   const sameNamePolicy = oneOf<SameNamePolicy>(values['same-name'], SAME_NAME_POLICIES, 'same-name');
   if (sameNamePolicy && (mode === 'mirror' || mode === 'two_way')) {
     throw new UsageError(`--same-name does not apply to ${command}`);
   }
   const conflictResolution = oneOf<ConflictResolution>(values.conflict, CONFLICT_RESOLUTIONS, 'conflict');
   if (conflictResolution && mode !== 'two_way') throw new UsageError('--conflict applies to bisync only');
-  let transfers: number | undefined;
-  if (values.transfers !== undefined) {
-    transfers = Number(values.transfers);
-    if (!Number.isInteger(transfers) || transfers < 1 || transfers > 256) {
-      throw new UsageError(`--transfers: "${values.transfers}" is not a whole number from 1 to 256`);
-    }
-  }
+  const transfers = countOf(values.transfers, 'transfers');
+  for (const flag of CHECK_ONLY)
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to check only`);
 
-  // Both at once; when one side cannot be opened the other is closed again (an open SFTP or FTP
-  // connection would keep the process alive).
-  const opened = await Promise.allSettled([origin.open(), target.open()]);
-  const failedOpen = opened.find((o) => o.status === 'rejected');
-  if (failedOpen) {
-    for (const o of opened) if (o.status === 'fulfilled') await o.value.close?.().catch(() => undefined);
-    throw failedOpen.reason;
-  }
-  const [source, targetProvider] = opened.map((o) => (o as PromiseFulfilledResult<Provider>).value) as [
-    Provider,
-    Provider,
-  ];
+  const [source, targetProvider] = await openBoth(origin, target);
   try {
     // Resume files and two-way state are keyed by the run's mode and places, not by its options.
     const runKey = fileKey([mode, sources.map((s) => s.key), target.key]);
@@ -300,6 +330,46 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     return printResult(result, plan, io, values.json === true);
   } finally {
     await Promise.all([source.close?.().catch(() => undefined), targetProvider.close?.().catch(() => undefined)]);
+  }
+}
+
+/**
+ * Opens both places at once; when one cannot be opened the other is closed again (an open SFTP or
+ * FTP connection would keep the process alive).
+ */
+async function openBoth(a: Location, b: Location): Promise<[Provider, Provider]> {
+  const opened = await Promise.allSettled([a.open(), b.open()]);
+  const failedOpen = opened.find((o) => o.status === 'rejected');
+  if (failedOpen) {
+    for (const o of opened) if (o.status === 'fulfilled') await o.value.close?.().catch(() => undefined);
+    throw failedOpen.reason;
+  }
+  return opened.map((o) => (o as PromiseFulfilledResult<Provider>).value) as [Provider, Provider];
+}
+
+async function check(from: Location, to: Location, values: Values, io: CliIo): Promise<number> {
+  const filter = filterOf(values);
+  const checkers = countOf(values.checkers, 'checkers');
+  const [source, target] = await openBoth(from, to);
+  const progress = values.quiet || values.json ? undefined : progressPrinter(io);
+  try {
+    const result = await checkTrees({
+      source,
+      sourcePath: from.path,
+      target,
+      targetPath: to.path,
+      filter,
+      oneWay: values['one-way'] === true,
+      download: values.download === true,
+      ...(checkers ? { checkers } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
+      ...(progress ? { onProgress: progress.check } : {}),
+    });
+    progress?.clear();
+    return printCheck(result, io, values.json === true);
+  } finally {
+    progress?.clear();
+    await Promise.all([source.close?.().catch(() => undefined), target.close?.().catch(() => undefined)]);
   }
 }
 

@@ -1,6 +1,6 @@
 /** What the command line prints: dry-run plans, results with their failed files, and progress. */
 import { formatBytes } from '@skyferry/contract';
-import type { PlanItem, TransferPlan, TransferProgress, TransferResult } from '@skyferry/engine';
+import type { CheckResult, PlanItem, TransferPlan, TransferProgress, TransferResult } from '@skyferry/engine';
 import { EXIT, type CliIo } from './io.ts';
 import type { Location } from './remotes.ts';
 
@@ -100,10 +100,47 @@ export function printResult(result: TransferResult, plan: TransferPlan, io: CliI
   return code;
 }
 
+/**
+ * A check's differences, one a line marked as rclone marks them ('*' differs, '+' only on the
+ * source, '-' only on the target), then what was compared; what could not be read on stderr.
+ * Exit 1 when anything differs or could not be checked.
+ */
+export function printCheck(result: CheckResult, io: CliIo, json: boolean): number {
+  const code = result.differences.length === 0 && result.errors.length === 0 ? EXIT.ok : EXIT.failed;
+  if (json) {
+    io.stdout.write(JSON.stringify(result) + '\n');
+    return code;
+  }
+  const name = (path: string) => (path === '/' ? '(the file)' : path.replace(/^\//, ''));
+  for (const d of result.differences) {
+    const line =
+      d.kind === 'missing_on_target'
+        ? `+ ${name(d.path)}: only on the source`
+        : d.kind === 'missing_on_source'
+          ? `- ${name(d.path)}: only on the target`
+          : d.kind === 'size'
+            ? `* ${name(d.path)}: sizes differ (${formatBytes(d.sourceSize ?? 0)} on the source, ${formatBytes(d.targetSize ?? 0)} on the target)`
+            : `* ${name(d.path)}: content differs${d.hash ? ` (${d.hash})` : ''}`;
+    io.stdout.write(`${line}\n`);
+  }
+  for (const e of result.errors) {
+    io.stderr.write(`! ${name(e.path)}${e.side ? ` (${e.side})` : ''}: ${e.code}: ${e.message}\n`);
+  }
+  const r = result;
+  const unchecked = r.sizeOnly ? `, ${r.sizeOnly} of the same size (no common hash: --download reads them)` : '';
+  io.stdout.write(
+    `${r.differences.length === 0 ? 'No differences' : `${r.differences.length} difference${r.differences.length === 1 ? '' : 's'}`}` +
+      `${r.errors.length ? `, ${r.errors.length} not checked` : ''}; ${r.compared} on both sides: ` +
+      `${r.sameByHash} the same by hash${r.sameByContent ? `, ${r.sameByContent} by content` : ''}${unchecked}.\n`,
+  );
+  return code;
+}
+
 /** Progress on stderr: one line rewritten in a terminal, a line every few seconds otherwise. */
 export function progressPrinter(io: CliIo): {
   scan: (p: { folders: number; files: number; bytes: number }) => void;
   run: (p: TransferProgress) => void;
+  check: (p: { done: number; total: number }) => void;
   clear: () => void;
 } {
   const tty = io.stderr.isTTY === true;
@@ -128,6 +165,7 @@ export function progressPrinter(io: CliIo): {
           `  ${p.finishedCounts}/${p.totalCounts} files${p.failedCounts ? `, ${p.failedCounts} failed` : ''}${eta}`,
       );
     },
+    check: (p) => show(p.total === 0 ? `Listing: ${p.done} files` : `Checking: ${p.done} of ${p.total} files`),
     clear: () => {
       if (tty && shown) io.stderr.write('\r\x1b[K');
       shown = false;

@@ -82,7 +82,7 @@ export function inflightTypes(
   const reported = chunked ? (to.chunkedWriteHashes ?? to.hashes) : to.hashes;
   const returns = [...reported].filter((t) => supported.has(t) && (!learned || learned.has(t)));
   const declared = (Object.keys(src.hashes ?? {}) as HashType[]).filter((t) => supported.has(t));
-  const pref = (a: HashType, b: HashType) => rank(a) - rank(b);
+  const pref = (a: HashType, b: HashType) => hashRank(a) - hashRank(b);
   const shared = returns.filter((t) => declared.includes(t)).sort(pref);
   if (shared.length > 0) return chunked ? shared.slice(0, 1) : [];
   // A single write that checks a hash end to end itself (S3's MD5) needs no second digest here.
@@ -91,7 +91,8 @@ export function inflightTypes(
   return declared.sort(pref).slice(0, 1);
 }
 
-function rank(t: HashType): number {
+/** Preference among hash types: MD5, SHA-1, SHA-256, then the rest. */
+export function hashRank(t: HashType): number {
   return t === 'md5' ? 0 : t === 'sha1' ? 1 : t === 'sha256' ? 2 : 3;
 }
 
@@ -102,7 +103,7 @@ function learnReturned(to: Provider, entry: Entry, ctx: CopyContext): void {
 }
 
 /** Node's native digests where it has them (several times faster than WebAssembly), else the providers' hashers. */
-async function hasherFor(type: HashType): Promise<StreamHasher> {
+export async function hasherFor(type: HashType): Promise<StreamHasher> {
   if (type === 'md5' || type === 'sha1' || type === 'sha256') {
     const h = createHash(type);
     return { update: (d) => h.update(d), digest: () => h.digest('hex') };

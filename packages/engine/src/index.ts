@@ -7,3 +7,12 @@ export { runTransfer, type RunRequest } from './run.ts';
 export { planPage, taskStateOf, itemPaths, type PlanPageQuery } from './tools.ts';
 export { MODTIME_WINDOW_MS } from './util.ts';
 export * from './cleanup/index.ts';
+export {
+  checkTrees,
+  type CheckRequest,
+  type CheckResult,
+  type CheckDifference,
+  type CheckDifferenceKind,
+  type CheckError,
+  type CheckProgress,
+} from './check.ts';

@@ -80,7 +80,7 @@ function isAscii(name: string): boolean {
 }
 
 /** Sort/merge key of a name: NFC, and lower-cased when either side ignores case. */
-function makeKey(caseInsensitive: boolean): (name: string) => string {
+export function makeKey(caseInsensitive: boolean): (name: string) => string {
   return (name: string) => {
     const n = isAscii(name) ? name : name.normalize('NFC');
     return caseInsensitive ? n.toLowerCase() : n;
