@@ -151,6 +151,13 @@ describe('checkTrees', () => {
     expect(same).toMatchObject({ compared: 1, sameByHash: 1, differences: [] });
     const differ = await checkTrees({ source, sourcePath: '/one.txt', target, targetPath: '/three.txt' });
     expect(kinds(differ)).toEqual(['content /']);
+    // A file against a folder: against the file of the same name in it.
+    t.writeFile('/folder/one.txt', 'same');
+    t.writeFile('/folder/other.txt', 'other');
+    const inFolder = await checkTrees({ source, sourcePath: '/one.txt', target, targetPath: '/folder' });
+    expect(inFolder).toMatchObject({ compared: 1, sameByHash: 1, differences: [] });
+    const notThere = await checkTrees({ source, sourcePath: '/one.txt', target, targetPath: '/' });
+    expect(kinds(notThere)).toContain('missing_on_target /one.txt');
   });
 
   it('a cancel stops the check', async () => {

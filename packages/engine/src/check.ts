@@ -93,6 +93,8 @@ interface Side {
   files: Map<string, { rel: string; file: WalkedFile }>;
   /** Folders that could not be listed, relative: files below them are unknown, never missing. */
   unlisted: string[];
+  /** The root is a file (its relative path is "/"). */
+  single: boolean;
 }
 
 /**
@@ -109,7 +111,7 @@ async function listSide(
   listed: (files: number) => void,
 ): Promise<Side> {
   const root = cleanPath(rootPath);
-  const out: Side = { provider, root, files: new Map(), unlisted: [] };
+  const out: Side = { provider, root, files: new Map(), unlisted: [], single: false };
   let walked: WalkResult;
   try {
     walked = await walkTree(provider, root, {
@@ -128,6 +130,7 @@ async function listSide(
         hashes: entry.hashes,
       };
       out.files.set('/', { rel: '/', file });
+      out.single = true;
       return out;
     }
     if (e.code === 'not_found' && side === 'target') return out;
@@ -226,6 +229,14 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
     listSide(req.source, req.sourcePath, 'source', req, key, errors, listed('source')),
     listSide(req.target, req.targetPath, 'target', req, key, errors, listed('target')),
   ]);
+  // A file checked against a folder: against the file of its name in that folder, and nothing else there.
+  const lone = s.files.get('/');
+  if (s.single && lone && !t.single) {
+    const rel = `/${lone.file.path.slice(lone.file.path.lastIndexOf('/') + 1)}`;
+    s.files = new Map([[key(rel), { rel, file: lone.file }]]);
+    const match = t.files.get(key(rel));
+    t.files = new Map(match ? [[key(rel), match]] : []);
+  }
   const result: CheckResult = { compared: 0, sameByHash: 0, sameByContent: 0, sizeOnly: 0, differences: [], errors };
   const pairs: [WalkedFile, WalkedFile, string][] = [];
   for (const [k, { rel, file }] of s.files) {
