@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -281,5 +281,35 @@ describe('skyferry against real servers', () => {
     expect(JSON.parse(second.out)).toMatchObject({ outcome: 'success', summary: { updated: 1, deleted: 1 } });
     expect(await readFile(join(here, 'theirs.txt'), 'utf8')).toBe('edited there');
     expect((await readdir(join(ssh.dir, 'shared'))).filter((n) => !n.startsWith('.'))).toEqual(['theirs.txt']);
+  });
+
+  it('move to SFTP (no hash to compare): deletes what it copied; a same-size file already there needs --download', async () => {
+    const src = join(dir, 'outbox');
+    await makeFiles(src, 3, 20_000);
+    await mkdir(join(ssh.dir, 'inbox', 'outbox'), { recursive: true });
+    // Already there at the same size and time: the copy skips it, and nothing here can compare it without reading it.
+    await writeFile(join(ssh.dir, 'inbox', 'outbox', 'f00.bin'), await readFile(join(src, 'f00.bin')));
+    await utimes(
+      join(ssh.dir, 'inbox', 'outbox', 'f00.bin'),
+      (await stat(join(src, 'f00.bin'))).mtime,
+      (await stat(join(src, 'f00.bin'))).mtime,
+    );
+
+    const first = await skyferry(['move', src, 'nas:inbox']);
+    expect(first.code).toBe(1);
+    expect(first.out).toMatch(/2 added.*\nMoved: 2 source files deleted, .*; 1 kept\./s);
+    expect(first.err).toContain(
+      'f00.bin: a file of the same size is on the target, but could not be compared (--download reads it)',
+    );
+    expect(await readdir(src)).toEqual(['f00.bin']);
+    for (const name of ['f01.bin', 'f02.bin'])
+      expect((await stat(join(ssh.dir, 'inbox', 'outbox', name))).size).toBe(20_000);
+
+    // --download reads the target's copy, finds it the same, and the move completes.
+    const second = await skyferry(['move', src, 'nas:inbox', '--download']);
+    expect(second.err).toBe('');
+    expect(second.code).toBe(0);
+    expect(second.out).toMatch(/Moved: 1 source file deleted/);
+    expect(await readdir(src)).toEqual([]);
   });
 });

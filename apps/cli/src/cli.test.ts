@@ -265,6 +265,46 @@ describe('copies and syncs between folders of this machine', () => {
     expect(pictures.out).toMatch(/^\* c\.jpg: sizes differ .*\n1 difference; 1 on both sides/);
   });
 
+  it('move copies, then deletes each source file the target holds the same; a dry run deletes nothing', async () => {
+    await mkdir(join(dir, 'out'));
+    const dry = await cli('move', 'src', 'out', '--dry-run');
+    expect(dry.code).toBe(EXIT.ok);
+    expect(dry.out).toMatch(
+      /would copy 3 .*\nThen each source file the target is checked to hold the same is deleted\.\n$/s,
+    );
+    expect(Object.keys(await tree(join(dir, 'src')))).toHaveLength(3);
+
+    const r = await cli('move', 'src', 'out');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toMatch(
+      /^success: 3 of 3 done .*\nMoved: 3 source files deleted, each once the target was checked to hold the same\. Folders are left in place\.\n$/s,
+    );
+    expect(await tree(join(dir, 'out'))).toEqual({
+      'src/a.txt': 'alpha',
+      'src/docs/b.pdf': 'bravo',
+      'src/c.jpg': 'charlie',
+    });
+    expect(await tree(join(dir, 'src'))).toEqual({});
+    expect(await readdir(join(dir, 'src'))).toEqual(['docs']);
+  });
+
+  it('move keeps a source file whose name on the target holds something else, and says why (exit 1)', async () => {
+    await mkdir(join(dir, 'out', 'src'), { recursive: true });
+    await writeFile(join(dir, 'out', 'src', 'a.txt'), 'ALPHA'); // same size, other bytes: skipped by the policy
+    const r = await cli('move', 'src', 'out', '--same-name', 'skip', '--json');
+    expect(r.code).toBe(EXIT.failed);
+    const out = JSON.parse(r.out) as { outcome: string; moved: { deleted: number; kept: string[] } };
+    expect(out.outcome).toBe('success');
+    expect(out.moved).toEqual({ deleted: 2, kept: ["/src/a.txt: the target's file differs (content)"], failed: [] });
+    expect(await tree(join(dir, 'src'))).toEqual({ 'a.txt': 'alpha' });
+    expect(await tree(join(dir, 'out', 'src'))).toEqual({
+      'a.txt': 'ALPHA',
+      'docs/b.pdf': 'bravo',
+      'c.jpg': 'charlie',
+    });
+  });
+
   it('check refuses the options of a transfer, and the transfers refuse those of check (exit 2)', async () => {
     await mkdir(join(dir, 'out'));
     for (const [args, message] of [
@@ -272,7 +312,7 @@ describe('copies and syncs between folders of this machine', () => {
       [['check', 'src', 'out', '--dry-run'], '--dry-run does not apply to check'],
       [['check', 'src'], 'usage: skyferry check <source> <target>'],
       [['check', 'src', 'out', '--checkers', '0'], '--checkers: "0" is not a whole number from 1 to 256'],
-      [['copy', 'src', 'out', '--download'], '--download applies to check only'],
+      [['copy', 'src', 'out', '--download'], '--download applies to check and move only'],
       [['sync', 'src', 'out', '--one-way'], '--one-way applies to check only'],
     ] as const) {
       const r = await cli(...args);

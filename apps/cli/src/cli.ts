@@ -31,6 +31,7 @@ import {
 import { toProviderError, type Entry, type Provider } from '@skyferry/providers';
 import { UsageError } from './errors.ts';
 import { EXIT, type CliIo } from './io.ts';
+import { copiedFiles, deleteMoved, printMoved } from './move.ts';
 import { namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
 import { CLI_KINDS, loadRemotes, locate, remotesFilePath, stateDirPath, type Location } from './remotes.ts';
 
@@ -38,6 +39,11 @@ export { EXIT, type CliIo } from './io.ts';
 
 const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: string }> = {
   copy: { mode: 'migrate', args: '<source>... <target>', about: 'copy files and folders into a folder; never deletes' },
+  move: {
+    mode: 'migrate',
+    args: '<source>... <target>',
+    about: 'copy, then delete each source file the target is checked to hold the same',
+  },
   sync: { mode: 'one_way', args: '<source> <target>', about: "one-way sync: add and update the target's files" },
   mirror: {
     mode: 'mirror',
@@ -72,7 +78,7 @@ const TRANSFER_ONLY = [
   'no-trash',
   'ignore-free-space',
 ] as const;
-const CHECK_ONLY = ['one-way', 'download', 'checkers'] as const;
+const CHECK_ONLY = ['one-way', 'checkers'] as const;
 
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -123,7 +129,7 @@ Options:
       --no-trash             delete for good, not to the side's trash
       --ignore-free-space    run although the target reports too little free space
       --one-way              check: only that the source's files are on the target and the same
-      --download             check: read files the two sides have no common hash for
+      --download             check, move: read files the two sides have no common hash for
       --checkers <n>         check: listings and comparisons at once (default 8)
       --json                 print the result (or, with --dry-run, the plan) as JSON
   -q, --quiet                no progress
@@ -140,8 +146,8 @@ Add cloud form). A secret may be read from an environment variable ({ "env": "NA
 holding secrets itself must be readable by you alone (chmod 600).
 Resume files and two-way state: $SKYFERRY_STATE_DIR or ~/.local/state/skyferry.
 
-Exit codes: 0 done (check: no differences), 1 files failed, the run stopped or check found
-differences, 2 usage or remotes file mistake, 130 canceled.
+Exit codes: 0 done (check: no differences), 1 files failed, the run stopped, check found
+differences or move kept source files, 2 usage or remotes file mistake, 130 canceled.
 `;
 }
 
@@ -276,6 +282,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const transfers = countOf(values.transfers, 'transfers');
   for (const flag of CHECK_ONLY)
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to check only`);
+  if (values.download !== undefined && command !== 'move')
+    throw new UsageError('--download applies to check and move only');
 
   const [source, targetProvider] = await openBoth(origin, target);
   try {
@@ -312,11 +320,15 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(`warning: could not list ${e.side} ${e.path} (${e.code}: ${e.message}); left alone\n`);
     if (values['dry-run']) {
       printPlan(plan, io, values.json === true, namer(plan, sources, target));
+      if (command === 'move' && !values.json)
+        io.stdout.write('Then each source file the target is checked to hold the same is deleted.\n');
       return EXIT.ok;
     }
+    const moving = command === 'move' ? copiedFiles(plan) : undefined;
     const result = await executePlan(plan, {
       source,
       target: targetProvider,
+      ...(moving ? { onItem: moving.onItem } : {}),
       ...(transfers ? { transfers } : {}),
       checkpoints: new FileCheckpointStore(join(stateDir, 'runs', `${runKey}.jsonl`)),
       ...(twoWayState ? { twoWayState } : {}),
@@ -327,7 +339,24 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       ...(progress ? { onProgress: progress.run } : {}),
     });
     progress?.clear();
-    return printResult(result, plan, io, values.json === true);
+    // A move deletes from the source only after a copy that ran to its end (some files may have failed).
+    if (!moving || (result.outcome !== 'success' && result.outcome !== 'partial')) {
+      const code = printResult(result, plan, io, values.json === true);
+      if (moving) io.stderr.write('Nothing was deleted from the source.\n');
+      return code;
+    }
+    const moved = await deleteMoved({
+      source,
+      target: targetProvider,
+      plan,
+      copied: moving.copied,
+      filter,
+      download: values.download === true,
+      ...(io.signal ? { signal: io.signal } : {}),
+    });
+    const code = printResult(result, plan, io, values.json === true, values.json ? { moved } : undefined);
+    if (!values.json) printMoved(moved, io);
+    return moved.kept.length > 0 || moved.failed.length > 0 ? EXIT.failed : code;
   } finally {
     await Promise.all([source.close?.().catch(() => undefined), targetProvider.close?.().catch(() => undefined)]);
   }

@@ -46,13 +46,21 @@ export function printPlan(plan: TransferPlan, io: CliIo, json: boolean, name: Na
   if (plan.twoWay?.firstRun) io.stdout.write('First two-way run: a merge that deletes nothing.\n');
 }
 
-export function printResult(result: TransferResult, plan: TransferPlan, io: CliIo, json: boolean): number {
+/** Prints a run's result (`extra`: more fields of the JSON form). Answers the exit code. */
+export function printResult(
+  result: TransferResult,
+  plan: TransferPlan,
+  io: CliIo,
+  json: boolean,
+  extra?: Record<string, unknown>,
+): number {
   const code = result.outcome === 'success' ? EXIT.ok : result.outcome === 'canceled' ? EXIT.canceled : EXIT.failed;
   if (json) {
     const { failed, ...rest } = result;
     io.stdout.write(
       JSON.stringify({
         ...rest,
+        ...extra,
         failed: failed.map((f) => ({
           sourceFile: f.sourceFile,
           side: f.sourceSide,

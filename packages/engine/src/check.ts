@@ -34,6 +34,8 @@ export interface CheckRequest {
   download?: boolean;
   /** Listings and comparisons at once (default 8). */
   checkers?: number;
+  /** Also list the pairs found the same, with how (`CheckResult.same`). */
+  listSame?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: CheckProgress) => void;
 }
@@ -75,6 +77,8 @@ export interface CheckResult {
   /** Pairs of equal size whose content could not be compared (no shared hash, `download` not asked). */
   sizeOnly: number;
   differences: CheckDifference[];
+  /** With `listSame`: each pair found the same (relative paths, as in differences) and how. */
+  same?: { path: string; by: 'hash' | 'content' | 'size' }[];
   /** Files and folders that could not be listed, hashed or read: what they hold is unknown. */
   errors: CheckError[];
 }
@@ -237,7 +241,15 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
     const match = t.files.get(key(rel));
     t.files = new Map(match ? [[key(rel), match]] : []);
   }
-  const result: CheckResult = { compared: 0, sameByHash: 0, sameByContent: 0, sizeOnly: 0, differences: [], errors };
+  const result: CheckResult = {
+    compared: 0,
+    sameByHash: 0,
+    sameByContent: 0,
+    sizeOnly: 0,
+    differences: [],
+    errors,
+    ...(req.listSame ? { same: [] } : {}),
+  };
   const pairs: [WalkedFile, WalkedFile, string][] = [];
   for (const [k, { rel, file }] of s.files) {
     const other = t.files.get(k);
@@ -262,6 +274,7 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
       }
       const outcome = await comparePair(s, sf, t, tf, req);
       if ('same' in outcome) {
+        result.same?.push({ path: rel, by: outcome.same });
         if (outcome.same === 'hash') result.sameByHash++;
         else if (outcome.same === 'content') result.sameByContent++;
         else result.sizeOnly++;
@@ -282,6 +295,8 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
       req.onProgress?.({ done: ++done, total: pairs.length });
     }
   });
-  result.differences.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  result.differences.sort(byPath);
+  result.same?.sort(byPath);
   return result;
 }
