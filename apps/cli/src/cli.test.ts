@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -287,6 +287,28 @@ describe('copies and syncs between folders of this machine', () => {
     });
     expect(await tree(join(dir, 'src'))).toEqual({});
     expect(await readdir(join(dir, 'src'))).toEqual(['docs']);
+  });
+
+  it('refuses a target inside its source, the source itself (also through a link), or a sync into its own source (exit 2)', async () => {
+    await mkdir(join(dir, 'src', 'inner'));
+    await symlink(dir, join(dir, 'here'));
+    const real = await realpath(dir);
+    for (const [args, message] of [
+      [['move', 'src', '.'], `the target ${real}/src is the source ${real}/src itself`],
+      [['move', 'src', 'here'], `the target ${real}/src is the source ${real}/src itself`],
+      [['copy', 'src', 'src/inner'], `the target ${real}/src/inner/src is inside the source ${real}/src`],
+      [['mirror', 'src', 'src/inner', '--yes'], `the target ${real}/src/inner is inside the source ${real}/src`],
+      [['bisync', 'src/inner', 'src'], `the source ${real}/src/inner is inside the target ${real}/src`],
+    ] as const) {
+      const r = await cli(...args);
+      expect(r.err, args.join(' ')).toBe(`skyferry: ${message}\n`);
+      expect(r.code).toBe(EXIT.usage);
+    }
+    expect(await tree(join(dir, 'src'))).toEqual({ 'a.txt': 'alpha', 'docs/b.pdf': 'bravo', 'c.jpg': 'charlie' });
+    // A copy of a folder into its parent's sibling is fine.
+    await mkdir(join(dir, 'elsewhere'));
+    expect((await cli('move', 'src/docs', 'elsewhere')).code).toBe(EXIT.ok);
+    expect(await tree(join(dir, 'elsewhere'))).toEqual({ 'docs/b.pdf': 'bravo' });
   });
 
   it('move keeps a source file whose name on the target holds something else, and says why (exit 1)', async () => {

@@ -32,6 +32,7 @@ import { toProviderError, type Entry, type Provider } from '@skyferry/providers'
 import { UsageError } from './errors.ts';
 import { EXIT, type CliIo } from './io.ts';
 import { copiedFiles, deleteMoved, printMoved } from './move.ts';
+import { refuseOverlap } from './places.ts';
 import { namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
 import { CLI_KINDS, loadRemotes, locate, remotesFilePath, stateDirPath, type Location } from './remotes.ts';
 
@@ -316,6 +317,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     } finally {
       progress?.clear();
     }
+    await refuseOverlap(plan, mode, source, targetProvider);
     for (const e of plan.errors)
       io.stderr.write(`warning: could not list ${e.side} ${e.path} (${e.code}: ${e.message}); left alone\n`);
     if (values['dry-run']) {
