@@ -312,4 +312,16 @@ describe('skyferry against real servers', () => {
     expect(second.out).toMatch(/Moved: 1 source file deleted/);
     expect(await readdir(src)).toEqual([]);
   });
+
+  it('move between a folder here and the same folder through SFTP deletes nothing (the two are one place)', async () => {
+    const alias = join(ssh.dir, 'alias');
+    await makeFiles(alias, 2, 5_000);
+    const r = await skyferry(['move', alias, 'nas:']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/Moved: 0 source files deleted, .*; 1 kept\./);
+    expect(r.err).toContain(
+      '/alias: the target is this same place (a file written there appears here); nothing of it deleted',
+    );
+    expect((await readdir(alias)).sort()).toEqual(['f00.bin', 'f01.bin']);
+  });
 });

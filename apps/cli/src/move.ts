@@ -2,10 +2,15 @@
  * The second half of `skyferry move`: after the copy, each source file is deleted only when the
  * target is checked to hold the same file right then, by a hash both sides give (or by reading
  * it, with --download), or, where the two share no hash, by size when this run copied it and
- * checked it as it went. Anything else stays where it was, and is named.
+ * checked it as it went. Anything else stays where it was, and is named. Before that, a marker
+ * file written on the target side must not appear on the source side: two remotes (other
+ * credentials, another protocol) can reach the same storage, and a move between a place and itself
+ * would find every file the same and delete the only copy.
  */
-import { checkTrees, type ItemEvent, type TransferPlan } from '@skyferry/engine';
-import { mapLimit, toProviderError, type Provider } from '@skyferry/providers';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { checkTrees, type ItemEvent, type PlanPair, type TransferPlan } from '@skyferry/engine';
+import { joinPath, mapLimit, parentPath, toProviderError, type Provider } from '@skyferry/providers';
 import type { FileFilter } from '@skyferry/contract';
 import type { CliIo } from './io.ts';
 
@@ -42,11 +47,39 @@ export interface Moved {
   failed: string[];
 }
 
+/**
+ * Whether the pair's source and target are one place of the same storage: a marker file written
+ * beside the target (in the target folder, or a target file's folder) is looked for at the same
+ * place beside the source, then removed.
+ */
+async function samePlace(source: Provider, target: Provider, pair: PlanPair, signal?: AbortSignal): Promise<boolean> {
+  const opts = signal ? { signal } : {};
+  const folder = (await source.stat(pair.source, opts)).kind === 'dir';
+  const name = `.skyferry-move-${randomUUID()}`;
+  const marker = joinPath(folder ? pair.target : parentPath(pair.target), name);
+  await target.put(marker, Readable.from([Buffer.from('skyferry move check\n')]), { size: 20 }, opts);
+  try {
+    await source.stat(joinPath(folder ? pair.source : parentPath(pair.source), name), opts);
+    return true;
+  } catch (err) {
+    if (toProviderError(err).code === 'not_found') return false;
+    throw err;
+  } finally {
+    await target.remove(marker).catch(() => undefined);
+  }
+}
+
 /** Deletes the moved source files (see the file's comment); answers what was deleted and what was kept. */
 export async function deleteMoved(req: MoveRequest): Promise<Moved> {
   const doomed: string[] = [];
   const kept: string[] = [];
   for (const pair of req.plan.pairs) {
+    if (await samePlace(req.source, req.target, pair, req.signal)) {
+      kept.push(
+        `${pair.source}: the target is this same place (a file written there appears here); nothing of it deleted`,
+      );
+      continue;
+    }
     const check = await checkTrees({
       source: req.source,
       sourcePath: pair.source,
