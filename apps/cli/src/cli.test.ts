@@ -1,7 +1,7 @@
-import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT, runCli } from './cli.ts';
 
@@ -28,11 +28,17 @@ function sink(): Writable & { text: () => string } {
 }
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  return cliWithInput(undefined, ...argv);
+}
+
+/** `cli` with `input` as its standard input. */
+async function cliWithInput(input: string | undefined, ...argv: string[]) {
   const stdout = sink();
   const stderr = sink();
   const code = await runCli(argv, {
     stdout,
     stderr,
+    ...(input !== undefined ? { stdin: Readable.from([Buffer.from(input)]) } : {}),
     cwd: dir,
     env: {
       HOME: dir,
@@ -128,6 +134,129 @@ describe('the remotes file', () => {
     const r = await cli('remotes');
     expect(r.code).toBe(EXIT.usage);
     expect(r.err).toMatch(message);
+  });
+
+  it('remotes add writes a checked remote, readable by its owner alone; secrets by reference, from a file or from stdin', async () => {
+    const file = join(dir, 'remotes.json');
+    const add = await cli(
+      'remotes',
+      'add',
+      'store',
+      's3_compatible',
+      'endpoint=http://127.0.0.1:9',
+      'bucket=b',
+      'access_key_id=AKID',
+      'secret_access_key=@env:S3_SECRET',
+    );
+    expect(add.err).toBe('');
+    expect(add.code).toBe(EXIT.ok);
+    expect(add.out).toBe(`added remote store (S3-compatible storage) to ${file}\n`);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(s3Remote({ env: 'S3_SECRET' }));
+
+    await writeFile(join(dir, 'id_test'), 'KEY MATERIAL\n');
+    const nas = await cli(
+      'remotes',
+      'add',
+      'nas',
+      'sftp',
+      'host=nas.lan',
+      'port=2222',
+      'username=me',
+      'private_key=@file:id_test',
+    );
+    expect(nas.code).toBe(EXIT.ok);
+    const dav = await cliWithInput(
+      's3cret pass\n',
+      'remotes',
+      'add',
+      'dav',
+      'webdav',
+      'url=https://dav.example.com/d',
+      'username=u',
+      'password=-',
+    );
+    expect(dav.code).toBe(EXIT.ok);
+    expect(dav.out + dav.err).not.toContain('s3cret');
+    const saved = JSON.parse(await readFile(file, 'utf8')) as {
+      remotes: Record<string, { credentials: Record<string, unknown> }>;
+    };
+    // The checked values: the port a number, the key and the password as given.
+    expect(saved.remotes.nas?.credentials).toEqual({
+      host: 'nas.lan',
+      port: 2222,
+      username: 'me',
+      private_key: 'KEY MATERIAL\n',
+    });
+    expect(saved.remotes.dav?.credentials.password).toBe('s3cret pass');
+    expect((await cli('remotes')).out).toBe(
+      'store\ts3_compatible\tS3-compatible storage\nnas\tsftp\tSFTP\ndav\twebdav\tWebDAV\n',
+    );
+
+    // A secret typed on the command line works, with a note about the shell's history.
+    const typed = await cli(
+      'remotes',
+      'add',
+      'dav2',
+      'webdav',
+      'url=https://dav.example.com/d',
+      'username=u',
+      'password=typed-pw',
+    );
+    expect(typed.code).toBe(EXIT.ok);
+    expect(typed.err).toMatch(/^note: password was typed on the command line and may be in your shell's history/);
+    expect(typed.out).not.toContain('typed-pw');
+
+    // Removing forgets it and what was kept about it.
+    await mkdir(join(dir, 'state', 'remotes'), { recursive: true });
+    await writeFile(join(dir, 'state', 'remotes', 'nas.json'), '{"hostKey":"x"}');
+    const removed = await cli('remotes', 'remove', 'nas');
+    expect(removed.code).toBe(EXIT.ok);
+    expect(Object.keys((JSON.parse(await readFile(file, 'utf8')) as { remotes: object }).remotes)).toEqual([
+      'store',
+      'dav',
+      'dav2',
+    ]);
+    expect(await readdir(join(dir, 'state', 'remotes'))).toEqual([]);
+  });
+
+  it.each([
+    [
+      [
+        'remotes',
+        'add',
+        'store',
+        's3_compatible',
+        'bucket=b',
+        'access_key_id=A',
+        'secret_access_key=@env:S3_SECRET',
+        'endpoint=http://h',
+      ],
+      /there is a remote "store" .* already; remove it first/,
+    ],
+    [['remotes', 'add', 'gd', 'google_drive'], /Google Drive signs in through the web app/],
+    [['remotes', 'add', 'nas', 'sftp', 'host=h'], /needs "username"/],
+    [['remotes', 'add', 'nas', 'sftp', 'host=h', 'username=u', 'port=22x'], /Port is invalid\./],
+    [['remotes', 'add', 'nas', 'sftp', 'host=h', 'username=u', 'colour=red'], /has no field "colour"/],
+    [['remotes', 'add', 'nas', 'sftp', 'host', 'username=u'], /"host" is not field=value/],
+    [
+      ['remotes', 'add', 'nas', 'sftp', 'host=h', 'username=u', 'password=@env:NOT_SET_ANYWHERE'],
+      /NOT_SET_ANYWHERE, which is not set/,
+    ],
+    [
+      ['remotes', 'add', 'nas', 'sftp', 'host=h', 'username=u', 'private_key=@file:missing'],
+      /field "private_key": cannot read .*missing/,
+    ],
+    [['remotes', 'add', 'nas'], /usage: skyferry remotes add <name> <kind>/],
+    [['remotes', 'remove', 'nothing'], /there is no remote "nothing"/],
+    [['remotes', 'rename', 'x'], /remotes rename: use remotes, remotes add or remotes remove/],
+  ])('%j is refused with exit 2, the file unchanged', async (argv, message) => {
+    await writeRemotes(s3Remote({ env: 'S3_SECRET' }));
+    const before = await readFile(join(dir, 'remotes.json'), 'utf8');
+    const r = await cli(...argv);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(message);
+    expect(await readFile(join(dir, 'remotes.json'), 'utf8')).toBe(before);
   });
 
   it('refuses a file holding a secret that other users can read, and never prints a secret', async () => {

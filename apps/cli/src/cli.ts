@@ -33,6 +33,7 @@ import { UsageError } from './errors.ts';
 import { EXIT, type CliIo } from './io.ts';
 import { copiedFiles, deleteMoved, printMoved } from './move.ts';
 import { refuseOverlap } from './places.ts';
+import { addRemote, removeRemote } from './remotes-edit.ts';
 import { namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
 import { CLI_KINDS, loadRemotes, locate, remotesFilePath, stateDirPath, type Location } from './remotes.ts';
 
@@ -66,7 +67,10 @@ const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: strin
     about: 'compare two folders: files missing on either side, or different (writes nothing)',
   },
   ls: { args: '<path>', about: 'list a folder' },
-  remotes: { args: '', about: 'list the remotes of the remotes file' },
+  remotes: {
+    args: '[add|remove ...]',
+    about: 'list the remotes; add <name> <kind> field=value...; remove <name>',
+  },
 };
 
 /** Options of the transfer commands that mean nothing to check, and check's own. */
@@ -144,7 +148,11 @@ Remotes file: --config, $SKYFERRY_CONFIG, or ~/.config/skyferry/remotes.json:
       "secret_access_key": { "env": "PHOTOS_SECRET" } } } } }
 Kinds: ${CLI_KINDS.join(', ')} (fields as in the web app's
 Add cloud form). A secret may be read from an environment variable ({ "env": "NAME" }); a file
-holding secrets itself must be readable by you alone (chmod 600).
+holding secrets itself must be readable by you alone (chmod 600). Or let skyferry write it:
+  skyferry remotes add photos s3_compatible endpoint=https://s3.example.com bucket=photos \\
+    access_key_id=AK... secret_access_key=@env:PHOTOS_SECRET
+  skyferry remotes add nas sftp host=nas.lan username=me private_key=@file:~/.ssh/id_ed25519
+  (field=- reads a value from standard input: echo "$PASS" | skyferry remotes add dav webdav ... password=-)
 Resume files and two-way state: $SKYFERRY_STATE_DIR or ~/.local/state/skyferry.
 
 Exit codes: 0 done (check: no differences), 1 files failed, the run stopped, check found
@@ -244,7 +252,16 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const stateDir = stateDirPath(io);
 
   if (command === 'remotes') {
-    if (paths.length > 0) throw new UsageError('remotes takes no paths');
+    const [action, ...rest] = paths;
+    if (action === 'add') {
+      await addRemote(remotesFile, rest, io);
+      return EXIT.ok;
+    }
+    if (action === 'remove') {
+      await removeRemote(remotesFile, stateDir, rest, io);
+      return EXIT.ok;
+    }
+    if (action !== undefined) throw new UsageError(`remotes ${action}: use remotes, remotes add or remotes remove`);
     if (remotes.size === 0) io.stderr.write(`no remotes in ${remotesFile}\n`);
     for (const r of remotes.values()) io.stdout.write(`${r.name}\t${r.kind}\t${CLOUD_KIND_INFO[r.kind].displayName}\n`);
     return EXIT.ok;

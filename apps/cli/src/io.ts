@@ -4,6 +4,8 @@ export interface CliIo {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Where `field=-` of `remotes add` reads a value from. */
+  stdin?: NodeJS.ReadableStream;
   signal?: AbortSignal;
 }
 

@@ -18,5 +18,6 @@ process.exitCode = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   cwd: process.cwd(),
+  stdin: process.stdin,
   signal: controller.signal,
 });

@@ -97,67 +97,79 @@ export async function loadRemotes(file: string, env: NodeJS.ProcessEnv): Promise
   const out = new Map<string, Remote>();
   let clearSecret = false;
   for (const [name, value] of Object.entries(remotes)) {
-    if (!REMOTE_NAME.test(name) || name.length < 2) {
-      throw new UsageError(
-        `remote "${name}" in ${file}: a name is at least two letters, digits, "_", "-" or "." (and starts with a letter, digit or "_")`,
-      );
-    }
-    const r = value as Partial<RemoteConfig> | null;
-    if (typeof r !== 'object' || r === null || typeof r.kind !== 'string') {
-      throw new UsageError(`remote "${name}" in ${file} needs a "kind" (one of ${CLI_KINDS.join(', ')})`);
-    }
-    const info = (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[r.kind];
-    if (!info || !CLI_KINDS.includes(info.kind)) {
-      const why = info?.auth === 'oauth' ? ` (${info.displayName} signs in through the web app)` : '';
-      throw new UsageError(
-        `remote "${name}" in ${file}: kind "${r.kind}" is not one the command line opens${why}; use one of ${CLI_KINDS.join(', ')}`,
-      );
-    }
-    const given = r.credentials ?? {};
-    if (typeof given !== 'object' || Array.isArray(given)) {
-      throw new UsageError(`remote "${name}" in ${file}: "credentials" must be an object`);
-    }
-    const credentials: Record<string, unknown> = {};
-    for (const [field, v] of Object.entries(given)) {
-      const spec = info.fields.find((f) => f.name === field);
-      if (!spec) {
-        throw new UsageError(
-          `remote "${name}" in ${file}: ${info.displayName} has no field "${field}" (fields: ${info.fields.map((f) => f.name).join(', ')})`,
-        );
-      }
-      if (
-        typeof v === 'object' &&
-        v !== null &&
-        !Array.isArray(v) &&
-        typeof (v as { env?: unknown }).env === 'string'
-      ) {
-        const variable = (v as { env: string }).env;
-        const fromEnv = env[variable];
-        if (fromEnv === undefined) {
-          throw new UsageError(`remote "${name}": field "${field}" is read from $${variable}, which is not set`);
-        }
-        credentials[field] = fromEnv;
-      } else {
-        if (spec.secret && v !== '' && v !== null && v !== undefined) clearSecret = true;
-        credentials[field] = v;
-      }
-    }
-    // The web app's checks of the same form: required fields, numbers, booleans, URLs, choices.
-    let checked: Record<string, unknown>;
-    try {
-      checked = checkCredentials(info, credentials);
-    } catch (err) {
-      if (!(err instanceof CredentialsError)) throw err;
-      const label = info.fields.find((f) => f.name === err.field)?.label ?? err.field;
-      throw new UsageError(
-        `remote "${name}" in ${file}: ` +
-          (err.missing ? `${info.displayName} needs "${err.field}" (${label})` : message('en', err.key, err.params)),
-      );
-    }
-    out.set(name, { name, kind: info.kind, credentials: checked });
+    const checked = checkRemote(name, value, env, `in ${file}`);
+    clearSecret ||= checked.clearSecret;
+    out.set(name, checked.remote);
   }
   if (clearSecret) await refuseReadableByOthers(file);
   return out;
+}
+
+/**
+ * Checks one remote as written in a remotes file (`where` says where, for messages): its name,
+ * kind and fields, with the web app's checks of the same form; `{ "env": NAME }` values are read
+ * from `env`. `clearSecret`: a secret is written in it as is.
+ */
+export function checkRemote(
+  name: string,
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  where: string,
+): { remote: Remote; clearSecret: boolean } {
+  let clearSecret = false;
+  if (!REMOTE_NAME.test(name) || name.length < 2) {
+    throw new UsageError(
+      `remote "${name}" ${where}: a name is at least two letters, digits, "_", "-" or "." (and starts with a letter, digit or "_")`,
+    );
+  }
+  const r = value as Partial<RemoteConfig> | null;
+  if (typeof r !== 'object' || r === null || typeof r.kind !== 'string') {
+    throw new UsageError(`remote "${name}" ${where} needs a "kind" (one of ${CLI_KINDS.join(', ')})`);
+  }
+  const info = (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[r.kind];
+  if (!info || !CLI_KINDS.includes(info.kind)) {
+    const why = info?.auth === 'oauth' ? ` (${info.displayName} signs in through the web app)` : '';
+    throw new UsageError(
+      `remote "${name}" ${where}: kind "${r.kind}" is not one the command line opens${why}; use one of ${CLI_KINDS.join(', ')}`,
+    );
+  }
+  const given = r.credentials ?? {};
+  if (typeof given !== 'object' || Array.isArray(given)) {
+    throw new UsageError(`remote "${name}" ${where}: "credentials" must be an object`);
+  }
+  const credentials: Record<string, unknown> = {};
+  for (const [field, v] of Object.entries(given)) {
+    const spec = info.fields.find((f) => f.name === field);
+    if (!spec) {
+      throw new UsageError(
+        `remote "${name}" ${where}: ${info.displayName} has no field "${field}" (fields: ${info.fields.map((f) => f.name).join(', ')})`,
+      );
+    }
+    if (typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { env?: unknown }).env === 'string') {
+      const variable = (v as { env: string }).env;
+      const fromEnv = env[variable];
+      if (fromEnv === undefined) {
+        throw new UsageError(`remote "${name}": field "${field}" is read from $${variable}, which is not set`);
+      }
+      credentials[field] = fromEnv;
+    } else {
+      if (spec.secret && v !== '' && v !== null && v !== undefined) clearSecret = true;
+      credentials[field] = v;
+    }
+  }
+  // The web app's checks of the same form: required fields, numbers, booleans, URLs, choices.
+  let checked: Record<string, unknown>;
+  try {
+    checked = checkCredentials(info, credentials);
+  } catch (err) {
+    if (!(err instanceof CredentialsError)) throw err;
+    const label = info.fields.find((f) => f.name === err.field)?.label ?? err.field;
+    throw new UsageError(
+      `remote "${name}" ${where}: ` +
+        (err.missing ? `${info.displayName} needs "${err.field}" (${label})` : message('en', err.key, err.params)),
+    );
+  }
+  return { remote: { name, kind: info.kind, credentials: checked }, clearSecret };
 }
 
 /** Like ssh with a private key: a file holding secrets must not be readable by other users. */

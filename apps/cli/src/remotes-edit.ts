@@ -1,0 +1,111 @@
+/**
+ * `skyferry remotes add` and `remotes remove`: the remotes file written for the user, checked as
+ * it is read (the web app's form checks), kept readable by its owner alone. A secret can be given
+ * without leaving it in the shell's history: `field=@env:NAME` stores a reference to an environment
+ * variable, `field=-` reads the value from standard input, `field=@file:PATH` reads a file (an SSH
+ * private key).
+ */
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { CLOUD_KIND_INFO, type CloudKindInfo } from '@skyferry/contract';
+import { UsageError } from './errors.ts';
+import type { CliIo } from './io.ts';
+import { checkRemote } from './remotes.ts';
+
+type RawFile = { remotes: Record<string, unknown> } & Record<string, unknown>;
+
+async function readRaw(file: string): Promise<RawFile> {
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as RawFile;
+    return parsed;
+  } catch (err) {
+    // loadRemotes already refused a file that exists and is not a remotes file.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { remotes: {} };
+    throw err;
+  }
+}
+
+/** Writes the whole file at once (a reader never sees half of it), readable by its owner alone. */
+async function writeRaw(file: string, raw: RawFile): Promise<void> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
+  await rename(tmp, file);
+}
+
+async function readStdin(io: CliIo): Promise<string> {
+  if (!io.stdin) throw new UsageError('"-" reads a value from standard input, which this run has none of');
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+export async function addRemote(file: string, args: string[], io: CliIo): Promise<void> {
+  const [name, kind, ...assignments] = args;
+  if (!name || !kind) throw new UsageError('usage: skyferry remotes add <name> <kind> [field=value ...]');
+  const raw = await readRaw(file);
+  if (Object.hasOwn(raw.remotes, name)) {
+    throw new UsageError(
+      `there is a remote "${name}" in ${file} already; remove it first (skyferry remotes remove ${name})`,
+    );
+  }
+  const info = (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[kind];
+  const given: Record<string, unknown> = {};
+  let stdinUsed = false;
+  const typedSecrets: string[] = [];
+  for (const a of assignments) {
+    const eq = a.indexOf('=');
+    if (eq <= 0) throw new UsageError(`"${a}" is not field=value`);
+    const field = a.slice(0, eq);
+    const value = a.slice(eq + 1);
+    if (Object.hasOwn(given, field)) throw new UsageError(`field "${field}" is given twice`);
+    if (value.startsWith('@env:')) given[field] = { env: value.slice(5) };
+    else if (value.startsWith('@file:')) {
+      const path = value.slice(6);
+      const abs = resolve(io.cwd, path.startsWith('~/') ? join(io.env.HOME || homedir(), path.slice(2)) : path);
+      try {
+        given[field] = await readFile(abs, 'utf8');
+      } catch (err) {
+        throw new UsageError(`field "${field}": cannot read ${abs}: ${(err as Error).message}`);
+      }
+    } else if (value === '-') {
+      if (stdinUsed) throw new UsageError('only one field can be read from standard input ("-")');
+      stdinUsed = true;
+      given[field] = await readStdin(io);
+    } else {
+      given[field] = value;
+      if (info?.fields.find((f) => f.name === field)?.secret) typedSecrets.push(field);
+    }
+  }
+  // The checks a remotes file gets when it is read; what is stored is the checked value (numbers,
+  // booleans) or the reference to the environment, never the variable's value.
+  const { remote } = checkRemote(name, { kind, credentials: given }, io.env, `(remotes add)`);
+  const stored: Record<string, unknown> = {};
+  for (const [field, v] of Object.entries(given)) {
+    stored[field] = typeof v === 'object' && v !== null ? v : (remote.credentials[field] ?? v);
+  }
+  raw.remotes[name] = { kind, credentials: stored };
+  await writeRaw(file, raw);
+  io.stdout.write(`added remote ${name} (${CLOUD_KIND_INFO[remote.kind].displayName}) to ${file}\n`);
+  if (typedSecrets.length > 0) {
+    io.stderr.write(
+      `note: ${typedSecrets.join(', ')} was typed on the command line and may be in your shell's history;` +
+        ' "field=-" reads it from standard input and "field=@env:NAME" from the environment.\n',
+    );
+  }
+}
+
+export async function removeRemote(file: string, stateDir: string, args: string[], io: CliIo): Promise<void> {
+  const [name, ...rest] = args;
+  if (!name || rest.length > 0) throw new UsageError('usage: skyferry remotes remove <name>');
+  const raw = await readRaw(file);
+  if (!Object.hasOwn(raw.remotes, name)) throw new UsageError(`there is no remote "${name}" in ${file}`);
+  delete raw.remotes[name];
+  await writeRaw(file, raw);
+  // What was kept about it (an SFTP server's host key) goes too: a new remote of that name starts afresh.
+  await rm(join(stateDir, 'remotes', `${name}.json`), { force: true });
+  io.stdout.write(`removed remote ${name} from ${file}\n`);
+}
