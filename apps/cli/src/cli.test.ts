@@ -210,6 +210,11 @@ describe('the remotes file', () => {
     // Removing forgets it and what was kept about it.
     await mkdir(join(dir, 'state', 'remotes'), { recursive: true });
     await writeFile(join(dir, 'state', 'remotes', 'nas.json'), '{"hostKey":"x"}');
+    // Any valid name is a name, "__proto__" too.
+    const odd = await cli('remotes', 'add', '__proto__', 'webdav', 'url=https://dav.example.com/d');
+    expect(odd.code).toBe(EXIT.ok);
+    expect((await cli('remotes')).out).toContain('__proto__\twebdav\tWebDAV\n');
+    expect((await cli('remotes', 'remove', '__proto__')).code).toBe(EXIT.ok);
     const removed = await cli('remotes', 'remove', 'nas');
     expect(removed.code).toBe(EXIT.ok);
     expect(Object.keys((JSON.parse(await readFile(file, 'utf8')) as { remotes: object }).remotes)).toEqual([
@@ -250,6 +255,7 @@ describe('the remotes file', () => {
     [['remotes', 'add', 'nas'], /usage: skyferry remotes add <name> <kind>/],
     [['remotes', 'remove', 'nothing'], /there is no remote "nothing"/],
     [['remotes', 'rename', 'x'], /remotes rename: use remotes, remotes add or remotes remove/],
+    [['remotes', 'add', '__proto__', 'sftp', 'host=h'], /needs "username"/],
   ])('%j is refused with exit 2, the file unchanged', async (argv, message) => {
     await writeRemotes(s3Remote({ env: 'S3_SECRET' }));
     const before = await readFile(join(dir, 'remotes.json'), 'utf8');
@@ -380,6 +386,16 @@ describe('copies and syncs between folders of this machine', () => {
     ]);
     expect(await tree(join(dir, 'out'))).toEqual(before);
     expect(await tree(join(dir, 'src'))).toEqual({ 'a.txt': 'alpha', 'docs/b.pdf': 'bravo', 'c.jpg': 'charlie' });
+
+    // A file against a folder: against the file of its name there.
+    const file = await cli('check', 'src/c.jpg', 'out');
+    expect(file.code).toBe(EXIT.failed);
+    expect(file.out).toBe(
+      '* c.jpg: sizes differ (7.00 B on the source, 8.00 B on the target)\n1 difference; 1 on both sides: 0 the same by hash.\n',
+    );
+    expect((await cli('check', 'src/docs', 'src/docs')).out).toBe(
+      'No differences; 1 on both sides: 1 the same by hash.\n',
+    );
 
     // One way: extras on the target are fine; --json carries the same differences.
     const oneWay = await cli('check', 'src', 'out', '--one-way', '--json');

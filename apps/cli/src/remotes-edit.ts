@@ -87,7 +87,13 @@ export async function addRemote(file: string, args: string[], io: CliIo): Promis
   for (const [field, v] of Object.entries(given)) {
     stored[field] = typeof v === 'object' && v !== null ? v : (remote.credentials[field] ?? v);
   }
-  raw.remotes[name] = { kind, credentials: stored };
+  // Defined, not assigned: a remote named "__proto__" is a name like any other.
+  Object.defineProperty(raw.remotes, name, {
+    value: { kind, credentials: stored },
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   await writeRaw(file, raw);
   io.stdout.write(`added remote ${name} (${CLOUD_KIND_INFO[remote.kind].displayName}) to ${file}\n`);
   if (typedSecrets.length > 0) {
