@@ -434,6 +434,30 @@ describe('copies and syncs between folders of this machine', () => {
     expect(await readdir(join(dir, 'src'))).toEqual(['docs']);
   });
 
+  it('move --delete-empty-src-dirs removes the folders it emptied, the moved folder itself once nothing is left', async () => {
+    await mkdir(join(dir, 'src', 'sub', 'deeper'), { recursive: true });
+    await writeFile(join(dir, 'src', 'sub', 'deeper', 'x.txt'), 'x');
+    await mkdir(join(dir, 'out', 'src'), { recursive: true });
+    await writeFile(join(dir, 'out', 'src', 'a.txt'), 'ALPHA');
+    const some = await cli('move', 'src', 'out', '--same-name', 'skip', '--delete-empty-src-dirs');
+    expect(some.code).toBe(EXIT.failed);
+    expect(some.out).toMatch(/Moved: 3 source files deleted, .*; 1 kept\. 2 emptied folders removed\.\n$/);
+    // a.txt stays (the target's differs), so src stays; docs and sub (with sub/deeper) went.
+    expect(await readdir(join(dir, 'src'))).toEqual(['a.txt']);
+
+    await writeFile(join(dir, 'out', 'src', 'a.txt'), 'alpha');
+    const rest = await cli('move', 'src', 'out', '--delete-empty-src-dirs');
+    expect(rest.code).toBe(EXIT.ok);
+    expect(rest.out).toMatch(/Moved: 1 source file deleted, .*\. 1 emptied folder removed\.\n$/);
+    expect(await readdir(dir)).not.toContain('src');
+    expect(await tree(join(dir, 'out', 'src'))).toEqual({
+      'a.txt': 'alpha',
+      'c.jpg': 'charlie',
+      'docs/b.pdf': 'bravo',
+      'sub/deeper/x.txt': 'x',
+    });
+  });
+
   it('refuses a target inside its source, the source itself (also through a link), or a sync into its own source (exit 2)', async () => {
     await mkdir(join(dir, 'src', 'inner'));
     await symlink(dir, join(dir, 'here'));
@@ -463,7 +487,12 @@ describe('copies and syncs between folders of this machine', () => {
     expect(r.code).toBe(EXIT.failed);
     const out = JSON.parse(r.out) as { outcome: string; moved: { deleted: number; kept: string[] } };
     expect(out.outcome).toBe('success');
-    expect(out.moved).toEqual({ deleted: 2, kept: ["/src/a.txt: the target's file differs (content)"], failed: [] });
+    expect(out.moved).toEqual({
+      deleted: 2,
+      kept: ["/src/a.txt: the target's file differs (content)"],
+      failed: [],
+      foldersRemoved: 0,
+    });
     expect(await tree(join(dir, 'src'))).toEqual({ 'a.txt': 'alpha' });
     expect(await tree(join(dir, 'out', 'src'))).toEqual({
       'a.txt': 'ALPHA',
@@ -477,6 +506,7 @@ describe('copies and syncs between folders of this machine', () => {
     for (const [args, message] of [
       [['check', 'src', 'out', '--yes'], '--yes does not apply to check'],
       [['check', 'src', 'out', '--dry-run'], '--dry-run does not apply to check'],
+      [['copy', 'src', 'out', '--delete-empty-src-dirs'], '--delete-empty-src-dirs applies to move only'],
       [['check', 'src'], 'usage: skyferry check <source> <target>'],
       [['check', 'src', 'out', '--checkers', '0'], '--checkers: "0" is not a whole number from 1 to 256'],
       [['copy', 'src', 'out', '--download'], '--download applies to check and move only'],

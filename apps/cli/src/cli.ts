@@ -75,6 +75,7 @@ const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: strin
 
 /** Options of the transfer commands that mean nothing to check, and check's own. */
 const TRANSFER_ONLY = [
+  'delete-empty-src-dirs',
   'dry-run',
   'transfers',
   'same-name',
@@ -101,6 +102,7 @@ const OPTIONS = {
   'one-way': { type: 'boolean' },
   download: { type: 'boolean' },
   checkers: { type: 'string' },
+  'delete-empty-src-dirs': { type: 'boolean' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
 } as const satisfies ParseArgsConfig['options'];
@@ -136,6 +138,8 @@ Options:
       --one-way              check: only that the source's files are on the target and the same
       --download             check, move: read files the two sides have no common hash for
       --checkers <n>         check: listings and comparisons at once (default 8)
+      --delete-empty-src-dirs
+                             move: then remove the source folders it left empty
       --json                 print the result (or, with --dry-run, the plan) as JSON
   -q, --quiet                no progress
       --config <file>        the remotes file
@@ -302,6 +306,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to check only`);
   if (values.download !== undefined && command !== 'move')
     throw new UsageError('--download applies to check and move only');
+  if (values['delete-empty-src-dirs'] !== undefined && command !== 'move')
+    throw new UsageError('--delete-empty-src-dirs applies to move only');
 
   const [source, targetProvider] = await openBoth(origin, target);
   try {
@@ -371,10 +377,11 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       copied: moving.copied,
       filter,
       download: values.download === true,
+      removeEmptyFolders: values['delete-empty-src-dirs'] === true,
       ...(io.signal ? { signal: io.signal } : {}),
     });
     const code = printResult(result, plan, io, values.json === true, values.json ? { moved } : undefined);
-    if (!values.json) printMoved(moved, io);
+    if (!values.json) printMoved(moved, io, values['delete-empty-src-dirs'] === true);
     return moved.kept.length > 0 || moved.failed.length > 0 ? EXIT.failed : code;
   } finally {
     await Promise.all([source.close?.().catch(() => undefined), targetProvider.close?.().catch(() => undefined)]);

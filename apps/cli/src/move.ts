@@ -9,7 +9,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { checkTrees, type ItemEvent, type PlanPair, type TransferPlan } from '@skyferry/engine';
+import {
+  checkTrees,
+  findEmptyFolders,
+  removeEmptyFolder,
+  walkTree,
+  type ItemEvent,
+  type PlanPair,
+  type TransferPlan,
+} from '@skyferry/engine';
 import { joinPath, mapLimit, parentPath, toProviderError, type Provider } from '@skyferry/providers';
 import type { FileFilter } from '@skyferry/contract';
 import type { CliIo } from './io.ts';
@@ -35,6 +43,8 @@ export interface MoveRequest {
   copied: Set<string>;
   filter: FileFilter | null;
   download: boolean;
+  /** Then remove the source folders the move left empty (the moved folders themselves too). */
+  removeEmptyFolders: boolean;
   signal?: AbortSignal;
 }
 
@@ -45,6 +55,8 @@ export interface Moved {
   kept: string[];
   /** Source files whose deletion failed, with the reason. */
   failed: string[];
+  /** Source folders removed because the move left them empty (with `removeEmptyFolders`). */
+  foldersRemoved: number;
 }
 
 /**
@@ -52,7 +64,12 @@ export interface Moved {
  * beside the target (in the target folder, or a target file's folder) is looked for at the same
  * place beside the source, then removed.
  */
-async function samePlace(source: Provider, target: Provider, pair: PlanPair, signal?: AbortSignal): Promise<boolean> {
+async function samePlace(
+  source: Provider,
+  target: Provider,
+  pair: PlanPair,
+  signal?: AbortSignal,
+): Promise<{ same: boolean; folder: boolean }> {
   const opts = signal ? { signal } : {};
   const folder = (await source.stat(pair.source, opts)).kind === 'dir';
   const name = `.skyferry-move-${randomUUID()}`;
@@ -60,9 +77,9 @@ async function samePlace(source: Provider, target: Provider, pair: PlanPair, sig
   await target.put(marker, Readable.from([Buffer.from('skyferry move check\n')]), { size: 20 }, opts);
   try {
     await source.stat(joinPath(folder ? pair.source : parentPath(pair.source), name), opts);
-    return true;
+    return { same: true, folder };
   } catch (err) {
-    if (toProviderError(err).code === 'not_found') return false;
+    if (toProviderError(err).code === 'not_found') return { same: false, folder };
     throw err;
   } finally {
     await target.remove(marker).catch(() => undefined);
@@ -73,8 +90,11 @@ async function samePlace(source: Provider, target: Provider, pair: PlanPair, sig
 export async function deleteMoved(req: MoveRequest): Promise<Moved> {
   const doomed: string[] = [];
   const kept: string[] = [];
+  const movedFolders: string[] = [];
   for (const pair of req.plan.pairs) {
-    if (await samePlace(req.source, req.target, pair, req.signal)) {
+    const place = await samePlace(req.source, req.target, pair, req.signal);
+    if (place.folder) movedFolders.push(pair.source);
+    if (place.same) {
       kept.push(
         `${pair.source}: the target is this same place (a file written there appears here); nothing of it deleted`,
       );
@@ -118,14 +138,43 @@ export async function deleteMoved(req: MoveRequest): Promise<Moved> {
       failed.push(`${path}: ${e.code}: ${e.message}`);
     }
   });
-  return { deleted, kept, failed };
+  let foldersRemoved = 0;
+  if (req.removeEmptyFolders) {
+    for (const root of movedFolders) foldersRemoved += await removeEmptied(req.source, root, failed, req.signal);
+  }
+  return { deleted, kept, failed, foldersRemoved };
 }
 
-export function printMoved(moved: Moved, io: CliIo): void {
-  const { deleted, kept, failed } = moved;
+/**
+ * Removes what of a moved folder is empty now: the folder itself when nothing is left in it, else
+ * its top-most empty folders. Each is listed again right before it goes; one holding a file by
+ * then stays.
+ */
+async function removeEmptied(source: Provider, root: string, failed: string[], signal?: AbortSignal): Promise<number> {
+  const opts = signal ? { signal } : {};
+  const walk = await walkTree(source, root, { ...opts, concurrency: 4 });
+  const emptied =
+    walk.files.length === 0 && walk.unlisted.size === 0
+      ? [root]
+      : findEmptyFolders(root, walk).folders.map((f) => f.path);
+  let removed = 0;
+  for (const folder of emptied) {
+    const outcome = await removeEmptyFolder(source, folder, { ...opts, useTrash: false });
+    if (outcome.ok) removed++;
+    else if (outcome.reason !== 'not_empty')
+      failed.push(`${folder}: ${outcome.code ?? outcome.reason}: ${outcome.message}`);
+  }
+  return removed;
+}
+
+export function printMoved(moved: Moved, io: CliIo, removeEmptyFolders: boolean): void {
+  const { deleted, kept, failed, foldersRemoved } = moved;
+  const folders = removeEmptyFolders
+    ? ` ${foldersRemoved} emptied folder${foldersRemoved === 1 ? '' : 's'} removed.`
+    : ' Folders are left in place.';
   io.stdout.write(
     `Moved: ${deleted} source file${deleted === 1 ? '' : 's'} deleted, each once the target was checked to hold the same` +
-      `${kept.length ? `; ${kept.length} kept` : ''}. Folders are left in place.\n`,
+      `${kept.length ? `; ${kept.length} kept` : ''}.${folders}\n`,
   );
   for (const k of kept) io.stderr.write(`kept: ${k}\n`);
   for (const f of failed) io.stderr.write(`not deleted: ${f}\n`);
