@@ -313,6 +313,29 @@ describe('skyferry against real servers', () => {
     expect(await readdir(src)).toEqual([]);
   });
 
+  it('move from S3 to a folder here checks each object by its MD5, deletes them, and the emptied folders with --delete-empty-src-dirs', async () => {
+    const up = join(dir, 'upload', 'tree');
+    await makeFiles(join(up, 'sub'), 2, 30_000);
+    await makeFiles(up, 2, 60_000);
+    expect((await skyferry(['copy', up, 'store:moving'])).code).toBe(0);
+    expect(await objectsUnder('moving/tree')).toHaveLength(4);
+
+    const down = join(dir, 'download');
+    await mkdir(down);
+    const r = await skyferry(['move', 'store:moving/tree', down, '--delete-empty-src-dirs']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    // The copy made no folder markers (its folders hold files): the folders went with their last objects.
+    expect(r.out).toMatch(/Moved: 4 source files deleted, .*\. 0 emptied folders removed\.\n$/);
+    for (const rel of ['f00.bin', 'f01.bin', 'sub/f00.bin', 'sub/f01.bin']) {
+      expect(await readFile(join(down, 'tree', rel))).toEqual(await readFile(join(up, rel)));
+    }
+    expect(await objectsUnder('moving/tree')).toEqual([]);
+    const tree = await skyferry(['ls', 'store:moving/tree']);
+    expect(tree.code).toBe(1);
+    expect(tree.err).toMatch(/not_found/);
+  });
+
   it('move between a folder here and the same folder through SFTP deletes nothing (the two are one place)', async () => {
     const alias = join(ssh.dir, 'alias');
     await makeFiles(alias, 2, 5_000);

@@ -152,7 +152,14 @@ export async function deleteMoved(req: MoveRequest): Promise<Moved> {
  */
 async function removeEmptied(source: Provider, root: string, failed: string[], signal?: AbortSignal): Promise<number> {
   const opts = signal ? { signal } : {};
-  const walk = await walkTree(source, root, { ...opts, concurrency: 4 });
+  let walk: Awaited<ReturnType<typeof walkTree>>;
+  try {
+    walk = await walkTree(source, root, { ...opts, concurrency: 4 });
+  } catch (err) {
+    // On a bucket-based service a folder goes with its last object: nothing is left to remove.
+    if (toProviderError(err).code === 'not_found') return 0;
+    throw err;
+  }
   const emptied =
     walk.files.length === 0 && walk.unlisted.size === 0
       ? [root]
