@@ -339,12 +339,13 @@ describe('skyferry against real servers', () => {
   it('move between a folder here and the same folder through SFTP deletes nothing (the two are one place)', async () => {
     const alias = join(ssh.dir, 'alias');
     await makeFiles(alias, 2, 5_000);
-    const r = await skyferry(['move', alias, 'nas:']);
+    await mkdir(join(alias, 'empty'));
+    const r = await skyferry(['move', alias, 'nas:', '--delete-empty-src-dirs']);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/Moved: 0 source files deleted, .*; 1 kept\./);
+    expect(r.out).toMatch(/Moved: 0 source files deleted, .*; 1 kept\. 0 emptied folders removed\./);
     expect(r.err).toContain(
       '/alias: the target is this same place (a file written there appears here); nothing of it deleted',
     );
-    expect((await readdir(alias)).sort()).toEqual(['f00.bin', 'f01.bin']);
+    expect((await readdir(alias)).sort()).toEqual(['empty', 'f00.bin', 'f01.bin']);
   });
 });

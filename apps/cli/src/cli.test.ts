@@ -435,6 +435,7 @@ describe('copies and syncs between folders of this machine', () => {
   });
 
   it('move --delete-empty-src-dirs removes the folders it emptied, the moved folder itself once nothing is left', async () => {
+    await mkdir(join(dir, 'src', 'was-empty'));
     await mkdir(join(dir, 'src', 'sub', 'deeper'), { recursive: true });
     await writeFile(join(dir, 'src', 'sub', 'deeper', 'x.txt'), 'x');
     await mkdir(join(dir, 'out', 'src'), { recursive: true });
@@ -442,8 +443,9 @@ describe('copies and syncs between folders of this machine', () => {
     const some = await cli('move', 'src', 'out', '--same-name', 'skip', '--delete-empty-src-dirs');
     expect(some.code).toBe(EXIT.failed);
     expect(some.out).toMatch(/Moved: 3 source files deleted, .*; 1 kept\. 2 emptied folders removed\.\n$/);
-    // a.txt stays (the target's differs), so src stays; docs and sub (with sub/deeper) went.
-    expect(await readdir(join(dir, 'src'))).toEqual(['a.txt']);
+    // a.txt stays (the target's differs), so src stays; docs and sub (with sub/deeper) went; a
+    // folder empty before the move was not emptied by it, and stays.
+    expect((await readdir(join(dir, 'src'))).sort()).toEqual(['a.txt', 'was-empty']);
 
     await writeFile(join(dir, 'out', 'src', 'a.txt'), 'alpha');
     const rest = await cli('move', 'src', 'out', '--delete-empty-src-dirs');

@@ -93,13 +93,13 @@ export async function deleteMoved(req: MoveRequest): Promise<Moved> {
   const movedFolders: string[] = [];
   for (const pair of req.plan.pairs) {
     const place = await samePlace(req.source, req.target, pair, req.signal);
-    if (place.folder) movedFolders.push(pair.source);
     if (place.same) {
       kept.push(
         `${pair.source}: the target is this same place (a file written there appears here); nothing of it deleted`,
       );
       continue;
     }
+    if (place.folder) movedFolders.push(pair.source);
     const check = await checkTrees({
       source: req.source,
       sourcePath: pair.source,
@@ -128,10 +128,16 @@ export async function deleteMoved(req: MoveRequest): Promise<Moved> {
   }
   const failed: string[] = [];
   let deleted = 0;
+  // Folders that held a file this move deleted: only those count as emptied by it.
+  const held = new Set<string>();
   await mapLimit(doomed, 8, async (path) => {
     try {
       await req.source.remove(path);
       deleted++;
+      for (let d = parentPath(path); !held.has(d); d = parentPath(d)) {
+        held.add(d);
+        if (d === '/') break;
+      }
     } catch (err) {
       const e = toProviderError(err);
       if (e.code === 'canceled') throw e;
@@ -140,17 +146,26 @@ export async function deleteMoved(req: MoveRequest): Promise<Moved> {
   });
   let foldersRemoved = 0;
   if (req.removeEmptyFolders) {
-    for (const root of movedFolders) foldersRemoved += await removeEmptied(req.source, root, failed, req.signal);
+    for (const root of movedFolders) {
+      foldersRemoved += await removeEmptied(req.source, root, held, failed, req.signal);
+    }
   }
   return { deleted, kept, failed, foldersRemoved };
 }
 
 /**
- * Removes what of a moved folder is empty now: the folder itself when nothing is left in it, else
- * its top-most empty folders. Each is listed again right before it goes; one holding a file by
- * then stays.
+ * Removes what of a moved folder the move emptied: the folder itself when nothing is left in it,
+ * else its top-most empty folders, each only if it held a file the move deleted (`held`; a folder
+ * empty before, left out by a type filter, stays). Each is listed again right before it goes; one
+ * holding a file by then stays.
  */
-async function removeEmptied(source: Provider, root: string, failed: string[], signal?: AbortSignal): Promise<number> {
+async function removeEmptied(
+  source: Provider,
+  root: string,
+  held: Set<string>,
+  failed: string[],
+  signal?: AbortSignal,
+): Promise<number> {
   const opts = signal ? { signal } : {};
   let walk: Awaited<ReturnType<typeof walkTree>>;
   try {
@@ -160,10 +175,11 @@ async function removeEmptied(source: Provider, root: string, failed: string[], s
     if (toProviderError(err).code === 'not_found') return 0;
     throw err;
   }
-  const emptied =
+  const emptied = (
     walk.files.length === 0 && walk.unlisted.size === 0
       ? [root]
-      : findEmptyFolders(root, walk).folders.map((f) => f.path);
+      : findEmptyFolders(root, walk).folders.map((f) => f.path)
+  ).filter((f) => held.has(f));
   let removed = 0;
   for (const folder of emptied) {
     const outcome = await removeEmptyFolder(source, folder, { ...opts, useTrash: false });
