@@ -384,8 +384,13 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     if (!values.json) printMoved(moved, io, values['delete-empty-src-dirs'] === true);
     return moved.kept.length > 0 || moved.failed.length > 0 ? EXIT.failed : code;
   } finally {
-    await Promise.all([source.close?.().catch(() => undefined), targetProvider.close?.().catch(() => undefined)]);
+    await closeAll(source, targetProvider);
   }
+}
+
+/** Releases providers' connections; a failure to close is no failure of the command. */
+async function closeAll(...providers: Provider[]): Promise<void> {
+  await Promise.all(providers.map((p) => p.close?.().catch(() => undefined)));
 }
 
 /**
@@ -396,7 +401,7 @@ async function openBoth(a: Location, b: Location): Promise<[Provider, Provider]>
   const opened = await Promise.allSettled([a.open(), b.open()]);
   const failedOpen = opened.find((o) => o.status === 'rejected');
   if (failedOpen) {
-    for (const o of opened) if (o.status === 'fulfilled') await o.value.close?.().catch(() => undefined);
+    await closeAll(...opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])));
     throw failedOpen.reason;
   }
   return opened.map((o) => (o as PromiseFulfilledResult<Provider>).value) as [Provider, Provider];
@@ -424,7 +429,7 @@ async function check(from: Location, to: Location, values: Values, io: CliIo): P
     return printCheck(result, io, values.json === true);
   } finally {
     progress?.clear();
-    await Promise.all([source.close?.().catch(() => undefined), target.close?.().catch(() => undefined)]);
+    await closeAll(source, target);
   }
 }
 
@@ -472,6 +477,6 @@ async function list(where: Location, io: CliIo, json: boolean): Promise<number> 
     }
     return EXIT.ok;
   } finally {
-    await provider.close?.().catch(() => undefined);
+    await closeAll(provider);
   }
 }

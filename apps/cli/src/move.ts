@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import {
   checkTrees,
   findEmptyFolders,
+  joinRel,
   removeEmptyFolder,
   walkTree,
   type ItemEvent,
@@ -31,7 +32,7 @@ export function copiedFiles(plan: TransferPlan): { onItem: (e: ItemEvent) => voi
       if (e.type === 'failed' || e.item.kind !== 'file') return;
       if (e.item.action !== 'copy' && e.item.action !== 'update') return;
       const pair = plan.pairs[e.item.pair];
-      if (pair) copied.add(e.item.rel === '/' ? pair.source : `${pair.source === '/' ? '' : pair.source}${e.item.rel}`);
+      if (pair) copied.add(joinRel(pair.source, e.item.rel));
     },
   };
 }
@@ -111,20 +112,19 @@ export async function deleteMoved(req: MoveRequest): Promise<Moved> {
       listSame: true,
       ...(req.signal ? { signal: req.signal } : {}),
     });
-    const full = (rel: string) => (rel === '/' ? pair.source : `${pair.source === '/' ? '' : pair.source}${rel}`);
     for (const same of check.same ?? []) {
-      const path = full(same.path);
+      const path = joinRel(pair.source, same.path);
       if (same.by !== 'size' || req.copied.has(path)) doomed.push(path);
       else
         kept.push(`${path}: a file of the same size is on the target, but could not be compared (--download reads it)`);
     }
     for (const d of check.differences) {
       kept.push(
-        `${full(d.path)}: ${d.kind === 'missing_on_target' ? 'not on the target' : `the target's file differs (${d.kind})`}`,
+        `${joinRel(pair.source, d.path)}: ${d.kind === 'missing_on_target' ? 'not on the target' : `the target's file differs (${d.kind})`}`,
       );
     }
     for (const e of check.errors)
-      kept.push(`${full(e.path)}: could not be ${e.side ? 'listed' : 'compared'} (${e.code})`);
+      kept.push(`${joinRel(pair.source, e.path)}: could not be ${e.side ? 'listed' : 'compared'} (${e.code})`);
   }
   const failed: string[] = [];
   let deleted = 0;

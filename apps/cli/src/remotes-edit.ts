@@ -5,13 +5,12 @@
  * variable, `field=-` reads the value from standard input, `field=@file:PATH` reads a file (an SSH
  * private key).
  */
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { CLOUD_KIND_INFO, type CloudKindInfo } from '@skyferry/contract';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CLOUD_KIND_INFO } from '@skyferry/contract';
 import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
-import { checkRemote } from './remotes.ts';
+import { absolutePath, checkRemote, writePrivate } from './remotes.ts';
 
 type RawFile = { remotes: Record<string, unknown> } & Record<string, unknown>;
 
@@ -26,12 +25,8 @@ async function readRaw(file: string): Promise<RawFile> {
   }
 }
 
-/** Writes the whole file at once (a reader never sees half of it), readable by its owner alone. */
-async function writeRaw(file: string, raw: RawFile): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
-  await rename(tmp, file);
+function writeRaw(file: string, raw: RawFile): Promise<void> {
+  return writePrivate(file, `${JSON.stringify(raw, null, 2)}\n`);
 }
 
 async function readStdin(io: CliIo): Promise<string> {
@@ -52,10 +47,9 @@ export async function addRemote(file: string, args: string[], io: CliIo): Promis
       `there is a remote "${name}" in ${file} already; remove it first (skyferry remotes remove ${name})`,
     );
   }
-  const info = (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[kind];
   const given: Record<string, unknown> = {};
   let stdinUsed = false;
-  const typedSecrets: string[] = [];
+  const typed: string[] = [];
   for (const a of assignments) {
     const eq = a.indexOf('=');
     if (eq <= 0) throw new UsageError(`"${a}" is not field=value`);
@@ -65,7 +59,7 @@ export async function addRemote(file: string, args: string[], io: CliIo): Promis
     if (value.startsWith('@env:')) given[field] = { env: value.slice(5) };
     else if (value.startsWith('@file:')) {
       const path = value.slice(6);
-      const abs = resolve(io.cwd, path.startsWith('~/') ? join(io.env.HOME || homedir(), path.slice(2)) : path);
+      const abs = absolutePath(io, path);
       try {
         given[field] = await readFile(abs, 'utf8');
       } catch (err) {
@@ -77,7 +71,7 @@ export async function addRemote(file: string, args: string[], io: CliIo): Promis
       given[field] = await readStdin(io);
     } else {
       given[field] = value;
-      if (info?.fields.find((f) => f.name === field)?.secret) typedSecrets.push(field);
+      typed.push(field);
     }
   }
   // The checks a remotes file gets when it is read; what is stored is the checked value (numbers,
@@ -95,7 +89,9 @@ export async function addRemote(file: string, args: string[], io: CliIo): Promis
     configurable: true,
   });
   await writeRaw(file, raw);
-  io.stdout.write(`added remote ${name} (${CLOUD_KIND_INFO[remote.kind].displayName}) to ${file}\n`);
+  const info = CLOUD_KIND_INFO[remote.kind];
+  io.stdout.write(`added remote ${name} (${info.displayName}) to ${file}\n`);
+  const typedSecrets = typed.filter((field) => info.fields.find((f) => f.name === field)?.secret);
   if (typedSecrets.length > 0) {
     io.stderr.write(
       `note: ${typedSecrets.join(', ')} was typed on the command line and may be in your shell's history;` +

@@ -51,6 +51,22 @@ export interface Environment {
   cwd: string;
 }
 
+/**
+ * Writes a file of the user's alone (mode 600, its folder 700) at once: written beside it, then
+ * renamed over it, so a reader never sees half of it.
+ */
+export async function writePrivate(file: string, text: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, text, { mode: 0o600 });
+  await rename(tmp, file);
+}
+
+/** A path as the user typed it, absolute: relative to the working folder, "~/" the home folder. */
+export function absolutePath(envr: Environment, text: string): string {
+  return resolve(envr.cwd, text.startsWith('~/') ? join(envr.env.HOME || homedir(), text.slice(2)) : text);
+}
+
 /** Where the remotes file is: --config, SKYFERRY_CONFIG, or the user's configuration folder. */
 export function remotesFilePath(envr: Environment, flag?: string): string {
   if (flag) return resolve(envr.cwd, flag);
@@ -199,11 +215,7 @@ function remoteContext(stateDir: string, name: string): () => Promise<ProviderCo
     }
     return {
       state,
-      saveState: async (next) => {
-        await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-        await writeFile(`${file}.tmp`, JSON.stringify(next), { mode: 0o600 });
-        await rename(`${file}.tmp`, file);
-      },
+      saveState: (next) => writePrivate(file, JSON.stringify(next)),
     };
   };
 }
@@ -240,7 +252,7 @@ export function locate(
       open: async () => openProvider(remote.kind, remote.credentials, await context()),
     };
   }
-  const abs = resolve(envr.cwd, text.startsWith('~/') ? join(envr.env.HOME || homedir(), text.slice(2)) : text);
+  const abs = absolutePath(envr, text);
   const root = abs === '/' ? '/' : dirname(abs);
   const path = abs === '/' ? '/' : `/${basename(abs)}`;
   return {

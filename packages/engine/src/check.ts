@@ -16,10 +16,10 @@ import {
   type Provider,
   type ProviderErrorCode,
 } from '@skyferry/providers';
-import { walkTree, type WalkResult, type WalkedFile } from './cleanup/walk.ts';
+import { walkTree, walkedFileOf, type WalkResult, type WalkedFile } from './cleanup/walk.ts';
 import { hashRank, hasherFor } from './copy-file.ts';
 import { makeKey } from './planner.ts';
-import { sameHashes } from './util.ts';
+import { isFatal, sameHashes } from './util.ts';
 
 export interface CheckRequest {
   source: Provider;
@@ -83,13 +83,6 @@ export interface CheckResult {
   errors: CheckError[];
 }
 
-const FATAL = new Set<ProviderErrorCode>(['auth_expired', 'auth_invalid', 'canceled', 'host_key_changed']);
-
-function fatal(err: unknown, signal?: AbortSignal): boolean {
-  const e = toProviderError(err);
-  return signal?.aborted === true || FATAL.has(e.code) || e.retry === 'fatal';
-}
-
 /** Both sides' files, by merge key, with each side's paths below its root. */
 interface Side {
   provider: Provider;
@@ -126,13 +119,7 @@ async function listSide(
   } catch (err) {
     const e = toProviderError(err);
     if (e.code === 'not_dir') {
-      const entry = await provider.stat(root, req.signal ? { signal: req.signal } : {});
-      const file: WalkedFile = {
-        path: entry.path,
-        size: entry.size,
-        modTime: entry.modTime?.getTime() ?? null,
-        hashes: entry.hashes,
-      };
+      const file = walkedFileOf(await provider.stat(root, req.signal ? { signal: req.signal } : {}));
       out.files.set('/', { rel: '/', file });
       out.single = true;
       return out;
@@ -180,15 +167,15 @@ async function readHash(p: Provider, f: WalkedFile, t: HashType, signal?: AbortS
   return hasher.digest();
 }
 
-/** Hash types both sides can give, those listed first, then by preference. */
+/** Hash types both sides can give, those listed first (by how many sides list them), then by preference. */
 function sharedTypes(a: Provider, fa: WalkedFile, b: Provider, fb: WalkedFile): HashType[] {
-  const score = (t: HashType) => {
-    const x = canGive(a, fa, t);
-    const y = canGive(b, fb, t);
-    if (!x || !y) return -1;
-    return (x === 'listed' ? 0 : 1) + (y === 'listed' ? 0 : 1);
-  };
-  return SUPPORTED_HASHES.filter((t) => score(t) >= 0).sort((x, y) => score(x) - score(y) || hashRank(x) - hashRank(y));
+  const scored: { type: HashType; score: number }[] = [];
+  for (const type of SUPPORTED_HASHES) {
+    const x = canGive(a, fa, type);
+    const y = canGive(b, fb, type);
+    if (x && y) scored.push({ type, score: (x === 'listed' ? 0 : 1) + (y === 'listed' ? 0 : 1) });
+  }
+  return scored.sort((p, q) => p.score - q.score || hashRank(p.type) - hashRank(q.type)).map((s) => s.type);
 }
 
 type Outcome = { same: 'hash' | 'content' | 'size' } | { differs: HashType | null };
@@ -288,7 +275,7 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
         });
       }
     } catch (err) {
-      if (fatal(err, req.signal)) throw req.signal?.aborted ? canceled() : err;
+      if (req.signal?.aborted || isFatal(toProviderError(err))) throw req.signal?.aborted ? canceled() : err;
       const e = toProviderError(err);
       errors.push({ path: rel, code: e.code, message: e.message });
     } finally {

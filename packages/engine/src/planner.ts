@@ -19,6 +19,7 @@ import type {
   TransferPlan,
 } from './types.ts';
 import {
+  isFatal,
   Semaphore,
   baseName,
   childRel,
@@ -144,8 +145,6 @@ type TwoWayVisit =
       emptyOn: Record<Side, boolean>;
     };
 
-const FATAL_LIST_CODES = new Set(['auth_expired', 'auth_invalid', 'canceled', 'host_key_changed']);
-
 /** A folder's whole listing, or why it could not be had. */
 type Listing = { entries: Entry[] } | { error: unknown };
 
@@ -244,7 +243,7 @@ class Planner {
     if ('error' in got) {
       const e = toProviderError(got.error);
       if (e.code === 'not_found') return null;
-      if (FATAL_LIST_CODES.has(e.code) || e.retry === 'fatal') throw e;
+      if (isFatal(e)) throw e;
       this.errors.push({ side, path, code: e.code, message: e.message });
       return undefined;
     }

@@ -1,5 +1,19 @@
-import type { Entry, HashType, Hashes } from '@skyferry/providers';
+import type { Entry, HashType, Hashes, ProviderError } from '@skyferry/providers';
 import type { Fingerprint } from './types.ts';
+
+/**
+ * Errors that end a listing or comparison walk instead of being recorded against one folder or
+ * file: an expired or refused sign-in, a cancel, a changed host key, or what the backend calls fatal.
+ */
+export function isFatal(e: ProviderError): boolean {
+  return (
+    e.code === 'auth_expired' ||
+    e.code === 'auth_invalid' ||
+    e.code === 'canceled' ||
+    e.code === 'host_key_changed' ||
+    e.retry === 'fatal'
+  );
+}
 
 /** Modification times closer than this are the same (services round to seconds). */
 export const MODTIME_WINDOW_MS = 1000;

@@ -1,4 +1,5 @@
 import { canceled, cleanPath, toProviderError, type Entry, type Provider } from '@skyferry/providers';
+import { isFatal } from '../util.ts';
 import type { CleanupScanError } from './types.ts';
 
 /** What a walk saw: every folder and file below the root. */
@@ -7,6 +8,11 @@ export interface WalkedFile {
   size: number;
   modTime: number | null;
   hashes: Entry['hashes'];
+}
+
+/** A file entry as a walk records it. */
+export function walkedFileOf(e: Entry): WalkedFile {
+  return { path: e.path, size: e.size, modTime: e.modTime?.getTime() ?? null, hashes: e.hashes };
 }
 
 export interface WalkResult {
@@ -23,8 +29,6 @@ export interface WalkOptions {
   concurrency: number;
   onFolder?: (path: string, folders: number, files: number, bytes: number) => void;
 }
-
-const FATAL = new Set(['auth_expired', 'auth_invalid', 'canceled', 'host_key_changed']);
 
 function isBelow(root: string, path: string): boolean {
   return root === '/' ? path !== '/' : path.startsWith(`${root}/`);
@@ -44,7 +48,7 @@ export async function walkTree(provider: Provider, rootPath: string, opts: WalkO
     if (e.kind === 'dir') {
       if (!out.folders.has(e.path) || e.modTime) out.folders.set(e.path, e.modTime?.getTime() ?? null);
     } else {
-      out.files.push({ path: e.path, size: e.size, modTime: e.modTime?.getTime() ?? null, hashes: e.hashes });
+      out.files.push(walkedFileOf(e));
       bytes += e.size;
     }
   };
@@ -103,7 +107,7 @@ export async function walkTree(provider: Provider, rootPath: string, opts: WalkO
             },
             (err: unknown) => {
               const e = toProviderError(err);
-              if (opts.signal?.aborted || FATAL.has(e.code) || e.retry === 'fatal') {
+              if (opts.signal?.aborted || isFatal(e)) {
                 failed = true;
                 reject(opts.signal?.aborted ? canceled() : e);
                 return;
