@@ -235,13 +235,17 @@ for (const cfg of CONFIGS) {
           );
           if (progress.code === 0 && [1, 2].includes(progress.data.status)) polledRunning = true;
         }
-        if (runsOf([doomed], killedAt).filter((r) => r.end !== undefined).length >= 3) {
+        if (inFlight.length > 0 && live.length - inFlight.length >= 3) {
           // Log lines trail the database (a run's last line follows its final state): kill only while
           // the database still shows a run of the doomed worker going, and its lines have not ended
-          // it (read after that request; nothing between this check and the kill lets a line arrive).
+          // it. The worker is frozen (SIGSTOP) while that is read, so no run of it can end between
+          // the look and the kill (runs here take a few hundred ms, a request on a busy CI machine as
+          // long); a look that finds none going lets it go on, well within its lease.
+          doomed.child.kill('SIGSTOP');
           const open = await call<ListTasksData>('POST', '/api/tasks/list', { completed: 0, page_size: 100 }, token);
           const going = new Set(open.data.items.filter((t) => t.state === 1 || t.state === 2).map((t) => t.id));
           if (runsOf([doomed], killedAt).some((r) => r.end === undefined && going.has(r.task))) break;
+          doomed.child.kill('SIGCONT');
         }
         if (Date.now() > deadline)
           throw new Error(
