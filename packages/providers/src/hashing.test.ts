@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { hashBuffer, hashStream, hashingStream } from './hashing.ts';
+import { createHasher, hashBuffer, hashStream, hashingStream } from './hashing.ts';
 
 function pattern(size: number): Buffer {
   const b = Buffer.alloc(size);
@@ -62,5 +62,24 @@ describe('hashing while bytes stream', () => {
     expect(await hashBuffer(FOX, 'dropbox')).toBe('6d37795021e544d82b41850edf7aabab9a0ebe274e54a519840c4666f35b3937');
     const h = await hashStream(chunked(BIG, 3_000_001), ['dropbox']);
     expect(h.dropbox).toBe('fab198582439e4baf5565806dd49872e8842c7c1d6e6f5de1cd54991d6b7ff49');
+  });
+
+  it('a hasher used again after a digest (they are kept to be reused) never mixes two files', async () => {
+    const node = (type: string, data: Buffer) => createHash(type).update(data).digest('hex');
+    // Many at once, updated in turns, then each digested and its hasher handed on to the next round.
+    for (let round = 0; round < 3; round++) {
+      const files = Array.from({ length: 80 }, (_, i) => pattern(1000 + i * 37 + round));
+      const hashers = await Promise.all(files.map((_, i) => createHasher(i % 2 ? 'md5' : 'sha256')));
+      for (let off = 0; off < 1000; off += 250) files.forEach((f, i) => hashers[i]!.update(f.subarray(off, off + 250)));
+      files.forEach((f, i) => hashers[i]!.update(f.subarray(1000)));
+      const digests = hashers.map((h) => h.digest());
+      expect(digests).toEqual(files.map((f, i) => node(i % 2 ? 'md5' : 'sha256', f)));
+      // A second digest answers the same, even once its hasher went on to hash another file.
+      const next = await createHasher('sha256');
+      next.update(FOX);
+      expect(hashers[0]!.digest()).toBe(digests[0]);
+      expect(next.digest()).toBe(node('sha256', FOX));
+      expect(() => hashers[0]!.update(FOX)).toThrow(/after its digest/);
+    }
   });
 });
