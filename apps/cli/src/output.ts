@@ -1,6 +1,13 @@
 /** What the command line prints: dry-run plans, results with their failed files, and progress. */
 import { formatBytes } from '@skyferry/contract';
-import type { CheckResult, PlanItem, TransferPlan, TransferProgress, TransferResult } from '@skyferry/engine';
+import type {
+  CheckProgress,
+  CheckResult,
+  PlanItem,
+  TransferPlan,
+  TransferProgress,
+  TransferResult,
+} from '@skyferry/engine';
 import { EXIT, type CliIo } from './io.ts';
 import type { Location } from './remotes.ts';
 
@@ -148,7 +155,7 @@ export function printCheck(result: CheckResult, io: CliIo, json: boolean): numbe
 export function progressPrinter(io: CliIo): {
   scan: (p: { folders: number; files: number; bytes: number }) => void;
   run: (p: TransferProgress) => void;
-  check: (p: { done: number; total: number }) => void;
+  check: (p: CheckProgress) => void;
   clear: () => void;
 } {
   const tty = io.stderr.isTTY === true;
@@ -173,7 +180,7 @@ export function progressPrinter(io: CliIo): {
           `  ${p.finishedCounts}/${p.totalCounts} files${p.failedCounts ? `, ${p.failedCounts} failed` : ''}${eta}`,
       );
     },
-    check: (p) => show(p.total === 0 ? `Listing: ${p.done} files` : `Checking: ${p.done} of ${p.total} files`),
+    check: (p) => show(`Checking: ${p.compared} of ${p.pairs} files found on both sides compared, ${p.listed} listed`),
     clear: () => {
       if (tty && shown) io.stderr.write('\r\x1b[K');
       shown = false;

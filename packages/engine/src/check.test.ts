@@ -160,6 +160,70 @@ describe('checkTrees', () => {
     expect(kinds(notThere)).toContain('missing_on_target /one.txt');
   });
 
+  it('walks both trees folder by folder beside the comparisons: the listing never runs far ahead of them', async () => {
+    // Neither side lists a hash, so each pair is read (download); the target's reads wait at a gate.
+    const { s, t, source, target } = sides({ sourceHashes: [], targetHashes: [], caseInsensitive: false });
+    for (let i = 0; i < 40; i++) {
+      s.writeFile(`/src/d${i}/f.txt`, `file ${i}`);
+      t.writeFile(`/dst/d${i}/f.txt`, `file ${i}`);
+    }
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gated = new Proxy(target, {
+      get(obj, prop, receiver) {
+        const value = Reflect.get(obj, prop, receiver) as unknown;
+        if (prop !== 'openRead' || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          await gate;
+          return (value as (...a: unknown[]) => unknown).apply(obj, args);
+        };
+      },
+    });
+    const seen: { listed: number; pairs: number; compared: number }[] = [];
+    const running = checkTrees({
+      source,
+      sourcePath: '/src',
+      target: gated,
+      targetPath: '/dst',
+      download: true,
+      checkers: 2,
+      onProgress: (p) => seen.push(p),
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    // Two comparisons wait at the gate, and the two folders holding the next pairs wait for them:
+    // a handful of the 41 folders listed on each side, not all (listing everything first did).
+    expect(target.opCount('list')).toBeLessThanOrEqual(6);
+    expect(source.opCount('list')).toBeLessThanOrEqual(6);
+    open();
+    const r = await running;
+    expect(r).toMatchObject({ compared: 40, sameByContent: 40, differences: [], errors: [] });
+    expect(target.opCount('list')).toBe(41);
+    expect(seen.at(-1)).toEqual({ listed: 80, pairs: 40, compared: 40 });
+  });
+
+  it('lists a bucket-based side whole in one pass, and finds what a folder-by-folder walk finds', async () => {
+    const s = new MemoryStore();
+    const t = new MemoryStore();
+    const source = new MemoryProvider({ store: s });
+    const target = new MemoryProvider({ store: t, features: { bucketBased: true, listRecursive: true } });
+    s.writeFile('/src/a/b/c/deep.txt', 'deep');
+    s.writeFile('/src/a/only-source.txt', 'x');
+    s.writeFile('/src/top.txt', 'top');
+    t.writeFile('/dst/a/b/c/deep.txt', 'deep');
+    t.writeFile('/dst/a/b/only-target.txt', 'y');
+    t.writeFile('/dst/top.txt', 'TOP');
+    const r = await checkTrees({ source, sourcePath: '/src', target, targetPath: '/dst' });
+    expect(kinds(r)).toEqual([
+      'missing_on_source /a/b/only-target.txt',
+      'missing_on_target /a/only-source.txt',
+      'content /top.txt',
+    ]);
+    expect(r).toMatchObject({ compared: 2, sameByHash: 1 });
+    expect(target.opCount('listRecursive')).toBe(1);
+    expect(target.opCount('list')).toBe(0);
+    expect(source.opCount('list')).toBe(4);
+  });
+
   it('a cancel stops the check', async () => {
     const { s, t, source, target } = sides();
     for (let i = 0; i < 50; i++) {

@@ -2,24 +2,26 @@
  * Checks that two folders hold the same files: each file on one side is looked for on the other,
  * and each pair is compared by size, then by a hash both sides can give (one the services list, or
  * one a side computes itself, as the local disk does), and, when asked, by reading the content
- * where no such hash exists. Nothing is written. Memory grows with the number of files (both trees
- * are listed first), like the clean-up scans.
+ * where no such hash exists. Nothing is written. Both trees are walked together, folder by folder,
+ * as the planner does: pairs are compared while the walk goes on, and memory grows with the widest
+ * folder and with what is found (differences, and the same pairs when asked for), not with the
+ * number of files; except on a bucket-based side (S3), listed whole in one pass (see flatListing).
  */
 import { passesFilter, type FileFilter } from '@skyferry/contract';
 import {
   SUPPORTED_HASHES,
   canceled,
   cleanPath,
-  mapLimit,
   toProviderError,
+  type Entry,
   type HashType,
   type Provider,
   type ProviderErrorCode,
 } from '@skyferry/providers';
-import { walkTree, walkedFileOf, type WalkResult, type WalkedFile } from './cleanup/walk.ts';
+import { walkedFileOf, type WalkedFile } from './cleanup/walk.ts';
 import { hashRank, hasherFor } from './copy-file.ts';
 import { makeKey } from './planner.ts';
-import { isFatal, sameHashes } from './util.ts';
+import { Semaphore, baseName, isBelow, isFatal, joinRel, parentPath, sameHashes } from './util.ts';
 
 export interface CheckRequest {
   source: Provider;
@@ -41,10 +43,12 @@ export interface CheckRequest {
 }
 
 export interface CheckProgress {
-  /** Files listed so far on both sides (while listing), then pairs compared so far. */
-  done: number;
-  /** Pairs to compare; 0 while listing. */
-  total: number;
+  /** Files listed so far, on both sides. */
+  listed: number;
+  /** Files found on both sides so far (the walk goes on while they are compared). */
+  pairs: number;
+  /** Pairs compared so far. */
+  compared: number;
 }
 
 export type CheckDifferenceKind = 'missing_on_target' | 'missing_on_source' | 'size' | 'content';
@@ -83,67 +87,6 @@ export interface CheckResult {
   errors: CheckError[];
 }
 
-/** Both sides' files, by merge key, with each side's paths below its root. */
-interface Side {
-  provider: Provider;
-  root: string;
-  files: Map<string, { rel: string; file: WalkedFile }>;
-  /** Folders that could not be listed, relative: files below them are unknown, never missing. */
-  unlisted: string[];
-  /** The root is a file (its relative path is "/"). */
-  single: boolean;
-}
-
-/**
- * Lists one side. A root that is a file is that one file (relative path "/"); a missing target root
- * is an empty side (every source file is then missing on it); a missing source root throws.
- */
-async function listSide(
-  provider: Provider,
-  rootPath: string,
-  side: 'source' | 'target',
-  req: CheckRequest,
-  key: (p: string) => string,
-  errors: CheckError[],
-  listed: (files: number) => void,
-): Promise<Side> {
-  const root = cleanPath(rootPath);
-  const out: Side = { provider, root, files: new Map(), unlisted: [], single: false };
-  let walked: WalkResult;
-  try {
-    walked = await walkTree(provider, root, {
-      concurrency: req.checkers ?? 8,
-      ...(req.signal ? { signal: req.signal } : {}),
-      onFolder: (_dir, _folders, files) => listed(files),
-    });
-  } catch (err) {
-    const e = toProviderError(err);
-    if (e.code === 'not_dir') {
-      const file = walkedFileOf(await provider.stat(root, req.signal ? { signal: req.signal } : {}));
-      out.files.set('/', { rel: '/', file });
-      out.single = true;
-      return out;
-    }
-    if (e.code === 'not_found' && side === 'target') return out;
-    throw err;
-  }
-  const relOf = (path: string) => (root === '/' ? path : path.slice(root.length));
-  for (const file of walked.files) {
-    if (!passesFilter(file.path.slice(file.path.lastIndexOf('/') + 1), req.filter)) continue;
-    const rel = relOf(file.path);
-    out.files.set(key(rel), { rel, file });
-  }
-  for (const e of walked.errors) {
-    out.unlisted.push(key(relOf(e.path)));
-    errors.push({ side, path: relOf(e.path), code: e.code, message: e.message });
-  }
-  return out;
-}
-
-function isUnder(keyPath: string, folders: string[]): boolean {
-  return folders.some((f) => keyPath.startsWith(`${f}/`));
-}
-
 /** What one side can give for a hash type without reading the file here: listed, or computed by the service. */
 function canGive(p: Provider, f: WalkedFile, t: HashType): 'listed' | 'computed' | null {
   if (f.hashes?.[t]) return 'listed';
@@ -180,19 +123,25 @@ function sharedTypes(a: Provider, fa: WalkedFile, b: Provider, fb: WalkedFile): 
 
 type Outcome = { same: 'hash' | 'content' | 'size' } | { differs: HashType | null };
 
-async function comparePair(s: Side, sf: WalkedFile, t: Side, tf: WalkedFile, req: CheckRequest): Promise<Outcome> {
+async function comparePair(
+  source: Provider,
+  sf: WalkedFile,
+  target: Provider,
+  tf: WalkedFile,
+  req: CheckRequest,
+): Promise<Outcome> {
   const signal = req.signal;
   // A hash both give without reading here; a computed one may still be missing for one file (an S3
   // object uploaded in parts has no MD5), then the next type, or reading, decides.
-  for (const type of sharedTypes(s.provider, sf, t.provider, tf)) {
-    const [a, b] = await Promise.all([give(s.provider, sf, type, signal), give(t.provider, tf, type, signal)]);
+  for (const type of sharedTypes(source, sf, target, tf)) {
+    const [a, b] = await Promise.all([give(source, sf, type, signal), give(target, tf, type, signal)]);
     if (a && b) return sameHashes({ [type]: a }, { [type]: b }) ? { same: 'hash' } : { differs: type };
   }
   if (!req.download) return { same: 'size' };
   // Read what has no hash: one side when the other gives one, else both (MD5 of each).
   for (const [known, kf, other, of] of [
-    [s.provider, sf, t.provider, tf],
-    [t.provider, tf, s.provider, sf],
+    [source, sf, target, tf],
+    [target, tf, source, sf],
   ] as const) {
     for (const type of SUPPORTED_HASHES.filter((x) => canGive(known, kf, x)).sort(
       (x, y) => hashRank(x) - hashRank(y),
@@ -203,87 +152,282 @@ async function comparePair(s: Side, sf: WalkedFile, t: Side, tf: WalkedFile, req
       return a.toLowerCase() === b.toLowerCase() ? { same: 'content' } : { differs: type };
     }
   }
-  const [a, b] = await Promise.all([readHash(s.provider, sf, 'md5', signal), readHash(t.provider, tf, 'md5', signal)]);
+  const [a, b] = await Promise.all([readHash(source, sf, 'md5', signal), readHash(target, tf, 'md5', signal)]);
   return a === b ? { same: 'content' } : { differs: null };
+}
+
+/** Where one side's check starts: a folder, one file, or nothing (a target not there yet). */
+type Root = { folder: string } | { file: WalkedFile } | { missing: true };
+
+async function rootOf(
+  provider: Provider,
+  rootPath: string,
+  side: 'source' | 'target',
+  req: CheckRequest,
+): Promise<Root> {
+  const path = cleanPath(rootPath);
+  try {
+    const e = await provider.stat(path, { expectFolder: true, ...(req.signal ? { signal: req.signal } : {}) });
+    return e.kind === 'dir' ? { folder: path } : { file: walkedFileOf(e) };
+  } catch (err) {
+    if (req.signal?.aborted) throw canceled();
+    // A missing target is an empty side (every source file is missing on it); a missing source is an error.
+    if (side === 'target' && toProviderError(err).code === 'not_found') return { missing: true };
+    throw err;
+  }
+}
+
+/** One folder's entries of one side, by merge key: its files (those the filter lets through) and its folders. */
+interface Folder {
+  files: Map<string, { rel: string; file: WalkedFile }>;
+  folders: Map<string, { rel: string; path: string }>;
 }
 
 /** Compares two folders (or two files); see the file's comment. Throws only for a missing source, an expired sign-in or a cancel. */
 export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
-  const key = makeKey(req.source.features.caseInsensitive || req.target.features.caseInsensitive);
-  const errors: CheckError[] = [];
-  const listedFiles = { source: 0, target: 0 };
-  const listed = (side: 'source' | 'target') => (files: number) => {
-    listedFiles[side] = files;
-    req.onProgress?.({ done: listedFiles.source + listedFiles.target, total: 0 });
-  };
-  const [s, t] = await Promise.all([
-    listSide(req.source, req.sourcePath, 'source', req, key, errors, listed('source')),
-    listSide(req.target, req.targetPath, 'target', req, key, errors, listed('target')),
-  ]);
-  // A file checked against a folder: against the file of its name in that folder, and nothing else there.
-  const lone = s.files.get('/');
-  if (s.single && lone && !t.single) {
-    const rel = `/${lone.file.path.slice(lone.file.path.lastIndexOf('/') + 1)}`;
-    s.files = new Map([[key(rel), { rel, file: lone.file }]]);
-    const match = t.files.get(key(rel));
-    t.files = new Map(match ? [[key(rel), match]] : []);
-  }
+  const { source, target, signal } = req;
+  const key = makeKey(source.features.caseInsensitive || target.features.caseInsensitive);
+  const checkers = Math.max(1, req.checkers ?? 8);
   const result: CheckResult = {
     compared: 0,
     sameByHash: 0,
     sameByContent: 0,
     sizeOnly: 0,
     differences: [],
-    errors,
+    errors: [],
     ...(req.listSame ? { same: [] } : {}),
   };
-  const pairs: [WalkedFile, WalkedFile, string][] = [];
-  for (const [k, { rel, file }] of s.files) {
-    const other = t.files.get(k);
-    if (other) pairs.push([file, other.file, rel]);
-    else if (!isUnder(k, t.unlisted))
-      result.differences.push({ path: rel, kind: 'missing_on_target', sourceSize: file.size });
-  }
-  if (!req.oneWay) {
-    for (const [k, { rel, file }] of t.files) {
-      if (!s.files.has(k) && !isUnder(k, s.unlisted))
-        result.differences.push({ path: rel, kind: 'missing_on_source', targetSize: file.size });
+  const counts = { listed: 0, pairs: 0 };
+  const progress = () => req.onProgress?.({ ...counts, compared: result.compared });
+  /** The first error that ends the check (fatal, or a cancel); everything under way stops at its next step. */
+  let ended: { err: unknown } | undefined;
+  const end = (err: unknown) => {
+    ended ??= { err: signal?.aborted ? canceled() : err };
+  };
+  const stopped = () => {
+    if (signal?.aborted) end(canceled());
+    return ended !== undefined;
+  };
+
+  // Comparisons run beside the walk, `checkers` at once; a folder's walk waits for a place before
+  // going on, so the walk never runs far ahead of them.
+  const places = new Semaphore(checkers);
+  const comparing = new Set<Promise<void>>();
+  const compare = async (sf: WalkedFile, tf: WalkedFile, rel: string): Promise<void> => {
+    counts.pairs++;
+    await places.acquire();
+    if (stopped()) {
+      places.release();
+      return;
     }
-  }
-  let done = 0;
-  await mapLimit(pairs, req.checkers ?? 8, async ([sf, tf, rel]) => {
-    if (req.signal?.aborted) throw canceled();
-    result.compared++;
-    try {
-      if (sf.size !== tf.size) {
-        result.differences.push({ path: rel, kind: 'size', sourceSize: sf.size, targetSize: tf.size });
+    const run = comparePairInto(result, source, sf, target, tf, rel, req)
+      .catch(end)
+      .finally(() => {
+        places.release();
+        comparing.delete(run);
+        progress();
+      });
+    comparing.add(run);
+  };
+
+  const [s, t] = await Promise.all([
+    rootOf(source, req.sourcePath, 'source', req),
+    rootOf(target, req.targetPath, 'target', req),
+  ]);
+
+  if ('file' in s) {
+    // Two files; or a file against the file of its name in a folder, and nothing else there.
+    const name = baseName(s.file.path);
+    let other: WalkedFile | undefined;
+    if ('file' in t) other = t.file;
+    else if ('folder' in t) {
+      try {
+        const e = await target.stat(joinRel(t.folder, `/${name}`), signal ? { signal } : {});
+        if (e.kind === 'file') other = walkedFileOf(e);
+      } catch (err) {
+        const e = toProviderError(err);
+        if (signal?.aborted || isFatal(e)) throw signal?.aborted ? canceled() : e;
+        if (e.code !== 'not_found')
+          result.errors.push({ side: 'target', path: `/${name}`, code: e.code, message: e.message });
+      }
+    }
+    const rel = 'file' in t ? '/' : `/${name}`;
+    if (other) await compare(s.file, other, rel);
+    else if (!result.errors.length)
+      result.differences.push({ path: rel, kind: 'missing_on_target', sourceSize: s.file.size });
+  } else if ('folder' in s) {
+    if ('file' in t && !req.oneWay)
+      result.differences.push({ path: '/', kind: 'missing_on_source', targetSize: t.file.size });
+
+    /**
+     * A bucket-based side (S3) is listed whole in one pass, as rclone's --fast-list does: one
+     * request a thousand keys instead of one a folder, and a flat listing sees every key where a
+     * server's folder listings miss some (s3rver's, of folders holding only folders). That side's
+     * listing is then held in memory, its folders served from it.
+     */
+    const flat = new Map<'source' | 'target', Promise<Map<string, Entry[]>>>();
+    const flatListing = (provider: Provider, root: string, side: 'source' | 'target') => {
+      let index = flat.get(side);
+      if (!index) {
+        index = (async () => {
+          const byFolder = new Map<string, Entry[]>();
+          const known = new Set<string>([root]);
+          const add = (e: Entry) => {
+            const parent = parentPath(e.path);
+            let list = byFolder.get(parent);
+            if (!list) byFolder.set(parent, (list = []));
+            list.push(e);
+          };
+          /** A folder and those above it (up to the root), each once, even where the service names only the keys. */
+          const addFolder = (path: string, modTime?: Date) => {
+            for (let p = path; !known.has(p) && isBelow(root, p); p = parentPath(p)) {
+              known.add(p);
+              add({ path: p, kind: 'dir', size: 0, ...(p === path && modTime ? { modTime } : {}) } as Entry);
+            }
+          };
+          for await (const batch of (provider.listRecursive as NonNullable<Provider['listRecursive']>)(root, {
+            ...(signal ? { signal } : {}),
+          })) {
+            if (stopped()) break;
+            for (const e of batch) {
+              if (!isBelow(root, e.path)) continue;
+              if (e.kind === 'dir') addFolder(e.path, e.modTime);
+              else {
+                addFolder(parentPath(e.path));
+                add(e);
+              }
+            }
+          }
+          return byFolder;
+        })();
+        flat.set(side, index);
+      }
+      return index;
+    };
+    const roots = { source: s.folder, target: 'folder' in t ? t.folder : '/' };
+
+    /** All of one folder of one side (null: it could not be listed, and the error is recorded). */
+    const listFolder = async (provider: Provider, dir: string, rel: string, side: 'source' | 'target') => {
+      const out: Folder = { files: new Map(), folders: new Map() };
+      const take = (e: Entry) => {
+        if (!isBelow(dir, e.path)) return; // not below this folder
+        const name = baseName(e.path);
+        const childRel = rel + (dir === '/' ? e.path : e.path.slice(dir.length));
+        if (e.kind === 'dir') out.folders.set(key(childRel), { rel: childRel, path: e.path });
+        else if (passesFilter(name, req.filter)) {
+          out.files.set(key(childRel), { rel: childRel, file: walkedFileOf(e) });
+          counts.listed++;
+        }
+      };
+      try {
+        if (provider.features.bucketBased && provider.listRecursive) {
+          for (const e of (await flatListing(provider, roots[side], side)).get(dir) ?? []) take(e);
+        } else {
+          let token: string | undefined;
+          do {
+            if (stopped()) return null;
+            const page = await provider.list(dir, { pageToken: token, ...(signal ? { signal } : {}) });
+            for (const e of page.entries) take(e);
+            token = page.nextPageToken;
+          } while (token);
+        }
+      } catch (err) {
+        const e = toProviderError(err);
+        if (signal?.aborted || isFatal(e)) {
+          end(e);
+          return null;
+        }
+        result.errors.push({ side, path: rel || '/', code: e.code, message: e.message });
+        return null;
+      }
+      progress();
+      return out;
+    };
+
+    // Listings at once: `checkers`. A folder keeps its place until each of its pairs has a place
+    // to be compared in (so at most `checkers` listings wait in memory), then lets it go before
+    // its subfolders are walked.
+    const listings = new Semaphore(checkers);
+    const visit = async (rel: string, sourceDir: string | null, targetDir: string | null): Promise<void> => {
+      const below: [string, string | null, string | null][] = [];
+      await listings.acquire();
+      try {
+        if (stopped()) return;
+        const none: Folder = { files: new Map(), folders: new Map() };
+        const [sf, tf] = await Promise.all([
+          sourceDir === null ? none : listFolder(source, sourceDir, rel, 'source'),
+          targetDir === null ? none : listFolder(target, targetDir, rel, 'target'),
+        ]);
+        // A side that could not be listed: what it holds is unknown, so nothing below is called missing.
+        if (!sf || !tf) return;
+        for (const [k, { rel: fileRel, file }] of sf.files) {
+          const other = tf.files.get(k);
+          if (other) await compare(file, other.file, fileRel);
+          else result.differences.push({ path: fileRel, kind: 'missing_on_target', sourceSize: file.size });
+          if (stopped()) return;
+        }
+        if (!req.oneWay) {
+          for (const [k, { rel: fileRel, file }] of tf.files)
+            if (!sf.files.has(k))
+              result.differences.push({ path: fileRel, kind: 'missing_on_source', targetSize: file.size });
+        }
+        for (const [k, { rel: dirRel, path }] of sf.folders)
+          below.push([dirRel, path, tf.folders.get(k)?.path ?? null]);
+        if (!req.oneWay) {
+          for (const [k, { rel: dirRel, path }] of tf.folders) if (!sf.folders.has(k)) below.push([dirRel, null, path]);
+        }
+      } catch (err) {
+        end(err);
         return;
+      } finally {
+        listings.release();
       }
-      const outcome = await comparePair(s, sf, t, tf, req);
-      if ('same' in outcome) {
-        result.same?.push({ path: rel, by: outcome.same });
-        if (outcome.same === 'hash') result.sameByHash++;
-        else if (outcome.same === 'content') result.sameByContent++;
-        else result.sizeOnly++;
-      } else {
-        result.differences.push({
-          path: rel,
-          kind: 'content',
-          sourceSize: sf.size,
-          targetSize: tf.size,
-          ...(outcome.differs ? { hash: outcome.differs } : {}),
-        });
-      }
-    } catch (err) {
-      if (req.signal?.aborted || isFatal(toProviderError(err))) throw req.signal?.aborted ? canceled() : err;
-      const e = toProviderError(err);
-      errors.push({ path: rel, code: e.code, message: e.message });
-    } finally {
-      req.onProgress?.({ done: ++done, total: pairs.length });
-    }
-  });
+      await Promise.all(below.map(([r, a, b]) => visit(r, a, b)));
+    };
+    await visit('', s.folder, 'folder' in t ? t.folder : null);
+  }
+  while (comparing.size > 0) await Promise.all([...comparing]);
+  if (ended) throw ended.err;
   const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   result.differences.sort(byPath);
   result.same?.sort(byPath);
   return result;
+}
+
+/** Compares one pair and counts it in `result`; an error of one pair is recorded, a fatal one thrown. */
+async function comparePairInto(
+  result: CheckResult,
+  source: Provider,
+  sf: WalkedFile,
+  target: Provider,
+  tf: WalkedFile,
+  rel: string,
+  req: CheckRequest,
+): Promise<void> {
+  result.compared++;
+  try {
+    if (sf.size !== tf.size) {
+      result.differences.push({ path: rel, kind: 'size', sourceSize: sf.size, targetSize: tf.size });
+      return;
+    }
+    const outcome = await comparePair(source, sf, target, tf, req);
+    if ('same' in outcome) {
+      result.same?.push({ path: rel, by: outcome.same });
+      if (outcome.same === 'hash') result.sameByHash++;
+      else if (outcome.same === 'content') result.sameByContent++;
+      else result.sizeOnly++;
+    } else {
+      result.differences.push({
+        path: rel,
+        kind: 'content',
+        sourceSize: sf.size,
+        targetSize: tf.size,
+        ...(outcome.differs ? { hash: outcome.differs } : {}),
+      });
+    }
+  } catch (err) {
+    const e = toProviderError(err);
+    if (req.signal?.aborted || isFatal(e)) throw req.signal?.aborted ? canceled() : err;
+    result.errors.push({ path: rel, code: e.code, message: e.message });
+  }
 }

@@ -28,6 +28,11 @@ export function childRel(rel: string, name: string): string {
   return rel === '/' ? `/${name}` : `${rel}/${name}`;
 }
 
+/** `path` is below `root` (not `root` itself). */
+export function isBelow(root: string, path: string): boolean {
+  return root === '/' ? path !== '/' : path.startsWith(`${root}/`);
+}
+
 export function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }

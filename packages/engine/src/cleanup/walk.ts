@@ -1,5 +1,5 @@
 import { canceled, cleanPath, toProviderError, type Entry, type Provider } from '@skyferry/providers';
-import { isFatal } from '../util.ts';
+import { isBelow, isFatal } from '../util.ts';
 import type { CleanupScanError } from './types.ts';
 
 /** What a walk saw: every folder and file below the root. */
@@ -28,10 +28,6 @@ export interface WalkOptions {
   signal?: AbortSignal;
   concurrency: number;
   onFolder?: (path: string, folders: number, files: number, bytes: number) => void;
-}
-
-function isBelow(root: string, path: string): boolean {
-  return root === '/' ? path !== '/' : path.startsWith(`${root}/`);
 }
 
 /**
