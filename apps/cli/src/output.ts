@@ -180,7 +180,7 @@ export function progressPrinter(io: CliIo): {
           `  ${p.finishedCounts}/${p.totalCounts} files${p.failedCounts ? `, ${p.failedCounts} failed` : ''}${eta}`,
       );
     },
-    check: (p) => show(`Checking: ${p.compared} of ${p.pairs} files found on both sides compared, ${p.listed} listed`),
+    check: (p) => show(`Checked ${p.compared} of ${p.pairs} pairs found so far (${p.listed} files listed)`),
     clear: () => {
       if (tty && shown) io.stderr.write('\r\x1b[K');
       shown = false;

@@ -4,8 +4,9 @@
  * one a side computes itself, as the local disk does), and, when asked, by reading the content
  * where no such hash exists. Nothing is written. Both trees are walked together, folder by folder,
  * as the planner does: pairs are compared while the walk goes on, and memory grows with the widest
- * folder and with what is found (differences, and the same pairs when asked for), not with the
- * number of files; except on a bucket-based side (S3), listed whole in one pass (see flatListing).
+ * folder, the folders waiting to be listed and what is found (differences, and the same pairs when
+ * asked for), not with the number of files; except on a bucket-based side (S3), listed whole in
+ * one pass (see flatListing).
  */
 import { passesFilter, type FileFilter } from '@skyferry/contract';
 import {
