@@ -16,8 +16,7 @@ type RawFile = { remotes: Record<string, unknown> } & Record<string, unknown>;
 
 async function readRaw(file: string): Promise<RawFile> {
   try {
-    const parsed = JSON.parse(await readFile(file, 'utf8')) as RawFile;
-    return parsed;
+    return JSON.parse(await readFile(file, 'utf8')) as RawFile;
   } catch (err) {
     // loadRemotes already refused a file that exists and is not a remotes file.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { remotes: {} };

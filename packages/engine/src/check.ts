@@ -14,12 +14,11 @@ import {
   canceled,
   cleanPath,
   toProviderError,
-  type Entry,
   type HashType,
   type Provider,
   type ProviderErrorCode,
 } from '@skyferry/providers';
-import { walkedFileOf, type WalkedFile } from './cleanup/walk.ts';
+import { listWhole, walkTree, walkedFileOf, type WalkedFile } from './cleanup/walk.ts';
 import { hashRank, hasherFor } from './copy-file.ts';
 import { makeKey } from './planner.ts';
 import { Semaphore, baseName, isBelow, isFatal, joinRel, parentPath, sameHashes } from './util.ts';
@@ -178,6 +177,9 @@ async function rootOf(
   }
 }
 
+/** A folder's entry as listed: a file (with what a walk keeps of it) or, without `file`, a folder. */
+type Listed = { path: string; file?: WalkedFile };
+
 /** One folder's entries of one side, by merge key: its files (those the filter lets through) and its folders. */
 interface Folder {
   files: Map<string, { rel: string; file: WalkedFile }>;
@@ -261,46 +263,27 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
       result.differences.push({ path: '/', kind: 'missing_on_source', targetSize: t.file.size });
 
     /**
-     * A bucket-based side (S3) is listed whole in one pass, as rclone's --fast-list does: one
-     * request a thousand keys instead of one a folder, and a flat listing sees every key where a
-     * server's folder listings miss some (s3rver's, of folders holding only folders). That side's
-     * listing is then held in memory, its folders served from it.
+     * A bucket-based side (S3) is listed whole in one pass (walkTree's flat listing), as rclone's
+     * --fast-list does: one request a thousand keys instead of one a folder, and a flat listing
+     * sees every key where a server's folder listings miss some (s3rver's, of folders holding only
+     * folders). That side's listing is then held in memory, its folders served from it.
      */
-    const flat = new Map<'source' | 'target', Promise<Map<string, Entry[]>>>();
+    const flat = new Map<'source' | 'target', Promise<Map<string, Listed[]>>>();
     const flatListing = (provider: Provider, root: string, side: 'source' | 'target') => {
       let index = flat.get(side);
       if (!index) {
-        index = (async () => {
-          const byFolder = new Map<string, Entry[]>();
-          const known = new Set<string>([root]);
-          const add = (e: Entry) => {
-            const parent = parentPath(e.path);
+        index = walkTree(provider, root, { concurrency: 1, ...(signal ? { signal } : {}) }).then((walked) => {
+          const byFolder = new Map<string, Listed[]>();
+          const add = (x: Listed) => {
+            const parent = parentPath(x.path);
             let list = byFolder.get(parent);
             if (!list) byFolder.set(parent, (list = []));
-            list.push(e);
+            list.push(x);
           };
-          /** A folder and those above it (up to the root), each once, even where the service names only the keys. */
-          const addFolder = (path: string, modTime?: Date) => {
-            for (let p = path; !known.has(p) && isBelow(root, p); p = parentPath(p)) {
-              known.add(p);
-              add({ path: p, kind: 'dir', size: 0, ...(p === path && modTime ? { modTime } : {}) } as Entry);
-            }
-          };
-          for await (const batch of (provider.listRecursive as NonNullable<Provider['listRecursive']>)(root, {
-            ...(signal ? { signal } : {}),
-          })) {
-            if (stopped()) break;
-            for (const e of batch) {
-              if (!isBelow(root, e.path)) continue;
-              if (e.kind === 'dir') addFolder(e.path, e.modTime);
-              else {
-                addFolder(parentPath(e.path));
-                add(e);
-              }
-            }
-          }
+          for (const path of walked.folders.keys()) add({ path });
+          for (const file of walked.files) add({ path: file.path, file });
           return byFolder;
-        })();
+        });
         flat.set(side, index);
       }
       return index;
@@ -310,27 +293,21 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
     /** All of one folder of one side (null: it could not be listed, and the error is recorded). */
     const listFolder = async (provider: Provider, dir: string, rel: string, side: 'source' | 'target') => {
       const out: Folder = { files: new Map(), folders: new Map() };
-      const take = (e: Entry) => {
-        if (!isBelow(dir, e.path)) return; // not below this folder
-        const name = baseName(e.path);
-        const childRel = rel + (dir === '/' ? e.path : e.path.slice(dir.length));
-        if (e.kind === 'dir') out.folders.set(key(childRel), { rel: childRel, path: e.path });
-        else if (passesFilter(name, req.filter)) {
-          out.files.set(key(childRel), { rel: childRel, file: walkedFileOf(e) });
-          counts.listed++;
-        }
-      };
       try {
-        if (provider.features.bucketBased && provider.listRecursive) {
-          for (const e of (await flatListing(provider, roots[side], side)).get(dir) ?? []) take(e);
-        } else {
-          let token: string | undefined;
-          do {
-            if (stopped()) return null;
-            const page = await provider.list(dir, { pageToken: token, ...(signal ? { signal } : {}) });
-            for (const e of page.entries) take(e);
-            token = page.nextPageToken;
-          } while (token);
+        const listed: Listed[] =
+          provider.features.bucketBased && provider.listRecursive
+            ? ((await flatListing(provider, roots[side], side)).get(dir) ?? [])
+            : (await listWhole(provider, dir, signal)).map((e) =>
+                e.kind === 'dir' ? { path: e.path } : { path: e.path, file: walkedFileOf(e) },
+              );
+        for (const { path, file } of listed) {
+          if (!isBelow(dir, path)) continue; // not below this folder
+          const childRel = rel + (dir === '/' ? path : path.slice(dir.length));
+          if (!file) out.folders.set(key(childRel), { rel: childRel, path });
+          else if (passesFilter(baseName(path), req.filter)) {
+            out.files.set(key(childRel), { rel: childRel, file });
+            counts.listed++;
+          }
         }
       } catch (err) {
         const e = toProviderError(err);

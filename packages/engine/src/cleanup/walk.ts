@@ -15,6 +15,19 @@ export function walkedFileOf(e: Entry): WalkedFile {
   return { path: e.path, size: e.size, modTime: e.modTime?.getTime() ?? null, hashes: e.hashes };
 }
 
+/** Every entry of one folder, page after page. */
+export async function listWhole(provider: Provider, dir: string, signal?: AbortSignal): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  let token: string | undefined;
+  do {
+    if (signal?.aborted) throw canceled();
+    const page = await provider.list(dir, { signal, pageToken: token });
+    for (const e of page.entries) entries.push(e);
+    token = page.nextPageToken;
+  } while (token);
+  return entries;
+}
+
 export interface WalkResult {
   /** Folders below the root (not the root), with their listed modification time. */
   folders: Map<string, number | null>;
@@ -59,17 +72,7 @@ export async function walkTree(provider: Provider, rootPath: string, opts: WalkO
     return out;
   }
 
-  const listAll = async (dir: string): Promise<Entry[]> => {
-    const entries: Entry[] = [];
-    let token: string | undefined;
-    do {
-      if (opts.signal?.aborted) throw canceled();
-      const page = await provider.list(dir, { signal: opts.signal, pageToken: token });
-      for (const e of page.entries) entries.push(e);
-      token = page.nextPageToken;
-    } while (token);
-    return entries;
-  };
+  const listAll = (dir: string) => listWhole(provider, dir, opts.signal);
 
   // The root must be listable: a scan of a missing folder fails rather than finding nothing.
   const first = await listAll(root);
