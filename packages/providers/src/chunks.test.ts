@@ -97,6 +97,23 @@ describe('ChunkReader', () => {
     ac.abort();
     await expect(new ChunkReader(pieces(DATA, 100)).read(10, ac.signal)).rejects.toMatchObject({ code: 'canceled' });
   });
+
+  it('a source that fails while the copy waits (for memory) before its first read fails that read, not the process', async () => {
+    const uncaught: unknown[] = [];
+    const heard = (err: unknown) => uncaught.push(err);
+    process.prependListener('uncaughtException', heard);
+    try {
+      const source = new Readable({ read() {} });
+      const reader = new ChunkReader(source);
+      source.destroy(new Error('connection reset')); // a download's connection dropped
+      await sleep(20);
+      await expect(reader.read(10)).rejects.toThrow('connection reset');
+      await sleep(20);
+    } finally {
+      process.off('uncaughtException', heard);
+    }
+    expect(uncaught).toEqual([]);
+  });
 });
 
 describe('writeStreamChunked', () => {

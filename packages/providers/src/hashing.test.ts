@@ -82,4 +82,24 @@ describe('hashing while bytes stream', () => {
       expect(() => hashers[0]!.update(FOX)).toThrow(/after its digest/);
     }
   });
+
+  it('a stream that fails before its hashing starts rejects the hash, and nothing is thrown past it', async () => {
+    // A file opened with a signal that is already aborted is destroyed at once; its error is emitted
+    // while the hashers are still being made. Unheard, that event ended the process (Ctrl-C in a check).
+    const uncaught: unknown[] = [];
+    const heard = (err: unknown) => uncaught.push(err);
+    process.prependListener('uncaughtException', heard);
+    try {
+      for (const type of ['md5', 'sha1', 'sha256', 'crc32', 'quickxor', 'dropbox'] as const) {
+        const stream = new Readable({ read() {} });
+        stream.destroy(new Error(`failed before hashing (${type})`));
+        await expect(hashStream(stream, [type])).rejects.toThrow(`failed before hashing (${type})`);
+      }
+      // Any late event would have landed by now.
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      process.off('uncaughtException', heard);
+    }
+    expect(uncaught).toEqual([]);
+  });
 });

@@ -206,9 +206,17 @@ export async function hashingStream(types: Iterable<HashType>): Promise<HashingS
  * (recycle.ts): pass a stream nothing else reads.
  */
 export async function hashStream(stream: Readable, types: Iterable<HashType>): Promise<Hashes> {
+  // Listened to before the hashers are made: a stream that fails meanwhile (a file opened with an
+  // aborted signal is destroyed at once) has its error reported by the reading below.
+  const chunks = chunksOf(stream);
   const map = new Map<HashType, StreamHasher>();
-  for (const t of new Set(types)) map.set(t, await createHasher(t));
-  for await (const chunk of chunksOf(stream)) {
+  try {
+    for (const t of new Set(types)) map.set(t, await createHasher(t));
+  } catch (err) {
+    stream.destroy();
+    throw err;
+  }
+  for await (const chunk of chunks) {
     for (const h of map.values()) h.update(chunk);
     recycle(chunk); // hashed: the last use of it
   }

@@ -274,4 +274,43 @@ describe('chunksOf', () => {
     for await (const c of chunksOf(ended)) after.push(c);
     expect(after).toEqual([]);
   });
+
+  it('hears a stream that fails before the first read, and reports its error there instead of ending the process', async () => {
+    const uncaught: unknown[] = [];
+    const heard = (err: unknown) => uncaught.push(err);
+    process.prependListener('uncaughtException', heard);
+    try {
+      // Failed before it was handed over (its error event still due), and failed while the reader
+      // waited (for memory, for a hasher) before its first read.
+      const before = new PassThrough();
+      before.destroy(new Error('failed before'));
+      const early = chunksOf(before);
+      await new Promise((r) => setTimeout(r, 20));
+      await expect(early.next()).rejects.toThrow('failed before');
+
+      const during = new PassThrough();
+      during.write(Buffer.from('some bytes'));
+      const waiting = chunksOf(during);
+      setTimeout(() => during.destroy(new Error('failed while waiting')), 5);
+      await new Promise((r) => setTimeout(r, 30));
+      const got: string[] = [];
+      await expect(
+        (async () => {
+          for await (const c of waiting) got.push(c.toString());
+        })(),
+      ).rejects.toThrow('failed while waiting');
+      // What arrived before the failure is still handed out first.
+      expect(got).toEqual(['some bytes']);
+
+      // Left after a failure its error event had not yet reached: that event is heard too.
+      const late = new PassThrough();
+      const reader = chunksOf(late);
+      late.destroy(new Error('failed late'));
+      await expect(reader.next()).rejects.toThrow('failed late');
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      process.off('uncaughtException', heard);
+    }
+    expect(uncaught).toEqual([]);
+  });
 });

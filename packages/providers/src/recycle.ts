@@ -193,13 +193,21 @@ export function fileWriteStream(fh: FileHandle, highWaterMark = 256 * 1024): Wri
   });
 }
 
+/** Keeps an error event nobody waits for any more from ending the process. */
+const quiet = () => undefined;
+
 /**
  * The chunks of a byte stream one at a time, each as it was pushed. `for await` over a Readable
  * reads in paused mode, where `read()` joins every buffered chunk into one new buffer: a copy of
  * the data, more garbage, and lent chunks (see above) lost to their ring. Flowing mode hands out
  * one buffer at a time; this keeps at most two waiting. Ending the loop early destroys the stream.
+ *
+ * The stream is listened to from this call on, not from the first read: a caller may wait (for
+ * memory, for a hasher) before reading, and a stream that fails meanwhile (a cancel destroys it at
+ * once) would otherwise emit an 'error' event nobody hears, which ends the process. The first read
+ * reports that error. Once the loop is left, a quiet listener stays for an error event still due.
  */
-export async function* chunksOf(stream: Readable): AsyncGenerator<Buffer> {
+export function chunksOf(stream: Readable): AsyncGenerator<Buffer> {
   const queue: Buffer[] = [];
   let ended = false;
   let failure: Error | undefined;
@@ -232,23 +240,27 @@ export async function* chunksOf(stream: Readable): AsyncGenerator<Buffer> {
   stream.on('end', onEnd);
   stream.on('error', onError);
   stream.on('close', onClose);
-  try {
-    for (;;) {
-      const chunk = queue.shift();
-      if (chunk) {
-        if (queue.length < 2 && stream.isPaused() && !ended) stream.resume();
-        yield chunk;
-        continue;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    try {
+      for (;;) {
+        const chunk = queue.shift();
+        if (chunk) {
+          if (queue.length < 2 && stream.isPaused() && !ended) stream.resume();
+          yield chunk;
+          continue;
+        }
+        if (failure) throw failure;
+        if (ended) return;
+        await new Promise<void>((resolve) => (wake = resolve));
       }
-      if (failure) throw failure;
-      if (ended) return;
-      await new Promise<void>((resolve) => (wake = resolve));
+    } finally {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+      stream.on('error', quiet);
+      if (!ended) stream.destroy();
     }
-  } finally {
-    stream.off('data', onData);
-    stream.off('end', onEnd);
-    stream.off('error', onError);
-    stream.off('close', onClose);
-    if (!ended) stream.destroy();
   }
+  return chunks();
 }

@@ -146,6 +146,29 @@ describe('local backend confinement', () => {
     expect(readdirSync(join(root, 'box')).sort()).toEqual(['inner.txt', 'secret-link.txt']);
   });
 
+  it('a hash cancelled as its file opens is refused as canceled, and nothing is thrown past it', async () => {
+    // Ctrl-C during a check: hashes whose files were being opened found their streams destroyed at
+    // once, and the error event, emitted while the hasher was still being made, ended the process.
+    const uncaught: unknown[] = [];
+    const heard = (err: unknown) => uncaught.push(err);
+    process.prependListener('uncaughtException', heard);
+    try {
+      for (const type of ['md5', 'sha1', 'sha256'] as const) {
+        const ac = new AbortController();
+        const asked = code(provider.hash('/box/inner.txt', type, { signal: ac.signal }));
+        ac.abort();
+        expect(await asked).toBe('canceled');
+        expect(await code(provider.hash('/box/inner.txt', type, { signal: ac.signal }))).toBe('canceled');
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      process.off('uncaughtException', heard);
+    }
+    expect(uncaught).toEqual([]);
+    // Not cancelled, the same file hashes as before.
+    expect(await provider.hash('/box/inner.txt', 'md5')).toBe('ea97586b4aa0c141e4456912f3325f7f');
+  });
+
   it('keeps modification times and hides in-progress temporary files', async () => {
     const modTime = new Date('2021-03-04T05:06:07.000Z');
     writeFileSync(join(root, 'box', LOCAL_TEMP_PREFIX + 'leftover'), 'x');

@@ -523,8 +523,13 @@ export class LocalProvider implements Provider {
   /** Computes a hash of a file's content (local files carry no stored hashes). */
   async hash(path: string, type: HashType, opts: { signal?: AbortSignal } = {}): Promise<string | undefined> {
     if (!this.hashes.has(type)) return undefined;
-    const stream = await this.openRead(path, { signal: opts.signal });
-    return hashFile(stream, type);
+    try {
+      return await hashFile(await this.openRead(path, { signal: opts.signal }), type);
+    } catch (err) {
+      // A cancel reaches the reading as the stream's AbortError.
+      if (opts.signal?.aborted) throw canceled();
+      throw err;
+    }
   }
 
   async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
