@@ -555,6 +555,57 @@ describe('executor', () => {
     expect(checkpoints.done.size).toBe(0); // a finished run forgets its checkpoints
   });
 
+  it('a resumed run writes again what an earlier attempt finished but is no longer there as written, and deletes again what came back', async () => {
+    const store = tree(30, { size: (i) => 10_000 + i });
+    const tstore = new MemoryStore();
+    const EXTRA_T = Date.UTC(2024, 0, 1);
+    for (let i = 0; i < 6; i++) tstore.writeFile(`/t/extra${i}.txt`, `extra ${i}`, { mtime: EXTRA_T });
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ store: tstore, latencyMs: 2 });
+    const checkpoints = new MemoryCheckpointStore();
+    const ac = new AbortController();
+    const deleted: string[] = [];
+    const run = (signal?: AbortSignal) =>
+      runTransfer({
+        source,
+        target,
+        mode: 'mirror',
+        sourcePaths: ['/src'],
+        targetPath: '/t',
+        checkpoints,
+        confirmDeletes: true,
+        useTrash: false,
+        transfers: 1,
+        ...(signal ? { signal } : {}),
+        onItem: (e) => {
+          if (e.type === 'done' && e.item.action === 'delete' && deleted.push(e.item.rel) === 2) ac.abort();
+        },
+      });
+    const first = await run(ac.signal);
+    expect(first.result.outcome).toBe('canceled');
+    expect(deleted).toHaveLength(2);
+    const copied = [...target.store.files('/t').keys()].filter((k) => !k.startsWith('/extra'));
+    expect(copied).toHaveLength(30);
+
+    // Between the attempts, someone removes two copied files on the target and cuts a third short,
+    // and the two extra files the first attempt deleted come back as they were.
+    const [gone1, gone2, cut] = copied as [string, string, string];
+    tstore.remove(`/t${gone1}`);
+    tstore.remove(`/t${gone2}`);
+    tstore.writeFile(`/t${cut}`, 'short');
+    for (const rel of deleted) tstore.writeFile(`/t${rel}`, `extra ${rel.slice(6, 7)}`, { mtime: EXTRA_T });
+    const writesBefore = target.writes.length;
+    const second = await run();
+    expect(second.result.outcome).toBe('success');
+    // The three are written again; the other copied files are not.
+    const again = target.writes.slice(writesBefore).map((p) => p.slice('/t'.length));
+    expect(again.sort()).toEqual([gone1, gone2, cut].sort());
+    // The plan made again skips the copied files still there; the deletes are all done now.
+    expect(second.result.summary).toMatchObject({ added: 2, updated: 1, deleted: 6, resumed: 0 });
+    // Every extra is gone, the two that came back too: the target is the source's copy.
+    sameFiles(store, '/src', target.store, '/t');
+  });
+
   it('mirror deletes to the trash, only after every copy succeeded, and asks before deleting most of the target', async () => {
     const store = new MemoryStore();
     for (const n of ['a', 'b', 'c', 'd']) store.writeFile(`/s/${n}.txt`, n);

@@ -103,6 +103,21 @@ export function checkpointKey(plan: TransferPlan, item: PlanItem): string {
   return [op, item.side, pair.source, pair.target, item.rel, fp?.size ?? '', fp?.mtime ?? '', conflictWinner].join('|');
 }
 
+/**
+ * Whether what an earlier attempt did to an item still stands as this plan sees it (the plan of a
+ * resumed run is made again from both sides): a written file is there at the size it was written
+ * (one removed or replaced since is written again); a folder made or an item deleted would not be
+ * planned again at all, so one that is planned is done again. A conflict's outcome is kept.
+ */
+function stillStands(item: PlanItem): boolean {
+  if (item.action === 'copy' || item.action === 'update') {
+    const written = item.side === 'target' ? item.target : item.source;
+    const read = item.side === 'target' ? item.source : item.target;
+    return written !== undefined && read !== undefined && written.size === read.size;
+  }
+  return item.action === 'conflict';
+}
+
 function pathOn(plan: TransferPlan, item: PlanItem, side: Side, rel = item.rel): string {
   const pair = plan.pairs[item.pair] as PlanPair;
   return joinRel(side === 'source' ? pair.source : pair.target, rel);
@@ -428,7 +443,11 @@ class Execution {
           if (counted) this.progress.finished++;
         }
       },
-      () => this.stop !== undefined,
+      () => {
+        // A cancel starts nothing more, also where the items in flight do not hear it (deletes).
+        if (this.userCanceled()) this.stop ??= new FatalStop('canceled');
+        return this.stop !== undefined;
+      },
     );
   }
 
@@ -521,7 +540,7 @@ class Execution {
         const out: PlanItem[] = [];
         for (const it of list) {
           const info = this.done.get(checkpointKey(plan, it));
-          if (!info) {
+          if (!info || !stillStands(it)) {
             out.push(it);
             continue;
           }

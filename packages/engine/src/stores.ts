@@ -20,7 +20,8 @@ export interface CheckpointInfo {
 /**
  * Where a run records finished items. The caller owns it and scopes it to one task (the server
  * keeps it in its database). Keys are stable across re-planning: they name the action, the paths
- * and the source file's size and modification time, so a file changed since is copied again.
+ * and the source file's size and modification time, so a file changed since is copied again. A
+ * record counts only where the new plan agrees (see `stillStands` in executor.ts).
  */
 export interface CheckpointStore {
   /** The record of a finished item, or undefined. */

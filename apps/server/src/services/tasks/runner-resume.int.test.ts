@@ -106,7 +106,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       return { db, queue, runner };
     }
 
-    it('does not write a checkpointed file again', async () => {
+    /**
+     * Cuts a run off on one worker after a few files and lets another finish it; `removed` of the
+     * files the first one finished are removed from the target in between.
+     */
+    async function cutOffAndResume(removed: number) {
+      stores.set('nas', new MemoryStore());
+      targets.length = 0;
       const api = worker();
       const service = new TasksService({
         repo: new TasksRepository(api.db.kysely),
@@ -147,9 +153,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await until('a few checkpoints', async () => (await checkpointed()).size >= 6);
       await first.queue.close({ abortRunning: true });
       const before = await checkpointed();
-      const writesBefore = targetWrites().length;
       expect(before.size).toBeLessThan(FILES);
       expect((await repo.getById(id))?.state).not.toBe(TaskState.completed);
+      const gone = [...before].slice(0, removed);
+      for (const name of gone) (stores.get('nas') as MemoryStore).remove(`/Backup/Big/${name}`);
+      const writesBefore = targetWrites().length;
 
       // The second worker takes the job over and finishes it.
       const second = worker();
@@ -161,7 +169,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const later = targetWrites()
         .slice(writesBefore)
         .map((p) => p.split('/').pop() ?? '');
-      expect(later.filter((name) => before.has(name))).toEqual([]);
+      // Written again: only the checkpointed files that were removed since.
+      expect(later.filter((name) => before.has(name)).sort()).toEqual(gone.sort());
       expect(new Set(targetWrites().map((p) => p.split('/').pop())).size).toBe(FILES);
       const nas = stores.get('nas') as MemoryStore;
       for (let i = 0; i < FILES; i++) {
@@ -169,7 +178,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
       const row = await repo.getById(id);
       expect(row?.run_count).toBe(1);
-      expect(JSON.parse(row?.result ?? '{}')).toMatchObject({ outcome: 'success', added: FILES, failed: 0 });
-    }, 60_000);
+      // Each file counts once, those written twice too.
+      expect(JSON.parse(row?.result ?? '{}')).toMatchObject({
+        outcome: 'success',
+        added: FILES,
+        success_count: FILES,
+        total_count: FILES,
+        failed: 0,
+      });
+    }
+
+    it('does not write a checkpointed file again', () => cutOffAndResume(0), 60_000);
+
+    it(
+      'writes again a checkpointed file removed from the target before the resume, counting it once',
+      () => cutOffAndResume(2),
+      60_000,
+    );
   });
 }
