@@ -11,6 +11,7 @@
 import { passesFilter, type FileFilter } from '@skyferry/contract';
 import {
   SUPPORTED_HASHES,
+  createHasher,
   canceled,
   cleanPath,
   toProviderError,
@@ -19,7 +20,7 @@ import {
   type ProviderErrorCode,
 } from '@skyferry/providers';
 import { listWhole, walkTree, walkedFileOf, type WalkedFile } from './cleanup/walk.ts';
-import { hashRank, hasherFor } from './copy-file.ts';
+import { hashRank } from './copy-file.ts';
 import { makeKey } from './planner.ts';
 import { Semaphore, baseName, isBelow, isFatal, joinRel, parentPath, sameHashes } from './util.ts';
 
@@ -98,7 +99,7 @@ async function give(p: Provider, f: WalkedFile, t: HashType, signal?: AbortSigna
 }
 
 async function readHash(p: Provider, f: WalkedFile, t: HashType, signal?: AbortSignal): Promise<string> {
-  const hasher = await hasherFor(t);
+  const hasher = await createHasher(t);
   const body = await p.openRead(f.path, signal ? { signal } : {});
   for await (const chunk of body) {
     if (signal?.aborted) {

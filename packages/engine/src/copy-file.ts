@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -102,17 +102,8 @@ function learnReturned(to: Provider, entry: Entry, ctx: CopyContext): void {
   ctx.returnedHashes.set(to.accountKey, new Set(Object.keys(entry.hashes ?? {}) as HashType[]));
 }
 
-/** Node's native digests where it has them (several times faster than WebAssembly), else the providers' hashers. */
-export async function hasherFor(type: HashType): Promise<StreamHasher> {
-  if (type === 'md5' || type === 'sha1' || type === 'sha256') {
-    const h = createHash(type);
-    return { update: (d) => h.update(d), digest: () => h.digest('hex') };
-  }
-  return createHasher(type);
-}
-
 async function hashersFor(types: HashType[]): Promise<[HashType, StreamHasher][]> {
-  return Promise.all(types.map(async (t) => [t, await hasherFor(t)] as [HashType, StreamHasher]));
+  return Promise.all(types.map(async (t) => [t, await createHasher(t)] as [HashType, StreamHasher]));
 }
 
 function corrupted(message: string): ProviderError {

@@ -44,6 +44,9 @@ describe('hashing while bytes stream', () => {
 
   it('crc32 matches the standard check value', async () => {
     expect(await hashBuffer(Buffer.from('123456789'), 'crc32')).toBe('cbf43926');
+    // Carried from chunk to chunk.
+    expect((await hashStream(chunked(Buffer.from('123456789'), 4), ['crc32'])).crc32).toBe('cbf43926');
+    expect(await hashBuffer(Buffer.alloc(0), 'crc32')).toBe('00000000');
   });
 
   // Reference values printed by `rclone hashsum quickxor|dropbox` for the same bytes.
@@ -64,9 +67,9 @@ describe('hashing while bytes stream', () => {
     expect(h.dropbox).toBe('fab198582439e4baf5565806dd49872e8842c7c1d6e6f5de1cd54991d6b7ff49');
   });
 
-  it('a hasher used again after a digest (they are kept to be reused) never mixes two files', async () => {
+  it('many hashers at once never mix their files; a digest taken twice answers the same, and an update after it throws', async () => {
     const node = (type: string, data: Buffer) => createHash(type).update(data).digest('hex');
-    // Many at once, updated in turns, then each digested and its hasher handed on to the next round.
+    // Many at once, updated in turns, then each digested, over several rounds.
     for (let round = 0; round < 3; round++) {
       const files = Array.from({ length: 80 }, (_, i) => pattern(1000 + i * 37 + round));
       const hashers = await Promise.all(files.map((_, i) => createHasher(i % 2 ? 'md5' : 'sha256')));
@@ -74,7 +77,7 @@ describe('hashing while bytes stream', () => {
       files.forEach((f, i) => hashers[i]!.update(f.subarray(1000)));
       const digests = hashers.map((h) => h.digest());
       expect(digests).toEqual(files.map((f, i) => node(i % 2 ? 'md5' : 'sha256', f)));
-      // A second digest answers the same, even once its hasher went on to hash another file.
+      // A second digest answers the same, also after another file was hashed.
       const next = await createHasher('sha256');
       next.update(FOX);
       expect(hashers[0]!.digest()).toBe(digests[0]);
