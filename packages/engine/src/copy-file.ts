@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ChunkReader, ProviderError, SUPPORTED_HASHES, canceled, createHasher } from '@skyferry/providers';
+import { ChunkReader, ProviderError, SUPPORTED_HASHES, canceled, createHasher, relayErrors } from '@skyferry/providers';
 import type { Pacer } from '@skyferry/providers';
 import type { ChunkWriter, Entry, HashType, Hashes, Provider, SrcInfo, StreamHasher } from '@skyferry/providers';
 import type { Fingerprint } from './types.ts';
@@ -195,10 +195,8 @@ async function streamedPut(
     counted.bytes += n;
     ctx.onBytes(n);
   });
-  body.on('error', (err) => meter.destroy(err));
-  // The target's put sees a failed or aborted stream through its own reading; this listener only
-  // keeps an error emitted after put has stopped listening (an abort at shutdown) from crashing the process.
-  meter.on('error', () => undefined);
+  // The target's put sees a failed or aborted stream through its own reading (before it listens too).
+  relayErrors(body, meter);
   // Every byte taken by the target's writer: what remains is its answer.
   if (sent) meter.once('end', sent);
   body.pipe(meter);
@@ -235,7 +233,7 @@ async function viaTempFile(
       counted.bytes += n;
       ctx.onBytes(n);
     });
-    file.on('error', (err) => sent.destroy(err));
+    relayErrors(file, sent);
     file.pipe(sent);
     const entry = await to.put(toPath, sent, srcInfoOf(fp, size), { signal: ctx.signal });
     const verified = await verify(to, toPath, { ...fp, size }, size, meter.digests(), entry, ctx);
@@ -379,8 +377,7 @@ async function rangesAtOnce(
       counted.bytes += n;
       ctx.onBytes(n);
     });
-    body.on('error', (err) => meter.destroy(err));
-    meter.on('error', () => undefined);
+    relayErrors(body, meter);
     meter.once('end', allSent);
     body.pipe(meter);
     try {

@@ -197,6 +197,21 @@ export function fileWriteStream(fh: FileHandle, highWaterMark = 256 * 1024): Wri
 const quiet = () => undefined;
 
 /**
+ * Passes the failure of `from` on to `to`, a stream made from it (a byte counter, a slice), and
+ * keeps an error event of `to` emitted before its reader listens from ending the process: a cancel
+ * destroys the source at once, often while the writer still waits (for a connection, a folder),
+ * and the reader then finds the error on the destroyed stream (chunksOf, pipeline, an upload).
+ */
+export function relayErrors<T extends { destroy(err?: Error): unknown; on(event: 'error', fn: () => void): unknown }>(
+  from: Readable,
+  to: T,
+): T {
+  from.on('error', (err) => to.destroy(err));
+  to.on('error', quiet);
+  return to;
+}
+
+/**
  * The chunks of a byte stream one at a time, each as it was pushed. `for await` over a Readable
  * reads in paused mode, where `read()` joins every buffered chunk into one new buffer: a copy of
  * the data, more garbage, and lent chunks (see above) lost to their ring. Flowing mode hands out

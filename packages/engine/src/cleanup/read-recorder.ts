@@ -1,5 +1,5 @@
 import { Transform, type Readable } from 'node:stream';
-import type { Provider, ReadOptions } from '@skyferry/providers';
+import { relayErrors, type Provider, type ReadOptions } from '@skyferry/providers';
 
 /** One read of a file: the bytes asked for (inclusive) and the bytes that arrived. */
 export interface RecordedRead {
@@ -25,7 +25,7 @@ export function recordReads(provider: Provider): { provider: Provider; reads: Re
         cb(null, chunk);
       },
     });
-    stream.on('error', (err) => counter.destroy(err));
+    relayErrors(stream, counter);
     return stream.pipe(counter);
   };
   // Every other member goes to the provider itself, bound to it (backends may keep private state).

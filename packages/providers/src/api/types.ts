@@ -155,7 +155,11 @@ export interface Provider {
   list(dir: string, opts?: ListOptions): Promise<Page>;
   stat(path: string, opts?: StatOptions): Promise<Entry>;
   openRead(path: string, opts?: ReadOptions): Promise<Readable>;
-  /** Writes a whole file from a stream; creates missing parent folders; replaces an existing file. */
+  /**
+   * Writes a whole file from a stream; creates missing parent folders; replaces an existing file.
+   * The caller keeps an error listener on `body` (the engine's byte meter, the server's upload
+   * stream): a failed body rejects the put, whenever it fails, and ends nothing else.
+   */
   put(path: string, body: Readable, src: SrcInfo, opts?: WriteOptions): Promise<Entry>;
   /** Creates a folder and any missing parents; succeeds when it already exists. */
   mkdir(path: string): Promise<void>;

@@ -734,6 +734,35 @@ export function runConformance(
       expect(got).toBeLessThan(4 * MiB);
     });
 
+    it('a write whose source fails before or as the upload takes it fails, leaves nothing, and throws nothing past it', async () => {
+      // A cancel or a broken download destroys the stream being written at once, often while the
+      // backend still waits for a connection or a folder: the failure must reach the put, not end
+      // the process as an 'error' event nobody listened to.
+      await p.mkdir(dir('failing'));
+      const uncaught: unknown[] = [];
+      const heard = (err: unknown) => uncaught.push(err);
+      process.prependListener('uncaughtException', heard);
+      try {
+        for (const [i, delayMs] of [0, 2, 20].entries()) {
+          const body = new Readable({
+            read() {
+              setTimeout(() => this.push(patternBytes(64 * 1024, i)), 1);
+            },
+          });
+          body.on('error', () => undefined); // the caller's listener (see Provider.put)
+          const writing = errorCode(p.put(file(`failing/f${i}.bin`), body, { size: 4 * MiB }));
+          if (delayMs === 0) body.destroy(new Error('the source failed'));
+          else setTimeout(() => body.destroy(new Error('the source failed')), delayMs);
+          expect(await writing).not.toBe('ok');
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      } finally {
+        process.off('uncaughtException', heard);
+      }
+      expect(uncaught).toEqual([]);
+      expect((await listAll(p, dir('failing'))).entries).toEqual([]);
+    });
+
     it('reports hashes that match the content', async () => {
       const data = patternBytes(200_000, 5);
       const path = file('hash/h.bin');

@@ -69,6 +69,8 @@ function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortSignal
 function detachedBody(body: IncomingMessage): Readable {
   const out = new PassThrough();
   body.once('error', (err) => out.destroy(err));
+  // The backend finds a failure on the destroyed stream, also one that came before it listened.
+  out.on('error', () => undefined);
   body.once('close', () => {
     if (!body.complete) out.destroy(new Error('client aborted the request'));
   });

@@ -16,7 +16,7 @@ import type {
   WriteOptions,
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
-import { fileReadRing } from '../../recycle.ts';
+import { fileReadRing, relayErrors } from '../../recycle.ts';
 import { FtpPool, connectFtp, ftpError, type FtpLogin } from './pool.ts';
 import { readNextDataInto } from './ring-data.ts';
 
@@ -580,7 +580,7 @@ export class FtpProvider implements Provider {
         else cb();
       },
     });
-    body.on('error', (err) => counter.destroy(err));
+    relayErrors(body, counter);
     try {
       await this.pool.useOnce(async (c) => {
         if (await this.isDir(c, p)) throw new ProviderError('is_dir', `is a folder: ${p}`);
@@ -592,6 +592,8 @@ export class FtpProvider implements Provider {
         };
         opts.signal?.addEventListener('abort', onAbort, { once: true });
         try {
+          // A source that failed while this waited for a connection is not uploaded from.
+          if (counter.destroyed) throw counter.errored ?? canceled();
           uploaded = true;
           await c.uploadFrom(body.pipe(counter), tmp);
         } finally {

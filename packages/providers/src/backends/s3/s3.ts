@@ -18,7 +18,7 @@ import type {
   WriteOptions,
 } from '../../api/types.ts';
 import { ChunkReader, writeStreamChunked } from '../../chunks.ts';
-import { recycle } from '../../recycle.ts';
+import { recycle, relayErrors } from '../../recycle.ts';
 import { ENCODINGS, NameEncoder } from '../../encoding.ts';
 import { mapLimit } from '../../map-limit.ts';
 import { pacerFor, type Pacer } from '../../pacer.ts';
@@ -538,7 +538,7 @@ export class S3Provider implements Provider {
     body.on('end', () => {
       if (left > 0) out.push(null);
     });
-    body.on('error', (err) => out.destroy(err));
+    relayErrors(body, out);
     out.on('close', () => body.destroy());
     return out;
   }

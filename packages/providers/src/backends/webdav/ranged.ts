@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ProviderError, canceled } from '../../api/errors.ts';
 import type { ChunkWriter, Entry, SrcInfo } from '../../api/types.ts';
+import { relayErrors } from '../../recycle.ts';
 import { byteCounter, drain, isOk, statusError, text, type DavHttp } from './http.ts';
 
 /** What the ranged writer needs from the WebDAV provider (kept here so neither file imports the other's module). */
@@ -134,7 +135,7 @@ export function openRangedChunkWriter(dav: RangedDav, path: string, tmp: string,
       const what = `${path} (bytes ${offset}-${offset + length - 1})`;
       // A body longer or shorter than announced fails here rather than leaving the server waiting.
       const counted = byteCounter(() => undefined, length, what);
-      body.on('error', (err) => counted.destroy(err));
+      relayErrors(body, counted);
       const res = await putRange(dav, tmp, offset, length, body.pipe(counted), total, signal);
       if (!isOk(res)) throw await statusError(res, `PUT ${what}`);
       await drain(res);

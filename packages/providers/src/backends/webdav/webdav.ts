@@ -4,6 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
 import { pacerFor } from '../../pacer.ts';
+import { relayErrors } from '../../recycle.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
   About,
@@ -393,7 +394,7 @@ export class WebdavProvider implements Provider {
         src.size,
         p,
       );
-      body.on('error', (err) => counter.destroy(err));
+      relayErrors(body, counter);
       const res = await this.http.send({
         method: 'PUT',
         url: this.url(tmp ?? p),
