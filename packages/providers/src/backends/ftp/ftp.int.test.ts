@@ -155,6 +155,40 @@ describe.each(servers)('ftp on %s', (name, start, secure) => {
     expect((await ftp.list('/cancel')).entries).toEqual([]);
   });
 
+  it('a cancel ends the uploads waiting for a connection at once, and the pool goes on serving', async () => {
+    const one = await openFtp(creds(), {}, { maxConnections: 1 });
+    try {
+      // The only connection is busy with an upload that goes on until released.
+      const slow = new Readable({ read() {} });
+      slow.push(Buffer.alloc(64 * 1024, 1));
+      const holding = one.put('/queue/held.bin', slow, { size: 128 * 1024 });
+      const ac = new AbortController();
+      const settled: string[] = [];
+      const waiting = Array.from({ length: 4 }, (_, i) => {
+        const body = Readable.from([Buffer.from(`waiting ${i}`)]);
+        return one
+          .put(`/queue/w${i}.txt`, body, { size: 9 }, { signal: ac.signal })
+          .then(
+            () => 'ok',
+            (err: unknown) => (ProviderError.is(err, 'canceled') ? 'canceled' : String(err)),
+          )
+          .then((outcome) => void settled.push(outcome));
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      ac.abort();
+      await Promise.all(waiting);
+      // Every waiting upload ended while the held one still had its connection.
+      expect(settled).toEqual(['canceled', 'canceled', 'canceled', 'canceled']);
+      slow.push(Buffer.alloc(64 * 1024, 2));
+      slow.push(null);
+      expect((await holding).size).toBe(128 * 1024);
+      await one.put('/queue/after.txt', Readable.from([Buffer.from('after')]), { size: 5 });
+      expect((await one.list('/queue')).entries.map((e) => e.name).sort()).toEqual(['after.txt', 'held.bin']);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('removes the temporary files a cut-off upload left, once stale, when their folder is listed or written to', async () => {
     const stale = `${FTP_TEMP_PREFIX}0123456789abcdef`;
     const fresh = `${FTP_TEMP_PREFIX}fedcba9876543210`;

@@ -582,35 +582,41 @@ export class FtpProvider implements Provider {
     });
     relayErrors(body, counter);
     try {
-      await this.pool.useOnce(async (c) => {
-        if (await this.isDir(c, p)) throw new ProviderError('is_dir', `is a folder: ${p}`);
-        await this.sweepBeforeWrite(c, parentPath(p));
-        activeTemps.add(tmpKey);
-        const onAbort = () => {
-          body.destroy(canceled());
-          c.close();
-        };
-        opts.signal?.addEventListener('abort', onAbort, { once: true });
-        try {
-          // A source that failed while this waited for a connection is not uploaded from.
-          if (counter.destroyed) throw counter.errored ?? canceled();
-          uploaded = true;
-          await c.uploadFrom(body.pipe(counter), tmp);
-        } finally {
-          opts.signal?.removeEventListener('abort', onAbort);
-        }
-        if (opts.signal?.aborted) throw canceled();
-        if (src.size >= 0 && written !== src.size) {
-          throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${written}`);
-        }
-        if (src.modTime) await this.setModTime(c, tmp, src.modTime);
-        await this.renameReplacing(c, tmp, this.remote(p));
-        uploaded = false;
-        // The size is what was sent; only the time the server keeps is asked for (one MDTM).
-        const modTime = await c.lastMod(this.remote(p)).catch(() => undefined);
-        entry = { path: p, name: baseName(p), kind: 'file', size: written };
-        if (modTime && !Number.isNaN(modTime.getTime())) entry.modTime = modTime;
-      });
+      await this.pool.useOnce(
+        async (c) => {
+          // A cancel from here on closes the connection, whatever it is doing.
+          const onAbort = () => {
+            body.destroy(canceled());
+            c.close();
+          };
+          opts.signal?.addEventListener('abort', onAbort, { once: true });
+          try {
+            if (opts.signal?.aborted) throw canceled();
+            if (await this.isDir(c, p)) throw new ProviderError('is_dir', `is a folder: ${p}`);
+            await this.sweepBeforeWrite(c, parentPath(p));
+            activeTemps.add(tmpKey);
+            // A source that failed while this waited is not uploaded from.
+            if (counter.destroyed || opts.signal?.aborted) throw counter.errored ?? canceled();
+            uploaded = true;
+            await c.uploadFrom(body.pipe(counter), tmp);
+          } finally {
+            opts.signal?.removeEventListener('abort', onAbort);
+          }
+          if (opts.signal?.aborted) throw canceled();
+          if (src.size >= 0 && written !== src.size) {
+            throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${written}`);
+          }
+          if (src.modTime) await this.setModTime(c, tmp, src.modTime);
+          await this.renameReplacing(c, tmp, this.remote(p));
+          uploaded = false;
+          // The size is what was sent; only the time the server keeps is asked for (one MDTM).
+          const modTime = await c.lastMod(this.remote(p)).catch(() => undefined);
+          entry = { path: p, name: baseName(p), kind: 'file', size: written };
+          if (modTime && !Number.isNaN(modTime.getTime())) entry.modTime = modTime;
+        },
+        false,
+        opts.signal,
+      );
     } catch (err) {
       body.destroy();
       if (uploaded) await this.deleteQuietly(tmp);

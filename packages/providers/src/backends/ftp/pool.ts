@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import { Client, FTPError } from 'basic-ftp';
-import { ProviderError, toProviderError } from '../../api/errors.ts';
+import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
 import type { Pacer } from '../../pacer.ts';
 
 export interface FtpLogin {
@@ -121,14 +121,16 @@ export class FtpPool {
   }
 
   /** Borrows a client (paced by the account's rate limit); give it back with `release`. */
-  async acquire(): Promise<Client> {
+  async acquire(signal?: AbortSignal): Promise<Client> {
     await this.pacer?.acquire();
-    return this.borrow();
+    return this.borrow(signal);
   }
 
-  private async borrow(): Promise<Client> {
+  /** A free client, a new one while fewer than `max` are open, else the next one given back; a cancel stops the wait. */
+  private async borrow(signal?: AbortSignal): Promise<Client> {
     for (;;) {
       if (this.closed) throw new ProviderError('canceled', 'connection pool closed');
+      if (signal?.aborted) throw canceled();
       const c = this.idle.pop();
       if (c) {
         if (!c.closed) return c;
@@ -145,8 +147,27 @@ export class FtpPool {
           throw err;
         }
       }
-      const got = await new Promise<Client | undefined>((resolve) => this.waiters.push(resolve));
-      if (got) return got;
+      const got = await new Promise<Client | undefined>((resolve) => {
+        const waiter = (c: Client | undefined) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(c);
+        };
+        // Canceled while waiting: out of the queue (the loop then throws).
+        const onAbort = () => {
+          const at = this.waiters.indexOf(waiter);
+          if (at >= 0) this.waiters.splice(at, 1);
+          resolve(undefined);
+        };
+        this.waiters.push(waiter);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      if (got) {
+        if (signal?.aborted) {
+          this.release(got);
+          throw canceled();
+        }
+        return got;
+      }
     }
   }
 
@@ -188,10 +209,13 @@ export class FtpPool {
     }
   }
 
-  /** Runs `fn` once with a borrowed client, not retried (uploads: their body cannot be replayed). */
-  async useOnce<T>(fn: (c: Client) => Promise<T>, paced = false): Promise<T> {
+  /**
+   * Runs `fn` once with a borrowed client, not retried (uploads: their body cannot be replayed). A
+   * cancel (`signal`) while waiting for a client ends the wait; `fn` is then not run.
+   */
+  async useOnce<T>(fn: (c: Client) => Promise<T>, paced = false, signal?: AbortSignal): Promise<T> {
     // Through `use`, the pacer already took this call's turn.
-    const c = paced ? await this.borrow() : await this.acquire();
+    const c = paced ? await this.borrow(signal) : await this.acquire(signal);
     let broken = false;
     try {
       return await fn(c);
