@@ -30,6 +30,7 @@ let dir: string;
 let s3: S3rverServer;
 let ssh: SshServer;
 let proxy: LatencyProxy;
+let sshProxy: LatencyProxy;
 let dav: WebdavServer;
 let ftps: FtpServer;
 
@@ -43,6 +44,7 @@ beforeAll(async () => {
   ]);
   // S3 behind 40 ms of round trip: slow enough to stop a run midway.
   proxy = await startLatencyProxy({ target: { host: '127.0.0.1', port: s3.port }, rttMs: 40 });
+  sshProxy = await startLatencyProxy({ target: { host: ssh.host, port: ssh.port }, rttMs: 40 });
   const s3Creds = (port: number) => ({
     bucket: 'bucket',
     access_key_id: s3.accessKeyId,
@@ -60,6 +62,15 @@ beforeAll(async () => {
         nas: {
           kind: 'sftp',
           credentials: { host: ssh.host, port: ssh.port, username: ssh.username, private_key: { env: 'TEST_SSH_KEY' } },
+        },
+        farnas: {
+          kind: 'sftp',
+          credentials: {
+            host: '127.0.0.1',
+            port: sshProxy.port,
+            username: ssh.username,
+            private_key: { env: 'TEST_SSH_KEY' },
+          },
         },
         dav: {
           kind: 'webdav',
@@ -85,6 +96,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proxy?.stop();
+  await sshProxy?.stop();
   await Promise.all([s3?.stop(), ssh?.stop(), dav?.stop(), ftps?.stop()]);
   await rm(dir, { recursive: true, force: true });
 });
@@ -311,6 +323,51 @@ describe('skyferry against real servers', () => {
     expect(second.code).toBe(0);
     expect(second.out).toMatch(/Moved: 1 source file deleted/);
     expect(await readdir(src)).toEqual([]);
+  });
+
+  it('a move to SFTP killed midway, started again, trusts by size the files its first attempt wrote and checked', async () => {
+    const src = join(dir, 'moving-out');
+    // Above the engine's small-file size, so `--transfers 1` copies one at a time.
+    await makeFiles(src, 8, 1_200_000);
+    const originals = new Map<string, Buffer>();
+    for (const name of await readdir(src)) originals.set(name, await readFile(join(src, name)));
+    const landed = join(ssh.dir, 'moved-in', 'moving-out');
+    const files = async () => (await readdir(landed).catch(() => [] as string[])).filter((n) => n.endsWith('.bin'));
+    const killed = await skyferry(['move', src, 'farnas:moved-in', '--transfers', '1'], (child) => {
+      void waitFor(async () => (await files()).length >= 2, 'two files moved', 60_000, 10).then(() =>
+        child.kill('SIGKILL'),
+      );
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    expect((await files()).length).toBeLessThan(8);
+    // Nothing was deleted: the copy never ended.
+    expect((await readdir(src)).length).toBe(8);
+    // What the first attempt recorded as written and checked (its resume file); a file that
+    // landed in the instant before the kill may not be recorded yet.
+    const runs = join(dir, 'state', 'runs');
+    const recorded = new Set<string>();
+    for (const f of await readdir(runs))
+      for (const line of (await readFile(join(runs, f), 'utf8')).split('\n').filter(Boolean)) {
+        const path = (JSON.parse(line) as { i: { read?: { path: string } } }).i.read?.path;
+        if (path?.startsWith('/moving-out/')) recorded.add(path.slice('/moving-out/'.length));
+      }
+    expect(recorded.size).toBeGreaterThanOrEqual(1);
+    const unrecorded = (await files()).filter((n) => !recorded.has(n)).sort();
+
+    const again = await skyferry(['move', src, 'farnas:moved-in']);
+    // The recorded files are deleted from the source; only one that landed unrecorded is kept.
+    expect(again.err.split('\n').filter(Boolean)).toEqual(
+      unrecorded.map(
+        (n) =>
+          `kept: /moving-out/${n}: a file of the same size is on the target, but could not be compared (--download reads it)`,
+      ),
+    );
+    expect(again.code).toBe(unrecorded.length ? 1 : 0);
+    expect((await readdir(src)).sort()).toEqual(unrecorded);
+    if (unrecorded.length) expect((await skyferry(['move', src, 'farnas:moved-in', '--download'])).code).toBe(0);
+    expect(await readdir(src)).toEqual([]);
+    expect((await files()).sort()).toEqual([...originals.keys()].sort());
+    for (const [name, data] of originals) expect(await readFile(join(landed, name))).toEqual(data);
   });
 
   it('move from S3 to a folder here checks each object by its MD5, deletes them, and the emptied folders with --delete-empty-src-dirs', async () => {

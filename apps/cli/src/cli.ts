@@ -349,13 +349,16 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
         io.stdout.write('Then each source file the target is checked to hold the same is deleted.\n');
       return EXIT.ok;
     }
-    const moving = command === 'move' ? copiedFiles(plan) : undefined;
+    const checkpoints = new FileCheckpointStore(join(stateDir, 'runs', `${runKey}.jsonl`));
+    // A move started again after an interruption: what its earlier attempt wrote and checked (read
+    // before the run, which forgets it once it ends).
+    const moving = command === 'move' ? copiedFiles(plan, await checkpoints.all()) : undefined;
     const result = await executePlan(plan, {
       source,
       target: targetProvider,
       ...(moving ? { onItem: moving.onItem } : {}),
       ...(transfers ? { transfers } : {}),
-      checkpoints: new FileCheckpointStore(join(stateDir, 'runs', `${runKey}.jsonl`)),
+      checkpoints,
       ...(twoWayState ? { twoWayState } : {}),
       confirmDeletes: values.yes === true,
       ignoreSpaceCheck: values['ignore-free-space'] === true,

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 /** `skyferry`: the command line entry (see cli.ts for the commands). */
-import { runCli } from './cli.ts';
 
 const controller = new AbortController();
 let interrupted = 0;
@@ -13,6 +12,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+// Loaded once the handlers are in place: an interrupt while the modules load (most of a second)
+// is a cancel too, not the end of the process by the signal.
+const { runCli } = await import('./cli.ts');
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

@@ -15,6 +15,7 @@ import {
   joinRel,
   removeEmptyFolder,
   walkTree,
+  type CheckpointInfo,
   type ItemEvent,
   type PlanPair,
   type TransferPlan,
@@ -23,16 +24,26 @@ import { joinPath, mapLimit, parentPath, toProviderError, type Provider } from '
 import type { FileFilter } from '@skyferry/contract';
 import type { CliIo } from './io.ts';
 
-/** Source paths of files this run copied (or an earlier run of it, resumed), from the executor's item events. */
-export function copiedFiles(plan: TransferPlan): { onItem: (e: ItemEvent) => void; copied: Set<string> } {
-  const copied = new Set<string>();
+/**
+ * Source files this run copied (from the executor's item events: written and checked now, or by an
+ * earlier attempt of it, resumed), with their size; `earlier` adds the files an interrupted attempt
+ * wrote that this run's plan found already there (its checkpoints, read before the run).
+ */
+export function copiedFiles(
+  plan: TransferPlan,
+  earlier: CheckpointInfo[] = [],
+): { onItem: (e: ItemEvent) => void; copied: Map<string, number> } {
+  const copied = new Map<string, number>();
+  for (const info of earlier) {
+    if ((info.action === 'copy' || info.action === 'update') && info.read) copied.set(info.read.path, info.read.size);
+  }
   return {
     copied,
     onItem: (e) => {
       if (e.type === 'failed' || e.item.kind !== 'file') return;
       if (e.item.action !== 'copy' && e.item.action !== 'update') return;
       const pair = plan.pairs[e.item.pair];
-      if (pair) copied.add(joinRel(pair.source, e.item.rel));
+      if (pair) copied.set(joinRel(pair.source, e.item.rel), e.item.size);
     },
   };
 }
@@ -41,7 +52,8 @@ export interface MoveRequest {
   source: Provider;
   target: Provider;
   plan: TransferPlan;
-  copied: Set<string>;
+  /** Source files copied and checked by this move (see copiedFiles), with their size then. */
+  copied: Map<string, number>;
   filter: FileFilter | null;
   download: boolean;
   /** Then remove the source folders the move left empty (the moved folders themselves too). */
@@ -114,7 +126,7 @@ export async function deleteMoved(req: MoveRequest): Promise<Moved> {
     });
     for (const same of check.same ?? []) {
       const path = joinRel(pair.source, same.path);
-      if (same.by !== 'size' || req.copied.has(path)) doomed.push(path);
+      if (same.by !== 'size' || req.copied.get(path) === same.size) doomed.push(path);
       else
         kept.push(`${path}: a file of the same size is on the target, but could not be compared (--download reads it)`);
     }

@@ -83,7 +83,7 @@ export interface CheckResult {
   sizeOnly: number;
   differences: CheckDifference[];
   /** With `listSame`: each pair found the same (relative paths, as in differences) and how. */
-  same?: { path: string; by: 'hash' | 'content' | 'size' }[];
+  same?: { path: string; by: 'hash' | 'content' | 'size'; size: number }[];
   /** Files and folders that could not be listed, hashed or read: what they hold is unknown. */
   errors: CheckError[];
 }
@@ -391,7 +391,7 @@ async function comparePairInto(
     }
     const outcome = await comparePair(source, sf, target, tf, req);
     if ('same' in outcome) {
-      result.same?.push({ path: rel, by: outcome.same });
+      result.same?.push({ path: rel, by: outcome.same, size: sf.size });
       if (outcome.same === 'hash') result.sameByHash++;
       else if (outcome.same === 'content') result.sameByContent++;
       else result.sizeOnly++;

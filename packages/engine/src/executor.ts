@@ -311,7 +311,12 @@ class Execution {
       this.plan.options.mode === 'two_way'
         ? [this.record(item, item.rel, to === 'target' ? fp : written, to === 'target' ? written : fp)]
         : undefined;
-    await this.markDone(item, { action: item.action, bytes: r.bytes, ...(records ? { records } : {}) });
+    await this.markDone(item, {
+      action: item.action,
+      bytes: r.bytes,
+      read: { path: pathOn(this.plan, item, to === 'target' ? 'source' : 'target'), size: fp.size },
+      ...(records ? { records } : {}),
+    });
     if (item.action === 'copy') this.summary.added++;
     else this.summary.updated++;
     this.opts.onItem?.({

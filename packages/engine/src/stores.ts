@@ -15,6 +15,8 @@ export interface CheckpointInfo {
   bytes: number;
   /** two_way: the state record(s) the item produced, staged again when the run resumes. */
   records?: TwoWayRecord[];
+  /** A file written: the file it was written from (its path on the side read, and its size then). */
+  read?: { path: string; size: number };
 }
 
 /**
@@ -157,6 +159,10 @@ export class FileCheckpointStore implements CheckpointStore {
       if (v) out.set(k, v);
     }
     return out;
+  }
+  /** Every item recorded (a resumed move trusts the files an earlier attempt wrote and checked). */
+  async all(): Promise<CheckpointInfo[]> {
+    return [...(await this.load()).values()];
   }
   async markDone(key: string, info: CheckpointInfo): Promise<void> {
     (await this.load()).set(key, info);
