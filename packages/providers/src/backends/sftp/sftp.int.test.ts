@@ -1,10 +1,12 @@
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRcloneServe, startSshd, type RcloneServer, type SshServer } from '@skyferry/testing';
 import { ProviderError } from '../../api/errors.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import { chunksOf, recycle } from '../../recycle.ts';
-import { openSftp, type SftpProvider } from './sftp.ts';
+import { SFTP_STALE_TEMP_MS, SFTP_TEMP_PREFIX, openSftp, type SftpProvider } from './sftp.ts';
 
 async function readAll(r: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -165,6 +167,41 @@ describe('sftp on OpenSSH sshd', () => {
       Array.from({ length: 6 }, async (_, i) => readAll(await sftp.openRead(`/par/f${i}`))),
     );
     for (const b of back) expect(b.equals(data)).toBe(true);
+  });
+
+  it('removes the temporary files a cut-off upload left, once stale, when their folder is listed or written to', async () => {
+    const stale = `${SFTP_TEMP_PREFIX}0123456789abcdef`;
+    const fresh = `${SFTP_TEMP_PREFIX}fedcba9876543210`;
+    const notOurs = `${SFTP_TEMP_PREFIX}not-ours`;
+    const folder = `${SFTP_TEMP_PREFIX}00000000000000aa`;
+    const old = new Date(Date.now() - 3 * SFTP_STALE_TEMP_MS);
+    const age = (path: string) => utimesSync(path, old, old);
+    const leave = (dir: string, name: string, aged: boolean) => {
+      writeFileSync(join(server.dir, dir, name), 'partial upload');
+      if (aged) age(join(server.dir, dir, name));
+    };
+    const temps = (dir: string) => readdirSync(join(server.dir, dir)).filter((n) => n.startsWith(SFTP_TEMP_PREFIX));
+    await sftp.mkdir('/left');
+    await sftp.put('/left/kept.txt', Readable.from([Buffer.from('k')]), { size: 1 });
+    leave('left', stale, true);
+    leave('left', fresh, false);
+    leave('left', notOurs, true);
+    mkdirSync(join(server.dir, 'left', folder));
+    age(join(server.dir, 'left', folder));
+    // An upload of this process still writing: its temporary file is kept, however old it looks.
+    const w = await sftp.openChunkWriter('/left/slow.bin', { size: 6 });
+    await w.writeChunk(0, Buffer.from('abcdef'));
+    const [active] = temps('left').filter((n) => ![stale, fresh, notOurs, folder].includes(n));
+    expect(active).toMatch(/^\.skyferry-tmp-[0-9a-f]{16}$/);
+    age(join(server.dir, 'left', active!));
+    expect((await sftp.list('/left')).entries.map((e) => e.name)).toEqual(['kept.txt']);
+    expect(readdirSync(join(server.dir, 'left')).sort()).toEqual([active, fresh, notOurs, folder, 'kept.txt'].sort());
+    expect((await w.close()).size).toBe(6);
+    // A write into a folder (left by an earlier run, not made by this process) sweeps it too.
+    mkdirSync(join(server.dir, 'left2'));
+    leave('left2', stale, true);
+    await sftp.put('/left2/new.txt', Readable.from([Buffer.from('n')]), { size: 1 });
+    expect(readdirSync(join(server.dir, 'left2'))).toEqual(['new.txt']);
   });
 
   it('refuses a changed host key with host_key_changed and a clear message', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { Stats } from 'ssh2';
+import type { FileEntry, Stats } from 'ssh2';
 import { ProviderError, canceled } from '../../api/errors.ts';
 import { pacerFor } from '../../pacer.ts';
 import type { ProviderContext } from '../../api/registry.ts';
@@ -26,6 +26,20 @@ import { untilWindow, writeRequest } from './direct-write.ts';
 
 /** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
 export const SFTP_TEMP_PREFIX = '.skyferry-tmp-';
+/** The exact name of an upload's temporary file: the prefix and 16 hex digits. */
+export const SFTP_TEMP_NAME = /^\.skyferry-tmp-[0-9a-f]{16}$/;
+/**
+ * A temporary file untouched for this long was left by an upload that was cut off (the process
+ * killed, the connection lost before the clean-up) and is removed when its folder is next listed
+ * or written to. A running upload touches its file with every write.
+ */
+export const SFTP_STALE_TEMP_MS = 2 * 60 * 60 * 1000;
+/** Writes look for stale temporary files in a folder at most this often (listings see them anyway). */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+/** When each folder (account and cloud path) was last searched, across this process. */
+const lastSweep = new Map<string, number>();
+/** Temporary files of uploads running in this process (account and remote path): never removed. */
+const activeTemps = new Set<string>();
 
 export interface SftpOptions {
   /** Most SSH connections kept open (default 4). */
@@ -42,6 +56,8 @@ export interface SftpOptions {
   /** Chunk writer: chunk size and parallel chunks. */
   chunkSize?: number;
   concurrency?: number;
+  /** Age from which a leftover temporary file is removed (default SFTP_STALE_TEMP_MS). */
+  staleTempMs?: number;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -86,6 +102,7 @@ export class SftpProvider implements Provider {
   private readonly readRing: BufferRing;
   private readonly writeWindow: number;
   private readonly pageSize: number;
+  private readonly staleTempMs: number;
   private readonly knownDirs = new Set<string>(['/']);
   private readonly dirsInFlight = new Map<string, Promise<void>>();
   private readonly snapshots = new Map<string, { at: number; entries: Entry[] }>();
@@ -111,6 +128,7 @@ export class SftpProvider implements Provider {
     this.readRing = new BufferRing(this.requestSize, this.inFlight * 2);
     this.writeWindow = Math.max(64 * 1024, opts.writeWindow ?? 2 * 1024 * 1024);
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.staleTempMs = opts.staleTempMs ?? SFTP_STALE_TEMP_MS;
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
     this.features = {
@@ -162,12 +180,49 @@ export class SftpProvider implements Provider {
     return this.entryOf(p, st, kind);
   }
 
+  /** Records that folder `d` was searched for stale temporary files (or is new: it holds none). */
+  private markSwept(d: string): void {
+    if (lastSweep.size >= 10_000) lastSweep.clear();
+    lastSweep.set(`${this.accountKey}|${d}`, Date.now());
+  }
+
+  /**
+   * Removes the temporary files a cut-off upload left in folder `d`, given its listing: regular
+   * files named exactly as this backend names them, untouched for `staleTempMs`, and not an upload
+   * of this process. Never fails: a file it cannot remove stays hidden.
+   */
+  private async removeStaleTemps(c: SftpConnection, d: string, list: readonly FileEntry[]): Promise<void> {
+    this.markSwept(d);
+    const cutoff = Date.now() - this.staleTempMs;
+    await Promise.all(
+      list.map(async (f) => {
+        if (!SFTP_TEMP_NAME.test(f.filename) || (f.attrs.mode & S_IFMT) !== S_IFREG) return;
+        if (!(f.attrs.mtime * 1000 < cutoff)) return;
+        const remote = this.remote(joinPath(d, f.filename));
+        if (activeTemps.has(`${this.accountKey}|${remote}`)) return;
+        await sftpCall.unlink(c.sftp, remote).catch(() => undefined);
+      }),
+    );
+  }
+
+  /** Before a write: looks for stale temporary files in the folder, at most once every SWEEP_EVERY_MS. */
+  private async sweepBeforeWrite(c: SftpConnection, d: string): Promise<void> {
+    if (Date.now() - (lastSweep.get(`${this.accountKey}|${d}`) ?? 0) < SWEEP_EVERY_MS) return;
+    this.markSwept(d);
+    try {
+      await this.removeStaleTemps(c, d, await sftpCall.readdir(c.sftp, this.remote(d)));
+    } catch {
+      // The write goes on; the next listing tries again.
+    }
+  }
+
   private async fetchListing(d: string): Promise<Entry[]> {
     const raw = await this.pool
       .use(async (c) => {
         const st = await sftpCall.stat(c.sftp, this.remote(d));
         if (this.kindOf(st) !== 'dir') throw new ProviderError('not_dir', `not a folder: ${d}`);
         const list = await sftpCall.readdir(c.sftp, this.remote(d));
+        await this.removeStaleTemps(c, d, list);
         // Links: show what they point to (and leave out dangling ones).
         return Promise.all(
           list.map(async (f) => {
@@ -283,6 +338,8 @@ export class SftpProvider implements Provider {
     await this.pool.use(async (c) => {
       try {
         await sftpCall.mkdir(c.sftp, this.remote(d));
+        // Made just now: no temporary file to look for before writing into it.
+        this.markSwept(d);
       } catch (err) {
         // Exists already, or a parent is missing (servers answer both with vague codes): look.
         const st = await sftpCall.stat(c.sftp, this.remote(d)).catch(() => undefined);
@@ -360,6 +417,7 @@ export class SftpProvider implements Provider {
     const { conn, release } = await this.pool.hold(src.size >= LARGE_UPLOAD);
     const sftp = conn.sftp;
     const tmpRemote = this.remote(joinPath(parentPath(p), tempName()));
+    const tmpKey = `${this.accountKey}|${tmpRemote}`;
     let handle: Buffer | undefined;
     let published = false;
     // A stalled source must not keep a cancelled upload waiting: end the body on abort.
@@ -367,6 +425,8 @@ export class SftpProvider implements Provider {
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     let written: Stats | undefined;
     try {
+      await this.sweepBeforeWrite(conn, parentPath(p));
+      activeTemps.add(tmpKey);
       handle = await sftpCall.open(sftp, tmpRemote, 'w');
       const h = handle;
       let pos = 0;
@@ -443,6 +503,7 @@ export class SftpProvider implements Provider {
       if (opts.signal?.aborted) throw canceled();
       throw sftpError(err, p);
     } finally {
+      activeTemps.delete(tmpKey);
       opts.signal?.removeEventListener('abort', onAbort);
       release();
     }
@@ -467,11 +528,15 @@ export class SftpProvider implements Provider {
     const conn = first.conn;
     const sftp = conn.sftp;
     const tmpRemote = this.remote(joinPath(parentPath(p), tempName()));
+    const tmpKey = `${this.accountKey}|${tmpRemote}`;
     let handle: Buffer;
     try {
       await this.refuseDirTarget(conn, p);
+      await this.sweepBeforeWrite(conn, parentPath(p));
+      activeTemps.add(tmpKey);
       handle = await sftpCall.open(sftp, tmpRemote, 'w');
     } catch (err) {
+      activeTemps.delete(tmpKey);
       first.release();
       throw sftpError(err, p);
     }
@@ -514,6 +579,7 @@ export class SftpProvider implements Provider {
       await closeExtra();
       await sftpCall.close(sftp, h).catch(() => undefined);
       await sftpCall.unlink(sftp, tmpRemote).catch(() => undefined);
+      activeTemps.delete(tmpKey);
       first.release();
     };
     return {
@@ -565,6 +631,7 @@ export class SftpProvider implements Provider {
           await discard();
           throw sftpError(err, p);
         }
+        activeTemps.delete(tmpKey);
         first.release();
         this.snapshots.delete(parentPath(p));
         return this.stat(p);
@@ -683,6 +750,8 @@ export class SftpProvider implements Provider {
     if (from === to) return this.stat(to);
     await this.ensureDir(parentPath(to));
     const tmpRemote = this.remote(joinPath(parentPath(to), tempName()));
+    const tmpKey = `${this.accountKey}|${tmpRemote}`;
+    activeTemps.add(tmpKey);
     await this.pool
       .use(async (c) => {
         await this.refuseDirTarget(c, to);
@@ -708,7 +777,8 @@ export class SftpProvider implements Provider {
       })
       .catch((err: unknown) => {
         throw sftpError(err, from);
-      });
+      })
+      .finally(() => activeTemps.delete(tmpKey));
     this.snapshots.delete(parentPath(to));
     return this.stat(to);
   }

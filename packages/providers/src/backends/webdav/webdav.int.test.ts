@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, readdirSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  giveToServer,
   startApacheWebdav,
   startFaultyProxy,
   startRcloneServe,
@@ -12,7 +13,7 @@ import {
   type WebdavServer,
 } from '@skyferry/testing';
 import { ProviderError } from '../../api/errors.ts';
-import { openWebdav, type WebdavProvider } from './webdav.ts';
+import { WEBDAV_STALE_TEMP_MS, WEBDAV_TEMP_PREFIX, openWebdav, type WebdavProvider } from './webdav.ts';
 
 async function readAll(r: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -45,7 +46,7 @@ const servers: Array<[string, () => Promise<WebdavServer>]> = [
 ];
 
 // Backend-specific behaviour; the shared conformance suite covers the rest.
-describe.each(servers)('webdav on %s', (_name, start) => {
+describe.each(servers)('webdav on %s', (name, start) => {
   let server: WebdavServer;
   let dav: WebdavProvider;
 
@@ -133,6 +134,47 @@ describe.each(servers)('webdav on %s', (_name, start) => {
     expect(await code(dav.mkdir('/mix/file.txt'))).toBe('exists');
     expect(await code(dav.stat('/mix/none'))).toBe('not_found');
   });
+
+  // rclone's directory cache hides files made on its disk directly; Apache reads the disk.
+  if (name === 'apache mod_dav') {
+    it('removes the temporary files a cut-off upload left, once stale, when their folder is listed or written to', async () => {
+      const stale = `${WEBDAV_TEMP_PREFIX}0123456789abcdef`;
+      const fresh = `${WEBDAV_TEMP_PREFIX}fedcba9876543210`;
+      const notOurs = `${WEBDAV_TEMP_PREFIX}not-ours`;
+      const folder = `${WEBDAV_TEMP_PREFIX}00000000000000aa`;
+      const old = new Date(Date.now() - 3 * WEBDAV_STALE_TEMP_MS);
+      const age = (path: string) => utimesSync(path, old, old);
+      const leave = (dir: string, name: string, aged: boolean) => {
+        writeFileSync(join(server.dir, dir, name), 'partial upload');
+        giveToServer(join(server.dir, dir, name));
+        if (aged) age(join(server.dir, dir, name));
+      };
+      const temps = (dir: string) => readdirSync(join(server.dir, dir)).filter((n) => n.startsWith(WEBDAV_TEMP_PREFIX));
+      await dav.mkdir('/left');
+      await dav.put('/left/kept.txt', Readable.from([Buffer.from('k')]), { size: 1 });
+      leave('left', stale, true);
+      leave('left', fresh, false);
+      leave('left', notOurs, true);
+      mkdirSync(join(server.dir, 'left', folder));
+      giveToServer(join(server.dir, 'left', folder));
+      age(join(server.dir, 'left', folder));
+      // An upload of this process still writing: its temporary file is kept, however old it looks.
+      const w = await (dav.openChunkWriter as NonNullable<typeof dav.openChunkWriter>)('/left/slow.bin', { size: 6 });
+      await w.writeChunk(0, Buffer.from('abcdef'));
+      const [active] = temps('left').filter((n) => ![stale, fresh, notOurs, folder].includes(n));
+      expect(active).toMatch(/^\.skyferry-tmp-[0-9a-f]{16}$/);
+      age(join(server.dir, 'left', active!));
+      expect((await dav.list('/left')).entries.map((e) => e.name)).toEqual(['kept.txt']);
+      expect(readdirSync(join(server.dir, 'left')).sort()).toEqual([active, fresh, notOurs, folder, 'kept.txt'].sort());
+      expect((await w.close()).size).toBe(6);
+      // A write into a folder (left by an earlier run, not made by this process) sweeps it too.
+      mkdirSync(join(server.dir, 'left2'));
+      giveToServer(join(server.dir, 'left2'));
+      leave('left2', stale, true);
+      await dav.put('/left2/new.txt', Readable.from([Buffer.from('n')]), { size: 1 });
+      expect(readdirSync(join(server.dir, 'left2'))).toEqual(['new.txt']);
+    });
+  }
 });
 
 describe('webdav through a struggling server (faulty proxy in front of Apache)', () => {

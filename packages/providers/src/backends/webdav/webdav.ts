@@ -27,6 +27,20 @@ import { PROPFIND_BODY, QUOTA_BODY, hrefToPath, parseQuota, parseResources, type
 
 /** Prefix of in-progress uploads on generic servers; hidden from listings, never returned by stat. */
 export const WEBDAV_TEMP_PREFIX = '.skyferry-tmp-';
+/** The exact name of an upload's temporary file: the prefix and 16 hex digits. */
+export const WEBDAV_TEMP_NAME = /^\.skyferry-tmp-[0-9a-f]{16}$/;
+/**
+ * A temporary file untouched for this long was left by an upload that was cut off (the process
+ * killed, the connection lost before the clean-up) and is removed when its folder is next listed
+ * or written to. Its age is the server's getlastmodified, which every written range moves on.
+ */
+export const WEBDAV_STALE_TEMP_MS = 2 * 60 * 60 * 1000;
+/** Writes look for stale temporary files in a folder at most this often (listings see them anyway). */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+/** When each folder (account and cloud path) was last searched, across this process. */
+const lastSweep = new Map<string, number>();
+/** Temporary files of uploads running in this process (account and cloud path): never removed. */
+const activeTemps = new Set<string>();
 
 export type WebdavVendor = 'nextcloud' | 'owncloud' | 'other';
 
@@ -42,6 +56,8 @@ export interface WebdavOptions {
   insecureSkipVerify?: boolean;
   /** Requests per second for the account (the pacer's limit). */
   rateLimitPerSecond?: number;
+  /** Age from which a leftover temporary file is removed (default WEBDAV_STALE_TEMP_MS). */
+  staleTempMs?: number;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -76,6 +92,7 @@ export class WebdavProvider implements Provider {
   readonly http: DavHttp;
   private readonly basePath: string;
   private readonly pageSize: number;
+  private readonly staleTempMs: number;
   readonly chunkSize: number;
   readonly concurrency: number;
   private readonly knownDirs = new Set<string>(['/']);
@@ -113,6 +130,7 @@ export class WebdavProvider implements Provider {
       pacer: pacerFor(this.accountKey, { rateLimitPerSecond: opts.rateLimitPerSecond }),
     });
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.staleTempMs = opts.staleTempMs ?? WEBDAV_STALE_TEMP_MS;
     this.chunkSize = Math.max(5 * 1024 * 1024, opts.chunkSize ?? 10 * 1024 * 1024);
     this.concurrency = opts.concurrency ?? 4;
     const oc = vendor !== 'other';
@@ -197,6 +215,41 @@ export class WebdavProvider implements Provider {
     return this.entryOf(p, r);
   }
 
+  /** Records that folder `d` was searched for stale temporary files (or is new: it holds none). */
+  private markSwept(d: string): void {
+    if (lastSweep.size >= 10_000) lastSweep.clear();
+    lastSweep.set(`${this.accountKey}|${d}`, Date.now());
+  }
+
+  /**
+   * Removes the temporary files a cut-off upload left in folder `d`, given its PROPFIND (depth 1)
+   * answer: files (not collections) named exactly as this backend names them, untouched for
+   * `staleTempMs`, and not an upload of this process. Never fails: a file it cannot remove stays hidden.
+   */
+  private async removeStaleTemps(d: string, resources: readonly DavResource[]): Promise<void> {
+    this.markSwept(d);
+    const cutoff = Date.now() - this.staleTempMs;
+    const stale: string[] = [];
+    for (const r of resources) {
+      const p = this.cloudPath(r.hrefPath);
+      if (p === undefined || parentPath(p) !== d || r.isDir || !WEBDAV_TEMP_NAME.test(baseName(p))) continue;
+      if (!r.modTime || r.modTime.getTime() >= cutoff || activeTemps.has(`${this.accountKey}|${p}`)) continue;
+      stale.push(p);
+    }
+    await Promise.all(stale.map((p) => this.deleteQuietly(p)));
+  }
+
+  /** Before a write: looks for stale temporary files in the folder, at most once every SWEEP_EVERY_MS. */
+  private async sweepBeforeWrite(d: string, signal?: AbortSignal): Promise<void> {
+    if (Date.now() - (lastSweep.get(`${this.accountKey}|${d}`) ?? 0) < SWEEP_EVERY_MS) return;
+    this.markSwept(d);
+    try {
+      await this.removeStaleTemps(d, parseResources(await this.propfind(d, 1, signal)));
+    } catch {
+      // The write goes on; the next listing tries again.
+    }
+  }
+
   private async fetchListing(d: string, signal?: AbortSignal): Promise<Entry[]> {
     let xml: string;
     try {
@@ -210,7 +263,8 @@ export class WebdavProvider implements Provider {
     }
     const entries: Entry[] = [];
     let self: DavResource | undefined;
-    for (const r of parseResources(xml)) {
+    const resources = parseResources(xml);
+    for (const r of resources) {
       const p = this.cloudPath(r.hrefPath);
       if (p === undefined) continue;
       if (p === d) {
@@ -226,6 +280,7 @@ export class WebdavProvider implements Provider {
       const st = await this.stat(d, { signal });
       if (st.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${d}`);
     }
+    await this.removeStaleTemps(d, resources);
     this.knownDirs.add(d);
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -325,6 +380,8 @@ export class WebdavProvider implements Provider {
     if (status === 201) {
       await drain(res);
       this.knownDirs.add(d);
+      // Made just now: no temporary file to look for before writing into it.
+      this.markSwept(d);
       this.missingDirs.delete(d);
       return;
     }
@@ -373,10 +430,16 @@ export class WebdavProvider implements Provider {
     }
     const direct = this.vendor !== 'other';
     let tmp: string | undefined;
+    let tmpKey: string | undefined;
     let written = 0;
     try {
       await this.ensureDir(parentPath(p));
-      tmp = direct ? undefined : joinPath(parentPath(p), tempName());
+      if (!direct) {
+        await this.sweepBeforeWrite(parentPath(p), opts.signal);
+        tmp = joinPath(parentPath(p), tempName());
+        tmpKey = `${this.accountKey}|${tmp}`;
+        activeTemps.add(tmpKey);
+      }
       // Into a temporary file, a folder at the path is found by the move (see moveIntoPlace).
       if (!tmp) await this.refuseDirTarget(p);
       const headers: OutgoingHttpHeaders = { 'content-type': src.mimeType ?? 'application/octet-stream' };
@@ -416,6 +479,8 @@ export class WebdavProvider implements Provider {
       if (tmp) await this.deleteQuietly(tmp);
       if (opts.signal?.aborted) throw canceled();
       throw toProviderError(err);
+    } finally {
+      if (tmpKey) activeTemps.delete(tmpKey);
     }
     return this.statAfterWrite(p);
   }
@@ -626,17 +691,32 @@ export class WebdavProvider implements Provider {
       await this.refuseDirTarget(p);
       return openNextcloudChunkWriter(this, p, src, opts.signal);
     }
+    await this.sweepBeforeWrite(dir, opts.signal);
     // A folder at the path is found by the move (see moveIntoPlace).
     const tmp = joinPath(dir, tempName());
+    const tmpKey = `${this.accountKey}|${tmp}`;
     const probeOnTmp = src.size >= 2;
     const probe = probeOnTmp ? tmp : joinPath(dir, tempName());
-    if (!(await takesRangedWrites(this, probe, probeOnTmp, opts.signal))) {
+    activeTemps.add(tmpKey);
+    let ranged = false;
+    try {
+      ranged = await takesRangedWrites(this, probe, probeOnTmp, opts.signal);
+    } finally {
+      if (!ranged) activeTemps.delete(tmpKey);
+    }
+    if (!ranged) {
       throw new ProviderError(
         'not_supported',
         'this WebDAV server does not take ranged writes (PUT with Content-Range)',
       );
     }
-    return openRangedChunkWriter(this, p, tmp, src);
+    const writer = openRangedChunkWriter(this, p, tmp, src);
+    // The temporary file is this process's until the writer is closed or aborted.
+    return {
+      ...writer,
+      close: () => writer.close().finally(() => activeTemps.delete(tmpKey)),
+      abort: () => writer.abort().finally(() => activeTemps.delete(tmpKey)),
+    };
   }
 
   /** Called by the chunk writer once the file is in place. */
