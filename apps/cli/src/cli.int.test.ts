@@ -254,6 +254,11 @@ describe('skyferry against real servers', () => {
     // Only whole, verified files are visible: no temporary or cut-off file.
     const visible = await readdir(out, { recursive: true });
     expect(visible.length).toBeLessThan(20);
+    // The files it did not get to are one count, not a failure line each.
+    expect(stopped.out).toMatch(
+      new RegExp(`^canceled: ${visible.length} of 20 done .*, ${20 - visible.length} not done\\.$`, 'm'),
+    );
+    expect(stopped.err).not.toMatch(/^failed: /m);
     for (const name of visible) expect(await readFile(join(out, name))).toEqual(await readFile(join(src, name)));
 
     const again = await skyferry(['sync', 'far:cancel-src', out, '--quiet']);

@@ -1,12 +1,13 @@
 /** What the command line prints: dry-run plans, results with their failed files, and progress. */
 import { formatBytes } from '@skyferry/contract';
-import type {
-  CheckProgress,
-  CheckResult,
-  PlanItem,
-  TransferPlan,
-  TransferProgress,
-  TransferResult,
+import {
+  notDone,
+  type CheckProgress,
+  type CheckResult,
+  type PlanItem,
+  type TransferPlan,
+  type TransferProgress,
+  type TransferResult,
 } from '@skyferry/engine';
 import { EXIT, type CliIo } from './io.ts';
 import type { Location } from './remotes.ts';
@@ -80,12 +81,16 @@ export function printResult(
   }
   const s = result.summary;
   const seconds = (result.timeTakenMs / 1000).toFixed(1);
+  // What a stopped run did not get to is told as one count, not as a failure of each file.
+  const left = result.failed.filter(notDone);
+  const failed = result.failed.filter((f) => !notDone(f));
   io.stdout.write(
     `${result.outcome}: ${result.successCount} of ${result.totalCount} done (${formatBytes(result.transferredBytes)} moved) in ${seconds} s;` +
       ` ${s.added} added, ${s.updated} updated, ${s.deleted} deleted, ${s.conflicts} conflicts, ${s.skipped} unchanged` +
-      `${s.resumed ? `, ${s.resumed} finished by an earlier run` : ''}${s.failed ? `, ${s.failed} failed` : ''}.\n`,
+      `${s.resumed ? `, ${s.resumed} finished by an earlier run` : ''}${failed.length ? `, ${failed.length} failed` : ''}` +
+      `${left.length ? `, ${left.length} not done` : ''}.\n`,
   );
-  for (const f of result.failed) {
+  for (const f of failed) {
     const parent = f.sourceFile.parent === '/' ? '' : f.sourceFile.parent;
     io.stderr.write(`failed: ${parent}/${f.sourceFile.name} (${f.sourceSide}): ${f.reason}: ${f.message}\n`);
   }
