@@ -375,6 +375,25 @@ describe('skyferry against real servers', () => {
     for (const [name, data] of originals) expect(await readFile(join(landed, name))).toEqual(data);
   });
 
+  it('a move to SFTP cancelled once its files are copied (while it compares and deletes) exits 130, and started again finishes', async () => {
+    const src = join(dir, 'moving-late');
+    await makeFiles(src, 8, 1_200_000);
+    const landed = join(ssh.dir, 'moved-late', 'moving-late');
+    const files = async () => (await readdir(landed).catch(() => [] as string[])).filter((n) => n.endsWith('.bin'));
+    const stopped = await skyferry(['move', src, 'farnas:moved-late'], (child) => {
+      void waitFor(async () => (await files()).length >= 8, 'every file copied', 60_000, 5).then(() =>
+        child.kill('SIGINT'),
+      );
+    });
+    expect(stopped.err).not.toMatch(/Unhandled|\n\s+at /);
+    expect([0, 130]).toContain(stopped.code);
+    const again = await skyferry(['move', src, 'farnas:moved-late']);
+    expect(again.err).toBe('');
+    expect(again.code).toBe(0);
+    expect(await readdir(src)).toEqual([]);
+    expect((await files()).length).toBe(8);
+  });
+
   it('move from S3 to a folder here checks each object by its MD5, deletes them, and the emptied folders with --delete-empty-src-dirs', async () => {
     const up = join(dir, 'upload', 'tree');
     await makeFiles(join(up, 'sub'), 2, 30_000);

@@ -21,6 +21,7 @@ import {
 } from '@skyferry/contract';
 import {
   FileCheckpointStore,
+  type CheckpointStore,
   checkTrees,
   FileTwoWayStateStore,
   executePlan,
@@ -349,10 +350,19 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
         io.stdout.write('Then each source file the target is checked to hold the same is deleted.\n');
       return EXIT.ok;
     }
-    const checkpoints = new FileCheckpointStore(join(stateDir, 'runs', `${runKey}.jsonl`));
+    const store = new FileCheckpointStore(join(stateDir, 'runs', `${runKey}.jsonl`));
     // A move started again after an interruption: what its earlier attempt wrote and checked (read
-    // before the run, which forgets it once it ends).
-    const moving = command === 'move' ? copiedFiles(plan, await checkpoints.all()) : undefined;
+    // before the run). A move keeps that record past its copy, until its deletions are done: a
+    // cancel while it compares and deletes leaves the next run something to trust.
+    const moving = command === 'move' ? copiedFiles(plan, await store.all()) : undefined;
+    const checkpoints: CheckpointStore = moving
+      ? {
+          get: (key) => store.get(key),
+          getMany: (keys) => store.getMany(keys),
+          markDone: (key, info) => store.markDone(key, info),
+          clear: async () => undefined,
+        }
+      : store;
     const result = await executePlan(plan, {
       source,
       target: targetProvider,
@@ -383,6 +393,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       removeEmptyFolders: values['delete-empty-src-dirs'] === true,
       ...(io.signal ? { signal: io.signal } : {}),
     });
+    await store.clear();
     const code = printResult(result, plan, io, values.json === true, values.json ? { moved } : undefined);
     if (!values.json) printMoved(moved, io, values['delete-empty-src-dirs'] === true);
     return moved.kept.length > 0 || moved.failed.length > 0 ? EXIT.failed : code;

@@ -87,7 +87,9 @@ async function samePlace(
   const folder = (await source.stat(pair.source, opts)).kind === 'dir';
   const name = `.skyferry-move-${randomUUID()}`;
   const marker = joinPath(folder ? pair.target : parentPath(pair.target), name);
-  await target.put(marker, Readable.from([Buffer.from('skyferry move check\n')]), { size: 20 }, opts);
+  const body = Readable.from([Buffer.from('skyferry move check\n')]);
+  body.on('error', () => undefined); // a cancel fails the put (see Provider.put)
+  await target.put(marker, body, { size: 20 }, opts);
   try {
     await source.stat(joinPath(folder ? pair.source : parentPath(pair.source), name), opts);
     return { same: true, folder };

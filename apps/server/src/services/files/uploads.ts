@@ -84,6 +84,8 @@ export class UploadSessions {
   /** Opens a session over a lease the caller acquired (released when the session ends). */
   open(owner: UploadOwner, lease: ProviderLease, path: string, size: number, modTime?: Date): UploadSession {
     const pipe = new PassThrough({ highWaterMark: 1024 * 1024 });
+    // An abandoned upload fails the put through the destroyed stream (see Provider.put).
+    pipe.on('error', () => undefined);
     const s: Session = {
       id: randomBytes(16).toString('base64url'),
       owner: owner.key,
