@@ -17,25 +17,15 @@ import type {
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { fileReadRing, relayErrors } from '../../recycle.ts';
+import { STALE_TEMP_MS, TEMP_NAME, TEMP_PREFIX, activeTemps, markSwept, sweepDue } from '../../temp-files.ts';
 import { FtpPool, connectFtp, ftpError, type FtpLogin } from './pool.ts';
 import { readNextDataInto } from './ring-data.ts';
 
-/** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
-export const FTP_TEMP_PREFIX = '.skyferry-tmp-';
-/** The exact name of an upload's temporary file: the prefix and 16 hex digits. */
-export const FTP_TEMP_NAME = /^\.skyferry-tmp-[0-9a-f]{16}$/;
-/**
- * A temporary file untouched for this long was left by an upload that was cut off (the process
- * killed, the connection lost before the clean-up) and is removed when its folder is next listed
- * or written to. Its age is read with MDTM (exact, UTC), never from a LIST line.
- */
-export const FTP_STALE_TEMP_MS = 2 * 60 * 60 * 1000;
-/** Writes look for stale temporary files in a folder at most this often (listings see them anyway). */
-const SWEEP_EVERY_MS = 10 * 60 * 1000;
-/** When each folder (account and remote path) was last searched, across this process. */
-const lastSweep = new Map<string, number>();
-/** Temporary files of uploads running in this process (account and remote path): never removed. */
-const activeTemps = new Set<string>();
+/** Prefix and exact name of in-progress uploads (temp-files.ts); hidden from listings, never returned by stat. */
+export const FTP_TEMP_PREFIX = TEMP_PREFIX;
+export const FTP_TEMP_NAME = TEMP_NAME;
+/** Age from which a temporary file a cut-off upload left is removed (temp-files.ts); read with MDTM (exact, UTC), never from a LIST line. */
+export const FTP_STALE_TEMP_MS = STALE_TEMP_MS;
 
 export interface FtpOptions {
   /** Most FTP connections kept open (default 4). */
@@ -283,8 +273,7 @@ export class FtpProvider implements Provider {
    * an upload of this process. Never fails: a file it cannot remove stays hidden.
    */
   private async removeStaleTemps(c: Client, d: string, names: readonly string[]): Promise<void> {
-    lastSweep.set(`${this.accountKey}|${d}`, Date.now());
-    if (lastSweep.size >= 10_000) lastSweep.clear();
+    markSwept(`${this.accountKey}|${d}`);
     for (const name of names) {
       const remote = this.remote(joinPath(d, name));
       if (activeTemps.has(`${this.accountKey}|${remote}`)) continue;
@@ -294,9 +283,9 @@ export class FtpProvider implements Provider {
     }
   }
 
-  /** Before a write: looks for stale temporary files in the folder, at most once every SWEEP_EVERY_MS. */
+  /** Before a write: looks for stale temporary files in the folder, at most once every ten minutes. */
   private async sweepBeforeWrite(c: Client, d: string): Promise<void> {
-    if (Date.now() - (lastSweep.get(`${this.accountKey}|${d}`) ?? 0) < SWEEP_EVERY_MS) return;
+    if (!sweepDue(`${this.accountKey}|${d}`)) return;
     try {
       await c.cd(this.remote(d));
       const infos = await c.list();

@@ -38,24 +38,13 @@ import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } fr
 import { fsError } from './errors.ts';
 import { mapLimit } from '../../map-limit.ts';
 import { fileReadRing, fileReadStream, fileWriteStream } from '../../recycle.ts';
+import { STALE_TEMP_MS, TEMP_NAME, TEMP_PREFIX, activeTemps, markSwept, sweepDue } from '../../temp-files.ts';
 
-/** Prefix of in-progress writes; such files are hidden from listings and never returned by stat. */
-export const LOCAL_TEMP_PREFIX = '.skyferry-tmp-';
-/** The exact name of a temporary file this backend makes: the prefix and 16 hex digits. */
-export const LOCAL_TEMP_NAME = /^\.skyferry-tmp-[0-9a-f]{16}$/;
-/**
- * A temporary file untouched for this long was left by a write that was cut off (the process
- * killed, the machine down) and is removed when its folder is next listed or written to. A running
- * write touches its file with every block; the longest a write may sit idle is an upload session
- * waiting for its next part (an hour), so this leaves a wide margin.
- */
-export const LOCAL_STALE_TEMP_MS = 2 * 60 * 60 * 1000;
-/** Writes look for stale temporary files in a folder at most this often (listings see them for free). */
-const SWEEP_EVERY_MS = 10 * 60 * 1000;
-/** When each folder (real path) was last searched, across the providers of this process. */
-const lastSweep = new Map<string, number>();
-/** Temporary files of writes running in this process: never removed, whatever their age. */
-const activeTemps = new Set<string>();
+/** Prefix and exact name of in-progress writes (temp-files.ts); hidden from listings, never returned by stat. */
+export const LOCAL_TEMP_PREFIX = TEMP_PREFIX;
+export const LOCAL_TEMP_NAME = TEMP_NAME;
+/** Age from which a temporary file a cut-off write left is removed (temp-files.ts). */
+export const LOCAL_STALE_TEMP_MS = STALE_TEMP_MS;
 /** Folder at the top of the root holding trashed items; hidden from listings. */
 export const LOCAL_TRASH_DIR = '.skyferry-trash';
 
@@ -198,13 +187,12 @@ export class LocalProvider implements Provider {
    * Removes the temporary files a cut-off write left in a folder: only regular files named exactly
    * as this backend names them, untouched for `staleTempMs`, and not a write of this process.
    * `names` is the folder's listing when the caller has read it; without it the folder is read,
-   * at most once every SWEEP_EVERY_MS. Never fails: a file it cannot remove stays hidden.
+   * at most once every ten minutes. Never fails: a file it cannot remove stays hidden.
    */
   private async sweepStaleTemps(dirReal: string, names?: readonly string[]): Promise<void> {
     const now = Date.now();
-    if (!names && now - (lastSweep.get(dirReal) ?? 0) < SWEEP_EVERY_MS) return;
-    if (lastSweep.size >= 10_000) lastSweep.clear();
-    lastSweep.set(dirReal, now);
+    if (!names && !sweepDue(dirReal, now)) return;
+    markSwept(dirReal, now);
     const all = names ?? (await readdir(dirReal).catch(() => [] as string[]));
     const cutoff = now - this.staleTempMs;
     await Promise.all(

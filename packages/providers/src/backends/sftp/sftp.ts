@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { FileEntry, Stats } from 'ssh2';
 import { ProviderError, canceled } from '../../api/errors.ts';
 import { pacerFor } from '../../pacer.ts';
+import { STALE_TEMP_MS, TEMP_NAME, TEMP_PREFIX, activeTemps, markSwept, sweepDue } from '../../temp-files.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
   About,
@@ -24,22 +25,11 @@ import { BufferRing, chunksOf, recycle } from '../../recycle.ts';
 import { pipelinedReadStream, sftpCall } from './io.ts';
 import { untilWindow, writeRequest } from './direct-write.ts';
 
-/** Prefix of in-progress uploads; hidden from listings and never returned by stat. */
-export const SFTP_TEMP_PREFIX = '.skyferry-tmp-';
-/** The exact name of an upload's temporary file: the prefix and 16 hex digits. */
-export const SFTP_TEMP_NAME = /^\.skyferry-tmp-[0-9a-f]{16}$/;
-/**
- * A temporary file untouched for this long was left by an upload that was cut off (the process
- * killed, the connection lost before the clean-up) and is removed when its folder is next listed
- * or written to. A running upload touches its file with every write.
- */
-export const SFTP_STALE_TEMP_MS = 2 * 60 * 60 * 1000;
-/** Writes look for stale temporary files in a folder at most this often (listings see them anyway). */
-const SWEEP_EVERY_MS = 10 * 60 * 1000;
-/** When each folder (account and cloud path) was last searched, across this process. */
-const lastSweep = new Map<string, number>();
-/** Temporary files of uploads running in this process (account and remote path): never removed. */
-const activeTemps = new Set<string>();
+/** Prefix and exact name of in-progress uploads (temp-files.ts); hidden from listings, never returned by stat. */
+export const SFTP_TEMP_PREFIX = TEMP_PREFIX;
+export const SFTP_TEMP_NAME = TEMP_NAME;
+/** Age from which a temporary file a cut-off upload left is removed (temp-files.ts). */
+export const SFTP_STALE_TEMP_MS = STALE_TEMP_MS;
 
 export interface SftpOptions {
   /** Most SSH connections kept open (default 4). */
@@ -182,8 +172,7 @@ export class SftpProvider implements Provider {
 
   /** Records that folder `d` was searched for stale temporary files (or is new: it holds none). */
   private markSwept(d: string): void {
-    if (lastSweep.size >= 10_000) lastSweep.clear();
-    lastSweep.set(`${this.accountKey}|${d}`, Date.now());
+    markSwept(`${this.accountKey}|${d}`);
   }
 
   /**
@@ -205,9 +194,9 @@ export class SftpProvider implements Provider {
     );
   }
 
-  /** Before a write: looks for stale temporary files in the folder, at most once every SWEEP_EVERY_MS. */
+  /** Before a write: looks for stale temporary files in the folder, at most once every ten minutes. */
   private async sweepBeforeWrite(c: SftpConnection, d: string): Promise<void> {
-    if (Date.now() - (lastSweep.get(`${this.accountKey}|${d}`) ?? 0) < SWEEP_EVERY_MS) return;
+    if (!sweepDue(`${this.accountKey}|${d}`)) return;
     this.markSwept(d);
     try {
       await this.removeStaleTemps(c, d, await sftpCall.readdir(c.sftp, this.remote(d)));

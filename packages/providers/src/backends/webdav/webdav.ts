@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
 import { pacerFor } from '../../pacer.ts';
 import { relayErrors } from '../../recycle.ts';
+import { STALE_TEMP_MS, TEMP_NAME, TEMP_PREFIX, activeTemps, markSwept, sweepDue } from '../../temp-files.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
   About,
@@ -25,22 +26,11 @@ import { openNextcloudChunkWriter } from './nextcloud.ts';
 import { openRangedChunkWriter, takesRangedWrites } from './ranged.ts';
 import { PROPFIND_BODY, QUOTA_BODY, hrefToPath, parseQuota, parseResources, type DavResource } from './propfind.ts';
 
-/** Prefix of in-progress uploads on generic servers; hidden from listings, never returned by stat. */
-export const WEBDAV_TEMP_PREFIX = '.skyferry-tmp-';
-/** The exact name of an upload's temporary file: the prefix and 16 hex digits. */
-export const WEBDAV_TEMP_NAME = /^\.skyferry-tmp-[0-9a-f]{16}$/;
-/**
- * A temporary file untouched for this long was left by an upload that was cut off (the process
- * killed, the connection lost before the clean-up) and is removed when its folder is next listed
- * or written to. Its age is the server's getlastmodified, which every written range moves on.
- */
-export const WEBDAV_STALE_TEMP_MS = 2 * 60 * 60 * 1000;
-/** Writes look for stale temporary files in a folder at most this often (listings see them anyway). */
-const SWEEP_EVERY_MS = 10 * 60 * 1000;
-/** When each folder (account and cloud path) was last searched, across this process. */
-const lastSweep = new Map<string, number>();
-/** Temporary files of uploads running in this process (account and cloud path): never removed. */
-const activeTemps = new Set<string>();
+/** Prefix and exact name of in-progress uploads (temp-files.ts); hidden from listings, never returned by stat. */
+export const WEBDAV_TEMP_PREFIX = TEMP_PREFIX;
+export const WEBDAV_TEMP_NAME = TEMP_NAME;
+/** Age from which a temporary file a cut-off upload left is removed (temp-files.ts). */
+export const WEBDAV_STALE_TEMP_MS = STALE_TEMP_MS;
 
 export type WebdavVendor = 'nextcloud' | 'owncloud' | 'other';
 
@@ -217,8 +207,7 @@ export class WebdavProvider implements Provider {
 
   /** Records that folder `d` was searched for stale temporary files (or is new: it holds none). */
   private markSwept(d: string): void {
-    if (lastSweep.size >= 10_000) lastSweep.clear();
-    lastSweep.set(`${this.accountKey}|${d}`, Date.now());
+    markSwept(`${this.accountKey}|${d}`);
   }
 
   /**
@@ -239,9 +228,9 @@ export class WebdavProvider implements Provider {
     await Promise.all(stale.map((p) => this.deleteQuietly(p)));
   }
 
-  /** Before a write: looks for stale temporary files in the folder, at most once every SWEEP_EVERY_MS. */
+  /** Before a write: looks for stale temporary files in the folder, at most once every ten minutes. */
   private async sweepBeforeWrite(d: string, signal?: AbortSignal): Promise<void> {
-    if (Date.now() - (lastSweep.get(`${this.accountKey}|${d}`) ?? 0) < SWEEP_EVERY_MS) return;
+    if (!sweepDue(`${this.accountKey}|${d}`)) return;
     this.markSwept(d);
     try {
       await this.removeStaleTemps(d, parseResources(await this.propfind(d, 1, signal)));

@@ -1,0 +1,35 @@
+/**
+ * The temporary files backends write a file into before renaming it into place, and the leftovers
+ * of writes that were cut off (the process killed, the connection lost before the clean-up):
+ * shared by the local, FTP, SFTP and WebDAV backends, which hide these names from listings and
+ * remove stale ones when a folder is listed or written to.
+ */
+
+/** Prefix of in-progress writes; hidden from listings and never returned by stat. */
+export const TEMP_PREFIX = '.skyferry-tmp-';
+/** The exact name of a temporary file a backend makes: the prefix and 16 hex digits. */
+export const TEMP_NAME = /^\.skyferry-tmp-[0-9a-f]{16}$/;
+/**
+ * A temporary file untouched for this long was left by a write that was cut off. A running write
+ * touches its file with every block; the longest one may sit idle is an upload session waiting for
+ * its next part (an hour), so this leaves a wide margin.
+ */
+export const STALE_TEMP_MS = 2 * 60 * 60 * 1000;
+/** Writes look for stale temporary files in a folder at most this often (listings see them anyway). */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+/** When each folder (a key naming the account and the folder) was last searched, across this process. */
+const lastSweep = new Map<string, number>();
+
+/** Temporary files of writes running in this process (a key naming the account and the path): never removed. */
+export const activeTemps = new Set<string>();
+
+/** Records that a folder was searched for stale temporary files (or is new: it holds none). */
+export function markSwept(folderKey: string, now = Date.now()): void {
+  if (lastSweep.size >= 10_000) lastSweep.clear();
+  lastSweep.set(folderKey, now);
+}
+
+/** Whether a write into the folder should look for stale temporary files first. */
+export function sweepDue(folderKey: string, now = Date.now()): boolean {
+  return now - (lastSweep.get(folderKey) ?? 0) >= SWEEP_EVERY_MS;
+}
