@@ -189,6 +189,35 @@ describe.each(servers)('ftp on %s', (name, start, secure) => {
     }
   });
 
+  it('a cancel ends the downloads waiting for a connection at once; none of them starts a transfer later', async () => {
+    const one = await openFtp(creds(), {}, { maxConnections: 1 });
+    try {
+      const data = pattern(2 * 1024 * 1024 + 5);
+      await one.put('/rqueue/data.bin', Readable.from([data]), { size: data.length });
+      // The only connection is busy with a download nobody reads yet.
+      const held = await one.openRead('/rqueue/data.bin');
+      const ac = new AbortController();
+      const settled: string[] = [];
+      const waiting = Array.from({ length: 3 }, () =>
+        one.openRead('/rqueue/data.bin', { signal: ac.signal }).then(
+          async (r) => `opened (${(await readAll(r).catch(() => Buffer.alloc(0))).length} bytes)`,
+          (err: unknown) => (ProviderError.is(err, 'canceled') ? 'canceled' : String(err)),
+        ),
+      );
+      for (const w of waiting) void w.then((outcome) => settled.push(outcome));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(settled).toEqual([]);
+      ac.abort();
+      // Each waiting read ends while the held one still has the connection (before, they waited for
+      // it and then each downloaded the whole file, the cancel unheard).
+      expect(await Promise.all(waiting)).toEqual(['canceled', 'canceled', 'canceled']);
+      expect((await readAll(held)).equals(data)).toBe(true);
+      expect((await readAll(await one.openRead('/rqueue/data.bin'))).equals(data)).toBe(true);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('removes the temporary files a cut-off upload left, once stale, when their folder is listed or written to', async () => {
     const stale = `${FTP_TEMP_PREFIX}0123456789abcdef`;
     const fresh = `${FTP_TEMP_PREFIX}fedcba9876543210`;

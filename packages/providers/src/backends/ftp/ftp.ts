@@ -370,13 +370,19 @@ export class FtpProvider implements Provider {
     const p = cleanPath(path);
     if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
     if (opts.signal?.aborted) throw canceled();
-    const c = await this.pool.acquire();
+    // A cancel while this read waits for a connection ends the wait.
+    const c = await this.pool.acquire(opts.signal);
     let st: Entry;
     try {
       st = await this.statWith(c, p);
     } catch (err) {
       this.pool.release(c);
       throw ftpError(err, p);
+    }
+    // Canceled while it looked the file up: no transfer is started (the listener below would miss it).
+    if (opts.signal?.aborted) {
+      this.pool.release(c);
+      throw canceled();
     }
     if (st.kind === 'dir') {
       this.pool.release(c);
