@@ -601,7 +601,7 @@ describe('executor', () => {
     const again = target.writes.slice(writesBefore).map((p) => p.slice('/t'.length));
     expect(again.sort()).toEqual([gone1, gone2, cut].sort());
     // The plan made again skips the copied files still there; the deletes are all done now.
-    expect(second.result.summary).toMatchObject({ added: 2, updated: 1, deleted: 6, resumed: 0 });
+    expect(second.result.summary).toMatchObject({ added: 2, updated: 1, deleted: 6, resumed: 0, redone: 5 });
     // Every extra is gone, the two that came back too: the target is the source's copy.
     sameFiles(store, '/src', target.store, '/t');
   });

@@ -161,6 +161,7 @@ class Execution {
     conflicts: 0,
     failed: 0,
     resumed: 0,
+    redone: 0,
   };
   readonly startedAt = Date.now();
   readonly done = new Map<string, CheckpointInfo>();
@@ -553,6 +554,7 @@ class Execution {
         for (const it of list) {
           const info = this.done.get(checkpointKey(plan, it));
           if (!info || !stillStands(it)) {
+            if (info && it.action !== 'mkdir') this.summary.redone++;
             out.push(it);
             continue;
           }

@@ -34,7 +34,7 @@ export async function runTransfer(
         source: { kind: req.source.kind, paths: req.sourcePaths },
         target: { kind: req.target.kind, path: req.targetPath },
         failed: [],
-        summary: { added: 0, updated: 0, deleted: 0, skipped: 0, conflicts: 0, failed: 0, resumed: 0 },
+        summary: { added: 0, updated: 0, deleted: 0, skipped: 0, conflicts: 0, failed: 0, resumed: 0, redone: 0 },
         error: { code: e.code, message: e.message },
       },
     };

@@ -208,6 +208,11 @@ export interface ResultSummary {
   failed: number;
   /** Finished by an earlier interrupted attempt of the same run (from checkpoints). */
   resumed: number;
+  /**
+   * Finished by an earlier attempt, but no longer so on the target (removed, cut short, or back
+   * since): done again by this run and counted as its own.
+   */
+  redone: number;
 }
 
 export interface TransferResult {

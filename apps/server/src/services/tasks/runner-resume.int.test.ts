@@ -57,13 +57,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     /** Every provider opened on the target store, in order: their writes together are the run's. */
     const targets: MemoryProvider[] = [];
     const targetWrites = () => targets.flatMap((p) => p.writes);
+    /** Paths the target refuses to write (a file that fails, for a run that ends partial). */
+    let refused: string[] = [];
 
     const clouds = {
       async open(_identity: unknown, id: string) {
         const store = stores.get(id);
         if (!store) throw new ApiError(Code.NOT_FOUND, 'not_found');
         // The target answers slowly, so the shutdown lands in the middle of the run.
-        const provider = new MemoryProvider({ store, kind: 'webdav', latencyMs: id === 'nas' ? 15 : 0 });
+        const provider = new MemoryProvider({
+          store,
+          kind: 'webdav',
+          latencyMs: id === 'nas' ? 15 : 0,
+          ...(id === 'nas' ? { forbidden: refused } : {}),
+        });
         if (id === 'nas') targets.push(provider);
         return { cloud: record(id), provider };
       },
@@ -108,11 +115,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     /**
      * Cuts a run off on one worker after a few files and lets another finish it; `removed` of the
-     * files the first one finished are removed from the target in between.
+     * files the first one finished are removed from the target in between, and with `oneFails` the
+     * target refuses one file the first did not reach, so the run ends partial.
      */
-    async function cutOffAndResume(removed: number) {
+    async function cutOffAndResume(removed: number, oneFails = false) {
       stores.set('nas', new MemoryStore());
       targets.length = 0;
+      refused = [];
       const api = worker();
       const service = new TasksService({
         repo: new TasksRepository(api.db.kysely),
@@ -158,11 +167,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const gone = [...before].slice(0, removed);
       for (const name of gone) (stores.get('nas') as MemoryStore).remove(`/Backup/Big/${name}`);
       const writesBefore = targetWrites().length;
+      const failing = oneFails
+        ? Array.from({ length: FILES }, (_, i) => `f${i}.bin`).find((n) => !before.has(n))
+        : undefined;
+      if (failing) refused = [`/Backup/Big/${failing}`];
+      const endState = failing ? TaskState.partial : TaskState.completed;
 
       // The second worker takes the job over and finishes it.
       const second = worker();
       await second.queue.process(second.runner.handle, { concurrency: 1 });
-      await until('the run to end', async () => (await repo.getById(id))?.state === TaskState.completed);
+      await until('the run to end', async () => (await repo.getById(id))?.state === endState);
       await second.queue.close();
       await api.queue.close();
 
@@ -171,20 +185,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         .map((p) => p.split('/').pop() ?? '');
       // Written again: only the checkpointed files that were removed since.
       expect(later.filter((name) => before.has(name)).sort()).toEqual(gone.sort());
-      expect(new Set(targetWrites().map((p) => p.split('/').pop())).size).toBe(FILES);
+      const done = failing ? FILES - 1 : FILES;
+      expect(new Set(targetWrites().map((p) => p.split('/').pop())).size).toBe(done);
       const nas = stores.get('nas') as MemoryStore;
       for (let i = 0; i < FILES; i++) {
-        expect(nas.readFile(`/Backup/Big/f${i}.bin`).equals(Buffer.alloc(SIZE, i + 1)), `f${i}`).toBe(true);
+        if (`f${i}.bin` === failing) expect(nas.exists(`/Backup/Big/f${i}.bin`)).toBe(false);
+        else expect(nas.readFile(`/Backup/Big/f${i}.bin`).equals(Buffer.alloc(SIZE, i + 1)), `f${i}`).toBe(true);
       }
       const row = await repo.getById(id);
       expect(row?.run_count).toBe(1);
-      // Each file counts once, those written twice too.
+      // Each file counts once, those written twice too, whether the run ends in success or not.
       expect(JSON.parse(row?.result ?? '{}')).toMatchObject({
-        outcome: 'success',
-        added: FILES,
-        success_count: FILES,
+        outcome: failing ? 'partial' : 'success',
+        added: done,
+        success_count: done,
         total_count: FILES,
-        failed: 0,
+        failed: FILES - done,
       });
     }
 
@@ -193,6 +209,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it(
       'writes again a checkpointed file removed from the target before the resume, counting it once',
       () => cutOffAndResume(2),
+      60_000,
+    );
+
+    it(
+      'counts such a file once when the resumed run ends partial (another file fails)',
+      () => cutOffAndResume(2, true),
       60_000,
     );
   });

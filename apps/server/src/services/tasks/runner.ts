@@ -98,19 +98,20 @@ function failedResult(startedAt: number, code: string, message: string): Transfe
     source: { kind: '', paths: [] },
     target: { kind: '', path: '' },
     failed: [],
-    summary: { added: 0, updated: 0, deleted: 0, skipped: 0, conflicts: 0, failed: 0, resumed: 0 },
+    summary: { added: 0, updated: 0, deleted: 0, skipped: 0, conflicts: 0, failed: 0, resumed: 0, redone: 0 },
     error: { code, message },
   };
 }
 
 /**
  * A run's figures with what earlier, interrupted attempts of it finished (recorded in its
- * checkpoints) and this attempt did not count again as resumed.
+ * checkpoints) and this attempt neither counted as resumed nor did again (such an item counts once,
+ * as this attempt's).
  */
 export function withCarried(result: TransferResult, carried: CheckpointTally): TransferResult {
   const by = carried.byAction;
   const countable = (by.copy ?? 0) + (by.update ?? 0) + (by.delete ?? 0) + (by.conflict ?? 0);
-  const extra = Math.max(0, countable - result.summary.resumed);
+  const extra = Math.max(0, countable - result.summary.resumed - result.summary.redone);
   if (extra === 0) return result;
   const copies = Math.min(extra, by.copy ?? 0);
   const updates = Math.min(extra - copies, by.update ?? 0);
