@@ -24,6 +24,7 @@ import { openLocal, openWebdav, type Provider } from '@skyferry/providers';
 import { scanForCleanup } from '@skyferry/engine';
 import { run, startApacheWebdav, type WebdavServer } from '@skyferry/testing';
 import { table, vmHwm } from './lib/measure.ts';
+import { prng } from './lib/random.ts';
 
 const FILES = Number(process.env.BENCH_FILES ?? 50_000);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'local,webdav').split(',').filter(Boolean);
@@ -32,19 +33,6 @@ const ROUNDS = (target: string) => Number(process.env.BENCH_ROUNDS ?? (target ==
 const RCLONE_ENV = { RCLONE_CONFIG: '/dev/null', AWS_CA_BUNDLE: '' };
 const MiB = 1024 * 1024;
 const KiB = 1024;
-
-/** xorshift32 */
-function prng(seed: number): () => number {
-  let x = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x1_0000_0000;
-  };
-}
 
 /** 8 MiB of incompressible bytes; each file is a slice of it with its own number in the first bytes. */
 function pool(): Buffer {

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { openProvider } from '@skyferry/providers';
 import { BENCH_TARGETS, type RunningTarget } from './providers-targets.ts';
 import { MiB, mbPerSec, runMeasured, table, vmHwm } from './lib/measure.ts';
+import { pseudoRandomBytes } from './lib/random.ts';
 
 interface WorkerSpec {
   op: 'upload' | 'download' | 'generate';
@@ -43,17 +44,7 @@ interface WorkerResult {
 
 /** 1 MiB of pseudo-random bytes, reused to generate streams of any size without disk or memory. */
 function patternMiB(): Buffer {
-  const b = Buffer.alloc(MiB);
-  let x = 2463534242;
-  for (let i = 0; i < b.length; i += 4) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    b.writeUInt32LE(x, i);
-  }
-  return b;
+  return pseudoRandomBytes(MiB, 2463534242);
 }
 
 function generated(size: number): Readable {

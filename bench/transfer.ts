@@ -18,7 +18,6 @@
  * cache, so each run starts from the same state.
  */
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +33,8 @@ import {
   type WebdavServer,
 } from '@skyferry/testing';
 import { runMeasured, table } from './lib/measure.ts';
+import { pseudoRandomBytes } from './lib/random.ts';
+import { settle } from './lib/settle.ts';
 import type { EndpointSpec, RunSpec } from './transfer-run.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -62,24 +63,9 @@ interface DataSet {
   small: boolean;
 }
 
-/** Pseudo-random bytes (xorshift32), one block per seed: incompressible and quick to make. */
-function block(size: number, seed: number): Buffer {
-  const words = new Uint32Array(Math.ceil(size / 4));
-  let x = seed >>> 0 || 0x9e3779b9;
-  for (let i = 0; i < words.length; i++) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    words[i] = x;
-  }
-  return Buffer.from(words.buffer, 0, size);
-}
-
 async function writeBig(path: string, size: number, seed: number): Promise<void> {
   const out = createWriteStream(path);
-  const piece = block(8 * MiB, seed);
+  const piece = pseudoRandomBytes(8 * MiB, seed);
   for (let off = 0, i = 0; off < size; off += piece.length, i++) {
     const n = Math.min(piece.length, size - off);
     // Vary each piece a little so no two blocks of the file are equal.
@@ -102,7 +88,7 @@ async function makeSets(root: string): Promise<DataSet[]> {
     for (let i = 0; i < n; i++) {
       const size = 4096 + ((i * 7919) % (60 * 1024));
       bytes += size;
-      writeFileSync(join(root, 'a', `folder${i % 20}`, `file${i}.bin`), block(size, i + 1));
+      writeFileSync(join(root, 'a', `folder${i % 20}`, `file${i}.bin`), pseudoRandomBytes(size, i + 1));
     }
     sets.push({ name: 'a', label: `(a) ${n} files of 4-64 KB`, files: n, bytes, small: true });
   }
@@ -125,32 +111,6 @@ async function makeSets(root: string): Promise<DataSet[]> {
     sets.push({ name: 'c', label: `(c) one ${Math.round(size / MiB)} MB file`, files: 1, bytes: size, small: false });
   }
   return sets;
-}
-
-/** Reads every file under `dir`, which brings it into the page cache. */
-async function readAll(dir: string): Promise<void> {
-  const buffer = Buffer.allocUnsafe(4 * MiB);
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
-    const fh = await open(join(entry.parentPath, entry.name), 'r');
-    try {
-      while ((await fh.read(buffer, 0, buffer.length, null)).bytesRead > 0);
-    } finally {
-      await fh.close();
-    }
-  }
-}
-
-/**
- * Brings the machine to the same state before every measured run (untimed): earlier runs' writes
- * flushed to disk (`sync`), so their writeback does not land in this run, and the run's source
- * files read into the page cache. This VM's kernel pages out page cache it has not touched for a
- * few minutes (DAMON), so without this whichever run came first after a pause read part of its
- * source from disk (a gigabyte source was found 35-65 % resident).
- */
-async function settle(sourceDir: string): Promise<void> {
-  await run('sync', []);
-  await readAll(sourceDir);
 }
 
 interface Target {

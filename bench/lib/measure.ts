@@ -9,6 +9,9 @@ export interface Measured {
   /** CPU time (user and system, all threads) in ms, as last sampled before exit (up to 20 ms early). */
   cpuMs: number;
   stdout: string;
+  stderr: string;
+  /** Exit code (one of `okCodes`). */
+  code: number;
 }
 
 /** Peak RSS of a live process (bytes), from /proc. */
@@ -38,7 +41,12 @@ export function cpuMsOf(pid: number): number | undefined {
  * Runs a program to completion, sampling its peak RSS (VmHWM only grows, so the last sample
  * before exit is the peak up to 20 ms before the end).
  */
-export function runMeasured(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Measured> {
+export function runMeasured(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  okCodes: number[] = [0],
+): Promise<Measured> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
@@ -64,8 +72,9 @@ export function runMeasured(cmd: string, args: string[], env: NodeJS.ProcessEnv 
     child.on('exit', (code) => {
       clearInterval(timer);
       const ms = performance.now() - started;
-      if (code !== 0) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${stderr.slice(-4000)}`));
-      else resolve({ ms, peakRss: peak, cpuMs, stdout });
+      if (code === null || !okCodes.includes(code))
+        reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${stderr.slice(-4000)}`));
+      else resolve({ ms, peakRss: peak, cpuMs, stdout, stderr, code });
     });
   });
 }

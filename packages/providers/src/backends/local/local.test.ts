@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   mkdirSync,
   mkdtempSync,
@@ -149,15 +150,19 @@ describe('local backend confinement', () => {
   it('a hash cancelled as its file opens is refused as canceled, and nothing is thrown past it', async () => {
     // Ctrl-C during a check: hashes whose files were being opened found their streams destroyed at
     // once, and the error event, emitted while the hasher was still being made, ended the process.
+    // (A file above the small-file limit: those are streamed.)
+    const big = Buffer.alloc(1024 * 1024, 7);
+    writeFileSync(join(root, 'box', 'big.bin'), big);
     const uncaught: unknown[] = [];
     const heard = (err: unknown) => uncaught.push(err);
     process.prependListener('uncaughtException', heard);
     try {
       for (const type of ['md5', 'sha1', 'sha256'] as const) {
         const ac = new AbortController();
-        const asked = code(provider.hash('/box/inner.txt', type, { signal: ac.signal }));
+        const asked = code(provider.hash('/box/big.bin', type, { signal: ac.signal }));
         ac.abort();
         expect(await asked).toBe('canceled');
+        expect(await code(provider.hash('/box/big.bin', type, { signal: ac.signal }))).toBe('canceled');
         expect(await code(provider.hash('/box/inner.txt', type, { signal: ac.signal }))).toBe('canceled');
       }
       await new Promise((r) => setTimeout(r, 20));
@@ -165,8 +170,35 @@ describe('local backend confinement', () => {
       process.off('uncaughtException', heard);
     }
     expect(uncaught).toEqual([]);
-    // Not cancelled, the same file hashes as before.
+    // Not cancelled, the same files hash as before.
     expect(await provider.hash('/box/inner.txt', 'md5')).toBe('ea97586b4aa0c141e4456912f3325f7f');
+    expect(await provider.hash('/box/big.bin', 'sha256')).toBe(createHash('sha256').update(big).digest('hex'));
+  });
+
+  it('hashes small files from one read and larger ones streamed, with the same answers and errors', async () => {
+    const KiB = 1024;
+    // Around the small-file limit (128 KiB), both ways.
+    for (const size of [0, 1, 4 * KiB, 128 * KiB - 1, 128 * KiB, 128 * KiB + 1, 3 * 128 * KiB + 5]) {
+      const data = Buffer.alloc(size);
+      for (let i = 0; i < size; i++) data[i] = (i * 31 + (i >> 9)) & 255;
+      writeFileSync(join(root, 'box', `s${size}.bin`), data);
+      for (const type of ['md5', 'sha1', 'sha256'] as const) {
+        expect(await provider.hash(`/box/s${size}.bin`, type), `${type} of ${size} bytes`).toBe(
+          createHash(type).update(data).digest('hex'),
+        );
+      }
+    }
+    // Many at once (a check hashes in parallel): each its own file's.
+    const many = await Promise.all(
+      [1, 4 * KiB, 128 * KiB, 1, 4 * KiB, 128 * KiB].map((size) => provider.hash(`/box/s${size}.bin`, 'md5')),
+    );
+    expect(new Set(many).size).toBe(3);
+    expect(await code(provider.hash('/box', 'md5'))).toBe('is_dir');
+    expect(await code(provider.hash('/box/missing.txt', 'md5'))).toBe('not_found');
+    expect(await code(provider.hash('/box/inner.txt/below', 'md5'))).toBe('not_found');
+    expect(await code(provider.hash('/box/secret-link.txt', 'md5'))).toBe('permission');
+    expect(await provider.hash('/inside-link.txt', 'md5')).toBe('ea97586b4aa0c141e4456912f3325f7f');
+    expect(await code(provider.hash('/.skyferry-trash/x', 'md5'))).toBe('not_found');
   });
 
   it('keeps modification times and hides in-progress temporary files', async () => {
