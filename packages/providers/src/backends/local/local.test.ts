@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openProvider } from '../../api/registry.ts';
 import { ProviderError } from '../../api/errors.ts';
 import '../index.ts';
@@ -199,6 +199,25 @@ describe('local backend confinement', () => {
     expect(await code(provider.hash('/box/secret-link.txt', 'md5'))).toBe('permission');
     expect(await provider.hash('/inside-link.txt', 'md5')).toBe('ea97586b4aa0c141e4456912f3325f7f');
     expect(await code(provider.hash('/.skyferry-trash/x', 'md5'))).toBe('not_found');
+  });
+
+  it('streams small-file hashes for a while once synchronous ones were slow three times in a row (a slow disk keeps the event loop free)', async () => {
+    const data = Buffer.from('a small file');
+    writeFileSync(join(root, 'box', 'small.txt'), data);
+    const md5 = createHash('md5').update(data).digest('hex');
+    // Every synchronous hash counts as slow here.
+    const slow = await openLocal({ path: root }, { localRoots: [root] }, { syncHashBudgetMs: -1 });
+    const streamed = vi.spyOn(slow, 'openRead');
+    for (let i = 0; i < 3; i++) expect(await slow.hash('/box/small.txt', 'md5')).toBe(md5);
+    expect(streamed).not.toHaveBeenCalled();
+    expect(await slow.hash('/box/small.txt', 'md5')).toBe(md5);
+    expect(await slow.hash('/box/inner.txt', 'md5')).toBe('ea97586b4aa0c141e4456912f3325f7f');
+    expect(streamed).toHaveBeenCalledTimes(2);
+    // A disk that answers within the budget keeps the synchronous read.
+    const fast = await openLocal({ path: root }, { localRoots: [root] }, { syncHashBudgetMs: 60_000 });
+    const read = vi.spyOn(fast, 'openRead');
+    for (let i = 0; i < 5; i++) expect(await fast.hash('/box/small.txt', 'md5')).toBe(md5);
+    expect(read).not.toHaveBeenCalled();
   });
 
   it('keeps modification times and hides in-progress temporary files', async () => {

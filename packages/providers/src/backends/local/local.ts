@@ -51,11 +51,14 @@ export const LOCAL_TRASH_DIR = '.skyferry-trash';
 const DEFAULT_PAGE_SIZE = 1000;
 const STAT_CONCURRENCY = 32;
 /**
- * Files up to this size are hashed from one synchronous read: four file-system calls of a few
- * microseconds each instead of five trips through libuv's thread pool (about 25 µs each here), with
- * the event loop held for at most a fraction of a millisecond (reading and hashing 128 KiB).
+ * Files up to this size are hashed from one synchronous realpath, open, stat, read and close (a few
+ * microseconds each from the page cache) instead of a stream through libuv's thread pool (seven
+ * trips of about 25 µs each here), holding the event loop for a fraction of a millisecond. A disk
+ * that makes three such hashes in a row slow (over `syncHashBudgetMs`: a network or spinning disk,
+ * a cold cache) gets streamed hashes for SLOW_DISK_PAUSE_MS, so the event loop stays free.
  */
 const SMALL_HASH_MAX = 128 * 1024;
+const SLOW_DISK_PAUSE_MS = 60_000;
 /** The buffer of those reads (one at a time: they are synchronous). */
 let smallHashBuffer: Buffer | undefined;
 
@@ -101,6 +104,8 @@ export interface LocalOptions {
   staleTempMs?: number;
   /** How many chunks the engine may write at once. */
   concurrency?: number;
+  /** Three synchronous small-file hashes in a row slower than this (ms) make hashes stream for a while. Default 2. */
+  syncHashBudgetMs?: number;
 }
 
 function isHidden(name: string, atRoot: boolean): boolean {
@@ -141,11 +146,16 @@ export class LocalProvider implements Provider {
   readonly chunkSize: number;
   readonly concurrency: number;
   readonly staleTempMs: number;
+  private readonly syncHashBudgetMs: number;
+  /** Until then (epoch ms), small files are hashed streamed: a synchronous hash was found slow. */
+  private streamHashesUntil = 0;
+  private slowHashesInARow = 0;
 
   constructor(realRoot: string, opts: LocalOptions = {}) {
     this.root = realRoot;
     this.accountKey = `local:${realRoot}`;
     this.staleTempMs = opts.staleTempMs ?? LOCAL_STALE_TEMP_MS;
+    this.syncHashBudgetMs = opts.syncHashBudgetMs ?? 2;
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
     this.features.caseInsensitive = opts.caseInsensitive ?? false;
@@ -567,14 +577,23 @@ export class LocalProvider implements Provider {
     if (opts.signal?.aborted) throw canceled();
     const p = cleanPath(path);
     if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
-    const real = this.realOfSync(p);
-    let small: string | undefined;
-    try {
-      small = hashSmallSync(real, p, type as 'md5' | 'sha1' | 'sha256');
-    } catch (err) {
-      throw fsError(err, p);
+    if (Date.now() >= this.streamHashesUntil) {
+      const started = performance.now();
+      const real = this.realOfSync(p);
+      let small: string | undefined;
+      try {
+        small = hashSmallSync(real, p, type as 'md5' | 'sha1' | 'sha256');
+      } catch (err) {
+        throw fsError(err, p);
+      }
+      // Three slow ones in a row (not a single pause of this process): a slow disk.
+      this.slowHashesInARow = performance.now() - started > this.syncHashBudgetMs ? this.slowHashesInARow + 1 : 0;
+      if (this.slowHashesInARow >= 3) {
+        this.slowHashesInARow = 0;
+        this.streamHashesUntil = Date.now() + SLOW_DISK_PAUSE_MS;
+      }
+      if (small !== undefined) return small;
     }
-    if (small !== undefined) return small;
     try {
       return await hashFile(await this.openRead(path, { signal: opts.signal }), type);
     } catch (err) {
