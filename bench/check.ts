@@ -53,23 +53,23 @@ async function main(): Promise<void> {
     );
 
     const startup = await runMeasured(process.execPath, [SKYFERRY, '--help']);
-    const times: Record<string, { ms: number; cpu: number; peak: number }[]> = { skyferry: [], rclone: [] };
+    type Run = { ms: number; cpu: number; peak: number };
+    const times = { skyferry: [] as Run[], rclone: [] as Run[] };
     for (let round = 0; round < ROUNDS; round++) {
       await settle(a, b);
       const r = await runMeasured('rclone', ['check', a, b], RCLONE_ENV, [1]);
       if (!/3 differences found/.test(r.stderr)) throw new Error(`rclone check: ${r.stderr}`);
-      times.rclone?.push({ ms: r.ms, cpu: r.cpuMs, peak: r.peakRss });
+      times.rclone.push({ ms: r.ms, cpu: r.cpuMs, peak: r.peakRss });
       await settle(a, b);
       const s = await runMeasured(process.execPath, [SKYFERRY, 'check', a, b], {}, [1]);
       if (!/^3 differences;/m.test(s.stdout)) throw new Error(`skyferry check: ${s.stdout}${s.stderr}`);
-      times.skyferry?.push({ ms: s.ms, cpu: s.cpuMs, peak: s.peakRss });
+      times.skyferry.push({ ms: s.ms, cpu: s.cpuMs, peak: s.peakRss });
     }
-    const best = (k: string) =>
-      [...(times[k] ?? [])].sort((x, y) => x.ms - y.ms)[0] as { ms: number; cpu: number; peak: number };
-    const sky = best('skyferry');
-    const rc = best('rclone');
-    const all = (k: string) => (times[k] ?? []).map((t) => (t.ms / 1000).toFixed(2)).join(' / ');
-    console.log(`every run: skyferry ${all('skyferry')}; rclone ${all('rclone')}`);
+    const best = (runs: Run[]) => [...runs].sort((x, y) => x.ms - y.ms)[0] as Run;
+    const sky = best(times.skyferry);
+    const rc = best(times.rclone);
+    const all = (runs: Run[]) => runs.map((t) => (t.ms / 1000).toFixed(2)).join(' / ');
+    console.log(`every run: skyferry ${all(times.skyferry)}; rclone ${all(times.rclone)}`);
     console.log(
       '\n' +
         table(

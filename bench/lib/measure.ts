@@ -10,8 +10,6 @@ export interface Measured {
   cpuMs: number;
   stdout: string;
   stderr: string;
-  /** Exit code (one of `okCodes`). */
-  code: number;
 }
 
 /** Peak RSS of a live process (bytes), from /proc. */
@@ -74,7 +72,7 @@ export function runMeasured(
       const ms = performance.now() - started;
       if (code === null || !okCodes.includes(code))
         reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${stderr.slice(-4000)}`));
-      else resolve({ ms, peakRss: peak, cpuMs, stdout, stderr, code });
+      else resolve({ ms, peakRss: peak, cpuMs, stdout, stderr });
     });
   });
 }

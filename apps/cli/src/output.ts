@@ -1,13 +1,12 @@
 /** What the command line prints: dry-run plans, results with their failed files, and progress. */
 import { formatBytes } from '@skyferry/contract';
-import {
-  notDone,
-  type CheckProgress,
-  type CheckResult,
-  type PlanItem,
-  type TransferPlan,
-  type TransferProgress,
-  type TransferResult,
+import type {
+  CheckProgress,
+  CheckResult,
+  PlanItem,
+  TransferPlan,
+  TransferProgress,
+  TransferResult,
 } from '@skyferry/engine';
 import { EXIT, type CliIo } from './io.ts';
 import type { Location } from './remotes.ts';
@@ -82,8 +81,8 @@ export function printResult(
   const s = result.summary;
   const seconds = (result.timeTakenMs / 1000).toFixed(1);
   // What a stopped run did not get to is told as one count, not as a failure of each file.
-  const left = result.failed.filter(notDone);
-  const failed = result.failed.filter((f) => !notDone(f));
+  const left = result.failed.filter((f) => f.notDone);
+  const failed = result.failed.filter((f) => !f.notDone);
   io.stdout.write(
     `${result.outcome}: ${result.successCount} of ${result.totalCount} done (${formatBytes(result.transferredBytes)} moved) in ${seconds} s;` +
       ` ${s.added} added, ${s.updated} updated, ${s.deleted} deleted, ${s.conflicts} conflicts, ${s.skipped} unchanged` +

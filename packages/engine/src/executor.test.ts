@@ -425,6 +425,8 @@ describe('executor', () => {
     expect(result.error).toMatchObject({ code: 'auth_expired' });
     expect(result.successCount).toBe(5);
     expect(result.failed).toHaveLength(15);
+    // The file that met the error failed; the others were not done.
+    expect(result.failed.filter((f) => !f.notDone).map((f) => f.reason)).toEqual(['auth_expired']);
   });
 
   it('detects insufficient target space before the run and while it runs', async () => {

@@ -92,13 +92,6 @@ const other = (s: Side): Side => (s === 'source' ? 'target' : 'source');
 /** Failure reasons worth one more try at the end of a run (not permanent refusals). */
 const RETRY_AGAIN = new Set(['network', 'server', 'rate_limited', 'corrupted', 'conflict', 'not_found', 'unknown']);
 
-const NOT_DONE = 'not done: ';
-
-/** Whether a failed item is one a stopped run did not get to (rather than one that failed). */
-export function notDone(f: FailedItem): boolean {
-  return f.message.startsWith(NOT_DONE);
-}
-
 /** The key of an item in the checkpoint store: stable across re-planning, changed when the file read changes. */
 export function checkpointKey(plan: TransferPlan, item: PlanItem): string {
   const pair = plan.pairs[item.pair] as PlanPair;
@@ -763,8 +756,11 @@ class Execution {
               ? 'quota'
               : (this.stop?.error?.code ?? outcome);
       for (const it of unfinished)
-        this.fail(it, new ProviderError('unknown', `${NOT_DONE}${outcome}`, { serviceCode: reason }));
-      for (const f of this.failed.slice(this.failed.length - unfinished.length)) f.reason = reason;
+        this.fail(it, new ProviderError('unknown', `not done: ${outcome}`, { serviceCode: reason }));
+      for (const f of this.failed.slice(this.failed.length - unfinished.length)) {
+        f.reason = reason;
+        f.notDone = true;
+      }
     }
     this.summary.failed = this.failed.length;
     this.progress.phase = 'finishing';

@@ -1,14 +1,7 @@
 export * from './types.ts';
 export * from './stores.ts';
 export { planTransfer, planRetry, conflictName, type PlanRequest, type RetryRequest } from './planner.ts';
-export {
-  executePlan,
-  checkpointKey,
-  notDone,
-  type ExecuteOptions,
-  type TrafficHook,
-  type ItemEvent,
-} from './executor.ts';
+export { executePlan, checkpointKey, type ExecuteOptions, type TrafficHook, type ItemEvent } from './executor.ts';
 export { copyFile, type CopyContext, type CopyFileResult, type Verification } from './copy-file.ts';
 export { runTransfer, type RunRequest } from './run.ts';
 export { planPage, taskStateOf, itemPaths, type PlanPageQuery } from './tools.ts';

@@ -182,6 +182,8 @@ export interface FailedItem {
   /** A ProviderErrorCode, or an engine reason: 'verify_failed', 'source_changed', 'skipped_after_failure'. */
   reason: string;
   message: string;
+  /** A stopped run did not get to it (canceled, out of space or traffic): not a failure of its own. */
+  notDone?: true;
   item: PlanItem;
   pair: PlanPair;
 }
