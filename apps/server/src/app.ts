@@ -3,6 +3,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { AppContext } from './context.ts';
 import type { App } from './http/app-types.ts';
 import { frameworkError, installEnvelopeHandlers } from './http/envelope.ts';
+import { installHostCheck } from './http/hosts.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { ROUTES } from './http/routes/index.ts';
 import { installSecurityHeaders } from './http/security.ts';
@@ -38,6 +39,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const app = base.withTypeProvider<ZodTypeProvider>();
   installEnvelopeHandlers(app);
   installSecurityHeaders(app);
+  installHostCheck(app, ctx.config);
   await installOpenApi(app, ctx.config.publicUrl);
   for (const register of ROUTES) await register(app, ctx);
   await installWebApp(app, ctx.config.webDist);

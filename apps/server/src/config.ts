@@ -36,6 +36,7 @@ const envSchema = z.object({
   SKYFERRY_SERVICE_NOTICE_URL: z.string().url().optional(),
   SKYFERRY_ALLOWED_ORIGINS: z.string().optional(),
   SKYFERRY_TRUST_PROXY: z.string().max(2000).optional(),
+  SKYFERRY_ALLOWED_HOSTS: z.string().max(2000).optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
@@ -86,6 +87,11 @@ export interface Config {
    * addresses or ranges (or loopback, linklocal, uniquelocal), or true/false.
    */
   trustProxy: boolean | string[];
+  /**
+   * Host names the server answers besides loopback, PUBLIC_URL's and HOST's (SKYFERRY_ALLOWED_HOSTS);
+   * an entry starting with a dot also covers every subdomain.
+   */
+  allowedHosts: string[];
   /** OAuth clients of the cloud services; a kind whose client is missing is unavailable. */
   oauth: Partial<Record<OAuthService, OAuthClient>>;
   logLevel: Env['LOG_LEVEL'];
@@ -162,6 +168,26 @@ function parseTrustProxy(value: string | undefined): boolean | string[] {
         );
       }
       return entry;
+    });
+}
+
+/** SKYFERRY_ALLOWED_HOSTS: comma-separated host names or addresses (no scheme, no port). */
+function parseAllowedHosts(value: string | undefined): string[] {
+  if (!value) return [];
+  return value
+    .split(',')
+    .map((h) =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1'),
+    )
+    .filter(Boolean)
+    .map((h) => {
+      if (isIP(h) === 0 && !/^\.?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/.test(h)) {
+        throw new ConfigError(`SKYFERRY_ALLOWED_HOSTS entry is not a host name or address: ${h}`);
+      }
+      return h.replace(/(.)\.$/, '$1');
     });
 }
 
@@ -248,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     allowedOrigins: parseOrigins(e.SKYFERRY_ALLOWED_ORIGINS),
     publicUrlExplicit: e.PUBLIC_URL !== undefined,
     trustProxy: parseTrustProxy(e.SKYFERRY_TRUST_PROXY),
+    allowedHosts: parseAllowedHosts(e.SKYFERRY_ALLOWED_HOSTS),
     oauth: oauthClients(e),
     logLevel: e.LOG_LEVEL,
   };

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createDb, type Db } from '@skyferry/db';
 import type { Config } from './config.ts';
+import { secureDataDir } from './data-dir.ts';
 import { CloudsRepository } from './repositories/clouds.ts';
 import { PlansRepository } from './repositories/plans.ts';
 import { RateLimitsRepository } from './repositories/rate-limits.ts';
@@ -53,6 +54,7 @@ export interface AppContext {
 }
 
 export async function createContext(config: Config, log: Logger): Promise<AppContext> {
+  secureDataDir(config, log);
   const db = createDb({ url: config.databaseUrl });
   // Backends refresh OAuth tokens with the operator's clients (API and worker processes alike).
   configureOAuthFromConfig(config);
@@ -83,12 +85,11 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const files = new FilesService({ clouds, box: secrets, log });
   closers.push(() => files.close());
   // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
-  const visitors = new VisitorsRepository(db.kysely);
   const housekeeping = async () => {
     try {
       await tokens.purgeExpired();
       await clouds.purgeUnusedTemporary();
-      await visitors.purgeUnused(Date.now() - 30 * 86_400_000);
+      await tokens.purgeIdleVisitors();
       await rateLimits.purgeExpired(Date.now());
     } catch (err) {
       log.warn({ err }, 'housekeeping failed');

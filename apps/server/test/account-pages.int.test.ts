@@ -74,7 +74,7 @@ describe('account pages (server-rendered, no inline script, framed only by allow
     const js = await get('/account/assets/account.js');
     expect(js.statusCode).toBe(200);
     expect(js.headers['content-type']).toContain('text/javascript');
-    expect(js.body).toContain("post({ type: 'login_success', data: body.data })");
+    expect(js.body).toContain("post({ type: 'login_success', data: body.data, nonce: nonce })");
     expect(js.body).toContain('w.postMessage(message, origin)');
     expect(js.body).not.toMatch(/postMessage\([^)]*'\*'/);
     const css = await get('/account/assets/account.css');

@@ -334,7 +334,7 @@ describe('cloud limits with billing on (test mode)', () => {
     }
     const bind = await call<{ bound: string[]; discarded: string[] }>('POST', '/api/clouds/bind', {
       headers: { ...u.headers, ...v.headers },
-      body: { relation_id: ids.join(',') },
+      body: { relation_id: ids.join(','), sign_in_nonce: u.signInNonce },
     });
     expect(bind.data.bound).toHaveLength(1);
     expect(bind.data.discarded).toHaveLength(2);

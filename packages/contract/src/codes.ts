@@ -41,6 +41,11 @@ export const Code = {
   CLOUD_OPERATION_ERROR: 502001,
   CLOUD_UNAVAILABLE: 503001,
   INSUFFICIENT_TARGET_STORAGE: 507001,
+  // Sessions and sign-in (issue 34).
+  /** Binding visitor clouds needs a sign-in this browser just made (its sign-in nonce). */
+  BIND_REQUIRES_SIGN_IN: 403020,
+  /** The request named a host this server is not configured to answer (DNS rebinding guard). */
+  HOST_NOT_ALLOWED: 421001,
 } as const;
 
 export type CodeName = keyof typeof Code;
@@ -74,6 +79,8 @@ export const CODE_MEANINGS: Record<CodeValue, string> = {
   [Code.CLOUD_OPERATION_ERROR]: 'The cloud drive reported an error.',
   [Code.CLOUD_UNAVAILABLE]: 'The cloud drive could not be reached.',
   [Code.INSUFFICIENT_TARGET_STORAGE]: 'Insufficient target cloud storage.',
+  [Code.BIND_REQUIRES_SIGN_IN]: 'Temporary clouds are bound only right after a sign-in made in this browser.',
+  [Code.HOST_NOT_ALLOWED]: 'The server does not answer at this host name (PUBLIC_URL, SKYFERRY_ALLOWED_HOSTS).',
 };
 
 /** The HTTP status each code travels with. */

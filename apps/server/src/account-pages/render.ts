@@ -12,6 +12,8 @@ export interface PageOptions {
   noCookies: boolean;
   /** The unvalidated origin parameter, carried to the sibling page's link. */
   requestedOrigin: string | undefined;
+  /** The client's sign-in nonce (well-formed), carried to the sign-in, the result and the sibling page. */
+  nonce?: string | undefined;
   assetVersion: string;
 }
 
@@ -25,6 +27,7 @@ function pageLink(page: AccountPage, o: PageOptions): string {
   if (o.requestedOrigin) q.set('origin', o.requestedOrigin);
   q.set('lang', o.lang);
   if (o.noCookies) q.set('cookies', '0');
+  if (o.nonce && page !== 'signout') q.set('nonce', o.nonce);
   return `/account/${page}?${q.toString()}`;
 }
 
@@ -36,6 +39,7 @@ export function renderAccountPage(o: PageOptions): string {
     `data-page="${o.page}"`,
     `data-lang="${o.lang}"`,
     `data-origin="${escapeHtml(o.origin ?? '')}"`,
+    `data-nonce="${escapeHtml(o.nonce ?? '')}"`,
     `data-working="${escapeHtml(t.working)}"`,
     `data-network-error="${escapeHtml(t.networkError)}"`,
     `data-passwords-differ="${escapeHtml(t.passwordsDiffer)}"`,

@@ -45,4 +45,5 @@ export const errors = {
     new ApiError(Code.RATE_LIMITED, key, params),
   cloudAuthExpired: (data: unknown = null) => new ApiError(Code.CLOUD_AUTH_EXPIRED, 'cloud_auth_expired', {}, data),
   internal: () => new ApiError(Code.INTERNAL, 'server_error'),
+  bindRequiresSignIn: () => new ApiError(Code.BIND_REQUIRES_SIGN_IN, 'bind_requires_sign_in'),
 };

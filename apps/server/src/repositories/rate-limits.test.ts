@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@skyferry/db/testing';
-import { RateLimitsRepository } from './rate-limits.ts';
+import { RateLimitsRepository, slowDownDelay } from './rate-limits.ts';
 
 describeEachDialect('RateLimitsRepository', (getDb) => {
   it('counts hits in a fixed window, starts over after it, and resets on demand', async () => {
@@ -19,5 +19,27 @@ describeEachDialect('RateLimitsRepository', (getDb) => {
     await repo.hit('other', 10, t0);
     await repo.purgeExpired(t0 + 11);
     expect((await repo.get('other', t0)).count).toBe(0);
+  });
+
+  it('admits attempts under a growing delay, one at a time however many arrive together', async () => {
+    const repo = new RateLimitsRepository(getDb().kysely);
+    const policy = { windowMs: 60_000, free: 2, baseDelayMs: 1_000, maxDelayMs: 4_000 };
+    expect([0, 1, 2, 3, 4, 5, 9].map((n) => slowDownDelay(n, policy))).toEqual([
+      0, 0, 1_000, 2_000, 4_000, 4_000, 4_000,
+    ]);
+    const t0 = 5_000_000;
+    expect(await repo.admit('p', policy, t0)).toBe(0);
+    expect(await repo.admit('p', policy, t0 + 10)).toBe(0);
+    // The third must wait a second after the second; nothing is counted while it waits.
+    expect(await repo.admit('p', policy, t0 + 500)).toBe(510);
+    expect(await repo.admit('p', policy, t0 + 900)).toBe(110);
+    expect(await repo.admit('p', policy, t0 + 1_010)).toBe(0);
+    expect(await repo.admit('p', policy, t0 + 1_011)).toBe(1_999);
+    // After the window the count starts over.
+    expect(await repo.admit('p', policy, t0 + 1_010 + 60_000)).toBe(0);
+    expect((await repo.get('p', t0 + 1_010 + 60_001)).count).toBe(1);
+    // Parallel attempts on a fresh key: exactly `free` are admitted.
+    const answers = await Promise.all(Array.from({ length: 10 }, () => repo.admit('q', policy, t0)));
+    expect(answers.filter((w) => w === 0)).toHaveLength(2);
   });
 });

@@ -21,9 +21,25 @@ export class VisitorsRepository {
     await this.db.updateTable('visitors').set({ last_seen_at: now }).where('id', '=', id).execute();
   }
 
-  /** Deletes visitors not seen since `before` (their temporary clouds go with them). */
-  async purgeUnused(before: number): Promise<number> {
-    const result = await this.db.deleteFrom('visitors').where('last_seen_at', '<', before).executeTakeFirst();
+  /**
+   * Deletes visitors not seen since `before`, and those without a cloud not seen since
+   * `withoutCloudsBefore` (their temporary clouds go with them: the foreign key cascades).
+   */
+  async purgeIdle(cutoffs: { before: number; withoutCloudsBefore: number }): Promise<number> {
+    const result = await this.db
+      .deleteFrom('visitors')
+      .where((eb) =>
+        eb.or([
+          eb('last_seen_at', '<', cutoffs.before),
+          eb.and([
+            eb('last_seen_at', '<', cutoffs.withoutCloudsBefore),
+            eb.not(
+              eb.exists(eb.selectFrom('clouds').select('clouds.id').whereRef('clouds.visitor_id', '=', 'visitors.id')),
+            ),
+          ]),
+        ]),
+      )
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

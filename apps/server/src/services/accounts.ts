@@ -18,17 +18,25 @@ import { licenseOffers, type UsersService } from './users.ts';
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 /**
- * Sign-in attempt limits, counted in the database (shared by every API process): failures per
- * account and per client address in a fixed window. A success clears the account's counter.
+ * Sign-in attempt limits, counted in the database (shared by every API process). Attempts are
+ * slowed per (account, address) pair, so a stranger's guesses never lock the owner out from
+ * another address; each address also has a cap on failures across accounts (against spraying).
+ * Loopback (a desktop install, a proxy on this machine that forwards nothing) counts per account
+ * only: its pair is (account, loopback) and it has no address cap.
  */
 export const SIGN_IN_LIMITS = {
-  windowMs: 15 * 60_000,
-  perAccount: 10,
+  /** Per (account, address): 5 attempts at once, then waits from 1 s doubling up to 15 minutes. */
+  pair: { windowMs: 60 * 60_000, free: 5, baseDelayMs: 1_000, maxDelayMs: 15 * 60_000 },
+  /** Failures per address across every account, per window. */
   perAddress: 50,
+  windowMs: 15 * 60_000,
   /** Sign-ups per address per hour. */
   signUpPerAddress: 20,
   signUpWindowMs: 60 * 60_000,
 } as const;
+
+/** New visitor identities per address (each is a database row until it expires). */
+export const VISITOR_LIMITS = { perAddress: 60, windowMs: 60 * 60_000 } as const;
 
 const EMAIL_RE = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]+$/;
 
@@ -64,6 +72,14 @@ export function addressKey(ip: string): string {
     .slice(0, 4)
     .map((h) => h.replace(/^0+(?=.)/, ''))
     .join(':')}::/64`;
+}
+
+/** 429 with the wait in seconds, or in minutes once it is long. */
+function slowedDown(waitMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return seconds < 90
+    ? errors.rateLimited('login_slowed', { seconds })
+    : errors.rateLimited('login_rate_limited', { minutes: Math.ceil(seconds / 60) });
 }
 
 function isLoopback(ip: string): boolean {
@@ -118,7 +134,10 @@ export class AccountsService {
     };
   }
 
-  async signUp(input: { email: string; password: string }, client: ClientInfo): Promise<AuthorizationData> {
+  async signUp(
+    input: { email: string; password: string; sign_in_nonce?: string | undefined },
+    client: ClientInfo,
+  ): Promise<AuthorizationData> {
     const email = checkEmail(input.email);
     if (input.password.length < MIN_PASSWORD_LENGTH) {
       throw errors.badRequest('password_too_short', { min: MIN_PASSWORD_LENGTH });
@@ -149,7 +168,7 @@ export class AccountsService {
       updated_at: now,
     });
     if (!inserted) throw new ApiError(Code.CONFLICT, 'account_exists');
-    return this.authorizationData(id, await this.tokens.startSession(id));
+    return this.authorizationData(id, await this.tokens.startSession(id, input.sign_in_nonce));
   }
 
   private async verifyOrBurn(hash: string | undefined, password: string): Promise<boolean> {
@@ -166,32 +185,44 @@ export class AccountsService {
     return false;
   }
 
-  async signIn(input: { email: string; password: string }, client: ClientInfo): Promise<AuthorizationData> {
+  async signIn(
+    input: { email: string; password: string; sign_in_nonce?: string | undefined },
+    client: ClientInfo,
+  ): Promise<AuthorizationData> {
     const email = checkEmail(input.email);
     if (input.password === '') throw errors.badRequest('field_required', { field: 'password' });
     const now = this.now();
-    const accountKey = `signin:acct:${sha256Hex(email)}`;
+    const loopback = isLoopback(client.ip);
     const ipKey = `signin:ip:${addressKey(client.ip)}`;
-    const [perAccount, perAddress] = await Promise.all([this.limits.get(accountKey, now), this.limits.get(ipKey, now)]);
-    const blocked =
-      perAccount.count >= SIGN_IN_LIMITS.perAccount
-        ? perAccount
-        : perAddress.count >= SIGN_IN_LIMITS.perAddress
-          ? perAddress
-          : undefined;
-    if (blocked) {
-      const minutes = Math.max(1, Math.ceil((blocked.resetAt - now) / 60_000));
-      throw errors.rateLimited('login_rate_limited', { minutes });
+    if (!loopback) {
+      const perAddress = await this.limits.get(ipKey, now);
+      if (perAddress.count >= SIGN_IN_LIMITS.perAddress) throw slowedDown(perAddress.resetAt - now);
     }
+    const pairKey = `signin:pair:${sha256Hex(email)}:${loopback ? 'loopback' : addressKey(client.ip)}`;
+    const wait = await this.limits.admit(pairKey, SIGN_IN_LIMITS.pair, now);
+    if (wait > 0) throw slowedDown(wait);
     const user = await this.users.findByEmail(email);
     if (!(await this.verifyOrBurn(user?.password_hash, input.password)) || !user) {
-      await this.limits.hit(accountKey, SIGN_IN_LIMITS.windowMs, now);
-      await this.limits.hit(ipKey, SIGN_IN_LIMITS.windowMs, now);
+      if (!loopback) await this.limits.hit(ipKey, SIGN_IN_LIMITS.windowMs, now);
       throw errors.badRequest('login_failed');
     }
-    await this.limits.reset(accountKey);
+    await this.limits.reset(pairKey);
     if (user.language !== client.language) await this.userService.setLanguage(user.id, client.language);
-    return this.authorizationData(user.id, await this.tokens.startSession(user.id));
+    return this.authorizationData(user.id, await this.tokens.startSession(user.id, input.sign_in_nonce));
+  }
+
+  /**
+   * A new visitor identity (GET /api/token, init), at most VISITOR_LIMITS.perAddress an hour per
+   * address (loopback exempt, as for sign-ups); undefined when the address has had its share.
+   */
+  async newVisitor(client: Pick<ClientInfo, 'ip'>): Promise<string | undefined> {
+    if (!isLoopback(client.ip)) {
+      const now = this.now();
+      const key = `visitor:ip:${addressKey(client.ip)}`;
+      if ((await this.limits.get(key, now)).count >= VISITOR_LIMITS.perAddress) return undefined;
+      await this.limits.hit(key, VISITOR_LIMITS.windowMs, now);
+    }
+    return (await this.tokens.issueVisitor()).token;
   }
 
   /** POST /api/v2/authorizations: refresh (rotating) or auto-login. Any rejection is code 230011. */

@@ -567,6 +567,7 @@ export class CloudsService {
     user: { userId: string },
     visitor: { visitorId: string } | undefined,
     relationId: string,
+    proof: { signedInHere: boolean },
   ): Promise<{ bound: string[]; discarded: string[] }> {
     const requested = new Set(
       relationId
@@ -581,6 +582,8 @@ export class CloudsService {
     const temp = await this.repo.list({ visitorId: visitor.visitorId });
     const tempIds = new Set(temp.map((r) => r.id));
     if ([...requested].some((id) => !tempIds.has(id))) throw errors.notFound();
+    // Only into the account this browser just signed in to (a forged sign-in link gives no proof).
+    if (!proof.signedInHere) throw errors.bindRequiresSignIn();
     const owner = { userId: user.userId };
     const have = new Set((await this.repo.list(owner)).map((r) => r.cloud_id));
     const limit = await this.limitFor(owner);

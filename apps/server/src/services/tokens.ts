@@ -1,5 +1,6 @@
 import type { SessionsRepository } from '../repositories/sessions.ts';
 import type { VisitorsRepository } from '../repositories/visitors.ts';
+import { timingSafeEqual } from 'node:crypto';
 import { newId, randomToken, sha256Hex, type SecretBox } from './crypto.ts';
 
 const SECOND = 1000;
@@ -12,7 +13,18 @@ export const TOKEN_LIFETIMES = {
   autoLoginMs: 90 * DAY,
   /** A visitor's last-seen time is written at most this often. */
   visitorTouchMs: 10 * 60 * SECOND,
+  /** How long after a sign-in its browser may still bind the visitor's temporary clouds. */
+  bindAfterSignInMs: 30 * 60 * SECOND,
+  /** A visitor with no cloud is forgotten after this long unseen; one with clouds after `visitorIdleMs`. */
+  visitorWithoutCloudsIdleMs: DAY,
+  visitorIdleMs: 30 * DAY,
 } as const;
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 const PREFIX = { access: 'sk_at_', refresh: 'sk_rt_', autoLogin: 'sk_al_', visitor: 'sk_vt_' } as const;
 
@@ -94,8 +106,11 @@ export class TokenService {
     };
   }
 
-  /** A new session (sign-in or sign-up) with its first tokens. */
-  async startSession(userId: string): Promise<IssuedTokens> {
+  /**
+   * A new session (sign-in or sign-up) with its first tokens. `signInNonce` is the nonce the
+   * signing-in browser sent; only its hash is kept, for `signedInHere`.
+   */
+  async startSession(userId: string, signInNonce?: string): Promise<IssuedTokens> {
     const now = this.now();
     const sessionId = newId();
     await this.sessions.insertSession({
@@ -106,8 +121,21 @@ export class TokenService {
       auto_login_expires_at: now + TOKEN_LIFETIMES.autoLoginMs,
       revoked_at: null,
       revoked_reason: null,
+      sign_in_nonce_hash: signInNonce ? sha256Hex(signInNonce) : null,
     });
     return this.issueInSession(sessionId, userId, now);
+  }
+
+  /**
+   * Whether a session began moments ago with a sign-in that sent this nonce: the proof a browser
+   * gives that the account is the one it just signed in to (and not one a forged link put there).
+   */
+  async signedInHere(sessionId: string, signInNonce: string | undefined): Promise<boolean> {
+    if (!signInNonce) return false;
+    const session = await this.sessions.findSession(sessionId);
+    if (!session?.sign_in_nonce_hash || session.revoked_at !== null) return false;
+    if (this.now() - session.created_at > TOKEN_LIFETIMES.bindAfterSignInMs) return false;
+    return sameHash(session.sign_in_nonce_hash, sha256Hex(signInNonce));
   }
 
   /** Exchanges a refresh token for new tokens (the presented one is used up). */
@@ -191,5 +219,17 @@ export class TokenService {
   async purgeExpired(): Promise<void> {
     const now = this.now();
     await this.sessions.purgeExpired(now, now - TOKEN_LIFETIMES.refreshMs);
+  }
+
+  /**
+   * Forgets idle visitors: one without a cloud a day after it was last seen, any other after 30
+   * days (its temporary clouds, credentials included, go with it). Answers how many went.
+   */
+  async purgeIdleVisitors(): Promise<number> {
+    const now = this.now();
+    return this.visitors.purgeIdle({
+      withoutCloudsBefore: now - TOKEN_LIFETIMES.visitorWithoutCloudsIdleMs,
+      before: now - TOKEN_LIFETIMES.visitorIdleMs,
+    });
   }
 }

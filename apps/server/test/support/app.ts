@@ -17,6 +17,8 @@ export interface SignedUpUser {
   /** `authorization: Bearer <access token>` */
   headers: Record<string, string>;
   data: AuthorizationData;
+  /** The sign-in nonce the sign-up sent, as a browser's would (POST /api/clouds/bind asks for it). */
+  signInNonce: string;
 }
 
 export interface TestVisitor {
@@ -79,10 +81,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logs: tc.logs,
     async signUp(email, password = 'correct horse battery staple') {
       const address = email ?? `user${++counter}.${randomBytes(4).toString('hex')}@example.com`;
+      const signInNonce = randomBytes(32).toString('base64url');
       const res = await app.inject({
         method: 'POST',
         url: '/api/account/signup',
-        payload: { email: address, password },
+        payload: { email: address, password, sign_in_nonce: signInNonce },
       });
       const body = envelope<AuthorizationData>(res);
       if (body.code !== 0) throw new Error(`sign-up failed: ${res.statusCode} ${res.body}`);
@@ -95,6 +98,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         autoLoginToken: body.data.auto_login_token,
         headers: { authorization: `Bearer ${body.data.access_token}` },
         data: body.data,
+        signInNonce,
       };
     },
     async visitor() {

@@ -15,6 +15,14 @@ export const MAX_TOKEN_LENGTH = 512;
 
 export const ACCOUNT_MESSAGE_TYPES = { loginSuccess: 'login_success', logoutSuccess: 'logout_success' } as const;
 
+/**
+ * A sign-in nonce: random, made by the client when it opens the sign-in and kept in its session
+ * storage. The account pages send it with the sign-in and hand it back with the login data; the
+ * client accepts login data only with its own nonce, and binding visitor clouds needs it again.
+ */
+export const SIGN_IN_NONCE_PATTERN = /^[A-Za-z0-9_-]{22,128}$/;
+export const signInNonceSchema = z.string().regex(SIGN_IN_NONCE_PATTERN);
+
 /** A licence plan on offer (spec section 9), with its price in the smallest currency unit. */
 export const licenseOfferSchema = z.object({
   id: z.enum(['month', 'quarter', 'year']),
@@ -158,6 +166,8 @@ export type AuthorizationsBody = z.infer<typeof authorizationsBodySchema>;
 export const signUpBodySchema = z.object({
   email: z.string().max(MAX_EMAIL_LENGTH),
   password: z.string().max(MAX_PASSWORD_LENGTH),
+  /** The signing-in browser's nonce; the session remembers its hash (POST /api/clouds/bind asks for it). */
+  sign_in_nonce: signInNonceSchema.optional(),
 });
 export type SignUpBody = z.infer<typeof signUpBodySchema>;
 
@@ -165,6 +175,8 @@ export type SignUpBody = z.infer<typeof signUpBodySchema>;
 export const signInBodySchema = z.object({
   email: z.string().max(MAX_EMAIL_LENGTH),
   password: z.string().max(MAX_PASSWORD_LENGTH),
+  /** As for sign-up. */
+  sign_in_nonce: signInNonceSchema.optional(),
 });
 export type SignInBody = z.infer<typeof signInBodySchema>;
 

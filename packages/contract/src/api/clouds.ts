@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CLOUD_KINDS, CLOUD_KIND_INFO, type CloudKind } from '../clouds.ts';
+import { signInNonceSchema } from './accounts.ts';
 import { idSchema } from './common.ts';
 
 /** Connected clouds and the registry of kinds. Times are milliseconds since the epoch. */
@@ -133,10 +134,12 @@ export type SortCloudsBody = z.infer<typeof sortCloudsBodySchema>;
 /**
  * POST /api/clouds/bind (signed in, with the visitor's x-temp-authorization): binds up to 5 of the
  * named temporary clouds, most recently used first; every other temporary cloud of the visitor is
- * discarded. An empty relation_id discards them all.
+ * discarded. An empty relation_id discards them all. Only a session that this browser signed in to
+ * moments ago may do it: `sign_in_nonce` is the nonce that sign-in sent (code 403020 otherwise).
  */
 export const bindCloudsBodySchema = z.object({
   relation_id: z.string().max(5_000),
+  sign_in_nonce: signInNonceSchema.optional(),
 });
 export type BindCloudsBody = z.infer<typeof bindCloudsBodySchema>;
 export const bindCloudsDataSchema = z.object({

@@ -82,4 +82,10 @@ export const br: Messages = {
     'O servidor {host} apresentou um certificado TLS com a impressão digital SHA-256 {fingerprint}, diferente da informada. A senha não foi enviada.',
   tls_certificate_untrusted:
     'O servidor {host} apresentou um certificado TLS não confiável (autoassinado?). Informe a impressão digital SHA-256 dele para confiar nele.',
+  // Sessions and sign-in (issue 34).
+  host_not_allowed:
+    'Este servidor não responde no endereço {host}. Abra-o no endereço configurado ou peça ao operador para adicionar este nome a SKYFERRY_ALLOWED_HOSTS.',
+  login_slowed:
+    'Muitas tentativas de login com falha daqui para esta conta. Aguarde {seconds} segundos e tente novamente.',
+  bind_requires_sign_in: 'Para manter essas nuvens, faça login novamente neste navegador e associe-as imediatamente.',
 };

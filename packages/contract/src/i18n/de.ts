@@ -87,4 +87,11 @@ export const de: Messages = {
     'Der Server {host} hat ein TLS-Zertifikat mit dem SHA-256-Fingerabdruck {fingerprint} vorgelegt, nicht mit dem eingegebenen. Das Passwort wurde nicht gesendet.',
   tls_certificate_untrusted:
     'Der Server {host} hat ein nicht vertrauenswürdiges TLS-Zertifikat vorgelegt (selbst signiert?). Geben Sie seinen SHA-256-Fingerabdruck ein, um ihm zu vertrauen.',
+  // Sessions and sign-in (issue 34).
+  host_not_allowed:
+    'Dieser Server antwortet nicht unter der Adresse {host}. Öffnen Sie ihn unter seiner eingerichteten Adresse oder bitten Sie den Betreiber, diesen Namen in SKYFERRY_ALLOWED_HOSTS aufzunehmen.',
+  login_slowed:
+    'Zu viele fehlgeschlagene Anmeldungen von hier für dieses Konto. Bitte warten Sie {seconds} Sekunden und versuchen Sie es erneut.',
+  bind_requires_sign_in:
+    'Um diese Cloud-Laufwerke zu behalten, melden Sie sich in diesem Browser erneut an und verknüpfen Sie sie sofort.',
 };

@@ -83,6 +83,11 @@ export const en = {
     'The server {host} presented a TLS certificate with the SHA-256 fingerprint {fingerprint}, not the one entered. The password was not sent.',
   tls_certificate_untrusted:
     'The server {host} presented a TLS certificate that is not trusted (self-signed?). Enter its SHA-256 fingerprint to trust it.',
+  // Sessions and sign-in (issue 34).
+  host_not_allowed:
+    'This server does not answer at the address {host}. Open it at its configured address, or ask the operator to add this name to SKYFERRY_ALLOWED_HOSTS.',
+  login_slowed: 'Too many failed sign-ins from here for this account. Please wait {seconds} seconds and try again.',
+  bind_requires_sign_in: 'To keep these cloud drives, sign in again in this browser and associate them right away.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -87,4 +87,11 @@ export const es: Messages = {
     'El servidor {host} presentó un certificado TLS con la huella SHA-256 {fingerprint}, que no es la introducida. No se envió la contraseña.',
   tls_certificate_untrusted:
     'El servidor {host} presentó un certificado TLS que no es de confianza (¿autofirmado?). Introduzca su huella SHA-256 para confiar en él.',
+  // Sessions and sign-in (issue 34).
+  host_not_allowed:
+    'Este servidor no responde en la dirección {host}. Ábralo en su dirección configurada o pida al operador que añada este nombre a SKYFERRY_ALLOWED_HOSTS.',
+  login_slowed:
+    'Demasiados inicios de sesión fallidos desde aquí para esta cuenta. Espere {seconds} segundos e inténtelo de nuevo.',
+  bind_requires_sign_in:
+    'Para conservar estas nubes, vuelva a iniciar sesión en este navegador y asócielas de inmediato.',
 };

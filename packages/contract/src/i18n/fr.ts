@@ -87,4 +87,10 @@ export const fr: Messages = {
     "Le serveur {host} a présenté un certificat TLS d'empreinte SHA-256 {fingerprint}, qui n'est pas celle saisie. Le mot de passe n'a pas été envoyé.",
   tls_certificate_untrusted:
     'Le serveur {host} a présenté un certificat TLS non approuvé (auto-signé ?). Saisissez son empreinte SHA-256 pour lui faire confiance.',
+  // Sessions and sign-in (issue 34).
+  host_not_allowed:
+    "Ce serveur ne répond pas à l'adresse {host}. Ouvrez-le à son adresse configurée, ou demandez à l'opérateur d'ajouter ce nom à SKYFERRY_ALLOWED_HOSTS.",
+  login_slowed:
+    'Trop de connexions échouées depuis cet endroit pour ce compte. Veuillez patienter {seconds} secondes puis réessayer.',
+  bind_requires_sign_in: 'Pour conserver ces clouds, reconnectez-vous dans ce navigateur et associez-les aussitôt.',
 };

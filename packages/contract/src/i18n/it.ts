@@ -84,4 +84,9 @@ export const it: Messages = {
     'Il server {host} ha presentato un certificato TLS con impronta SHA-256 {fingerprint}, diversa da quella inserita. La password non è stata inviata.',
   tls_certificate_untrusted:
     'Il server {host} ha presentato un certificato TLS non attendibile (autofirmato?). Inserisci la sua impronta SHA-256 per considerarlo attendibile.',
+  // Sessions and sign-in (issue 34).
+  host_not_allowed:
+    "Questo server non risponde all'indirizzo {host}. Aprilo al suo indirizzo configurato, oppure chiedi all'operatore di aggiungere questo nome a SKYFERRY_ALLOWED_HOSTS.",
+  login_slowed: 'Troppi accessi non riusciti da qui per questo account. Attendi {seconds} secondi e riprova.',
+  bind_requires_sign_in: 'Per conservare questi cloud, accedi di nuovo in questo browser e associali subito.',
 };

@@ -83,4 +83,10 @@ export const ja: Messages = {
     'サーバー {host} が提示した TLS 証明書の SHA-256 フィンガープリントは {fingerprint} で、入力されたものと一致しません。パスワードは送信されていません。',
   tls_certificate_untrusted:
     'サーバー {host} が信頼されていない TLS 証明書（自己署名?）を提示しました。信頼するには SHA-256 フィンガープリントを入力してください。',
+  // Sessions and sign-in (issue 34).
+  host_not_allowed:
+    'このサーバーはアドレス {host} では応答しません。設定されたアドレスで開くか、この名前を SKYFERRY_ALLOWED_HOSTS に追加するよう運用者に依頼してください。',
+  login_slowed: 'ここからこのアカウントへのサインインの失敗が多すぎます。{seconds}秒待ってからもう一度お試しください。',
+  bind_requires_sign_in:
+    'これらのクラウドドライブを残すには、このブラウザーでもう一度サインインし、すぐに関連付けてください。',
 };

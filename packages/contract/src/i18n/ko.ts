@@ -80,4 +80,9 @@ export const ko: Messages = {
     '서버 {host}이(가) 제시한 TLS 인증서의 SHA-256 지문은 {fingerprint}(으)로, 입력한 지문과 다릅니다. 비밀번호는 전송되지 않았습니다.',
   tls_certificate_untrusted:
     '서버 {host}이(가) 신뢰할 수 없는 TLS 인증서(자체 서명?)를 제시했습니다. 신뢰하려면 SHA-256 지문을 입력하세요.',
+  // Sessions and sign-in (issue 34).
+  host_not_allowed:
+    '이 서버는 주소 {host}에서 응답하지 않습니다. 설정된 주소로 열거나 운영자에게 이 이름을 SKYFERRY_ALLOWED_HOSTS에 추가해 달라고 요청하세요.',
+  login_slowed: '이 계정에 대해 여기에서 실패한 로그인이 너무 많습니다. {seconds}초 기다린 후 다시 시도해 주세요.',
+  bind_requires_sign_in: '이 클라우드 드라이브를 유지하려면 이 브라우저에서 다시 로그인한 후 바로 연결하세요.',
 };

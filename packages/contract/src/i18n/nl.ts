@@ -86,4 +86,10 @@ export const nl: Messages = {
     'De server {host} toonde een TLS-certificaat met SHA-256-vingerafdruk {fingerprint}, niet de ingevoerde. Het wachtwoord is niet verzonden.',
   tls_certificate_untrusted:
     'De server {host} toonde een TLS-certificaat dat niet vertrouwd wordt (zelfondertekend?). Voer de SHA-256-vingerafdruk in om het te vertrouwen.',
+  // Sessions and sign-in (issue 34).
+  host_not_allowed:
+    'Deze server antwoordt niet op het adres {host}. Open hem op zijn ingestelde adres, of vraag de beheerder deze naam aan SKYFERRY_ALLOWED_HOSTS toe te voegen.',
+  login_slowed:
+    'Te veel mislukte aanmeldingen van hier voor dit account. Wacht {seconds} seconden en probeer het opnieuw.',
+  bind_requires_sign_in: 'Meld u opnieuw aan in deze browser en koppel deze clouddrives meteen om ze te behouden.',
 };

@@ -35,6 +35,8 @@ export interface SessionsTable {
   revoked_at: number | null;
   /** logout, reuse (a rotated refresh token came back), password, admin. */
   revoked_reason: string | null;
+  /** SHA-256 (hex) of the sign-in nonce the signing-in browser sent (migration 0009); null when none. */
+  sign_in_nonce_hash: string | null;
 }
 
 export interface RefreshTokensTable {

@@ -8,6 +8,9 @@
   var page = root.getAttribute('data-page');
   var lang = root.getAttribute('data-lang') || 'en';
   var origin = root.getAttribute('data-origin');
+  // The client's sign-in nonce: sent with the sign-in and handed back with the result, so the
+  // client takes only the login data of a sign-in it started itself.
+  var nonce = root.getAttribute('data-nonce') || '';
 
   function target() {
     if (window.parent && window.parent !== window) return window.parent;
@@ -61,7 +64,9 @@
       method: 'POST',
       credentials: 'omit',
       headers: { 'content-type': 'application/json', 'x-language': lang },
-      body: JSON.stringify({ email: email, password: password }),
+      body: JSON.stringify(
+        nonce ? { email: email, password: password, sign_in_nonce: nonce } : { email: email, password: password },
+      ),
     })
       .then(function (response) {
         return response.json();
@@ -73,10 +78,15 @@
         }
         if (topLevel()) {
           // The fragment never reaches a server; the client drops it from history at once.
-          window.location.replace(origin + '/callback-login#data=' + encodeURIComponent(JSON.stringify(body.data)));
+          window.location.replace(
+            origin +
+              '/callback-login#data=' +
+              encodeURIComponent(JSON.stringify(body.data)) +
+              (nonce ? '&nonce=' + encodeURIComponent(nonce) : ''),
+          );
           return;
         }
-        post({ type: 'login_success', data: body.data });
+        post({ type: 'login_success', data: body.data, nonce: nonce });
         form.hidden = true;
         var links = document.querySelector('.links');
         if (links) links.hidden = true;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { toLanguage } from '@skyferry/contract';
+import { SIGN_IN_NONCE_PATTERN, toLanguage } from '@skyferry/contract';
 import { allowedClientOrigin, allowedOrigins } from '../../account-pages/origins.ts';
 import { renderAccountPage, type AccountPage } from '../../account-pages/render.ts';
 import type { AppContext } from '../../context.ts';
@@ -28,6 +28,8 @@ const pageQuerySchema = z.object({
   origin: z.string().max(300).optional(),
   lang: z.string().max(20).optional(),
   cookies: z.string().max(5).optional(),
+  /** The client's sign-in nonce: sent with the sign-in and handed back with its result. */
+  nonce: z.string().max(200).optional(),
 });
 
 /**
@@ -54,6 +56,8 @@ export default async function accountPageRoutes(app: App, ctx: AppContext): Prom
             origin,
             noCookies: q.cookies === '0',
             requestedOrigin: q.origin,
+            // Anything but a well-formed nonce is dropped, never reflected.
+            nonce: q.nonce !== undefined && SIGN_IN_NONCE_PATTERN.test(q.nonce) ? q.nonce : undefined,
             assetVersion: ASSET_VERSION,
           }),
         );

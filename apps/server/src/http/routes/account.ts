@@ -41,8 +41,9 @@ export default async function accountRoutes(app: App, ctx: AppContext): Promise<
         tags: ['accounts'],
         summary: 'Sign in with e-mail and password',
         description:
-          'Answers the same data as POST /api/v2/authorizations. Failed attempts are limited per account (10) and per ' +
-          'address (50) in 15 minutes (code 429001).',
+          'Answers the same data as POST /api/v2/authorizations. Attempts on one account from one address are slowed ' +
+          'after 5 (a wait from 1 s doubling up to 15 minutes; loopback counts per account only), and an address ' +
+          'has at most 50 failures in 15 minutes across accounts (code 429001 with the wait).',
         body: signInBodySchema,
         response: { 200: envelopeOf(authorizationDataSchema) },
       },
@@ -76,14 +77,24 @@ export default async function accountRoutes(app: App, ctx: AppContext): Promise<
       'Always answers success (logging out twice is harmless); data.ended tells whether a session ended.',
     response: { 200: envelopeOf(z.object({ ended: z.boolean() })) },
   };
-  app.post(
-    '/api/account/logout',
-    { bodyLimit: SMALL_BODY, preHandler: optionalIdentity(ctx), schema: { ...logoutSchema, body: logoutBodySchema } },
-    async (request) => {
-      const sessionId = request.identity?.kind === 'user' ? request.identity.sessionId : undefined;
-      return ok({ ended: await ctx.accounts.logout(sessionId, request.body ?? {}) });
-    },
-  );
+  // Logging out must work however a client sends it: an empty body with a JSON content type too.
+  await app.register(async (scope) => {
+    const json = scope.getDefaultJsonParser('error', 'error');
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      const text = String(body);
+      if (text.trim() === '') return done(null, undefined);
+      return json(request, text, done);
+    });
+    scope.post(
+      '/api/account/logout',
+      { bodyLimit: SMALL_BODY, preHandler: optionalIdentity(ctx), schema: { ...logoutSchema, body: logoutBodySchema } },
+      async (request) => {
+        const sessionId = request.identity?.kind === 'user' ? request.identity.sessionId : undefined;
+        return ok({ ended: await ctx.accounts.logout(sessionId, request.body ?? {}) });
+      },
+    );
+  });
   app.get('/api/account/logout', { preHandler: optionalIdentity(ctx), schema: logoutSchema }, async (request) => {
     const sessionId = request.identity?.kind === 'user' ? request.identity.sessionId : undefined;
     return ok({ ended: await ctx.accounts.logout(sessionId, {}) });

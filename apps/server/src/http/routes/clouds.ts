@@ -94,7 +94,8 @@ export default async function cloudRoutes(app: App, ctx: AppContext): Promise<vo
         description:
           "Signed in, with the visitor's x-temp-authorization. Binds up to 5 of the comma-joined ids (most recently " +
           "used first, within the account's limit, skipping clouds the account already has) and discards the " +
-          "visitor's other temporary clouds.",
+          "visitor's other temporary clouds. Only within 30 minutes of a sign-in that sent `sign_in_nonce`, with " +
+          'that nonce again (code 403020 otherwise), so a session this browser did not sign in to cannot take them.',
         security: [{ bearer: [], temp: [] }],
         body: bindCloudsBodySchema,
         response: { 200: envelopeOf(bindCloudsDataSchema) },
@@ -102,7 +103,10 @@ export default async function cloudRoutes(app: App, ctx: AppContext): Promise<vo
     },
     async (request) => {
       const user = userOf(request);
-      return ok(await ctx.clouds.bind({ userId: user.userId }, request.visitor, request.body.relation_id));
+      const signedInHere = await ctx.tokens.signedInHere(user.sessionId, request.body.sign_in_nonce);
+      return ok(
+        await ctx.clouds.bind({ userId: user.userId }, request.visitor, request.body.relation_id, { signedInHere }),
+      );
     },
   );
 

@@ -13,6 +13,7 @@ import type { AppContext } from '../../context.ts';
 import { licenseOffers } from '../../services/users.ts';
 import type { App } from '../app-types.ts';
 import { bearerToken, optionalIdentity } from '../auth.ts';
+import { errors } from '../errors.ts';
 import { requestLanguage } from '../language.ts';
 
 /** The survey prompt rules (spec section 4): every 30 days, for paid users who have clouds. */
@@ -28,7 +29,8 @@ export default async function initRoutes(app: App, ctx: AppContext): Promise<voi
         summary: 'Start-up data: licences, account page URLs, the visitor token, billing mode, service notice',
         description:
           'No authentication needed. A valid `x-temp-authorization` is echoed back as `temp_token`; otherwise a new ' +
-          'visitor identity is issued. `origin` (the client origin) must be PUBLIC_URL, the server itself, or in ' +
+          'visitor identity is issued (none for a signed-in user, nor for an address that made 60 in the last hour: ' +
+          '`temp_token` is then empty). `origin` (the client origin) must be PUBLIC_URL, the server itself, or in ' +
           'SKYFERRY_ALLOWED_ORIGINS; the account pages post their messages there.',
         querystring: initQuerySchema,
         response: { 200: envelopeOf(initDataSchema) },
@@ -37,7 +39,13 @@ export default async function initRoutes(app: App, ctx: AppContext): Promise<voi
     async (request) => {
       const raw = request.headers[HEADERS.tempAuthorization];
       const given = bearerToken(Array.isArray(raw) ? raw[0] : raw);
-      const tempToken = request.visitor && given ? given : (await ctx.tokens.issueVisitor()).token;
+      // A signed-in user needs no new visitor; an address past its share of visitors gets none ('').
+      const tempToken =
+        request.visitor && given
+          ? given
+          : request.identity?.kind === 'user'
+            ? ''
+            : ((await ctx.accounts.newVisitor({ ip: request.ip })) ?? '');
       const base = publicBase(ctx.config, request);
       const lang = toLanguage(request.query.lang) ?? requestLanguage(request);
       const origin = allowedClientOrigin(ctx.config, request, request.query.origin) ?? new URL(base).origin;
@@ -72,12 +80,15 @@ export default async function initRoutes(app: App, ctx: AppContext): Promise<voi
       schema: {
         tags: ['accounts'],
         summary: 'A new visitor identity',
-        description: 'Send `access_token` as `x-temp-authorization` while no user is signed in.',
+        description:
+          'Send `access_token` as `x-temp-authorization` while no user is signed in. At most 60 new identities an ' +
+          'hour per address (code 429001); one unused for a day (no cloud) or for 30 days is forgotten.',
         response: { 200: envelopeOf(tempTokenDataSchema) },
       },
     },
-    async () => {
-      const { token } = await ctx.tokens.issueVisitor();
+    async (request) => {
+      const token = await ctx.accounts.newVisitor({ ip: request.ip });
+      if (!token) throw errors.rateLimited();
       return ok({ token_type: 'Bearer' as const, access_token: token });
     },
   );

@@ -27,7 +27,10 @@ export function LoginModal() {
   const { t } = useTranslation('auth');
   const opened = useAuthUi((s) => s.loginOpen);
   const signInUrl = useSession((s) => s.init?.sign_in_url ?? '');
-  const src = useMemo(() => (opened && signInUrl ? accountPageUrl(signInUrl) : ''), [opened, signInUrl]);
+  const src = useMemo(
+    () => (opened && signInUrl ? accountPageUrl(signInUrl, { signIn: true }) : ''),
+    [opened, signInUrl],
+  );
   return (
     <Modal opened={opened} onClose={closeLogin} title={t('login.title')} size={460} centered>
       {src ? (

@@ -6,9 +6,10 @@ import { tokenRefresher } from '../session/actions.ts';
 import { configureSessionClient } from '../session/client-setup.ts';
 import { setNavigator, setReloader } from '../session/navigation.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
+import { MessageHost } from '../messages/MessageHost.tsx';
 import { AuthHost } from './AuthHost.tsx';
 import { handleAccountMessage, openLogin, scheduleCookieCheck, setNavigateAway } from './login.ts';
-import { authUiStore } from './store.ts';
+import { authUiStore, resetAuthUi } from './store.ts';
 
 configureSessionClient();
 const away: string[] = [];
@@ -16,7 +17,8 @@ const away: string[] = [];
 beforeEach(() => {
   localStorage.clear();
   resetSessionStore();
-  authUiStore.setState({ loginOpen: false, logoutFrameSrc: null, bindPrompt: null, cookieCheck: 'unknown' });
+  sessionStorage.clear();
+  resetAuthUi();
   sessionStore.setState({ init: initData() });
   away.length = 0;
   setNavigateAway((url) => away.push(url));
@@ -69,30 +71,64 @@ describe('messages from the account pages', () => {
     expect(sessionStore.getState().user.access_token).toBe('');
   });
 
-  it('login_success from the account origin logs in, closes the panel and offers to bind the temporary clouds', async () => {
-    mockApi({
+  it('login_success with this tab’s sign-in nonce logs in, closes the panel and offers to bind the temporary clouds', async () => {
+    const api = mockApi({
       'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [cloud('t1', { type: 1, cloud_alias_name: 'Nas' })] }),
       'GET /api/system/clouds': () => [],
+      'POST /api/clouds/bind': () => ({ bound: ['t1'], discarded: [] }),
     });
     renderWithProviders(<AuthHost />);
     authUiStore.setState({ loginOpen: true });
-    expect(await screen.findByTitle('Sign in to Skyferry')).toBeInTheDocument();
-    expect(handleAccountMessage(message({ type: 'login_success', data: authData() }))).toBe(true);
+    const frame = (await screen.findByTitle('Sign in to Skyferry')) as HTMLIFrameElement;
+    const nonce = new URL(frame.src).searchParams.get('nonce') ?? '';
+    expect(nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(handleAccountMessage(message({ type: 'login_success', data: authData(), nonce }))).toBe(true);
     expect(authUiStore.getState().loginOpen).toBe(false);
     await waitFor(() => expect(sessionStore.getState().user.access_token).toBe('access-1'));
     expect(await screen.findByText('Keep your cloud drives?')).toBeInTheDocument();
     expect(screen.getByText('Nas')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Associate' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Discard' })).toBeInTheDocument();
+    screen.getByRole('button', { name: 'Associate' }).click();
+    await waitFor(() => expect(api.find('POST /api/clouds/bind')).toHaveLength(1));
+    expect(api.find('POST /api/clouds/bind')[0]?.body).toEqual({ relation_id: 't1', sign_in_nonce: nonce });
+    // The nonce is used up: the same message again is not taken.
+    expect(handleAccountMessage(message({ type: 'login_success', data: authData(), nonce }))).toBe(false);
   });
 
-  it('logout_success ends the session', async () => {
-    mockApi({ 'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }), 'GET /api/system/clouds': () => [] });
+  it('login_success without this tab’s nonce is ignored with a notice; the session stays and nothing is offered', async () => {
+    const api = mockApi({
+      'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [cloud('t1', { type: 1 })] }),
+      'GET /api/system/clouds': () => [],
+    });
     const { login } = await import('../session/actions.ts');
-    await login(authData(), { offerBind: false });
+    await login(authData({ access_token: 'mine' }));
+    renderWithProviders(<MessageHost />);
+    authUiStore.setState({ loginOpen: true });
+    const forged = authData({ access_token: 'attacker', user_info: { ...authData().user_info, email: 'eve@x.org' } });
+    expect(handleAccountMessage(message({ type: 'login_success', data: forged }))).toBe(false);
+    expect(handleAccountMessage(message({ type: 'login_success', data: forged, nonce: 'x'.repeat(43) }))).toBe(false);
+    expect(sessionStore.getState().user.access_token).toBe('mine');
+    expect(authUiStore.getState().bindPrompt).toBeNull();
+    expect((await screen.findAllByText(/was not started in this browser was ignored/))[0]).toHaveTextContent(
+      'You are still signed in as ada@example.com.',
+    );
+    expect(api.find('POST /api/clouds/bind')).toHaveLength(0);
+  });
+
+  it('logout_success ends the session, on the server too', async () => {
+    const api = mockApi({
+      'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }),
+      'GET /api/system/clouds': () => [],
+      'POST /api/account/logout': () => ({ ended: true }),
+    });
+    const { login } = await import('../session/actions.ts');
+    await login(authData());
     expect(handleAccountMessage(message({ type: 'logout_success' }))).toBe(true);
     await waitFor(() => expect(sessionStore.getState().user.access_token).toBe(''));
     expect(sessionStore.getState().user.auto_login_token).toBe('');
+    const call = api.find('POST /api/account/logout')[0];
+    expect(call?.headers.authorization).toBe('Bearer access-1');
+    expect(call?.body).toEqual({ refresh_token: 'refresh-1', auto_login_token: 'auto-1' });
   });
 
   it('the sign-in frame loads the sign-in page with the client origin and language', async () => {
@@ -103,5 +139,6 @@ describe('messages from the account pages', () => {
     expect(src.pathname).toBe('/account/signin');
     expect(src.searchParams.get('origin')).toBe(window.location.origin);
     expect(src.searchParams.get('lang')).toBe('en');
+    expect(src.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });

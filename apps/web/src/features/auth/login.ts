@@ -1,16 +1,36 @@
 import { INTERVALS } from '@skyferry/contract';
 import { i18n } from '../../i18n/index.ts';
+import { showError } from '../messages/store.ts';
 import { login, logout, isLogoutRunning } from '../session/actions.ts';
+import { signInNonce, takeSignInNonce } from '../session/sign-in-nonce.ts';
 import { selectLoggedIn, sessionStore } from '../session/store.ts';
 import type { AuthData, InitData } from '../session/types.ts';
 import { authUiStore, type CookieCheck } from './store.ts';
 
-/** The account pages' address with the client's language and origin (the pages post back to it). */
-export function accountPageUrl(base: string): string {
+/**
+ * The account pages' address with the client's language and origin (the pages post back to it);
+ * a sign-in page also gets this tab's sign-in nonce, which must come back with the login data.
+ */
+export function accountPageUrl(base: string, options: { signIn?: boolean } = {}): string {
   const url = new URL(base, window.location.href);
   url.searchParams.set('lang', i18n.language || 'en');
   url.searchParams.set('origin', window.location.origin);
+  if (options.signIn) url.searchParams.set('nonce', signInNonce());
   return url.toString();
+}
+
+/**
+ * Login data that did not come back with this tab's sign-in nonce (a forged link or message): it
+ * is ignored, the current session stays, and the user is told.
+ */
+export function noticeForeignSignIn(): void {
+  const t = i18n.getFixedT(null, 'auth');
+  const { email } = sessionStore.getState().user;
+  const loggedIn = selectLoggedIn(sessionStore.getState());
+  void showError({
+    title: t('foreignSignIn.title'),
+    message: loggedIn ? t('foreignSignIn.kept', { email }) : t('foreignSignIn.none'),
+  });
 }
 
 /** The origins allowed to post login_success / logout_success: those of the account pages. */
@@ -106,7 +126,7 @@ export async function openLogin(): Promise<void> {
   const status = await runCookieCheck();
   const init = sessionStore.getState().init;
   if (status === 'blocked' && init?.sign_in_url_disable_cookies) {
-    navigateAway(accountPageUrl(init.sign_in_url_disable_cookies));
+    navigateAway(accountPageUrl(init.sign_in_url_disable_cookies, { signIn: true }));
     return;
   }
   authUiStore.setState({ loginOpen: true });
@@ -121,17 +141,22 @@ function isAuthData(value: unknown): value is AuthData {
 }
 
 /**
- * Messages from the account pages: login_success logs in and closes the panel; logout_success ends
- * the session; pageview is ignored. Anything from another origin is ignored.
+ * Messages from the account pages: login_success with this tab's sign-in nonce logs in and closes
+ * the panel; logout_success ends the session; pageview is ignored. Anything from another origin,
+ * and login data without the nonce, is ignored.
  */
 export function handleAccountMessage(event: MessageEvent): boolean {
   const origins = accountOrigins(sessionStore.getState().init);
   if (!origins.has(event.origin)) return false;
-  const message = event.data as { type?: unknown; data?: unknown } | null;
+  const message = event.data as { type?: unknown; data?: unknown; nonce?: unknown } | null;
   if (!message || typeof message !== 'object') return false;
   if (message.type === 'login_success' && isAuthData(message.data)) {
+    if (!takeSignInNonce(message.nonce)) {
+      noticeForeignSignIn();
+      return false;
+    }
     closeLogin();
-    void login(message.data);
+    void login(message.data, { signInNonce: message.nonce });
     return true;
   }
   if (message.type === 'logout_success') {

@@ -10,15 +10,25 @@ export interface AuthUiState {
   logoutFrameSrc: string | null;
   /** Temporary clouds to offer for binding after a login, or null. */
   bindPrompt: Cloud[] | null;
+  /** The sign-in nonce of the login that opened the bind prompt (the server asks for it). */
+  bindNonce: string | null;
   cookieCheck: CookieCheck;
 }
 
-export const authUiStore = createStore<AuthUiState>({
+const initialAuthUi = (): AuthUiState => ({
   loginOpen: false,
   logoutFrameSrc: null,
   bindPrompt: null,
+  bindNonce: null,
   cookieCheck: 'unknown',
 });
+
+export const authUiStore = createStore<AuthUiState>(initialAuthUi());
+
+/** Back to the state of a fresh page (tests). */
+export function resetAuthUi(): void {
+  authUiStore.setState(initialAuthUi());
+}
 
 export function useAuthUi<S>(selector: (s: AuthUiState) => S): S {
   return useStore(authUiStore, selector);

@@ -1,7 +1,7 @@
 import { Code, INTERVALS } from '@skyferry/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Fail, authData, cloud, initData, mockApi } from '../../test/utils.tsx';
-import { authUiStore } from '../auth/store.ts';
+import { authUiStore, resetAuthUi } from '../auth/store.ts';
 import { STORAGE_KEYS } from '../../lib/storage.ts';
 import { cloudsToBind, finishBind, lightLogout, login, logout, tokenRefresher } from './actions.ts';
 import { patchForm, transferStore } from '../transfer/store.ts';
@@ -18,7 +18,7 @@ const reloads: string[] = [];
 beforeEach(() => {
   localStorage.clear();
   resetSessionStore();
-  authUiStore.setState({ loginOpen: false, logoutFrameSrc: null, bindPrompt: null, cookieCheck: 'unknown' });
+  resetAuthUi();
   navigations.length = 0;
   reloads.length = 0;
   setNavigator((to) => navigations.push(to));
@@ -76,6 +76,8 @@ describe('login', () => {
     expect(JSON.parse(localStorage.getItem(STORAGE_KEYS.user) ?? '{}').access_token).toBe('access-1');
   });
 
+  const NONCE = 'n'.repeat(43);
+
   it('offers the visitor’s temporary clouds for binding, and binding sends at most 5, most recent first', async () => {
     const temp = Array.from({ length: 7 }, (_, i) => cloud(`t${i}`, { type: 1, bound: false, last_used_at: i * 10 }));
     const api = mockApi({
@@ -83,15 +85,30 @@ describe('login', () => {
       'GET /api/system/clouds': () => [],
       'POST /api/clouds/bind': () => ({ bound: [], discarded: [] }),
     });
-    await login(authData());
+    await login(authData(), { signInNonce: NONCE });
     const prompt = authUiStore.getState().bindPrompt;
     expect(prompt).toHaveLength(7);
     const chosen = cloudsToBind(prompt ?? [], 5).map((c) => c.id);
     expect(chosen).toEqual(['t6', 't5', 't4', 't3', 't2']);
     await finishBind(cloudsToBind(prompt ?? [], 5));
-    expect(api.find('POST /api/clouds/bind')[0]?.body).toEqual({ relation_id: 't6,t5,t4,t3,t2' });
+    // The sign-in's nonce goes along: the server binds only into the account this tab signed in to.
+    expect(api.find('POST /api/clouds/bind')[0]?.body).toEqual({
+      relation_id: 't6,t5,t4,t3,t2',
+      sign_in_nonce: NONCE,
+    });
     expect(authUiStore.getState().bindPrompt).toBeNull();
+    expect(authUiStore.getState().bindNonce).toBeNull();
     expect(sessionStore.getState().settings.temp_token).toBe('');
+  });
+
+  it('a login without the sign-in nonce of this tab never offers binding', async () => {
+    mockApi({
+      'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [cloud('t1', { type: 1, bound: false })] }),
+      'GET /api/system/clouds': () => [],
+    });
+    await login(authData());
+    expect(sessionStore.getState().user.access_token).toBe('access-1');
+    expect(authUiStore.getState().bindPrompt).toBeNull();
   });
 
   it('discarding sends an empty relation_id', async () => {
@@ -99,8 +116,9 @@ describe('login', () => {
       'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }),
       'POST /api/clouds/bind': () => ({ bound: [], discarded: ['t1'] }),
     });
+    authUiStore.setState({ bindNonce: NONCE });
     await finishBind([]);
-    expect(api.find('POST /api/clouds/bind')[0]?.body).toEqual({ relation_id: '' });
+    expect(api.find('POST /api/clouds/bind')[0]?.body).toEqual({ relation_id: '', sign_in_nonce: NONCE });
   });
 });
 
@@ -112,7 +130,7 @@ describe('logout', () => {
       'GET /api/system/clouds': () => [],
       'POST /api/account/logout': () => null,
     });
-    await login(authData(), { offerBind: false });
+    await login(authData());
     localStorage.setItem(STORAGE_KEYS.recentClouds, JSON.stringify([{ id: 'a', at: 1 }]));
     const events: string[] = [];
     const off = onSessionEvent('logout', () => events.push('logout'));
@@ -145,7 +163,7 @@ describe('logout', () => {
       'GET /api/system/clouds': () => [],
       'POST /api/account/logout': () => null,
     });
-    await login(authData(), { offerBind: false });
+    await login(authData());
     patchForm('migrate', { sourceCloudId: 'a', targetCloudId: 'a', targetPath: '/Backup' });
     patchForm('sync', { sourceCloudId: 'a', syncMode: 'mirror' });
     await logout();
@@ -156,7 +174,7 @@ describe('logout', () => {
 
   it('light logout keeps the auto-login data and goes to /loading', async () => {
     mockApi({ 'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }), 'GET /api/system/clouds': () => [] });
-    await login(authData(), { offerBind: false });
+    await login(authData());
     lightLogout();
     const { user } = sessionStore.getState();
     expect(user.access_token).toBe('');
@@ -170,7 +188,7 @@ describe('logout', () => {
 
   it('a call answered 140013 refreshes the tokens once and is retried; a refresh answered 230011 is a light logout', async () => {
     mockApi({ 'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }), 'GET /api/system/clouds': () => [] });
-    await login(authData(), { offerBind: false });
+    await login(authData());
     let meCalls = 0;
     const api = mockApi({
       'GET /api/users/me': (c) => {
@@ -205,7 +223,7 @@ describe('several tabs', () => {
   it('a tab takes the tokens another tab stored, and starts over when another tab logged out', async () => {
     const { syncSessionAcrossTabs } = await import('./actions.ts');
     mockApi({ 'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }), 'GET /api/system/clouds': () => [] });
-    await login(authData(), { offerBind: false });
+    await login(authData());
     const stop = syncSessionAcrossTabs();
     const rotated = { ...sessionStore.getState().user, access_token: 'access-9', refresh_token: 'refresh-9' };
     window.dispatchEvent(

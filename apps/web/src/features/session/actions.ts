@@ -122,18 +122,22 @@ export function cloudsToBind(temp: Cloud[], limit: number): Cloud[] {
 }
 
 /**
- * A login (from the sign-in frame, the no-cookie callback or auto-login): stores the session,
- * refreshes available clouds, the cloud list and (through the `login` event) the app list, starts
- * the 30-minute token refresh, and offers to bind the visitor's temporary clouds.
+ * A login (from the sign-in frame or the no-cookie callback, with the sign-in nonce this tab sent):
+ * stores the session, refreshes available clouds, the cloud list and (through the `login` event)
+ * the app list, starts the 30-minute token refresh, and offers to bind the visitor's temporary
+ * clouds. Binding is offered only for a sign-in this tab started (it has its nonce): clouds never
+ * go to an account the user did not just sign in to here.
  */
-export async function login(data: AuthData, options: { offerBind?: boolean } = {}): Promise<void> {
+export async function login(data: AuthData, options: { signInNonce?: string } = {}): Promise<void> {
   const visitorClouds = sessionStore.getState().tempClouds;
   applyAuth(data);
   tokenRefresher.start();
   emitSessionEvent('login');
   await refreshCloudLists();
   const temp = sessionStore.getState().tempClouds.length ? sessionStore.getState().tempClouds : visitorClouds;
-  if ((options.offerBind ?? true) && temp.length > 0) authUiStore.setState({ bindPrompt: temp });
+  if (options.signInNonce && temp.length > 0) {
+    authUiStore.setState({ bindPrompt: temp, bindNonce: options.signInNonce });
+  }
 }
 
 /**
@@ -143,13 +147,17 @@ export async function login(data: AuthData, options: { offerBind?: boolean } = {
 export async function finishBind(bind: Cloud[]): Promise<void> {
   const visitorOrder = sessionStore.getState().tempClouds.map((c) => c.id);
   const accountBefore = sessionStore.getState().clouds.map((c) => c.id);
+  const nonce = authUiStore.getState().bindNonce ?? '';
   try {
-    await sessionApi.bindClouds(bind.map((c) => c.id));
+    await sessionApi.bindClouds(
+      bind.map((c) => c.id),
+      nonce,
+    );
   } catch (err) {
     console.warn('binding temporary clouds failed', err);
     throw err;
   } finally {
-    authUiStore.setState({ bindPrompt: null });
+    authUiStore.setState({ bindPrompt: null, bindNonce: null });
     patchSettings({ temp_token: '' });
     sessionStore.setState({ tempClouds: [] });
     await loadClouds().catch((err) => console.warn('loading clouds failed', err));
@@ -174,21 +182,30 @@ async function keepOrder(accountBefore: string[], visitorOrder: string[]): Promi
 
 let logoutRunning = false;
 
+/** Ends the session on the server (its access, refresh and auto-login tokens), whatever started the logout. */
+export async function endServerSession(): Promise<void> {
+  const { user } = sessionStore.getState();
+  if (!user.access_token && !user.refresh_token && !user.auto_login_token) return;
+  await sessionApi
+    .logout({
+      ...(user.refresh_token ? { refresh_token: user.refresh_token } : {}),
+      ...(user.auto_login_token ? { auto_login_token: user.auto_login_token } : {}),
+    })
+    .catch((err) => console.warn('logout call failed', err));
+}
+
 /**
  * Logout (spec section 4): revoke the tokens on the server, clear tokens, auto-login data, clouds
  * and (through the `logout` event) migrate and sync selections and login-required apps, stop the
  * refresh, load the sign-out page in the hidden frame, and reload at the home route 0.8 s later.
+ * A logout the sign-out page started (`fromFrame`) revokes the tokens too; it only skips the frame.
  */
 export async function logout(options: { fromFrame?: boolean } = {}): Promise<void> {
   if (logoutRunning) return;
   logoutRunning = true;
-  const { user, init } = sessionStore.getState();
+  const { init } = sessionStore.getState();
   tokenRefresher.stop();
-  if (user.access_token && !options.fromFrame) {
-    await sessionApi
-      .logout({ refresh_token: user.refresh_token, auto_login_token: user.auto_login_token })
-      .catch((err) => console.warn('logout call failed', err));
-  }
+  await endServerSession();
   clearSession(false);
   patchSettings({ temp_token: '' });
   removeKey(STORAGE_KEYS.recentClouds);

@@ -27,7 +27,13 @@ export const sessionApi = {
   myClouds: () => api<CloudsMe>('/api/v2/clouds/me', { method: 'GET' }),
   sortClouds: (ids: string[]) =>
     api<null>('/api/clouds/sort', { method: 'PUT', body: { sort_val: JSON.stringify(ids) } }),
-  /** Binds the named temporary clouds (up to 5); every other one is discarded. [] discards all. */
-  bindClouds: (ids: string[]) => api<BindCloudsData>('/api/clouds/bind', { body: { relation_id: ids.join(',') } }),
+  /**
+   * Binds the named temporary clouds (up to 5); every other one is discarded. [] discards all.
+   * `sign_in_nonce` is the nonce of the sign-in this tab just made (the server checks it).
+   */
+  bindClouds: (ids: string[], signInNonce: string) =>
+    api<BindCloudsData>('/api/clouds/bind', {
+      body: { relation_id: ids.join(','), ...(signInNonce ? { sign_in_nonce: signInNonce } : {}) },
+    }),
   systemClouds: () => api<SystemCloud[]>('/api/system/clouds', { method: 'GET' }),
 };

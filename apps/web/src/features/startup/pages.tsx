@@ -3,7 +3,9 @@ import { IconAlertTriangle, IconWifiOff } from '@tabler/icons-react';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation, useSearchParams } from 'react-router';
-import { clearSession, login } from '../session/actions.ts';
+import { noticeForeignSignIn } from '../auth/login.ts';
+import { clearSession, endServerSession, login } from '../session/actions.ts';
+import { takeSignInNonce } from '../session/sign-in-nonce.ts';
 import { DEFAULT_ROUTE, navigateTo, reloadTo } from '../session/navigation.ts';
 import { useSession } from '../session/store.ts';
 import type { AuthData } from '../session/types.ts';
@@ -102,29 +104,41 @@ function knownReason(reason: string, t: (key: string) => string): string {
   return t('error.generic');
 }
 
-/** Reads the login data the no-cookie sign-in page hands back in the fragment (`#data=<json>`). */
-export function loginDataFromHash(hash: string): AuthData | null {
+/**
+ * Reads what the no-cookie sign-in page hands back in the fragment: the login data
+ * (`#data=<json>`) and the sign-in nonce it was opened with (`&nonce=...`).
+ */
+export function loginFromHash(hash: string): { data: AuthData | null; nonce: string } {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const nonce = params.get('nonce') ?? '';
   const raw = params.get('data');
-  if (!raw) return null;
+  if (!raw) return { data: null, nonce };
   try {
     const data = JSON.parse(raw) as AuthData;
-    return typeof data?.access_token === 'string' ? data : null;
+    return { data: typeof data?.access_token === 'string' ? data : null, nonce };
   } catch {
-    return null;
+    return { data: null, nonce };
   }
 }
 
-/** /callback-login (no start-up checks): completes a no-cookie sign-in and goes to the default route. */
+/**
+ * /callback-login (no start-up checks): completes a no-cookie sign-in this tab started and goes to
+ * the default route. Login data without this tab's sign-in nonce (a link someone else made) is
+ * ignored with a notice; the current session stays.
+ */
 export function CallbackLoginPage() {
   const { t } = useTranslation('startup');
   const { hash } = useLocation();
   useEffect(() => {
-    const data = loginDataFromHash(hash);
+    const { data, nonce } = loginFromHash(hash);
     // The fragment holds tokens: drop it from the address bar and history at once.
     window.history.replaceState(window.history.state, '', window.location.pathname);
     void (async () => {
-      if (data) await login(data).catch((err) => console.error('login failed', err));
+      if (data && takeSignInNonce(nonce)) {
+        await login(data, { signInNonce: nonce }).catch((err) => console.error('login failed', err));
+      } else if (data) {
+        noticeForeignSignIn();
+      }
       navigateTo(DEFAULT_ROUTE, { replace: true });
     })();
     // Once, on arrival.
@@ -133,12 +147,17 @@ export function CallbackLoginPage() {
   return <FullScreenLoader label={t('signingIn')} />;
 }
 
-/** /callback-logout (no start-up checks): forgets the session and starts over at the home route. */
+/**
+ * /callback-logout (no start-up checks): ends the session on the server, forgets it here and
+ * starts over at the home route.
+ */
 export function CallbackLogoutPage() {
   const { t } = useTranslation('startup');
   useEffect(() => {
-    clearSession(false);
-    reloadTo('/');
+    void endServerSession().finally(() => {
+      clearSession(false);
+      reloadTo('/');
+    });
   }, []);
   return <FullScreenLoader label={t('signingOut')} />;
 }
