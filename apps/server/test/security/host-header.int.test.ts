@@ -2,6 +2,10 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code } from '@skyferry/contract';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 /**
@@ -150,5 +154,21 @@ describe('HOST=0.0.0.0 without PUBLIC_URL (a LAN install)', () => {
     }
     expect((await get(t, '/api/v2/init', { host: 'nas.local:8080' })).status).toBe(421);
     expect((await get(t, '/api/v2/init', { host: 'rebind.attacker.example' })).status).toBe(421);
+  });
+});
+
+describe('SKYFERRY_ALLOWED_HOSTS', () => {
+  it('takes names and addresses, and stops the server with a message on anything else', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'skyferry-hosts-'));
+    try {
+      const config = loadConfig({ SKYFERRY_ALLOWED_HOSTS: ' NAS.lan., .Corp.Example, [fd00::1], 192.168.1.9 ' }, cwd);
+      expect(config.allowedHosts).toEqual(['nas.lan', '.corp.example', 'fd00::1', '192.168.1.9']);
+      for (const bad of ['https://nas.lan', 'nas.lan:8080', 'a b', '*']) {
+        expect(() => loadConfig({ SKYFERRY_ALLOWED_HOSTS: bad }, cwd), bad).toThrow(ConfigError);
+        expect(() => loadConfig({ SKYFERRY_ALLOWED_HOSTS: bad }, cwd), bad).toThrow(/SKYFERRY_ALLOWED_HOSTS/);
+      }
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
