@@ -74,7 +74,7 @@ export function addressKey(ip: string): string {
     .join(':')}::/64`;
 }
 
-/** 429 with the wait in seconds, or in minutes once it is long. */
+/** 429 for a slowed (account, address) pair: the wait in seconds, or in minutes once it is long. */
 function slowedDown(waitMs: number): ApiError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
   return seconds < 90
@@ -196,7 +196,10 @@ export class AccountsService {
     const ipKey = `signin:ip:${addressKey(client.ip)}`;
     if (!loopback) {
       const perAddress = await this.limits.get(ipKey, now);
-      if (perAddress.count >= SIGN_IN_LIMITS.perAddress) throw slowedDown(perAddress.resetAt - now);
+      if (perAddress.count >= SIGN_IN_LIMITS.perAddress) {
+        const minutes = Math.max(1, Math.ceil((perAddress.resetAt - now) / 60_000));
+        throw errors.rateLimited('login_rate_limited', { minutes });
+      }
     }
     const pairKey = `signin:pair:${sha256Hex(email)}:${loopback ? 'loopback' : addressKey(client.ip)}`;
     const wait = await this.limits.admit(pairKey, SIGN_IN_LIMITS.pair, now);

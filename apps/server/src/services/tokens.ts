@@ -1,6 +1,6 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { SessionsRepository } from '../repositories/sessions.ts';
 import type { VisitorsRepository } from '../repositories/visitors.ts';
-import { timingSafeEqual } from 'node:crypto';
 import { newId, randomToken, sha256Hex, type SecretBox } from './crypto.ts';
 
 const SECOND = 1000;
@@ -20,6 +20,7 @@ export const TOKEN_LIFETIMES = {
   visitorIdleMs: 30 * DAY,
 } as const;
 
+/** Compares two hex digests in constant time. */
 function sameHash(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');
   const y = Buffer.from(b, 'hex');
