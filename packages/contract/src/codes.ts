@@ -41,6 +41,11 @@ export const Code = {
   CLOUD_OPERATION_ERROR: 502001,
   CLOUD_UNAVAILABLE: 503001,
   INSUFFICIENT_TARGET_STORAGE: 507001,
+  // Operators and local folders.
+  /** The local-folder kind is not open to this identity (visitors, users the operator has not allowed). */
+  LOCAL_FOLDER_FORBIDDEN: 403004,
+  /** Only the server's operator may make this call. */
+  OPERATOR_REQUIRED: 403005,
 } as const;
 
 export type CodeName = keyof typeof Code;
@@ -74,6 +79,9 @@ export const CODE_MEANINGS: Record<CodeValue, string> = {
   [Code.CLOUD_OPERATION_ERROR]: 'The cloud drive reported an error.',
   [Code.CLOUD_UNAVAILABLE]: 'The cloud drive could not be reached.',
   [Code.INSUFFICIENT_TARGET_STORAGE]: 'Insufficient target cloud storage.',
+  [Code.LOCAL_FOLDER_FORBIDDEN]:
+    'Folders on the server are not open to this identity (visitors, users the operator has not allowed).',
+  [Code.OPERATOR_REQUIRED]: "Only the server's operator may do this.",
 };
 
 /** The HTTP status each code travels with. */

@@ -83,6 +83,14 @@ export const en = {
     'The server {host} presented a TLS certificate with the SHA-256 fingerprint {fingerprint}, not the one entered. The password was not sent.',
   tls_certificate_untrusted:
     'The server {host} presented a TLS certificate that is not trusted (self-signed?). Enter its SHA-256 fingerprint to trust it.',
+  local_visitor_refused:
+    'Folders on the server are not available to visitors. Sign in with an account the operator has allowed to use them.',
+  local_not_granted:
+    'Only the operator, and users the operator allows, may use folders on the server. Ask the operator for access.',
+  local_no_roots:
+    'No folder on the server is allowed: the operator sets SKYFERRY_LOCAL_ROOTS (without it, the home folder is allowed only on a single-user install listening on 127.0.0.1).',
+  operator_only: "Only the server's operator may do this.",
+  local_folder_taken: 'Another user already has the folder {name}.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -87,4 +87,12 @@ export const es: Messages = {
     'El servidor {host} presentó un certificado TLS con la huella SHA-256 {fingerprint}, que no es la introducida. No se envió la contraseña.',
   tls_certificate_untrusted:
     'El servidor {host} presentó un certificado TLS que no es de confianza (¿autofirmado?). Introduzca su huella SHA-256 para confiar en él.',
+  local_visitor_refused:
+    'Las carpetas del servidor no están disponibles para los visitantes. Inicie sesión con una cuenta a la que el operador haya permitido usarlas.',
+  local_not_granted:
+    'Solo el operador, y los usuarios a los que él lo permite, pueden usar carpetas del servidor. Pida acceso al operador.',
+  local_no_roots:
+    'No se permite ninguna carpeta del servidor: el operador define SKYFERRY_LOCAL_ROOTS (sin ella, la carpeta personal solo se permite en una instalación de un solo usuario que escucha en 127.0.0.1).',
+  operator_only: 'Solo el operador del servidor puede hacer esto.',
+  local_folder_taken: 'Otro usuario ya tiene la carpeta {name}.',
 };

@@ -87,4 +87,12 @@ export const fr: Messages = {
     "Le serveur {host} a présenté un certificat TLS d'empreinte SHA-256 {fingerprint}, qui n'est pas celle saisie. Le mot de passe n'a pas été envoyé.",
   tls_certificate_untrusted:
     'Le serveur {host} a présenté un certificat TLS non approuvé (auto-signé ?). Saisissez son empreinte SHA-256 pour lui faire confiance.',
+  local_visitor_refused:
+    "Les dossiers du serveur ne sont pas accessibles aux visiteurs. Connectez-vous avec un compte que l'opérateur a autorisé à les utiliser.",
+  local_not_granted:
+    "Seuls l'opérateur et les utilisateurs qu'il autorise peuvent utiliser des dossiers du serveur. Demandez l'accès à l'opérateur.",
+  local_no_roots:
+    "Aucun dossier du serveur n'est autorisé : l'opérateur définit SKYFERRY_LOCAL_ROOTS (sans elle, le dossier personnel n'est autorisé que sur une installation à un seul compte qui écoute sur 127.0.0.1).",
+  operator_only: "Seul l'opérateur du serveur peut faire cela.",
+  local_folder_taken: 'Un autre utilisateur a déjà le dossier {name}.',
 };

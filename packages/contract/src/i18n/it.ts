@@ -84,4 +84,12 @@ export const it: Messages = {
     'Il server {host} ha presentato un certificato TLS con impronta SHA-256 {fingerprint}, diversa da quella inserita. La password non è stata inviata.',
   tls_certificate_untrusted:
     'Il server {host} ha presentato un certificato TLS non attendibile (autofirmato?). Inserisci la sua impronta SHA-256 per considerarlo attendibile.',
+  local_visitor_refused:
+    "Le cartelle del server non sono disponibili per i visitatori. Accedi con un account a cui l'operatore ha permesso di usarle.",
+  local_not_granted:
+    "Solo l'operatore, e gli utenti a cui lo permette, possono usare le cartelle del server. Chiedi l'accesso all'operatore.",
+  local_no_roots:
+    "Nessuna cartella del server è consentita: l'operatore imposta SKYFERRY_LOCAL_ROOTS (senza di essa, la cartella home è consentita solo in un'installazione con un solo utente in ascolto su 127.0.0.1).",
+  operator_only: "Solo l'operatore del server può farlo.",
+  local_folder_taken: 'Un altro utente ha già la cartella {name}.',
 };

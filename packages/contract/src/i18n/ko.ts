@@ -80,4 +80,11 @@ export const ko: Messages = {
     '서버 {host}이(가) 제시한 TLS 인증서의 SHA-256 지문은 {fingerprint}(으)로, 입력한 지문과 다릅니다. 비밀번호는 전송되지 않았습니다.',
   tls_certificate_untrusted:
     '서버 {host}이(가) 신뢰할 수 없는 TLS 인증서(자체 서명?)를 제시했습니다. 신뢰하려면 SHA-256 지문을 입력하세요.',
+  local_visitor_refused: '서버의 폴더는 방문자에게 제공되지 않습니다. 운영자가 사용을 허용한 계정으로 로그인하세요.',
+  local_not_granted:
+    '서버의 폴더는 운영자와 운영자가 허용한 사용자만 사용할 수 있습니다. 운영자에게 접근 권한을 요청하세요.',
+  local_no_roots:
+    '허용된 서버 폴더가 없습니다. 운영자가 SKYFERRY_LOCAL_ROOTS를 설정합니다(설정하지 않으면 홈 폴더는 127.0.0.1에서 수신하는 사용자 한 명뿐인 설치에서만 허용됩니다).',
+  operator_only: '서버 운영자만 이 작업을 할 수 있습니다.',
+  local_folder_taken: '다른 사용자가 이미 {name} 폴더를 가지고 있습니다.',
 };
