@@ -358,10 +358,13 @@ export const NOT_OWNED: Record<string, string> = {
   'GET /api/account/logout': 'ends the session of the token given',
   'GET /api/users/me': 'the caller’s own account',
   'POST /api/users/notify-email': 'the caller’s own account',
-  'GET /api/system/clouds': 'the list of kinds, the same for everyone',
+  'GET /api/system/clouds': "the list of kinds; the local kind names the caller's own folders only",
   'POST /api/clouds': 'creates a cloud for the caller',
   'GET /api/clouds/oauth/callback':
     'the owner is sealed in the state (and the browser bound by a cookie); see oauth.int.test.ts',
+  'GET /api/operator/users': 'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
+  'PUT /api/operator/users/{uid}/local-folder':
+    'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
 };
 
 /** "PUT /api/clouds/{id} (rename)" and "PUT /api/clouds/:id" both become "PUT /api/clouds/{}". */
