@@ -83,10 +83,12 @@ export function OperatorTab() {
             {data.items.map((u) => (
               <Table.Tr key={u.uid} data-testid="operator-user">
                 <Table.Td>
-                  <Group gap={6} wrap="nowrap">
-                    <Text size="sm">{u.email}</Text>
+                  <Group gap={6}>
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {u.email}
+                    </Text>
                     {u.role === 'operator' && (
-                      <Badge size="xs" variant="light">
+                      <Badge size="xs" variant="light" style={{ flexShrink: 0 }}>
                         {t('operator.operatorRole')}
                       </Badge>
                     )}
