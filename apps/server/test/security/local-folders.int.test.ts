@@ -255,6 +255,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(dl.body).not.toContain('carol private');
       expect(realpathSync(join(root, 'carol', 'diary.txt'))).toBe(join(root, 'carol', 'diary.txt'));
       expect(await kinds(carol.headers)).toMatchObject({ roots: [join(root, 'carol')] });
+      // A cloud of Bob's over a folder outside his own (connected before a change of grant, or planted) opens nothing.
+      const foreign = (await connect(operator.headers, join(root, 'carol'))).data;
+      await t.ctx.db.kysely.updateTable('clouds').set({ user_id: bob.uid }).where('id', '=', foreign.id).execute();
+      const planted = await list(bob.headers, foreign.id);
+      expect([planted.status, planted.code]).toEqual([403, Code.LOCAL_FOLDER_FORBIDDEN]);
+      expect(planted.msg).toContain(bobOwn);
+      expect(JSON.stringify(planted)).not.toContain('diary');
+      await t.ctx.db.kysely.deleteFrom('clouds').where('id', '=', foreign.id).execute();
     });
 
     it('grant names: one folder per user, plain names only, known users only', async () => {

@@ -45,7 +45,8 @@ export default async function operatorRoutes(app: App, ctx: AppContext): Promise
         summary: 'Allow a user to use local folders, in a folder of their own under each root, or take it back',
         description:
           'Operators only (403005 otherwise). `granted: true` gives the user `<root>/<folder_name>` under every ' +
-          'allowed root (the name they had, else their user id, when none is given), created now; they can ' +
+          'allowed root (the name they had, else their user id, when none is given), created now (a folder of ' +
+          'that name that exists is given as it is); they can ' +
           "connect nothing outside it. `granted: false` takes it back: the folders and files stay, the user's " +
           'local clouds answer 403004 from then on. 404 for an unknown user, 409006 when another user has the ' +
           'name, 400 for a name that is not `LOCAL_FOLDER_NAME_PATTERN`.',
