@@ -12,17 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../api/errors.ts';
+import { errorCode as code } from '../../testkit/conformance.ts';
 import { openLocal, type LocalProvider } from './local.ts';
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof ProviderError ? err.code : `not a ProviderError: ${String(err)}`;
-  }
-}
 
 /**
  * The server's own files (its data dir and database) may lie inside a root; the server passes their
