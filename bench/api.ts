@@ -66,6 +66,8 @@ async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) =>
   return out;
 }
 
+const benchEmail = (i: number) => `bench-${i}@example.com`;
+
 async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'skyferry-bench-api-'));
   const localRoot = join(root, 'local');
@@ -78,10 +80,13 @@ async function main(): Promise<void> {
   let redis: RedisServer | undefined;
   let api: ChildProcess | undefined;
   try {
+    const users = Math.ceil(CLIENTS / PER_USER);
     const env: Record<string, string> = {
       SKYFERRY_DATA_DIR: join(root, 'data'),
       SKYFERRY_SECRET: randomBytes(32).toString('base64url'),
       SKYFERRY_LOCAL_ROOTS: localRoot,
+      // Every bench account connects folders anywhere under the root, as operators may.
+      SKYFERRY_ADMIN_EMAILS: Array.from({ length: users }, (_, i) => benchEmail(i)).join(','),
       SKYFERRY_WEB_DIST: join(root, 'no-web'),
       HOST: '127.0.0.1',
       PORT: '0',
@@ -121,14 +126,13 @@ async function main(): Promise<void> {
       return (await res.json()) as Envelope<T>;
     };
 
-    const users = Math.ceil(CLIENTS / PER_USER);
     console.log(`setting up ${users} accounts and ${CLIENTS} tasks (${DB}) ...`);
     const tokens = await pool(
       Array.from({ length: users }, (_, i) => i),
       8,
       async (i) => {
         const res = await call<{ access_token: string }>('POST', '/api/account/signup', {
-          email: `bench-${i}@example.com`,
+          email: benchEmail(i),
           password: 'a long enough password',
         });
         if (res.code !== 0) throw new Error(`sign-up: ${res.msg}`);

@@ -48,12 +48,25 @@ async function main(): Promise<void> {
   const server = await startSkyferry({ SKYFERRY_LOCAL_ROOTS: root, LOG_LEVEL: 'error' });
   const browser = await launchBrowser();
   try {
-    const token = ((await (await fetch(`${server.url}/api/token`)).json()) as { data: { access_token: string } }).data
-      .access_token;
+    // The install's first account is its operator, the one who may connect a folder of the server.
+    const signUp = (await (
+      await fetch(`${server.url}/api/account/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'bench@example.com', password: 'a long enough password' }),
+      })
+    ).json()) as { data: { uid: string; access_token: string; refresh_token: string } };
+    const user = {
+      uid: signUp.data.uid,
+      email: 'bench@example.com',
+      access_token: signUp.data.access_token,
+      refresh_token: signUp.data.refresh_token,
+      token_type: 'Bearer',
+    };
     const connect = (await (
       await fetch(`${server.url}/api/clouds`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-temp-authorization': token },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${user.access_token}` },
         body: JSON.stringify({ cloud_name: 'local', alias: 'Big folder', credentials: { path: folder } }),
       })
     ).json()) as { code: number; msg: string };
@@ -61,7 +74,7 @@ async function main(): Promise<void> {
 
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     await quietShell(context);
-    await context.addInitScript((temp: string) => {
+    await context.addInitScript((signedIn: typeof user) => {
       const g = globalThis as unknown as {
         localStorage: { setItem(k: string, v: string): void };
         PerformanceObserver: new (
@@ -74,7 +87,7 @@ async function main(): Promise<void> {
         performance: { now(): number };
         __bench: PageBench;
       };
-      g.localStorage.setItem('skyferry.temp_token', JSON.stringify(temp));
+      g.localStorage.setItem('skyferry.user', JSON.stringify(signedIn));
       const bench: PageBench = { listStarts: [], listEnds: [], firstRow: null };
       g.__bench = bench;
       new g.PerformanceObserver((list) => {
@@ -91,7 +104,7 @@ async function main(): Promise<void> {
         else g.requestAnimationFrame(watch);
       };
       g.requestAnimationFrame(watch);
-    }, token);
+    }, user);
     const page = await context.newPage();
     await page.goto(`${server.url}/manage/explorer?cloud_index=0&is_open=1&_=${Date.now()}`);
     await page.getByTestId('file-row').first().waitFor({ timeout: 120_000 });

@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startRcloneServe, type RcloneServer } from '@skyferry/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot } from '../support/browser.ts';
@@ -8,21 +9,33 @@ import { startSkyferry, type RunningSkyferry } from '../support/server.ts';
 import { axeSeriousViolations, openUserPanel, quietShell, signUpInFrame } from '../support/shell.ts';
 
 // A visitor connects clouds, reorders them, signs up from the login modal, keeps the clouds,
-// sets the notification e-mail, and logs out. One server (billing in test mode, so the plan, usage
-// and Premium parts of the shell show), one browser context for the story.
+// sets the notification e-mail, sees the operator's Users tab (the first account is the operator),
+// and logs out. One server (billing in test mode, so the plan, usage and Premium parts of the shell
+// show), one browser context for the story. Visitors get no local folders: their clouds are
+// folders of a WebDAV server on 127.0.0.1.
 
 let server: RunningSkyferry;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let roots: string;
+let dav: RcloneServer;
 const email = `ada.${Date.now()}@example.com`;
 const password = 'correct horse battery';
 
 beforeAll(async () => {
   roots = mkdtempSync(join(tmpdir(), 'skyferry-e2e-roots-'));
-  for (const name of ['alpha', 'bravo', 'charlie']) mkdirSync(join(roots, name));
-  server = await startSkyferry({ SKYFERRY_LOCAL_ROOTS: roots, BILLING_MODE: 'test' });
+  dav = await startRcloneServe('webdav');
+  const auth = `Basic ${Buffer.from(`${dav.username}:${dav.password}`).toString('base64')}`;
+  for (const name of ['alpha', 'bravo', 'charlie']) {
+    const res = await fetch(dav.url + name, { method: 'MKCOL', headers: { authorization: auth } });
+    expect(res.status).toBe(201);
+  }
+  server = await startSkyferry({
+    SKYFERRY_LOCAL_ROOTS: roots,
+    SKYFERRY_ALLOW_PRIVATE_NETWORKS: 'true',
+    BILLING_MODE: 'test',
+  });
   browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
   await quietShell(context);
@@ -31,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await dav?.stop();
   rmSync(roots, { recursive: true, force: true });
 });
 
@@ -53,13 +67,26 @@ describe('an account', () => {
     ]) {
       const res = await page.request.post(server.url + '/api/clouds', {
         headers: { 'x-temp-authorization': temp },
-        data: { cloud_name: 'local', alias, credentials: { path: join(roots, name!) } },
+        data: {
+          cloud_name: 'webdav',
+          alias,
+          credentials: { url: `${dav.url}${name!}/`, username: dav.username, password: dav.password },
+        },
       });
       expect((await res.json()).code, await res.text()).toBe(0);
     }
     await page.reload();
     await page.getByTestId('cloud-row').nth(2).waitFor();
     expect(await rowLabels()).toEqual(['Alpha', 'Bravo', 'Charlie']);
+    // A visitor never gets folders on the server: the kind is greyed with the reason.
+    const kinds = await page.request.get(server.url + '/api/system/clouds', {
+      headers: { 'x-temp-authorization': temp },
+    });
+    const local = ((await kinds.json()).data as Array<{ cloud_name: string; available: boolean; reason: string }>).find(
+      (k) => k.cloud_name === 'local',
+    );
+    expect(local?.available).toBe(false);
+    expect(local?.reason).toContain('not available to visitors');
 
     const saved = page.waitForResponse((r) => r.url().endsWith('/api/clouds/sort') && r.request().method() === 'PUT');
     await page.getByRole('button', { name: 'Reorder Alpha' }).focus();
@@ -175,6 +202,29 @@ describe('an account', () => {
       headers: { authorization: `Bearer ${user.access_token}` },
     });
     expect((await me.json()).data.user_info).toMatchObject({ notify_email: `notify.${email}`, remind_me: 1 });
+  });
+
+  it('the first account is the operator: Settings has Users, and the local folder names the allowed folders', async () => {
+    await openUserPanel(page);
+    await page.getByText('Settings', { exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('tab', { name: 'Users' }).click();
+    await dialog.getByTestId('operator-user').first().waitFor();
+    expect(await dialog.getByTestId('operator-user').first().textContent()).toContain(email);
+    expect(await dialog.getByTestId('operator-roots').textContent()).toContain(roots);
+    await screenshot(page, 'account-settings-users');
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.goto(server.url + '/manage');
+    await page.getByRole('button', { name: 'Add cloud' }).first().click();
+    const connect = page.getByRole('dialog', { name: 'Connect cloud drive' });
+    await connect.getByTestId('kind-local').click();
+    expect(await connect.getByTestId('local-roots').textContent()).toContain(roots);
+    await screenshot(page, 'account-connect-local');
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await connect.waitFor({ state: 'detached' });
   });
 
   it('logs out after "Are you sure to log out?": everything is cleared, the tokens are revoked, and the home route loads', async () => {

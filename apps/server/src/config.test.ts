@@ -229,6 +229,25 @@ describe('SKYFERRY_LOCAL_ROOTS', () => {
   it('is empty when set to an empty value, even on loopback', () => {
     expect(loadConfig({ HOST: '127.0.0.1', SKYFERRY_LOCAL_ROOTS: '' }, cwd).localRoots).toEqual([]);
   });
+
+  it('marks the home-folder default, which applies to a single-user install only', () => {
+    expect(loadConfig({ HOST: '127.0.0.1' }, cwd).localRootsDefault).toBe(true);
+    expect(loadConfig({ HOST: '127.0.0.1', SKYFERRY_LOCAL_ROOTS: '/srv/a' }, cwd).localRootsDefault).toBe(false);
+    expect(loadConfig({ HOST: '0.0.0.0' }, cwd).localRootsDefault).toBe(false);
+  });
+});
+
+describe('SKYFERRY_ADMIN_EMAILS', () => {
+  it('is a comma-separated list, trimmed and lower-cased', () => {
+    expect(
+      loadConfig({ SKYFERRY_ADMIN_EMAILS: ' Ada@Example.com, ,bob@example.org,ada@example.com' }, cwd).adminEmails,
+    ).toEqual(['ada@example.com', 'bob@example.org']);
+    expect(loadConfig({}, cwd).adminEmails).toEqual([]);
+  });
+
+  it('refuses an entry that is not an e-mail address', () => {
+    expect(errorOf({ SKYFERRY_ADMIN_EMAILS: 'ada@example.com,admin' })).toMatch(/SKYFERRY_ADMIN_EMAILS entry .*admin/);
+  });
 });
 
 describe('the server process', () => {

@@ -22,6 +22,7 @@ const envSchema = z.object({
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().default('Skyferry <no-reply@skyferry.local>'),
   SKYFERRY_LOCAL_ROOTS: z.string().optional(),
+  SKYFERRY_ADMIN_EMAILS: z.string().max(10_000).optional(),
   SKYFERRY_WEB_DIST: z.string().optional(),
   SKYFERRY_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   SKYFERRY_TASKS_PER_USER: z.coerce.number().int().min(1).max(64).default(2),
@@ -65,6 +66,13 @@ export interface Config {
   outboxDir: string;
   /** Folders the local-folder cloud kind may use. */
   localRoots: string[];
+  /**
+   * The roots are the home-folder default (SKYFERRY_LOCAL_ROOTS unset, listening on loopback): they
+   * apply only while the install has a single account (services/authorization.ts).
+   */
+  localRootsDefault: boolean;
+  /** Accounts that are operators besides the first one (SKYFERRY_ADMIN_EMAILS), lower-cased. */
+  adminEmails: string[];
   webDist: string;
   workers: number;
   /** Task runs of one user at once, across every worker. */
@@ -191,6 +199,18 @@ function parseAllowedHosts(value: string | undefined): string[] {
     });
 }
 
+function parseAdminEmails(value: string | undefined): string[] {
+  const emails = (value ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
+  for (const e of emails) {
+    if (!/^[^\s@]+@[^\s@]+$/.test(e))
+      throw new ConfigError(`SKYFERRY_ADMIN_EMAILS entry is not an e-mail address: ${e}`);
+  }
+  return [...new Set(emails)];
+}
+
 function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === 'localhost' || host === '::1';
 }
@@ -262,6 +282,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mailFrom: e.MAIL_FROM,
     outboxDir: join(dataDir, 'outbox'),
     localRoots,
+    localRootsDefault: e.SKYFERRY_LOCAL_ROOTS === undefined && localRoots.length > 0,
+    adminEmails: parseAdminEmails(e.SKYFERRY_ADMIN_EMAILS),
     webDist,
     workers: e.SKYFERRY_WORKERS,
     tasksPerUser: e.SKYFERRY_TASKS_PER_USER,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { createDb, type Db } from '@skyferry/db';
+import { MetaRepository, createDb, type Db } from '@skyferry/db';
 import type { Config } from './config.ts';
 import { secureDataDir } from './data-dir.ts';
 import { CloudsRepository } from './repositories/clouds.ts';
@@ -10,11 +10,13 @@ import { SessionsRepository } from './repositories/sessions.ts';
 import { UsersRepository } from './repositories/users.ts';
 import { VisitorsRepository } from './repositories/visitors.ts';
 import { AccountsService } from './services/accounts.ts';
+import { Authorization, serverFilesOf } from './services/authorization.ts';
 import { CloudsService } from './services/clouds.ts';
 import { configureOAuthFromConfig } from './services/oauth.ts';
 import { FilesService } from './services/files/index.ts';
 import { SecretBox } from './services/crypto.ts';
 import { TokenService } from './services/tokens.ts';
+import { OperatorService } from './services/operator.ts';
 import { UsersService } from './services/users.ts';
 import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
 import type { TasksService } from './services/tasks/index.ts';
@@ -36,6 +38,10 @@ export interface AppContext {
   readonly accounts: AccountsService;
   /** Users, plans, the paid check, traffic accounting. */
   readonly users: UsersService;
+  /** Who may do what: visitor, user, operator; what each may connect and reach (services/authorization.ts). */
+  readonly authz: Authorization;
+  /** The operator's calls: accounts and local-folder grants. */
+  readonly operator: OperatorService;
   /** The clouds registry and connected clouds (open, markExpired, touch). */
   readonly clouds: CloudsService;
   /** File calls of connected clouds: listing cache, providers pool, uploads, downloads (services/files). */
@@ -67,19 +73,36 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     box: secrets,
   });
   const usersRepo = new UsersRepository(db.kysely);
+  const authz = new Authorization({
+    users: usersRepo,
+    meta: new MetaRepository(db.kysely),
+    adminEmails: config.adminEmails,
+    localRoots: config.localRoots,
+    localRootsDefault: config.localRootsDefault,
+    serverFiles: serverFilesOf(config),
+    log,
+  });
   const users = new UsersService({
     users: usersRepo,
     plans: new PlansRepository(db.kysely),
     billingMode: config.billingMode,
+    roleOf: (row) => authz.roleOfAccount(row),
   });
   const rateLimits = new RateLimitsRepository(db.kysely);
-  const accounts = new AccountsService({ users: usersRepo, userService: users, tokens, limits: rateLimits });
+  const accounts = new AccountsService({
+    users: usersRepo,
+    userService: users,
+    tokens,
+    limits: rateLimits,
+    operators: authz,
+  });
+  const operator = new OperatorService({ users: usersRepo, authz, log });
   const clouds = new CloudsService({
     repo: new CloudsRepository(db.kysely),
     users,
     box: secrets,
     log,
-    localRoots: config.localRoots,
+    authz,
     oauthConfigured: (service) => config.oauth[service] !== undefined,
   });
   const files = new FilesService({ clouds, box: secrets, log });
@@ -114,6 +137,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     tokens,
     accounts,
     users,
+    authz,
+    operator,
     clouds,
     files,
     tasks: taskSystem.tasks,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, type AuthorizationData, type CloudsMeData, type InitData, type UsersMeData } from '@skyferry/contract';
 import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
+import { LOOPBACK_CLOUDS_ENV, VisitorClouds } from './support/visitor-clouds.ts';
 
 interface Reply<T> {
   status: number;
@@ -29,12 +30,14 @@ function client(t: () => TestApp) {
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`accounts over HTTP [${dialect}]`, () => {
     let t: TestApp;
+    let dav: VisitorClouds;
     const call = client(() => t);
     beforeAll(async () => {
-      t = await startTestApp({ dialect });
+      [t, dav] = await Promise.all([startTestApp({ dialect, env: LOOPBACK_CLOUDS_ENV }), VisitorClouds.start()]);
     });
     afterAll(async () => {
       await t?.close();
+      await dav?.stop();
     });
 
     const me = (headers: Record<string, string>) => call<UsersMeData>('GET', '/api/users/me', { headers });
@@ -448,12 +451,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const token = await call<{ token_type: string; access_token: string }>('GET', '/api/token');
       expect(token.data.token_type).toBe('Bearer');
       const v = { 'x-temp-authorization': token.data.access_token };
-      const folder = t.makeLocalFolder();
-      const connected = await call<{ id: string; type: number; bound: boolean }>('POST', '/api/clouds', {
-        headers: v,
-        body: { cloud_name: 'local', alias: 'My stuff', credentials: { path: folder } },
-      });
-      expect(connected.code).toBe(0);
+      const connected = { data: await dav.connect(t, v, { alias: 'My stuff' }) };
       expect([connected.data.type, connected.data.bound]).toEqual([1, false]);
       const list = await call<CloudsMeData>('GET', '/api/v2/clouds/me', { headers: v });
       expect(list.data.clouds).toEqual([]);
@@ -477,10 +475,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     it('temporary clouds unused for 30 days expire', async () => {
       const v = await t.visitor();
-      const c = await call<{ id: string }>('POST', '/api/clouds', {
-        headers: v.headers,
-        body: { cloud_name: 'local', credentials: { path: t.makeLocalFolder() } },
-      });
+      const c = { data: await dav.connect(t, v.headers) };
       await t.ctx.db.kysely
         .updateTable('clouds')
         .set({ last_used_at: Date.now() - 31 * 86_400_000 })
@@ -501,14 +496,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it('binds the 5 most recently used of 7 temporary clouds after sign-in and discards the rest', async () => {
       const v = await t.visitor();
       const ids: string[] = [];
-      for (let i = 0; i < 7; i++) {
-        const r = await call<{ id: string }>('POST', '/api/clouds', {
-          headers: v.headers,
-          body: { cloud_name: 'local', alias: `temp ${i}`, credentials: { path: t.makeLocalFolder() } },
-        });
-        expect(r.code).toBe(0);
-        ids.push(r.data.id);
-      }
+      for (let i = 0; i < 7; i++) ids.push((await dav.connect(t, v.headers, { alias: `temp ${i}` })).id);
       // Used at distinct times: cloud 3 most recently, then 6, 1, 5, 0, 2, 4.
       const order = [3, 6, 1, 5, 0, 2, 4];
       const now = Date.now();
@@ -551,13 +539,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it('binding names only the chosen clouds; the others are discarded; an empty relation_id discards all', async () => {
       const v = await t.visitor();
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) {
-        const r = await call<{ id: string }>('POST', '/api/clouds', {
-          headers: v.headers,
-          body: { cloud_name: 'local', credentials: { path: t.makeLocalFolder() } },
-        });
-        ids.push(r.data.id);
-      }
+      for (let i = 0; i < 3; i++) ids.push((await dav.connect(t, v.headers)).id);
       const u = await t.signUp();
       const bind = await call<{ bound: string[]; discarded: string[] }>('POST', '/api/clouds/bind', {
         headers: { ...u.headers, ...v.headers },
@@ -566,10 +548,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(bind.data.bound).toEqual([ids[1]]);
       expect(bind.data.discarded.sort()).toEqual([ids[0], ids[2]].sort());
       const w = await t.visitor();
-      await call('POST', '/api/clouds', {
-        headers: w.headers,
-        body: { cloud_name: 'local', credentials: { path: t.makeLocalFolder() } },
-      });
+      await dav.connect(t, w.headers);
       const none = await call<{ bound: string[]; discarded: string[] }>('POST', '/api/clouds/bind', {
         headers: { ...u.headers, ...w.headers },
         body: { relation_id: '', sign_in_nonce: u.signInNonce },
@@ -581,18 +560,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it('binding skips a cloud the account already has', async () => {
-      const folder = t.makeLocalFolder();
+      const url = await dav.folder();
       const u = await t.signUp();
-      const own = await call('POST', '/api/clouds', {
-        headers: u.headers,
-        body: { cloud_name: 'local', credentials: { path: folder } },
-      });
-      expect(own.code).toBe(0);
+      await dav.connect(t, u.headers, { url });
       const v = await t.visitor();
-      const temp = await call<{ id: string }>('POST', '/api/clouds', {
-        headers: v.headers,
-        body: { cloud_name: 'local', credentials: { path: folder } },
-      });
+      const temp = { data: await dav.connect(t, v.headers, { url }) };
       const bind = await call<{ bound: string[]; discarded: string[] }>('POST', '/api/clouds/bind', {
         headers: { ...u.headers, ...v.headers },
         body: { relation_id: temp.data.id, sign_in_nonce: u.signInNonce },

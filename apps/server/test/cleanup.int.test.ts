@@ -13,6 +13,7 @@ import {
   type LargeFilesPage,
 } from '@skyferry/contract';
 import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
+import { LOOPBACK_CLOUDS_ENV, VisitorClouds } from './support/visitor-clouds.ts';
 import { CloudFaults, caller, connectLocal, writeTree } from './support/tasks.ts';
 
 const CONFIGS = [
@@ -55,7 +56,11 @@ for (const cfg of CONFIGS) {
     const movie = randomBytes(600 * KB);
 
     beforeAll(async () => {
-      const env: Record<string, string> = { SKYFERRY_WORKERS: '1', SKYFERRY_TASK_LEASE_MS: '3000' };
+      const env: Record<string, string> = {
+        SKYFERRY_WORKERS: '1',
+        SKYFERRY_TASK_LEASE_MS: '3000',
+        ...LOOPBACK_CLOUDS_ENV,
+      };
       if (cfg.redis) {
         env.REDIS_URL = inject('redisUrl');
         env.SKYFERRY_REDIS_PREFIX = `c-${randomUUID().slice(0, 8)}`;
@@ -507,15 +512,21 @@ for (const cfg of CONFIGS) {
 
     it('a visitor cleans up a temporary cloud', async () => {
       const visitor = await t.visitor();
-      const d = t.makeLocalFolder();
-      writeTree(d, { 'a.txt': 'same', 'b.txt': 'same' });
-      mkdirSync(join(d, 'Empty'));
-      const temp = await connectLocal(call, visitor.headers, d);
-      const id = await startScan({ cloud_id: temp.id }, visitor.headers);
-      const { task } = await waitScan(id, visitor.headers);
-      expect(task).toMatchObject({ status: 0, duplicate: { group_count: 1 }, empty: { count: 1 }, limited: false });
-      const other = await call('GET', `/api/cleanup/poll-progress/${id}`, { headers: headers() });
-      expect(other.code).toBe(Code.NOT_FOUND);
+      // Visitors get no local folders: their temporary cloud is a WebDAV folder on 127.0.0.1.
+      const dav = await VisitorClouds.start();
+      try {
+        const temp = await dav.connect(t, visitor.headers, {
+          files: { 'a.txt': 'same', 'b.txt': 'same' },
+          emptyFolders: ['Empty'],
+        });
+        const id = await startScan({ cloud_id: temp.id }, visitor.headers);
+        const { task } = await waitScan(id, visitor.headers);
+        expect(task).toMatchObject({ status: 0, duplicate: { group_count: 1 }, empty: { count: 1 }, limited: false });
+        const other = await call('GET', `/api/cleanup/poll-progress/${id}`, { headers: headers() });
+        expect(other.code).toBe(Code.NOT_FOUND);
+      } finally {
+        await dav.stop();
+      }
     });
   });
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLOUD_KINDS, Code, type Cloud, type CloudsMeData, type SystemCloudKind } from '@skyferry/contract';
 import { openLocal, registeredKinds, registerKind, type ProviderContext } from '@skyferry/providers';
 import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
+import { LOOPBACK_CLOUDS_ENV, VisitorClouds } from './support/visitor-clouds.ts';
 
 interface Reply<T> {
   status: number;
@@ -56,7 +57,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it('lists every kind with flags, fields and availability', async () => {
-      const res = await call<SystemCloudKind[]>('GET', '/api/system/clouds');
+      const res = await call<SystemCloudKind[]>('GET', '/api/system/clouds', { headers: u.headers });
       expect(res.code).toBe(0);
       expect(res.data.map((k) => k.cloud_name)).toEqual([...CLOUD_KINDS]);
       const byName = new Map(res.data.map((k) => [k.cloud_name, k]));
@@ -66,7 +67,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(byName.get('onedrive')?.reason).toContain('MICROSOFT_CLIENT_ID');
       expect(byName.get('dropbox')?.reason).toContain('DROPBOX_CLIENT_ID');
       expect(byName.get('box')?.reason).toContain('BOX_CLIENT_ID');
-      expect(byName.get('local')).toMatchObject({ auth: 'form', available: true, reason: null });
+      expect(byName.get('local')).toMatchObject({ auth: 'form', available: true, reason: null, roots: [t.localRoot] });
+      // Without an account the local folder is not offered (the security tests cover every identity).
+      const anonymous = await call<SystemCloudKind[]>('GET', '/api/system/clouds');
+      expect(anonymous.data.find((k) => k.cloud_name === 'local')).toMatchObject({ available: false });
       const s3 = byName.get('amazon_s3');
       expect(s3?.fields.map((f) => f.name)).toEqual([
         'bucket',
@@ -270,12 +274,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
 describe('cloud limits with billing on (test mode)', () => {
   let t: TestApp;
+  let dav: VisitorClouds;
   const call = client(() => t);
   beforeAll(async () => {
-    t = await startTestApp({ env: { BILLING_MODE: 'test' } });
+    [t, dav] = await Promise.all([
+      startTestApp({ env: { BILLING_MODE: 'test', ...LOOPBACK_CLOUDS_ENV } }),
+      VisitorClouds.start(),
+    ]);
   });
   afterAll(async () => {
     await t?.close();
+    await dav?.stop();
   });
 
   it('a free account connects 5 clouds; a licensed one 20; then the maximum message', async () => {
@@ -306,11 +315,7 @@ describe('cloud limits with billing on (test mode)', () => {
 
   it('a visitor on a billed server keeps at most 5 temporary clouds', async () => {
     const v = await t.visitor();
-    const add = () =>
-      call('POST', '/api/clouds', {
-        headers: v.headers,
-        body: { cloud_name: 'local', credentials: { path: t.makeLocalFolder() } },
-      });
+    const add = async () => dav.tryConnect(t, v.headers, await dav.folder());
     for (let i = 0; i < 5; i++) expect((await add()).code).toBe(0);
     expect((await add()).code).toBe(Code.CLOUD_LIMIT_REACHED);
   });
@@ -325,13 +330,7 @@ describe('cloud limits with billing on (test mode)', () => {
     }
     const v = await t.visitor();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await call<Cloud>('POST', '/api/clouds', {
-        headers: v.headers,
-        body: { cloud_name: 'local', credentials: { path: t.makeLocalFolder() } },
-      });
-      ids.push(r.data.id);
-    }
+    for (let i = 0; i < 3; i++) ids.push((await dav.connect(t, v.headers)).id);
     const bind = await call<{ bound: string[]; discarded: string[] }>('POST', '/api/clouds/bind', {
       headers: { ...u.headers, ...v.headers },
       body: { relation_id: ids.join(','), sign_in_nonce: u.signInNonce },

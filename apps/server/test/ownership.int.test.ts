@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code } from '@skyferry/contract';
 import { sql } from '@skyferry/db';
 import { startTestApp, type SignedUpUser, type TestApp, type TestVisitor } from './support/app.ts';
+import { LOOPBACK_CLOUDS_ENV, VisitorClouds } from './support/visitor-clouds.ts';
 
 /** The owner's side: a signed-up user and a visitor (the same person before signing in). */
 export interface Owner {
@@ -19,6 +20,8 @@ export interface Owner {
 export interface SetupContext {
   t: TestApp;
   owner: Owner;
+  /** Where the owner's visitor connects a temporary cloud (visitors get no local folders). */
+  dav: VisitorClouds;
   /** Sends a request as the owner (user headers plus the visitor header); throws unless code 0. */
   asOwner<T>(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
@@ -38,15 +41,7 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
         credentials: { path: s.t.makeLocalFolder() },
       })
     ).id,
-  tempCloud: async (s) =>
-    (
-      await s.asOwner<{ id: string }>(
-        'POST',
-        '/api/clouds',
-        { cloud_name: 'local', alias: 'owner temp', credentials: { path: s.t.makeLocalFolder() } },
-        'visitor',
-      )
-    ).id,
+  tempCloud: async (s) => (await s.dav.connect(s.t, s.owner.visitor.headers, { alias: 'owner temp' })).id,
   /** A resumable upload the owner opened on a cloud of theirs (file calls, issue 8). */
   upload: async (s) => {
     const me = await s.asOwner<{ clouds: Array<{ id: string }> }>('GET', '/api/v2/clouds/me');
@@ -363,10 +358,13 @@ export const NOT_OWNED: Record<string, string> = {
   'GET /api/account/logout': 'ends the session of the token given',
   'GET /api/users/me': 'the caller’s own account',
   'POST /api/users/notify-email': 'the caller’s own account',
-  'GET /api/system/clouds': 'the list of kinds, the same for everyone',
+  'GET /api/system/clouds': "the list of kinds; the local kind names the caller's own folders only",
   'POST /api/clouds': 'creates a cloud for the caller',
   'GET /api/clouds/oauth/callback':
     'the owner is sealed in the state (and the browser bound by a cookie); see oauth.int.test.ts',
+  'GET /api/operator/users': 'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
+  'PUT /api/operator/users/{uid}/local-folder':
+    'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
 };
 
 /** "PUT /api/clouds/{id} (rename)" and "PUT /api/clouds/:id" both become "PUT /api/clouds/{}". */
@@ -383,6 +381,7 @@ export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'u
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`ownership: nothing of one user's is reachable by another [${dialect}]`, () => {
     let t: TestApp;
+    let dav: VisitorClouds;
     let owner: Owner;
     let ownerVisitorId: string;
     let attacker: SignedUpUser;
@@ -419,14 +418,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     beforeAll(async () => {
       // An OAuth client (never contacted: starting only builds the authorize URL), so the OAuth
       // start call reaches its ownership check instead of answering "unavailable".
-      t = await startTestApp({
-        dialect,
-        env: { GOOGLE_CLIENT_ID: 'ownership.apps.example', GOOGLE_CLIENT_SECRET: 'ownership-client-secret' },
-      });
+      [t, dav] = await Promise.all([
+        startTestApp({
+          dialect,
+          env: {
+            GOOGLE_CLIENT_ID: 'ownership.apps.example',
+            GOOGLE_CLIENT_SECRET: 'ownership-client-secret',
+            ...LOOPBACK_CLOUDS_ENV,
+          },
+        }),
+        VisitorClouds.start(),
+      ]);
       owner = { user: await t.signUp(), visitor: await t.visitor() };
       const setup: SetupContext = {
         t,
         owner,
+        dav,
         async asOwner<T>(
           method: AttackerRequest['method'],
           url: string,
@@ -441,6 +448,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       };
       for (const [key, make] of Object.entries(SETUPS)) ids[key] = await make(setup);
       ownerVisitorId = (await t.ctx.tokens.authenticateVisitor(owner.visitor.tempToken)) ?? '';
+      // The attacker is an operator too (test accounts are): even that role reaches nothing of another's.
       attacker = await t.signUp();
       attackerVisitor = await t.visitor();
       // The attacker has resources of their own, so "not found" is not merely "has nothing".
@@ -452,6 +460,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
     afterAll(async () => {
       await t?.close();
+      await dav?.stop();
     });
 
     for (const endpoint of OWNED_ENDPOINTS) {

@@ -46,6 +46,11 @@ export const Code = {
   BIND_REQUIRES_SIGN_IN: 403020,
   /** The request named a host this server is not configured to answer (DNS rebinding guard). */
   HOST_NOT_ALLOWED: 421001,
+  // Operators and local folders.
+  /** The local-folder kind is not open to this identity (visitors, users the operator has not allowed). */
+  LOCAL_FOLDER_FORBIDDEN: 403004,
+  /** Only the server's operator may make this call. */
+  OPERATOR_REQUIRED: 403005,
 } as const;
 
 export type CodeName = keyof typeof Code;
@@ -81,6 +86,9 @@ export const CODE_MEANINGS: Record<CodeValue, string> = {
   [Code.INSUFFICIENT_TARGET_STORAGE]: 'Insufficient target cloud storage.',
   [Code.BIND_REQUIRES_SIGN_IN]: 'Temporary clouds are bound only right after a sign-in made in this browser.',
   [Code.HOST_NOT_ALLOWED]: 'The server does not answer at this host name (PUBLIC_URL, SKYFERRY_ALLOWED_HOSTS).',
+  [Code.LOCAL_FOLDER_FORBIDDEN]:
+    'Folders on the server are not open to this identity (visitors, users the operator has not allowed).',
+  [Code.OPERATOR_REQUIRED]: "Only the server's operator may do this.",
 };
 
 /** The HTTP status each code travels with. */

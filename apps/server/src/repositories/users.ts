@@ -1,4 +1,4 @@
-import type { Database, Kysely, Selectable, UsersTable } from '@skyferry/db';
+import type { Database, Insertable, Kysely, Selectable, UsersTable } from '@skyferry/db';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -10,7 +10,7 @@ export class UsersRepository {
   }
 
   /** Inserts the account; false when the e-mail is already taken. */
-  async insert(row: UserRow): Promise<boolean> {
+  async insert(row: Insertable<UsersTable>): Promise<boolean> {
     const result = await this.db
       .insertInto('users')
       .values(row)
@@ -42,5 +42,48 @@ export class UsersRepository {
       .where('id', '=', id)
       .where('language', '!=', language)
       .execute();
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** A page of accounts, oldest first. */
+  async page(offset: number, limit: number): Promise<UserRow[]> {
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .offset(offset)
+      .limit(limit)
+      .execute();
+  }
+
+  async setRole(id: string, role: 'user' | 'operator', now: number): Promise<void> {
+    await this.db.updateTable('users').set({ role, updated_at: now }).where('id', '=', id).execute();
+  }
+
+  /** The account whose own local folder has this name, in any case (two names differing in case are one folder on some disks). */
+  async findByLocalFolder(name: string): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where((eb) => eb(eb.fn('lower', ['local_folder']), '=', name.toLowerCase()))
+      .executeTakeFirst();
+  }
+
+  /** Sets or clears (null) the user's own local folder; false when the user does not exist. */
+  async setLocalFolder(id: string, name: string | null, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ local_folder: name, updated_at: now })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 }

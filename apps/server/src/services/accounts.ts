@@ -101,6 +101,7 @@ export class AccountsService {
   private readonly userService: UsersService;
   private readonly tokens: TokenService;
   private readonly limits: RateLimitsRepository;
+  private readonly operators: { claimFirstOperator(userId: string): Promise<boolean> };
   private readonly now: () => number;
   private dummyHash: Promise<string> | undefined;
 
@@ -109,12 +110,15 @@ export class AccountsService {
     userService: UsersService;
     tokens: TokenService;
     limits: RateLimitsRepository;
+    /** The authorization module: the install's first account becomes its operator. */
+    operators: { claimFirstOperator(userId: string): Promise<boolean> };
     now?: () => number;
   }) {
     this.users = deps.users;
     this.userService = deps.userService;
     this.tokens = deps.tokens;
     this.limits = deps.limits;
+    this.operators = deps.operators;
     this.now = deps.now ?? Date.now;
   }
 
@@ -168,6 +172,7 @@ export class AccountsService {
       updated_at: now,
     });
     if (!inserted) throw new ApiError(Code.CONFLICT, 'account_exists');
+    await this.operators.claimFirstOperator(id);
     return this.authorizationData(id, await this.tokens.startSession(id, input.sign_in_nonce));
   }
 

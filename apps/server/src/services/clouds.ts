@@ -13,8 +13,10 @@ import {
   type CloudKindInfo,
   type CloudsMeData,
   type Credentials,
+  type Language,
   type MessageKey,
   type SystemCloudKind,
+  message,
   systemCloudKind,
 } from '@skyferry/contract';
 import {
@@ -27,6 +29,7 @@ import {
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../http/errors.ts';
 import type { CloudOwner, CloudPatch, CloudRow, CloudsRepository } from '../repositories/clouds.ts';
+import { SERVER_MACHINE_KINDS, type Authorization, type LocalAccess } from './authorization.ts';
 import { newId, type SecretBox } from './crypto.ts';
 import type { UsersService } from './users.ts';
 
@@ -60,7 +63,8 @@ export interface CloudsServiceOptions {
   users: UsersService;
   box: SecretBox;
   log: Logger;
-  localRoots: readonly string[];
+  /** Who may connect and open the kinds that reach the server's own disk, and where. */
+  authz: Authorization;
   /** OAuth clients the operator configured (google, microsoft, dropbox, box). */
   oauthConfigured: (provider: OAuthProviderName) => boolean;
   now?: () => number;
@@ -202,7 +206,7 @@ export class CloudsService {
   private readonly users: UsersService;
   private readonly box: SecretBox;
   private readonly log: Logger;
-  private readonly localRoots: readonly string[];
+  private readonly authz: Authorization;
   private readonly oauthConfigured: (provider: OAuthProviderName) => boolean;
   private readonly now: () => number;
 
@@ -211,12 +215,12 @@ export class CloudsService {
     this.users = options.users;
     this.box = options.box;
     this.log = options.log;
-    this.localRoots = options.localRoots;
+    this.authz = options.authz;
     this.oauthConfigured = options.oauthConfigured;
     this.now = options.now ?? Date.now;
   }
 
-  /** Whether a kind can be connected on this server, and why not. */
+  /** Whether a kind can be connected on this server (for anyone), and why not. */
   availability(kind: string): { available: boolean; reason: string | null } {
     const info = kindInfo(kind);
     if (!info) return { available: false, reason: 'unknown kind' };
@@ -233,18 +237,42 @@ export class CloudsService {
     if (!registeredKinds().includes(kind)) {
       return { available: false, reason: 'This server has no backend for this kind yet.' };
     }
-    if (kind === 'local' && this.localRoots.length === 0) {
-      return { available: false, reason: 'The operator has not allowed any local folder (SKYFERRY_LOCAL_ROOTS).' };
-    }
     return { available: true, reason: null };
   }
 
-  /** GET /api/system/clouds. */
-  kinds(): SystemCloudKind[] {
-    return CLOUD_KINDS.map((kind) => {
-      const { available, reason } = this.availability(kind);
-      return systemCloudKind(kind, available, reason);
-    });
+  /** GET /api/system/clouds: every kind as this caller may use it; the local kind names the caller's folders. */
+  async kinds(caller: CloudIdentity | undefined, language: Language): Promise<SystemCloudKind[]> {
+    const owner = caller ? ownerOf(caller) : undefined;
+    return Promise.all(
+      CLOUD_KINDS.map(async (kind) => {
+        const { available, reason } = this.availability(kind);
+        if (!available || !SERVER_MACHINE_KINDS.has(kind)) return systemCloudKind(kind, available, reason);
+        const access = await this.authz.localAccess(owner);
+        if (!access.allowed) return systemCloudKind(kind, false, message(language, access.error.key));
+        return { ...systemCloudKind(kind, true, null), roots: access.roots };
+      }),
+    );
+  }
+
+  /**
+   * The kinds that reach the server's own disk: what this cloud's owner may reach, checked on every
+   * connect, open and reuse; throws 403004 when the owner may not (visitors, users not allowed).
+   */
+  private async machineAccess(kind: string, owner: CloudOwner): Promise<LocalAccess | undefined> {
+    if (!SERVER_MACHINE_KINDS.has(kind)) return undefined;
+    const access = await this.authz.localAccess(owner);
+    if (!access.allowed) throw access.error;
+    return access;
+  }
+
+  /**
+   * Checks that the caller may still use this cloud (its kind may reach the server's disk only
+   * while the owner is allowed) and answers what an opened provider depends on beyond the
+   * credentials: a pooled provider is reused only while this stays the same.
+   */
+  async accessKey(identity: CloudIdentity, cloud: CloudRecord): Promise<string> {
+    const access = await this.machineAccess(cloud.kind, ownerOf(identity));
+    return access?.allowed ? access.roots.join('\n') : '';
   }
 
   private toRecord(row: CloudRow): CloudRecord {
@@ -325,8 +353,16 @@ export class CloudsService {
       : { max: LIMITS.freeCloudDrives, key: 'cloud_free_limit_reached' };
   }
 
-  private providerContext(id: string | undefined, state: Record<string, unknown>): ProviderContext {
-    const ctx: ProviderContext = { localRoots: this.localRoots, state };
+  private providerContext(
+    id: string | undefined,
+    state: Record<string, unknown>,
+    machine: LocalAccess | undefined,
+  ): ProviderContext {
+    const ctx: ProviderContext = { localRoots: [], state };
+    if (machine?.allowed) {
+      ctx.localRoots = machine.roots;
+      ctx.localProtected = machine.protectedPaths;
+    }
     ctx.saveState = async (next) => {
       Object.assign(state, next);
       if (!id) return;
@@ -337,7 +373,7 @@ export class CloudsService {
   }
 
   /** Turns a failure to reach or sign in to the service into the API's answer. */
-  private connectError(kind: string, credentials: Credentials, err: unknown): ApiError {
+  private connectError(kind: string, credentials: Credentials, err: unknown, roots: readonly string[]): ApiError {
     if (err instanceof ApiError) return err;
     const info = kindInfo(kind);
     const pe = toProviderError(err);
@@ -353,7 +389,7 @@ export class CloudsService {
         if (kind === 'local') {
           return pe.code === 'permission'
             ? new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'local_path_not_allowed', {
-                roots: this.localRoots.join(', ') || '-',
+                roots: roots.join(', ') || '-',
               })
             : new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'path_not_exist');
         }
@@ -396,10 +432,12 @@ export class CloudsService {
     kind: string,
     credentials: Credentials,
     state: Record<string, unknown>,
+    owner: CloudOwner,
   ): Promise<{ space?: number; used?: number }> {
+    const machine = await this.machineAccess(kind, owner);
     let provider: Provider | undefined;
     try {
-      provider = await openProvider(kind, credentials, this.providerContext(undefined, state));
+      provider = await openProvider(kind, credentials, this.providerContext(undefined, state, machine));
       if (provider.about) {
         const about = await provider.about();
         return { space: about.total, used: about.used };
@@ -407,7 +445,7 @@ export class CloudsService {
       await provider.list('/', { pageSize: 1 });
       return {};
     } catch (err) {
-      const apiError = this.connectError(kind, credentials, err);
+      const apiError = this.connectError(kind, credentials, err, machine?.allowed ? machine.roots : []);
       this.log.info(
         { kind, code: apiError.code, providerCode: toProviderError(err).code },
         'cloud verification failed',
@@ -432,6 +470,8 @@ export class CloudsService {
     if (!info) throw errors.badRequest('cloud_kind_unknown', { kind: input.kind.slice(0, 64) });
     const { available, reason } = this.availability(info.kind);
     if (!available) throw errors.badRequest('cloud_kind_unavailable', { kind: info.displayName, reason: reason ?? '' });
+    // Before anything else: a visitor or a user not allowed learns nothing about the server's disk.
+    await this.machineAccess(info.kind, ownerOf(identity));
     if (info.auth === 'oauth' && !options.trusted)
       throw errors.badRequest('cloud_oauth_only', { kind: info.displayName });
     const alias = (input.alias ?? '').trim();
@@ -448,7 +488,7 @@ export class CloudsService {
       throw new ApiError(Code.CLOUD_LIMIT_REACHED, limit.key, { max: limit.max });
     }
     const state: Record<string, unknown> = {};
-    const space = await this.verify(info.kind, credentials, state);
+    const space = await this.verify(info.kind, credentials, state, owner);
     const id = newId();
     const now = this.now();
     const sealed = this.box.sealJson(credentials, aadOf(id, 'credentials'));
@@ -488,6 +528,7 @@ export class CloudsService {
     if (!row) throw errors.notFound();
     const info = kindInfo(row.kind);
     if (!info) throw errors.badRequest('cloud_kind_unknown', { kind: row.kind });
+    await this.machineAccess(info.kind, owner);
     if (info.auth === 'oauth' && !options.trusted)
       throw errors.badRequest('cloud_oauth_only', { kind: info.displayName });
     const credentials =
@@ -497,7 +538,7 @@ export class CloudsService {
       throw errors.badRequest('cloud_reauthorize_other');
     }
     const state = this.readState(row);
-    const space = await this.verify(info.kind, credentials, state);
+    const space = await this.verify(info.kind, credentials, state, owner);
     const now = this.now();
     const sealed = this.box.sealJson(credentials, aadOf(id, 'credentials'));
     const patch: CloudPatch = {
@@ -614,18 +655,30 @@ export class CloudsService {
 
   /**
    * Opens a cloud the caller owns, for file calls, tasks and scans: the only place credentials are
-   * decrypted. An expired cloud answers 401 "Authorization has expired, please reauthorize.".
+   * decrypted. An expired cloud answers 401 "Authorization has expired, please reauthorize."; a
+   * local folder whose owner may no longer use local folders answers 403004.
    */
   async open(identity: CloudIdentity, id: string): Promise<{ cloud: CloudRecord; provider: Provider }> {
-    const row = await this.repo.find(ownerOf(identity), id);
+    const owner = ownerOf(identity);
+    const row = await this.repo.find(owner, id);
     if (!row) throw errors.notFound();
     const cloud = this.toRecord(row);
     if (row.status !== 1) throw errors.cloudAuthExpired({ cloud_id: id });
-    const provider = await openProvider(
-      row.kind,
-      this.readCredentials(row),
-      this.providerContext(id, this.readState(row)),
-    );
+    const machine = await this.machineAccess(row.kind, owner);
+    let provider: Provider;
+    try {
+      provider = await openProvider(
+        row.kind,
+        this.readCredentials(row),
+        this.providerContext(id, this.readState(row), machine),
+      );
+    } catch (err) {
+      // A folder outside what the owner may use now (their grant changed, or the roots did).
+      if (machine?.allowed && toProviderError(err).code === 'permission') {
+        throw new ApiError(Code.LOCAL_FOLDER_FORBIDDEN, 'local_path_not_allowed', { roots: machine.roots.join(', ') });
+      }
+      throw err;
+    }
     await this.touch(id);
     return { cloud, provider };
   }

@@ -14,6 +14,7 @@ import {
   type MyDataPacket,
   type Subscription,
   type UserInfo,
+  type UserRole,
   type UsersMeData,
 } from '@skyferry/contract';
 import type { DataPacketRow, LicenseRow, PlansRepository } from '../repositories/plans.ts';
@@ -34,6 +35,8 @@ export interface UserRecord {
   notifyEmail: string;
   remindMe: boolean;
   language: Language;
+  /** Decided by the authorization module (the stored role, or SKYFERRY_ADMIN_EMAILS). */
+  role: UserRole;
   createdAt: number;
 }
 
@@ -82,11 +85,20 @@ export class UsersService {
   private readonly plans: PlansRepository;
   readonly billingMode: BillingMode;
   private readonly now: () => number;
+  private readonly roleOf: (row: UserRow) => UserRole;
 
-  constructor(deps: { users: UsersRepository; plans: PlansRepository; billingMode: BillingMode; now?: () => number }) {
+  constructor(deps: {
+    users: UsersRepository;
+    plans: PlansRepository;
+    billingMode: BillingMode;
+    /** The authorization module's decision (services/authorization.ts); the stored role without it. */
+    roleOf?: (row: UserRow) => UserRole;
+    now?: () => number;
+  }) {
     this.users = deps.users;
     this.plans = deps.plans;
     this.billingMode = deps.billingMode;
+    this.roleOf = deps.roleOf ?? ((row) => (row.role === 'operator' ? 'operator' : 'user'));
     this.now = deps.now ?? Date.now;
   }
 
@@ -103,6 +115,7 @@ export class UsersService {
       notifyEmail: row.notify_email || row.email,
       remindMe: row.remind_me === 1,
       language: toLanguage(row.language) ?? 'en',
+      role: this.roleOf(row),
       createdAt: row.created_at,
     };
   }
@@ -299,6 +312,7 @@ export class UsersService {
     const paid = await this.paidFields(user.id, now);
     return {
       email: user.email,
+      role: user.role,
       ...paid,
       is_paid: isPaid(paid, new Date(now)),
       notify_email: user.notifyEmail,

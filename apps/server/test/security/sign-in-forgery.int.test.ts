@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, type AuthorizationData, type CloudsMeData } from '@skyferry/contract';
 import { startTestApp, type TestApp, type TestVisitor } from '../support/app.ts';
+import { LOOPBACK_CLOUDS_ENV, VisitorClouds } from '../support/visitor-clouds.ts';
 
 /**
  * Issue 34, finding 4 (sign-in forgery): a `/callback-login#data=...` link someone else made must
@@ -16,11 +17,14 @@ const nonce = () => randomBytes(32).toString('base64url');
 
 describe('sign-in forgery', () => {
   let t: TestApp;
+  let clouds: VisitorClouds;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: LOOPBACK_CLOUDS_ENV });
+    clouds = await VisitorClouds.start();
   });
   afterAll(async () => {
     await t?.close();
+    await clouds?.stop();
   });
 
   async function call<T>(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: object) {
@@ -51,13 +55,8 @@ describe('sign-in forgery', () => {
   /** A visitor (the victim before signing in) with a connected temporary cloud. */
   async function victimWithCloud(): Promise<{ visitor: TestVisitor; cloudId: string }> {
     const visitor = await t.visitor();
-    const cloud = await call<{ id: string }>('POST', '/api/clouds', visitor.headers, {
-      cloud_name: 'local',
-      alias: 'Victim photos',
-      credentials: { path: t.makeLocalFolder() },
-    });
-    expect(cloud.code).toBe(0);
-    return { visitor, cloudId: cloud.data.id };
+    const cloud = await clouds.connect(t, visitor.headers, { alias: 'Victim photos' });
+    return { visitor, cloudId: cloud.id };
   }
 
   const tempClouds = async (visitor: TestVisitor) =>

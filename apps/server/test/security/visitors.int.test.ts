@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, type InitData } from '@skyferry/contract';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { LOOPBACK_CLOUDS_ENV, VisitorClouds } from '../support/visitor-clouds.ts';
 
 /**
  * Issue 34 (smaller items): visitor identities were unlimited (200 in 1.1 s, a row each). New ones
@@ -10,11 +11,14 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`visitor identities [${dialect}]`, () => {
     let t: TestApp;
+    let dav: VisitorClouds;
     beforeAll(async () => {
-      t = await startTestApp({ dialect });
+      t = await startTestApp({ dialect, env: LOOPBACK_CLOUDS_ENV });
+      dav = await VisitorClouds.start();
     });
     afterAll(async () => {
       await t?.close();
+      await dav?.stop();
     });
 
     const visitorRows = async () =>
@@ -73,15 +77,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const recent = await t.visitor();
       const withCloud = await t.visitor();
       const abandoned = await t.visitor();
-      const connect = async (headers: Record<string, string>) => {
-        const r = await t.app.inject({
-          method: 'POST',
-          url: '/api/clouds',
-          headers,
-          payload: { cloud_name: 'local', credentials: { path: t.makeLocalFolder() } },
-        });
-        return (JSON.parse(r.body) as { data: { id: string } }).data.id;
-      };
+      const connect = async (headers: Record<string, string>) => (await dav.connect(t, headers)).id;
       const kept = await connect(withCloud.headers);
       const gone = await connect(abandoned.headers);
       const idOf = async (tempToken: string) => (await t.ctx.tokens.authenticateVisitor(tempToken)) ?? '';

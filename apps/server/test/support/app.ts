@@ -38,8 +38,13 @@ export interface TestApp {
   localRoot: string;
   /** Every log line written so far (JSON lines, as pino writes them). */
   logs(): string;
-  /** Signs up a fresh account over HTTP. */
-  signUp(email?: string, password?: string): Promise<SignedUpUser>;
+  /**
+   * Signs up a fresh account over HTTP. The account is then made an operator (as the first account
+   * of an install is), so it may connect local folders anywhere under `localRoot`, which most tests
+   * use as their cheapest real cloud. `{ operator: false }` leaves it as sign-up made it: the
+   * security tests use that to see the real rules (only the install's first account is the operator).
+   */
+  signUp(email?: string, password?: string, options?: { operator?: boolean }): Promise<SignedUpUser>;
   /** A fresh visitor identity over HTTP (GET /api/token). */
   visitor(): Promise<TestVisitor>;
   /** Makes a folder under the local root, for connecting a `local` cloud. */
@@ -51,6 +56,8 @@ export interface TestAppOptions {
   dialect?: Dialect;
   /** Extra environment (BILLING_MODE, LOG_LEVEL, OAuth clients...). */
   env?: Record<string, string>;
+  /** Test defaults to leave unset (createTestContext). */
+  unset?: string[];
 }
 
 let counter = 0;
@@ -66,7 +73,7 @@ export function envelope<T = unknown>(res: { body: string }): Envelope<T> {
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dialect = options.dialect ?? 'sqlite';
-  const tc = await createTestContext({ dialect, env: options.env });
+  const tc = await createTestContext({ dialect, env: options.env, unset: options.unset });
   const app = await tc.buildApp();
   await app.ready();
   const { ctx, localRoot } = tc;
@@ -79,7 +86,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     dataDir: tc.dataDir,
     localRoot,
     logs: tc.logs,
-    async signUp(email, password = 'correct horse battery staple') {
+    async signUp(email, password = 'correct horse battery staple', options = {}) {
       const address = email ?? `user${++counter}.${randomBytes(4).toString('hex')}@example.com`;
       const signInNonce = randomBytes(32).toString('base64url');
       const res = await app.inject({
@@ -89,6 +96,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       });
       const body = envelope<AuthorizationData>(res);
       if (body.code !== 0) throw new Error(`sign-up failed: ${res.statusCode} ${res.body}`);
+      if (options.operator !== false) {
+        await ctx.db.kysely.updateTable('users').set({ role: 'operator' }).where('id', '=', body.data.uid).execute();
+      }
       return {
         uid: body.data.uid,
         email: address.trim().toLowerCase(),

@@ -18,6 +18,8 @@ export interface TestContextOptions {
   dialect?: Dialect;
   /** Environment on top of the test defaults (BILLING_MODE, SKYFERRY_WEB_DIST, OAuth clients...). */
   env?: Record<string, string>;
+  /** Test defaults to leave unset (SKYFERRY_LOCAL_ROOTS, to see the server's own default). */
+  unset?: string[];
 }
 
 export interface TestContext {
@@ -71,6 +73,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     LOG_LEVEL: 'info',
     ...options.env,
   };
+  for (const name of options.unset ?? []) delete env[name];
   const config = loadConfig(env, root);
   let captured = '';
   const sink = new Writable({

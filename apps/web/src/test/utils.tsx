@@ -110,6 +110,7 @@ export function authData(overrides: Partial<AuthData> = {}): AuthData {
     licenses: [],
     user_info: {
       email: 'ada@example.com',
+      role: 'user',
       type: 0,
       expired: 0,
       expire: 0,

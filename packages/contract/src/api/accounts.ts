@@ -78,8 +78,14 @@ export const initDataSchema = z.object({
 });
 export type InitData = z.infer<typeof initDataSchema>;
 
+/** What an account may do on this server: `operator` configures it and decides who may use local folders. */
+export const USER_ROLES = ['user', 'operator'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
 export const userInfoSchema = z.object({
   email: z.string(),
+  /** The first account of a fresh install, and those named by SKYFERRY_ADMIN_EMAILS, are operators. */
+  role: z.enum(USER_ROLES),
   /** 1: registered (has or had a licence), 0: free. */
   type: z.number().int(),
   /** 1 when the licence has expired. */

@@ -81,6 +81,11 @@ export const systemCloudKindSchema = z.object({
   available: z.boolean(),
   /** Why the kind is unavailable on this server; null when available. */
   reason: z.string().nullable(),
+  /**
+   * The local-folder kind: the folders on the server the caller may connect (the operator's roots,
+   * or the caller's own folder under each for a user the operator allowed); absent for other kinds.
+   */
+  roots: z.array(z.string()).optional(),
 });
 export type SystemCloudKind = z.infer<typeof systemCloudKindSchema>;
 

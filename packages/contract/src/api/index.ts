@@ -6,3 +6,4 @@ export * from './tasks.ts';
 export * from './files.ts';
 export * from './cleanup.ts';
 export * from './oauth.ts';
+export * from './operator.ts';

@@ -88,4 +88,12 @@ export const br: Messages = {
   login_slowed:
     'Muitas tentativas de login com falha daqui para esta conta. Aguarde {seconds} segundos e tente novamente.',
   bind_requires_sign_in: 'Para manter essas nuvens, faça login novamente neste navegador e associe-as imediatamente.',
+  local_visitor_refused:
+    'As pastas do servidor não estão disponíveis para visitantes. Entre com uma conta que o operador autorizou a usá-las.',
+  local_not_granted:
+    'Somente o operador, e os usuários que ele autoriza, podem usar pastas do servidor. Peça acesso ao operador.',
+  local_no_roots:
+    'Nenhuma pasta do servidor é permitida: o operador define SKYFERRY_LOCAL_ROOTS (sem ela, a pasta pessoal só é permitida numa instalação de um único usuário que escuta em 127.0.0.1).',
+  operator_only: 'Somente o operador do servidor pode fazer isso.',
+  local_folder_taken: 'Outro usuário já tem a pasta {name}.',
 };

@@ -94,4 +94,12 @@ export const de: Messages = {
     'Zu viele fehlgeschlagene Anmeldungen von hier für dieses Konto. Bitte warten Sie {seconds} Sekunden und versuchen Sie es erneut.',
   bind_requires_sign_in:
     'Um diese Cloud-Laufwerke zu behalten, melden Sie sich in diesem Browser erneut an und verknüpfen Sie sie sofort.',
+  local_visitor_refused:
+    'Ordner auf dem Server stehen Besuchern nicht zur Verfügung. Melden Sie sich mit einem Konto an, dem der Betreiber sie erlaubt hat.',
+  local_not_granted:
+    'Nur der Betreiber und die Benutzer, denen er es erlaubt, dürfen Ordner auf dem Server verwenden. Bitten Sie den Betreiber um Zugang.',
+  local_no_roots:
+    'Kein Ordner auf dem Server ist erlaubt: Der Betreiber legt SKYFERRY_LOCAL_ROOTS fest (ohne diese Einstellung ist der Home-Ordner nur bei einer Installation mit einem einzigen Konto erlaubt, die auf 127.0.0.1 lauscht).',
+  operator_only: 'Nur der Betreiber des Servers darf das tun.',
+  local_folder_taken: 'Ein anderer Benutzer hat den Ordner {name} bereits.',
 };

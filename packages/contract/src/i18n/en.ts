@@ -88,6 +88,14 @@ export const en = {
     'This server does not answer at the address {host}. Open it at its configured address, or ask the operator to add this name to SKYFERRY_ALLOWED_HOSTS.',
   login_slowed: 'Too many failed sign-ins from here for this account. Please wait {seconds} seconds and try again.',
   bind_requires_sign_in: 'To keep these cloud drives, sign in again in this browser and associate them right away.',
+  local_visitor_refused:
+    'Folders on the server are not available to visitors. Sign in with an account the operator has allowed to use them.',
+  local_not_granted:
+    'Only the operator, and users the operator allows, may use folders on the server. Ask the operator for access.',
+  local_no_roots:
+    'No folder on the server is allowed: the operator sets SKYFERRY_LOCAL_ROOTS (without it, the home folder is allowed only on a single-user install listening on 127.0.0.1).',
+  operator_only: "Only the server's operator may do this.",
+  local_folder_taken: 'Another user already has the folder {name}.',
 } as const;
 
 export type MessageKey = keyof typeof en;

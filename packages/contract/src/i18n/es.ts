@@ -94,4 +94,12 @@ export const es: Messages = {
     'Demasiados inicios de sesión fallidos desde aquí para esta cuenta. Espere {seconds} segundos e inténtelo de nuevo.',
   bind_requires_sign_in:
     'Para conservar estas nubes, vuelva a iniciar sesión en este navegador y asócielas de inmediato.',
+  local_visitor_refused:
+    'Las carpetas del servidor no están disponibles para los visitantes. Inicie sesión con una cuenta a la que el operador haya permitido usarlas.',
+  local_not_granted:
+    'Solo el operador, y los usuarios a los que él lo permite, pueden usar carpetas del servidor. Pida acceso al operador.',
+  local_no_roots:
+    'No se permite ninguna carpeta del servidor: el operador define SKYFERRY_LOCAL_ROOTS (sin ella, la carpeta personal solo se permite en una instalación de un solo usuario que escucha en 127.0.0.1).',
+  operator_only: 'Solo el operador del servidor puede hacer esto.',
+  local_folder_taken: 'Otro usuario ya tiene la carpeta {name}.',
 };

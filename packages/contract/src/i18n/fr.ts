@@ -93,4 +93,12 @@ export const fr: Messages = {
   login_slowed:
     'Trop de connexions échouées depuis cet endroit pour ce compte. Veuillez patienter {seconds} secondes puis réessayer.',
   bind_requires_sign_in: 'Pour conserver ces clouds, reconnectez-vous dans ce navigateur et associez-les aussitôt.',
+  local_visitor_refused:
+    "Les dossiers du serveur ne sont pas accessibles aux visiteurs. Connectez-vous avec un compte que l'opérateur a autorisé à les utiliser.",
+  local_not_granted:
+    "Seuls l'opérateur et les utilisateurs qu'il autorise peuvent utiliser des dossiers du serveur. Demandez l'accès à l'opérateur.",
+  local_no_roots:
+    "Aucun dossier du serveur n'est autorisé : l'opérateur définit SKYFERRY_LOCAL_ROOTS (sans elle, le dossier personnel n'est autorisé que sur une installation à un seul compte qui écoute sur 127.0.0.1).",
+  operator_only: "Seul l'opérateur du serveur peut faire cela.",
+  local_folder_taken: 'Un autre utilisateur a déjà le dossier {name}.',
 };

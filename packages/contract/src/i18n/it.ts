@@ -89,4 +89,12 @@ export const it: Messages = {
     "Questo server non risponde all'indirizzo {host}. Aprilo al suo indirizzo configurato, oppure chiedi all'operatore di aggiungere questo nome a SKYFERRY_ALLOWED_HOSTS.",
   login_slowed: 'Troppi accessi non riusciti da qui per questo account. Attendi {seconds} secondi e riprova.',
   bind_requires_sign_in: 'Per conservare questi cloud, accedi di nuovo in questo browser e associali subito.',
+  local_visitor_refused:
+    "Le cartelle del server non sono disponibili per i visitatori. Accedi con un account a cui l'operatore ha permesso di usarle.",
+  local_not_granted:
+    "Solo l'operatore, e gli utenti a cui lo permette, possono usare le cartelle del server. Chiedi l'accesso all'operatore.",
+  local_no_roots:
+    "Nessuna cartella del server è consentita: l'operatore imposta SKYFERRY_LOCAL_ROOTS (senza di essa, la cartella home è consentita solo in un'installazione con un solo utente in ascolto su 127.0.0.1).",
+  operator_only: "Solo l'operatore del server può farlo.",
+  local_folder_taken: 'Un altro utente ha già la cartella {name}.',
 };

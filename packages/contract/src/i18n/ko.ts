@@ -85,4 +85,11 @@ export const ko: Messages = {
     '이 서버는 주소 {host}에서 응답하지 않습니다. 설정된 주소로 열거나 운영자에게 이 이름을 SKYFERRY_ALLOWED_HOSTS에 추가해 달라고 요청하세요.',
   login_slowed: '이 계정에 대해 여기에서 실패한 로그인이 너무 많습니다. {seconds}초 기다린 후 다시 시도해 주세요.',
   bind_requires_sign_in: '이 클라우드 드라이브를 유지하려면 이 브라우저에서 다시 로그인한 후 바로 연결하세요.',
+  local_visitor_refused: '서버의 폴더는 방문자에게 제공되지 않습니다. 운영자가 사용을 허용한 계정으로 로그인하세요.',
+  local_not_granted:
+    '서버의 폴더는 운영자와 운영자가 허용한 사용자만 사용할 수 있습니다. 운영자에게 접근 권한을 요청하세요.',
+  local_no_roots:
+    '허용된 서버 폴더가 없습니다. 운영자가 SKYFERRY_LOCAL_ROOTS를 설정합니다(설정하지 않으면 홈 폴더는 127.0.0.1에서 수신하는 사용자 한 명뿐인 설치에서만 허용됩니다).',
+  operator_only: '서버 운영자만 이 작업을 할 수 있습니다.',
+  local_folder_taken: '다른 사용자가 이미 {name} 폴더를 가지고 있습니다.',
 };

@@ -92,4 +92,12 @@ export const nl: Messages = {
   login_slowed:
     'Te veel mislukte aanmeldingen van hier voor dit account. Wacht {seconds} seconden en probeer het opnieuw.',
   bind_requires_sign_in: 'Meld u opnieuw aan in deze browser en koppel deze clouddrives meteen om ze te behouden.',
+  local_visitor_refused:
+    'Mappen op de server zijn niet beschikbaar voor bezoekers. Meld je aan met een account dat de beheerder ze laat gebruiken.',
+  local_not_granted:
+    'Alleen de beheerder, en gebruikers die de beheerder toestemming geeft, mogen mappen op de server gebruiken. Vraag de beheerder om toegang.',
+  local_no_roots:
+    'Geen enkele map op de server is toegestaan: de beheerder stelt SKYFERRY_LOCAL_ROOTS in (zonder die instelling is de thuismap alleen toegestaan op een installatie met één gebruiker die op 127.0.0.1 luistert).',
+  operator_only: 'Alleen de beheerder van de server mag dit doen.',
+  local_folder_taken: 'Een andere gebruiker heeft de map {name} al.',
 };

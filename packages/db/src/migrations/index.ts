@@ -6,6 +6,7 @@ import * as m0004 from './0004_tasks.ts';
 import * as m0005 from './0005_cleanup.ts';
 import * as m0006 from './0006_task_google_docs.ts';
 import * as m0007 from './0007_cleanup_delete_lease.ts';
+import * as m0008 from './0008_operator_role.ts';
 import * as m0009 from './0009_session_sign_in_nonce.ts';
 
 /**
@@ -20,5 +21,6 @@ export const migrations: Record<string, Migration> = {
   '0005_cleanup': m0005,
   '0006_task_google_docs': m0006,
   '0007_cleanup_delete_lease': m0007,
+  '0008_operator_role': m0008,
   '0009_session_sign_in_nonce': m0009,
 };

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Accounts, sessions, visitors, plans and connected clouds (migration 0002). Times are integer
  * milliseconds, booleans 0/1, tokens are stored only as SHA-256 hashes (hex), cloud credentials and
@@ -22,6 +24,10 @@ export interface UsersTable {
   language: string;
   created_at: number;
   updated_at: number;
+  /** 'operator' (the first account; SKYFERRY_ADMIN_EMAILS adds others without storing them) or 'user' (migration 0008). */
+  role: Generated<string>;
+  /** The user's own folder name under each local root, when the operator allows them local folders; unique. */
+  local_folder: string | null;
 }
 
 /** One signed-in device: a family of rotating refresh tokens plus its auto-login credential. */

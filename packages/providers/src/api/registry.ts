@@ -5,6 +5,11 @@ export interface ProviderContext {
   /** Folders the local-folder kind may use (operator configuration). */
   localRoots?: readonly string[];
   /**
+   * Real paths the local-folder kind never serves, even inside a root (the server's data dir and
+   * database): refused like paths outside the root, on every operation.
+   */
+  localProtected?: readonly string[];
+  /**
    * Non-secret state a backend keeps with the cloud, such as an SFTP host key recorded at connect
    * or an OAuth token that was refreshed. Backends read it from `state` and save changes with `saveState`.
    */

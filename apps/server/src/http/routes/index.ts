@@ -11,6 +11,7 @@ import userRoutes from './users.ts';
 import taskRoutes from './tasks.ts';
 import cleanupRoutes from './cleanup.ts';
 import oauthRoutes from './oauth.ts';
+import operatorRoutes from './operator.ts';
 
 /** Every route module, each a thin layer over services. Add yours here. */
 export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
@@ -25,4 +26,5 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   taskRoutes,
   cleanupRoutes,
   oauthRoutes,
+  operatorRoutes,
 ];

@@ -11,8 +11,11 @@ export interface ProviderLease {
 }
 
 interface Pooled {
-  /** The cloud row's updated_at when opened: a reauthorisation reopens with the new credentials. */
-  version: number;
+  /**
+   * The cloud row's updated_at when opened, and what the owner may reach (CloudsService.accessKey):
+   * a reauthorisation, or a changed local-folder grant, reopens.
+   */
+  version: string;
   provider: Provider;
   users: number;
   idleTimer?: NodeJS.Timeout;
@@ -51,8 +54,10 @@ export class ProviderPool {
     if (this.closed) throw errors.internal();
     const cloud = await this.clouds.get(identity, cloudId);
     if (cloud.status !== 'authorized') throw errors.cloudAuthExpired({ cloud_id: cloud.id });
+    // Checked on every call, not only when opening: a revoked grant stops a pooled provider too.
+    const version = `${cloud.updatedAt}\n${await this.clouds.accessKey(identity, cloud)}`;
     let entry = this.pooled.get(cloud.id);
-    if (entry && entry.version !== cloud.updatedAt) {
+    if (entry && entry.version !== version) {
       this.retire(cloud.id, entry);
       entry = undefined;
     }
@@ -60,12 +65,12 @@ export class ProviderPool {
       const opened = await this.clouds.open(identity, cloud.id);
       // Another call may have opened it meanwhile: keep one.
       const raced = this.pooled.get(cloud.id);
-      if (raced && raced.version === cloud.updatedAt) {
+      if (raced && raced.version === version) {
         void opened.provider.close?.().catch(() => undefined);
         entry = raced;
       } else {
         if (raced) this.retire(cloud.id, raced);
-        entry = { version: cloud.updatedAt, provider: opened.provider, users: 0, touchedAt: this.now() };
+        entry = { version, provider: opened.provider, users: 0, touchedAt: this.now() };
         this.pooled.set(cloud.id, entry);
       }
     } else if (this.now() - entry.touchedAt > 60_000) {

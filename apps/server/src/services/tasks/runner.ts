@@ -1,4 +1,5 @@
 import {
+  Code,
   TaskState,
   hasGoogleDocs,
   message as catalogueMessage,
@@ -216,8 +217,13 @@ export class TaskRunner {
       if (hasGoogleDocs(source.cloud.kind))
         setGoogleDocsMode(source.provider, row.google_docs === 'skip' ? 'skip' : 'export');
     } catch (err) {
-      const code =
-        err instanceof ApiError ? (err.key === 'cloud_auth_expired' ? 'auth_expired' : 'not_found') : 'unavailable';
+      const code = !(err instanceof ApiError)
+        ? 'unavailable'
+        : err.key === 'cloud_auth_expired'
+          ? 'auth_expired'
+          : err.code === Code.LOCAL_FOLDER_FORBIDDEN
+            ? 'permission'
+            : 'not_found';
       const message = err instanceof ApiError ? err.key : err instanceof Error ? err.message : String(err);
       return { plan: undefined, result: failedResult(startedAt, code, message) };
     }

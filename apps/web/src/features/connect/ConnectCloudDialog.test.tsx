@@ -30,6 +30,35 @@ const open = (k: string | null = null) =>
   renderWithProviders(<ConnectCloudDialog opened onClose={() => undefined} kind={k} />);
 
 describe('connect cloud drive', () => {
+  it('the local folder names the folders this account may connect and when the home folder is allowed', async () => {
+    const api = mockApi({ 'POST /api/clouds': () => new Fail(Code.LOCAL_FOLDER_FORBIDDEN, 'Ask the operator.', 403) });
+    sessionStore.setState({
+      systemClouds: [{ ...kind('local'), roots: ['/srv/skyferry/u1'] }, kind('webdav')],
+    });
+    open('local');
+    const roots = await screen.findByTestId('local-roots');
+    expect(roots).toHaveTextContent('/srv/skyferry/u1');
+    expect(roots).toHaveTextContent('single-user install listening on 127.0.0.1');
+    const path = screen.getByRole('textbox', { name: /Folder path/ });
+    expect(path).toHaveAttribute('placeholder', '/srv/skyferry/u1');
+    await userEvent.type(path, '/srv/skyferry/other');
+    await userEvent.click(screen.getByTestId('connect-submit'));
+    expect(await screen.findByTestId('connect-error')).toHaveTextContent('Ask the operator.');
+    expect(api.find('POST /api/clouds')).toHaveLength(1);
+  });
+
+  it('a visitor sees the local folder greyed with the reason, and no folders', async () => {
+    mockApi({});
+    sessionStore.setState({
+      systemClouds: [kind('local', false, 'Folders on the server are not available to visitors.'), kind('webdav')],
+    });
+    open();
+    const local = await screen.findByTestId('kind-local');
+    expect(local).toBeDisabled();
+    expect(local).toHaveTextContent('not available to visitors');
+    expect(screen.queryByTestId('local-roots')).toBeNull();
+  });
+
   it('greys unavailable kinds with the reason', async () => {
     mockApi({});
     open();

@@ -3,6 +3,7 @@ import {
   Badge,
   Button,
   Checkbox,
+  Code,
   Group,
   Modal,
   NativeSelect,
@@ -315,6 +316,7 @@ function KindForm({
           noValidate
         >
           <Stack gap="xs">
+            {kind.roots && <LocalRoots roots={kind.roots} />}
             {kind.fields.map((f) => {
               const common = {
                 label: label(f.name, f.label),
@@ -381,7 +383,7 @@ function KindForm({
                   {...common}
                   value={text}
                   inputMode={f.type === 'number' ? 'numeric' : undefined}
-                  placeholder={PLACEHOLDERS[f.name]}
+                  placeholder={f.name === 'path' && kind.roots?.[0] ? kind.roots[0] : PLACEHOLDERS[f.name]}
                   onChange={(e) => set(f.name, e.currentTarget.value)}
                 />
               );
@@ -413,5 +415,27 @@ function KindForm({
         </Alert>
       )}
     </Stack>
+  );
+}
+
+/**
+ * The local-folder kind: the folders on the server this account may connect (every allowed root
+ * for the operator, the user's own folder under each for a user the operator allowed), and when
+ * the home folder is allowed without configuration.
+ */
+function LocalRoots({ roots }: { roots: string[] }) {
+  const { t } = useTranslation('connect');
+  return (
+    <Alert variant="light" color="blue" data-testid="local-roots">
+      <Text size="sm">{t('localRoots')}</Text>
+      {roots.map((r) => (
+        <Code key={r} block mt={4}>
+          {r}
+        </Code>
+      ))}
+      <Text size="xs" c="dimmed" mt={6}>
+        {t('localDefault')}
+      </Text>
+    </Alert>
   );
 }

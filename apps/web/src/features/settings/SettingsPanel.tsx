@@ -1,5 +1,5 @@
 import { Modal, ScrollArea, Tabs, Title } from '@mantine/core';
-import { IconAdjustments, IconBell, IconFileExport, IconLanguage, IconUser } from '@tabler/icons-react';
+import { IconAdjustments, IconBell, IconFileExport, IconLanguage, IconUser, IconUsers } from '@tabler/icons-react';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { selectLoggedIn, useSession } from '../session/store.ts';
@@ -9,13 +9,19 @@ import { ExportTab } from './ExportTab.tsx';
 import { GeneralTab } from './GeneralTab.tsx';
 import { LanguageTab } from './LanguageTab.tsx';
 import { NotificationTab } from './NotificationTab.tsx';
+import { OperatorTab } from './OperatorTab.tsx';
 
-/** The settings tabs: General, Language, Notification (logged in only), Export Setting, Transfer defaults. */
+/**
+ * The settings tabs: General, Language, Notification (logged in only), Export Setting, Transfer
+ * defaults, and Users for the server's operator.
+ */
 export function SettingsPanel() {
   const { t } = useTranslation('settings');
   const loggedIn = useSession(selectLoggedIn);
+  const operator = useSession((s) => selectLoggedIn(s) && s.user.info?.role === 'operator');
   const requested = useShell((s) => s.settingsTab);
-  const tab: SettingsTab = requested === 'notification' && !loggedIn ? 'general' : requested;
+  const tab: SettingsTab =
+    (requested === 'notification' && !loggedIn) || (requested === 'operator' && !operator) ? 'general' : requested;
   useEffect(() => {
     if (tab !== requested) setSettingsTab(tab);
   }, [tab, requested]);
@@ -45,6 +51,11 @@ export function SettingsPanel() {
         <Tabs.Tab value="defaults" leftSection={<IconAdjustments size={16} aria-hidden />}>
           {t('tabs.defaults')}
         </Tabs.Tab>
+        {operator && (
+          <Tabs.Tab value="operator" leftSection={<IconUsers size={16} aria-hidden />}>
+            {t('tabs.operator')}
+          </Tabs.Tab>
+        )}
       </Tabs.List>
       <ScrollArea.Autosize mah="70vh" style={{ flex: 1 }}>
         <Tabs.Panel value="general" px="lg" py="xs">
@@ -64,6 +75,11 @@ export function SettingsPanel() {
         <Tabs.Panel value="defaults" px="lg" py="xs">
           <DefaultsTab />
         </Tabs.Panel>
+        {operator && (
+          <Tabs.Panel value="operator" px="lg" py="xs">
+            <OperatorTab />
+          </Tabs.Panel>
+        )}
       </ScrollArea.Autosize>
     </Tabs>
   );

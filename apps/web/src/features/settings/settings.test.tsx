@@ -43,6 +43,43 @@ describe('settings tabs', () => {
     ]);
   });
 
+  it('the operator also has Users: each account with its local-folder switch, saved on the server', async () => {
+    const users = [
+      { uid: 'u1', email: 'ada@example.com', role: 'operator', created_at: 1, local_folder: null, local_roots: [] },
+      { uid: 'u2', email: 'bob@example.com', role: 'user', created_at: 2, local_folder: null, local_roots: [] },
+    ];
+    const api = mockApi({
+      'GET /api/operator/users': () => ({ items: users, total: 2, roots: ['/srv/skyferry'] }),
+      'PUT /api/operator/users/u2/local-folder': (call) => ({
+        ...users[1],
+        local_folder: (call.body as { granted: boolean }).granted ? 'u2' : null,
+        local_roots: (call.body as { granted: boolean }).granted ? ['/srv/skyferry/u2'] : [],
+      }),
+    });
+    applyAuth(authData({ user_info: { ...authData().user_info, role: 'operator' } }));
+    shellStore.setState({ settingsTab: 'operator' });
+    renderWithProviders(<SettingsPanel />);
+    expect(screen.getAllByRole('tab').map((t) => t.textContent)).toContain('Users');
+    expect(await screen.findByTestId('operator-roots')).toHaveTextContent('/srv/skyferry');
+    const rows = await screen.findAllByTestId('operator-user');
+    expect(rows[0]).toHaveTextContent('Every allowed folder');
+    const toggle = within(rows[1] as HTMLElement).getByRole('switch', { name: 'May use local folders' });
+    expect(toggle).not.toBeChecked();
+    await userEvent.click(toggle);
+    await waitFor(() => expect(api.find('PUT /api/operator/users/u2/local-folder')).toHaveLength(1));
+    expect(api.find('PUT /api/operator/users/u2/local-folder')[0]?.body).toEqual({ granted: true });
+    expect(await within(rows[1] as HTMLElement).findByText('/srv/skyferry/u2')).toBeInTheDocument();
+    expect(toggle).toBeChecked();
+  });
+
+  it('a user who is not the operator has no Users tab, even when asked for it', () => {
+    applyAuth(authData());
+    shellStore.setState({ settingsTab: 'operator' });
+    renderWithProviders(<SettingsPanel />);
+    expect(screen.getAllByRole('tab').map((t) => t.textContent)).not.toContain('Users');
+    expect(screen.getByRole('tab', { name: 'General', selected: true })).toBeInTheDocument();
+  });
+
   it('Language lists the ten languages and switching stores the choice under "Language"', async () => {
     shellStore.setState({ settingsTab: 'language' });
     renderWithProviders(<SettingsPanel />);

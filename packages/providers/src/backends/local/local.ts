@@ -106,6 +106,8 @@ export interface LocalOptions {
   concurrency?: number;
   /** Three synchronous small-file hashes in a row slower than this (ms) make hashes stream for a while. Default 2. */
   syncHashBudgetMs?: number;
+  /** Real paths never served even inside the root (the server's own files): refused as outside it. */
+  protectedPaths?: readonly string[];
 }
 
 function isHidden(name: string, atRoot: boolean): boolean {
@@ -147,6 +149,7 @@ export class LocalProvider implements Provider {
   readonly concurrency: number;
   readonly staleTempMs: number;
   private readonly syncHashBudgetMs: number;
+  private readonly protectedPaths: readonly string[];
   /** Until then (epoch ms), small files are hashed streamed: a synchronous hash was found slow. */
   private streamHashesUntil = 0;
   private slowHashesInARow = 0;
@@ -156,6 +159,7 @@ export class LocalProvider implements Provider {
     this.accountKey = `local:${realRoot}`;
     this.staleTempMs = opts.staleTempMs ?? LOCAL_STALE_TEMP_MS;
     this.syncHashBudgetMs = opts.syncHashBudgetMs ?? 2;
+    this.protectedPaths = opts.protectedPaths ?? [];
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
     this.features.caseInsensitive = opts.caseInsensitive ?? false;
@@ -199,8 +203,20 @@ export class LocalProvider implements Provider {
   }
 
   private confine(real: string, path: string): void {
-    if (!within(this.root, real)) {
+    if (!within(this.root, real) || this.isProtected(real)) {
       throw new ProviderError('permission', `outside the allowed folder: ${path}`);
+    }
+  }
+
+  private isProtected(real: string): boolean {
+    return this.protectedPaths.some((p) => real === p || real.startsWith(p + sep));
+  }
+
+  /** Removing or moving a folder that holds a protected path would take it along: refused. */
+  private confineTree(real: string, path: string): void {
+    this.confine(real, path);
+    if (this.protectedPaths.some((p) => p.startsWith(real + sep))) {
+      throw new ProviderError('permission', `holds a folder the server keeps: ${path}`);
     }
   }
 
@@ -239,6 +255,7 @@ export class LocalProvider implements Provider {
         st = await stat(real);
         cur = real;
       } else {
+        this.confine(next, cloudPath);
         cur = next;
       }
       if (!st.isDirectory()) throw new ProviderError('not_dir', `not a folder: ${cloudPath}`);
@@ -328,10 +345,10 @@ export class LocalProvider implements Provider {
       const full = join(real, name);
       try {
         const ls = await lstat(full);
-        if (!ls.isSymbolicLink()) return ls;
+        if (!ls.isSymbolicLink()) return this.isProtected(full) ? undefined : ls;
         const target = await realpath(full);
         // Links that leave the root are not shown at all.
-        if (!within(this.root, target)) return undefined;
+        if (!within(this.root, target) || this.isProtected(target)) return undefined;
         return await stat(target);
       } catch {
         return undefined; // vanished meanwhile, or a dangling link
@@ -402,6 +419,7 @@ export class LocalProvider implements Provider {
     }
     const dirReal = await this.mkdirp(parentPath(p));
     const target = join(dirReal, name);
+    this.confine(target, p);
     await this.refuseDirTarget(target, p);
     await this.sweepStaleTemps(dirReal);
     const tmp = join(dirReal, tempName());
@@ -474,6 +492,7 @@ export class LocalProvider implements Provider {
     if (p === '/') throw new ProviderError('permission', 'refusing to remove the root folder');
     if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
     const real = await this.realOf(p, false);
+    this.confineTree(real, p);
     const st = await stat(real).catch((err: unknown) => {
       throw fsError(err, p);
     });
@@ -505,9 +524,11 @@ export class LocalProvider implements Provider {
     if (to === '/' || from === '/') throw new ProviderError('invalid_name', `cannot move ${from} to ${to}`);
     if (to.startsWith(from + '/')) throw new ProviderError('invalid_name', `cannot move ${from} into itself`);
     const real = await this.realOf(from, false);
+    this.confineTree(real, from);
     const srcSt = await lstat(real);
     const dirReal = await this.mkdirp(parentPath(to));
     const target = join(dirReal, baseName(to));
+    this.confine(target, to);
     checkName(baseName(to));
     try {
       const dstSt = await lstat(target);
@@ -536,6 +557,7 @@ export class LocalProvider implements Provider {
     if (opts.signal?.aborted) throw canceled();
     const dirReal = await this.mkdirp(parentPath(d));
     const target = join(dirReal, checkName(baseName(d)));
+    this.confine(target, d);
     await this.refuseDirTarget(target, d);
     const tmp = join(dirReal, tempName());
     try {
@@ -563,6 +585,7 @@ export class LocalProvider implements Provider {
     if (p === '/') throw new ProviderError('permission', 'refusing to trash the root folder');
     if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
     const real = await this.realOf(p, false);
+    this.confineTree(real, p);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-') + '-' + randomBytes(3).toString('hex');
     const bin = join(this.root, LOCAL_TRASH_DIR, stamp, ...pathSegments(parentPath(p)));
     await mkdir(bin, { recursive: true });
@@ -609,6 +632,7 @@ export class LocalProvider implements Provider {
     if (opts.signal?.aborted) throw canceled();
     const dirReal = await this.mkdirp(parentPath(p));
     const target = join(dirReal, name);
+    this.confine(target, p);
     await this.refuseDirTarget(target, p);
     await this.sweepStaleTemps(dirReal);
     const tmp = join(dirReal, tempName());
@@ -695,10 +719,18 @@ export async function openLocal(
   const st = await stat(real);
   if (!st.isDirectory()) throw new ProviderError('not_dir', `not a folder: ${path}`, { retry: 'fatal' });
   const realRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => undefined)));
-  if (!realRoots.some((r) => r !== undefined && within(r, real))) {
+  const protectedPaths = ctx.localProtected ?? [];
+  if (
+    !realRoots.some((r) => r !== undefined && within(r, real)) ||
+    protectedPaths.some((p) => real === p || real.startsWith(p + sep))
+  ) {
     throw new ProviderError('permission', `outside the allowed folders: ${path}`, { retry: 'fatal' });
   }
-  return new LocalProvider(real, { ...opts, caseInsensitive: opts.caseInsensitive ?? (await isCaseInsensitive(real)) });
+  return new LocalProvider(real, {
+    ...opts,
+    protectedPaths,
+    caseInsensitive: opts.caseInsensitive ?? (await isCaseInsensitive(real)),
+  });
 }
 
 /** Whether the disk holding `dir` ignores case (macOS and Windows by default): the same folder under flipped case. */
