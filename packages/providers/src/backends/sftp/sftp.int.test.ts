@@ -285,3 +285,32 @@ describe('sftp on rclone serve sftp', () => {
     expect((await readAll(await sftp.openRead('/rt/data.bin'))).equals(data)).toBe(true);
   });
 });
+
+describe('sftp on rclone serve sftp on its defaults (no VFS cache: writes only in order)', () => {
+  let server: RcloneServer;
+  let sftp: SftpProvider;
+
+  beforeAll(async () => {
+    server = await startRcloneServe('sftp', { vfsCacheMode: 'off' });
+    sftp = await openSftp(
+      { host: server.host, port: server.port, username: server.username, password: server.password },
+      memoryContext(),
+      { chunkSize: 1024 * 1024, concurrency: 4 },
+    );
+  });
+  afterAll(async () => {
+    await sftp?.close();
+    await server?.stop();
+  });
+
+  it('refuses a chunk writer (its writes land out of order) and takes the file through put, in order', async () => {
+    const data = pattern(6 * 1024 * 1024 + 3);
+    const err = await sftp.openChunkWriter('/big/data.bin', { size: data.length }).catch((e: unknown) => e);
+    expect(ProviderError.is(err, 'not_supported')).toBe(true);
+    // The probe left nothing behind.
+    expect(readdirSync(join(server.dir, 'big'))).toEqual([]);
+    const e = await sftp.put('/big/data.bin', Readable.from([data]), { size: data.length });
+    expect(e.size).toBe(data.length);
+    expect((await readAll(await sftp.openRead('/big/data.bin'))).equals(data)).toBe(true);
+  });
+});
