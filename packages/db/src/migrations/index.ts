@@ -6,6 +6,7 @@ import * as m0004 from './0004_tasks.ts';
 import * as m0005 from './0005_cleanup.ts';
 import * as m0006 from './0006_task_google_docs.ts';
 import * as m0007 from './0007_cleanup_delete_lease.ts';
+import * as m0010 from './0010_sync_pair_locks.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0005_cleanup': m0005,
   '0006_task_google_docs': m0006,
   '0007_cleanup_delete_lease': m0007,
+  '0010_sync_pair_locks': m0010,
 };
