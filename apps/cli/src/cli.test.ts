@@ -410,7 +410,11 @@ describe('copies and syncs between folders of this machine', () => {
     const lock = m?.[3] as string;
     // Released once the run ended; the state the winner wrote stands.
     expect(await readdir(join(dir, 'state', 'locks'))).toEqual([]);
-    expect(Object.keys(await tree(join(dir, 'state', 'two-way')))).toEqual(Object.keys(state));
+    // Whichever won, its state is whole: no half-written next state, every line a record.
+    const states = await tree(join(dir, 'state', 'two-way'));
+    expect(Object.keys(states).filter((n) => !n.endsWith('.jsonl'))).toEqual([]);
+    expect(Object.keys(states)).toEqual(expect.arrayContaining(Object.keys(state)));
+    for (const text of Object.values(states)) for (const line of text.split('\n').filter(Boolean)) JSON.parse(line);
     expect(await tree(join(dir, 'other'))).toMatchObject({ 'new.txt': 'n' });
 
     // A lock whose process is gone (killed) is stale: the next run takes it over.
