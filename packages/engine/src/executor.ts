@@ -307,17 +307,18 @@ class Execution {
   }
 
   /**
-   * Before the first write into a folder: records it in the checkpoints (durably), so that what a
-   * cut-off write leaves there is removed when the run ends, or by the run resuming after a crash.
+   * Before the first write into a folder: notes it, in the checkpoints too (durably) where they
+   * keep such records, so that what a cut-off write leaves there is removed when the run ends, or
+   * by the run resuming after a crash.
    */
   private async noteTempFolder(side: Side, dir: string): Promise<{ failed: boolean } | undefined> {
-    const store = this.opts.checkpoints;
-    if (!store?.addTempFolder || !this.providers[side].removeTemps) return undefined;
+    if (!this.providers[side].removeTemps) return undefined;
     const folder: TempFolder = { side, dir, tag: this.tempTag };
     const key = tempFolderKey(folder);
     let t = this.tempFolders.get(key);
     if (!t) {
-      t = { folder, noted: store.addTempFolder(folder), failed: false };
+      const store = this.opts.checkpoints;
+      t = { folder, noted: store?.addTempFolder ? store.addTempFolder(folder) : Promise.resolve(), failed: false };
       this.tempFolders.set(key, t);
     }
     await t.noted;
@@ -331,7 +332,6 @@ class Execution {
    */
   private async removeLeftTemps(earlier?: TempFolder[]): Promise<void> {
     const store = this.opts.checkpoints;
-    if (!store?.removeTempFolders) return;
     const clean: TempFolder[] = [];
     const sweep: TempFolder[] = earlier ?? [];
     if (!earlier) {
@@ -351,7 +351,7 @@ class Execution {
         }
       }),
     );
-    if (clean.length > 0) await store.removeTempFolders(clean).catch(() => undefined);
+    if (clean.length > 0) await store?.removeTempFolders?.(clean).catch(() => undefined);
   }
 
   private async traffic(item: PlanItem, bytes: number): Promise<boolean> {
