@@ -3,15 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openLocal, openWebdav, type Provider, type ReadOptions } from '@skyferry/providers';
+import { openLocal, openWebdav, type Provider } from '@skyferry/providers';
 import { startRcloneServe, type RcloneServer } from '@skyferry/testing';
 import { executePlan } from './executor.ts';
 import { planTransfer } from './planner.ts';
 import { runTransfer } from './run.ts';
 import { FileCheckpointStore, MemoryCheckpointStore } from './stores.ts';
+import { slowReads } from './testing/backends.ts';
 
 // Temporary files a run leaves on its target when it is cut off (issue 35: 13-16 partial
 // `.skyferry-tmp-*` files on a WebDAV target after a kill or an outage): the run that resumes, and
@@ -62,25 +62,6 @@ async function dav(s: RcloneServer): Promise<Provider> {
   return openWebdav({ url: s.url, username: s.username, password: s.password });
 }
 
-/** The local source, each chunk read slowed by `ms` (so that uploads are under way long enough to be cut). */
-async function slowSource(ms: number): Promise<Provider> {
-  const real = await openLocal({ path: src }, { localRoots: [src] });
-  return Object.create(real, {
-    openRead: {
-      value: async (path: string, opts?: ReadOptions): Promise<Readable> => {
-        const stream = await real.openRead(path, opts);
-        const slow = new Transform({
-          transform(chunk: Buffer, _enc, cb) {
-            setTimeout(() => cb(null, chunk), ms);
-          },
-        });
-        stream.on('error', (err) => slow.destroy(err));
-        return stream.pipe(slow);
-      },
-    },
-  }) as Provider;
-}
-
 function sameFiles(): void {
   const names = readdirSync(data).sort();
   expect(names).toEqual(readdirSync(src).sort());
@@ -91,7 +72,7 @@ describe('temporary files of cut-off writes', () => {
   it('a run whose target goes down and comes back removes its partial uploads when it ends', async () => {
     server = await serve();
     const target = await dav(server);
-    const source = await slowSource(15);
+    const source = slowReads(await openLocal({ path: src }, { localRoots: [src] }), 15);
     const checkpoints = new MemoryCheckpointStore();
     const running = runTransfer({
       source,

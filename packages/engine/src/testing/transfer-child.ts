@@ -4,12 +4,13 @@
 // chunk read from the source, so that a kill finds writes under way. Prints "planned" once the
 // plan is made and exits 0 when the run succeeded.
 import { appendFileSync } from 'node:fs';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { openLocal, openWebdav } from '@skyferry/providers';
-import type { Provider, ReadOptions, SrcInfo, WriteOptions } from '@skyferry/providers';
+import type { Provider, SrcInfo, WriteOptions } from '@skyferry/providers';
 import { executePlan } from '../executor.ts';
 import { planTransfer } from '../planner.ts';
 import { FileCheckpointStore } from '../stores.ts';
+import { slowReads } from './backends.ts';
 
 const [srcDir, dstDir, checkpointFile, writesLog, davUrl, davUser, davPass, readDelay] = process.argv.slice(2) as [
   string,
@@ -24,23 +25,7 @@ const [srcDir, dstDir, checkpointFile, writesLog, davUrl, davUser, davPass, read
 const readDelayMs = Number(readDelay ?? 0);
 
 const realSource = await openLocal({ path: srcDir }, { localRoots: [srcDir] });
-const source: Provider =
-  readDelayMs > 0
-    ? (Object.create(realSource, {
-        openRead: {
-          value: async (path: string, opts?: ReadOptions): Promise<Readable> => {
-            const stream = await realSource.openRead(path, opts);
-            const slow = new Transform({
-              transform(chunk: Buffer, _enc, cb) {
-                setTimeout(() => cb(null, chunk), readDelayMs);
-              },
-            });
-            stream.on('error', (err) => slow.destroy(err));
-            return stream.pipe(slow);
-          },
-        },
-      }) as Provider)
-    : realSource;
+const source: Provider = readDelayMs > 0 ? slowReads(realSource, readDelayMs) : realSource;
 const real: Provider = davUrl
   ? await openWebdav({ url: davUrl, username: davUser, password: davPass })
   : await openLocal({ path: dstDir }, { localRoots: [dstDir] });
