@@ -300,6 +300,28 @@ describe('skyferry against real servers', () => {
     expect((await readdir(join(ssh.dir, 'shared'))).filter((n) => !n.startsWith('.'))).toEqual(['theirs.txt']);
   });
 
+  it('two bisync processes of one pair at once: one runs, the other stops with a clear message; the state stays whole', async () => {
+    const here = join(dir, 'two-at-once');
+    await makeFiles(here, 30, 20_000);
+    await mkdir(join(ssh.dir, 'at-once'));
+    // Behind 40 ms of round trip: each run lasts long enough for the two to meet.
+    const [a, b] = await Promise.all([
+      skyferry(['bisync', here, 'farnas:at-once']),
+      skyferry(['bisync', 'farnas:at-once', here]),
+    ]);
+    const codes = [a.code, b.code].sort();
+    expect(codes, `${a.err}\n${b.err}`).toEqual([0, 1]);
+    const lost = a.code === 1 ? a : b;
+    expect(lost.err).toMatch(
+      /^skyferry: another sync of this pair is running \(skyferry bisync, process \d+ on .+\); run again once it has finished\n$/,
+    );
+    // The winner's state is whole: the next run finds nothing to do.
+    const again = await skyferry(['bisync', here, 'farnas:at-once', '--json']);
+    expect(again.code, again.err).toBe(0);
+    expect(JSON.parse(again.out)).toMatchObject({ outcome: 'success', summary: { added: 0, updated: 0, deleted: 0 } });
+    expect((await readdir(join(ssh.dir, 'at-once'))).filter((n) => !n.startsWith('.')).length).toBe(30);
+  }, 120_000);
+
   it('move to SFTP (no hash to compare): deletes what it copied; a same-size file already there needs --download', async () => {
     const src = join(dir, 'outbox');
     await makeFiles(src, 3, 20_000);

@@ -1,5 +1,6 @@
 import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -353,6 +354,81 @@ describe('copies and syncs between folders of this machine', () => {
     const after = { 'a.txt': 'alpha, edited', 'docs/b.pdf': 'bravo', 'only-there.txt': 'delta' };
     expect(await tree(join(dir, 'src'))).toEqual(after);
     expect(await tree(join(dir, 'other'))).toEqual(after);
+  });
+
+  it('leaves symbolic links alone and lists each (exit 3); -L follows them; --skip-links says nothing', async () => {
+    await symlink('docs', join(dir, 'src', 'docs-link'));
+    await symlink('nowhere', join(dir, 'src', 'dangling'));
+    await mkdir(join(dir, 'out'));
+    const dry = await cli('sync', 'src', 'out', '--dry-run');
+    expect(dry.code).toBe(EXIT.ok);
+    expect(dry.out).toContain('skip     src/docs-link/: symbolic link, not followed (-L follows links)');
+    expect(dry.out).toContain('skip     src/dangling: symbolic link, not followed (-L follows links)');
+
+    const r = await cli('sync', 'src', 'out');
+    expect(r.code).toBe(EXIT.linksLeft);
+    expect(r.out).toMatch(/^success: 3 of 3 done .*, 2 symbolic links left alone\.\n$/);
+    expect(r.err).toBe(
+      'skipped: src/dangling: symbolic link, not followed (-L follows links)\n' +
+        'skipped: src/docs-link/: symbolic link, not followed (-L follows links)\n',
+    );
+    expect(await tree(join(dir, 'out'))).toEqual({ 'a.txt': 'alpha', 'docs/b.pdf': 'bravo', 'c.jpg': 'charlie' });
+
+    const quiet = await cli('sync', 'src', 'out', '--skip-links');
+    expect(quiet.code).toBe(EXIT.ok);
+    expect(quiet.err).toBe('');
+
+    const followed = await cli('sync', 'src', 'out', '-L');
+    expect(followed.code).toBe(EXIT.linksLeft);
+    expect(followed.err).toBe('skipped: src/dangling: symbolic link, leads nowhere\n');
+    expect(await tree(join(dir, 'out'))).toEqual({
+      'a.txt': 'alpha',
+      'docs/b.pdf': 'bravo',
+      'docs-link/b.pdf': 'bravo',
+      'c.jpg': 'charlie',
+    });
+    expect((await cli('sync', 'src', 'out', '-L', '--skip-links')).code).toBe(EXIT.usage);
+  });
+
+  it('a second run of a pair while one holds it stops with a clear message; a lock left by a dead process is taken over', async () => {
+    await mkdir(join(dir, 'other'));
+    expect((await cli('bisync', 'src', 'other')).code).toBe(EXIT.ok);
+    const state = await tree(join(dir, 'state', 'two-way'));
+    // Two runs of the pair at once (either side named first): one runs, the other stops at once.
+    await writeFile(join(dir, 'src', 'new.txt'), 'n');
+    const [a, b] = await Promise.all([cli('bisync', 'src', 'other'), cli('bisync', 'other', 'src')]);
+    const [won, lost] = a.code === EXIT.ok ? [a, b] : [b, a];
+    expect(won.code).toBe(EXIT.ok);
+    expect(lost.code).toBe(EXIT.failed);
+    const m =
+      /^skyferry: another sync of this pair is running \(skyferry bisync, process (\d+) on (.+), since .+ UTC; lock (.+\.lock)\); run again once it has finished\n$/.exec(
+        lost.err,
+      );
+    expect(m, lost.err).not.toBeNull();
+    expect(Number(m?.[1])).toBe(process.pid);
+    expect(m?.[2]).toBe(hostname());
+    const lock = m?.[3] as string;
+    // Released once the run ended; the state the winner wrote stands.
+    expect(await readdir(join(dir, 'state', 'locks'))).toEqual([]);
+    // Whichever won, its state is whole: no half-written next state, every line a record.
+    const states = await tree(join(dir, 'state', 'two-way'));
+    expect(Object.keys(states).filter((n) => !n.endsWith('.jsonl'))).toEqual([]);
+    expect(Object.keys(states)).toEqual(expect.arrayContaining(Object.keys(state)));
+    for (const text of Object.values(states)) for (const line of text.split('\n').filter(Boolean)) JSON.parse(line);
+    expect(await tree(join(dir, 'other'))).toMatchObject({ 'new.txt': 'n' });
+
+    // A lock whose process is gone (killed) is stale: the next run takes it over.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: gone, host: hostname(), since: '2026-11-28T10:00:00.000Z', command: 'bisync', token: 't' }),
+    );
+    await writeFile(join(dir, 'src', 'newer.txt'), 'n2');
+    const after = await cli('bisync', 'src', 'other');
+    expect(after.err).toBe('');
+    expect(after.code).toBe(EXIT.ok);
+    expect(await readdir(join(dir, 'state', 'locks'))).toEqual([]);
+    expect(await tree(join(dir, 'other'))).toMatchObject({ 'newer.txt': 'n2' });
   });
 
   it('a source that does not exist fails with the reason, exit 1', async () => {

@@ -32,6 +32,7 @@ import {
 import { toProviderError, type Entry, type Provider } from '@skyferry/providers';
 import { UsageError } from './errors.ts';
 import { EXIT, type CliIo } from './io.ts';
+import { PairLockedError, lockPair } from './lock.ts';
 import { copiedFiles, deleteMoved, printMoved } from './move.ts';
 import { refuseOverlap } from './places.ts';
 import { addRemote, removeRemote } from './remotes-edit.ts';
@@ -84,6 +85,8 @@ const TRANSFER_ONLY = [
   'yes',
   'no-trash',
   'ignore-free-space',
+  'copy-links',
+  'skip-links',
 ] as const;
 const CHECK_ONLY = ['one-way', 'checkers'] as const;
 
@@ -100,6 +103,8 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   'no-trash': { type: 'boolean' },
   'ignore-free-space': { type: 'boolean' },
+  'copy-links': { type: 'boolean', short: 'L' },
+  'skip-links': { type: 'boolean' },
   'one-way': { type: 'boolean' },
   download: { type: 'boolean' },
   checkers: { type: 'string' },
@@ -136,6 +141,9 @@ Options:
   -y, --yes                  run a sync that deletes more than half of a side's files
       --no-trash             delete for good, not to the side's trash
       --ignore-free-space    run although the target reports too little free space
+  -L, --copy-links           follow symbolic links (inside each side's folder, never round a
+                             loop); by default each is left alone and reported (exit 3)
+      --skip-links           leave symbolic links alone without reporting them
       --one-way              check: only that the source's files are on the target and the same
       --download             check, move: read files the two sides have no common hash for
       --checkers <n>         check: listings and comparisons at once (default 8)
@@ -158,10 +166,13 @@ holding secrets itself must be readable by you alone (chmod 600). Or let skyferr
     access_key_id=AK... secret_access_key=@env:PHOTOS_SECRET
   skyferry remotes add nas sftp host=nas.lan username=me private_key=@file:~/.ssh/id_ed25519
   (field=- reads a value from standard input: echo "$PASS" | skyferry remotes add dav webdav ... password=-)
-Resume files and two-way state: $SKYFERRY_STATE_DIR or ~/.local/state/skyferry.
+Resume files, two-way state and the lock that keeps a second run of the same pair from starting:
+$SKYFERRY_STATE_DIR or ~/.local/state/skyferry.
 
-Exit codes: 0 done (check: no differences), 1 files failed, the run stopped, check found
-differences or move kept source files, 2 usage or remotes file mistake, 130 canceled.
+Exit codes: 0 done (check: no differences), 1 files failed, the run stopped, another run of the
+pair is under way, check found differences or move kept source files, 2 usage or remotes file
+mistake, 3 done but symbolic links were left alone (each is listed; see -L, --skip-links),
+130 canceled.
 `;
 }
 
@@ -221,6 +232,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (err instanceof UsageError) {
       io.stderr.write(`skyferry: ${err.message}\n`);
       return EXIT.usage;
+    }
+    if (err instanceof PairLockedError) {
+      io.stderr.write(`skyferry: ${err.message}\n`);
+      return EXIT.failed;
     }
     const e = toProviderError(err);
     if (e.code === 'canceled' || io.signal?.aborted) {
@@ -309,6 +324,39 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError('--download applies to check and move only');
   if (values['delete-empty-src-dirs'] !== undefined && command !== 'move')
     throw new UsageError('--delete-empty-src-dirs applies to move only');
+  if (values['copy-links'] && values['skip-links'])
+    throw new UsageError('--copy-links and --skip-links cannot be used together');
+  // One run of a pair at a time (a dry run changes nothing and takes no lock). A two-way pair is
+  // the same pair whichever side is named first.
+  const lockName =
+    mode === 'two_way'
+      ? fileKey(['two_way', ...[origin.key, target.key].sort()])
+      : fileKey([mode, sources.map((s) => s.key), target.key]);
+  const release = values['dry-run'] ? undefined : await lockPair(stateDir, lockName, command);
+  try {
+    return await transfer(command, mode, sources, target, values, filter, io, stateDir, {
+      sameNamePolicy,
+      conflictResolution,
+      transfers,
+    });
+  } finally {
+    await release?.();
+  }
+}
+
+async function transfer(
+  command: string,
+  mode: TransferMode,
+  sources: Location[],
+  target: Location,
+  values: Values,
+  filter: FileFilter | null,
+  io: CliIo,
+  stateDir: string,
+  o: { sameNamePolicy?: SameNamePolicy; conflictResolution?: ConflictResolution; transfers?: number },
+): Promise<number> {
+  const { sameNamePolicy, conflictResolution, transfers } = o;
+  const origin = sources[0] as Location;
 
   const [source, targetProvider] = await openBoth(origin, target);
   try {
@@ -333,6 +381,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
         filter,
         ...(conflictResolution ? { conflictResolution } : {}),
         ...(twoWayState ? { twoWayState } : {}),
+        ...(values['copy-links'] ? { followLinks: true } : {}),
         sideNames: { source: origin.remote ?? 'local', target: target.remote ?? 'local' },
         keepSkipped: values['dry-run'] === true,
         ...(io.signal ? { signal: io.signal } : {}),
@@ -344,8 +393,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     await refuseOverlap(plan, mode, source, targetProvider);
     for (const e of plan.errors)
       io.stderr.write(`warning: could not list ${e.side} ${e.path} (${e.code}: ${e.message}); left alone\n`);
+    const reportLinks = values['skip-links'] !== true;
+    const name = namer(plan, sources, target);
     if (values['dry-run']) {
-      printPlan(plan, io, values.json === true, namer(plan, sources, target));
+      printPlan(plan, io, values.json === true, name, reportLinks);
       if (command === 'move' && !values.json)
         io.stdout.write('Then each source file the target is checked to hold the same is deleted.\n');
       return EXIT.ok;
@@ -379,7 +430,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     progress?.clear();
     // A move deletes from the source only after a copy that ran to its end (some files may have failed).
     if (!moving || (result.outcome !== 'success' && result.outcome !== 'partial')) {
-      const code = printResult(result, plan, io, values.json === true);
+      const code = printResult(result, plan, io, values.json === true, undefined, reportLinks ? name : undefined);
       if (moving) io.stderr.write('Nothing was deleted from the source.\n');
       return code;
     }
@@ -394,7 +445,14 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       ...(io.signal ? { signal: io.signal } : {}),
     });
     await store.clear();
-    const code = printResult(result, plan, io, values.json === true, values.json ? { moved } : undefined);
+    const code = printResult(
+      result,
+      plan,
+      io,
+      values.json === true,
+      values.json ? { moved } : undefined,
+      reportLinks ? name : undefined,
+    );
     if (!values.json) printMoved(moved, io, values['delete-empty-src-dirs'] === true);
     return moved.kept.length > 0 || moved.failed.length > 0 ? EXIT.failed : code;
   } finally {

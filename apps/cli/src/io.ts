@@ -9,5 +9,8 @@ export interface CliIo {
   signal?: AbortSignal;
 }
 
-/** Exit codes: done; some files failed or the run stopped; a usage mistake; canceled (as after SIGINT). */
-export const EXIT = { ok: 0, failed: 1, usage: 2, canceled: 130 } as const;
+/**
+ * Exit codes: done; some files failed or the run stopped; a usage mistake; done, but symbolic
+ * links were left alone (each reported); canceled (as after SIGINT).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, linksLeft: 3, canceled: 130 } as const;

@@ -3,6 +3,7 @@ import { formatBytes } from '@skyferry/contract';
 import type {
   CheckProgress,
   CheckResult,
+  LinkIssue,
   PlanItem,
   TransferPlan,
   TransferProgress,
@@ -27,18 +28,36 @@ export function namer(plan: TransferPlan, sources: Location[], target: Location)
   };
 }
 
+/** Why a symbolic link was left alone, in words. */
+const LINK_DETAIL: Record<LinkIssue, string> = {
+  not_followed: 'not followed (-L follows links)',
+  dangling: 'leads nowhere',
+  loop: 'leads round in a loop',
+  outside: 'leads out of the folder',
+  through_link: 'not deleted through a symbolic link',
+};
+
+/** What a failure reason means, where its code alone says too little. */
+const REASON_WORDS: Partial<Record<string, string>> = {
+  source_changed: 'the file changed while it was copied; run again to copy the new version',
+};
+
 function describe(item: PlanItem, name: Namer): string {
-  const size = item.kind === 'file' ? ` (${formatBytes(item.size)})` : '';
+  const size = item.kind === 'file' && item.reason !== 'symbolic_link' ? ` (${formatBytes(item.size)})` : '';
   const renamed = item.conflict?.loserName ? `; the other one kept as ${item.conflict.loserName}` : '';
-  return `${item.action.padEnd(8)} ${name(item)}${size}: ${item.reason.replaceAll('_', ' ')}${renamed}`;
+  const link = item.reason === 'symbolic_link' ? `, ${LINK_DETAIL[item.link ?? 'not_followed']}` : '';
+  return `${item.action.padEnd(8)} ${name(item)}${size}: ${item.reason.replaceAll('_', ' ')}${link}${renamed}`;
 }
 
-export function printPlan(plan: TransferPlan, io: CliIo, json: boolean, name: Namer): void {
+export function printPlan(plan: TransferPlan, io: CliIo, json: boolean, name: Namer, reportLinks = true): void {
   if (json) {
     io.stdout.write(JSON.stringify(plan) + '\n');
     return;
   }
-  for (const item of plan.items) if (item.action !== 'skip') io.stdout.write(`${describe(item, name)}\n`);
+  for (const item of plan.items) {
+    if (item.action !== 'skip' || (reportLinks && item.reason === 'symbolic_link'))
+      io.stdout.write(`${describe(item, name)}\n`);
+  }
   const s = plan.summary;
   io.stdout.write(
     `Dry run, nothing changed: would copy ${s.copy.count} (${formatBytes(s.copy.bytes)}), update ${s.update.count}` +
@@ -60,8 +79,18 @@ export function printResult(
   io: CliIo,
   json: boolean,
   extra?: Record<string, unknown>,
+  /** Where to name the symbolic links left alone (each on a line); none: they are not reported. */
+  linksNamed?: Namer,
 ): number {
-  const code = result.outcome === 'success' ? EXIT.ok : result.outcome === 'canceled' ? EXIT.canceled : EXIT.failed;
+  const links = linksNamed ? plan.items.filter((i) => i.reason === 'symbolic_link') : [];
+  const code =
+    result.outcome === 'success'
+      ? links.length > 0
+        ? EXIT.linksLeft
+        : EXIT.ok
+      : result.outcome === 'canceled'
+        ? EXIT.canceled
+        : EXIT.failed;
   if (json) {
     const { failed, ...rest } = result;
     io.stdout.write(
@@ -87,12 +116,18 @@ export function printResult(
     `${result.outcome}: ${result.successCount} of ${result.totalCount} done (${formatBytes(result.transferredBytes)} moved) in ${seconds} s;` +
       ` ${s.added} added, ${s.updated} updated, ${s.deleted} deleted, ${s.conflicts} conflicts, ${s.skipped} unchanged` +
       `${s.resumed ? `, ${s.resumed} finished by an earlier run` : ''}${failed.length ? `, ${failed.length} failed` : ''}` +
-      `${left.length ? `, ${left.length} not done` : ''}.\n`,
+      `${left.length ? `, ${left.length} not done` : ''}` +
+      `${links.length ? `, ${links.length} symbolic link${links.length === 1 ? '' : 's'} left alone` : ''}.\n`,
   );
   for (const f of failed) {
     const parent = f.sourceFile.parent === '/' ? '' : f.sourceFile.parent;
-    io.stderr.write(`failed: ${parent}/${f.sourceFile.name} (${f.sourceSide}): ${f.reason}: ${f.message}\n`);
+    const words = REASON_WORDS[f.reason];
+    io.stderr.write(
+      `failed: ${parent}/${f.sourceFile.name} (${f.sourceSide}): ${f.reason}: ${f.message}${words ? ` (${words})` : ''}\n`,
+    );
   }
+  for (const l of links)
+    io.stderr.write(`skipped: ${(linksNamed as Namer)(l)}: symbolic link, ${LINK_DETAIL[l.link ?? 'not_followed']}\n`);
   switch (result.outcome) {
     case 'needs_delete_confirmation':
       io.stderr.write(

@@ -298,9 +298,9 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
         const listed: Listed[] =
           provider.features.bucketBased && provider.listRecursive
             ? ((await flatListing(provider, roots[side], side)).get(dir) ?? [])
-            : (await listWhole(provider, dir, signal)).map((e) =>
-                e.kind === 'dir' ? { path: e.path } : { path: e.path, file: walkedFileOf(e) },
-              );
+            : (await listWhole(provider, dir, signal))
+                .filter((e) => !e.link)
+                .map((e) => (e.kind === 'dir' ? { path: e.path } : { path: e.path, file: walkedFileOf(e) }));
         for (const { path, file } of listed) {
           if (!isBelow(dir, path)) continue; // not below this folder
           const childRel = rel + (dir === '/' ? path : path.slice(dir.length));

@@ -4,7 +4,15 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ChunkReader, ProviderError, SUPPORTED_HASHES, canceled, createHasher, relayErrors } from '@skyferry/providers';
+import {
+  ChunkReader,
+  ProviderError,
+  SUPPORTED_HASHES,
+  canceled,
+  createHasher,
+  relayErrors,
+  toProviderError,
+} from '@skyferry/providers';
 import type { Pacer } from '@skyferry/providers';
 import type { ChunkWriter, Entry, HashType, Hashes, Provider, SrcInfo, StreamHasher } from '@skyferry/providers';
 import type { Fingerprint } from './types.ts';
@@ -25,6 +33,8 @@ export interface CopyFileResult {
 
 export interface CopyContext {
   signal: AbortSignal;
+  /** The run's tag of the temporary files its writes make (`WriteOptions.tempTag`). */
+  tempTag?: string;
   pacer: Pacer;
   /** Files at least this large go through the target's chunk writer when it has one. */
   chunkThreshold: number;
@@ -40,21 +50,42 @@ export interface CopyContext {
   returnedHashes: Map<string, Set<HashType>>;
 }
 
-/** A pass-through that counts and hashes bytes on their way to the target. */
+/**
+ * A pass-through that counts and hashes bytes on their way to the target. Given the source's path
+ * and the bytes it should give (`expect`), it fails the stream with `source_changed` as soon as the
+ * source gives more, or ends with fewer: the file changed while it was read.
+ */
 class Meter extends Transform {
   bytes = 0;
   private readonly hashers: [HashType, StreamHasher][];
   private readonly onBytes: (n: number) => void;
-  constructor(hashers: [HashType, StreamHasher][], onBytes: (n: number) => void) {
+  private readonly expect: { path: string; bytes: number } | undefined;
+  constructor(
+    hashers: [HashType, StreamHasher][],
+    onBytes: (n: number) => void,
+    expect?: { path: string; bytes: number },
+  ) {
     super({ highWaterMark: 256 * 1024 });
     this.hashers = hashers;
     this.onBytes = onBytes;
+    this.expect = expect && expect.bytes >= 0 ? expect : undefined;
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    if (this.expect && this.bytes + chunk.length > this.expect.bytes) {
+      cb(sourceChanged(`${this.expect.path} grew while it was copied (more than ${this.expect.bytes} bytes)`));
+      return;
+    }
     this.bytes += chunk.length;
     for (const [, h] of this.hashers) h.update(chunk);
     this.onBytes(chunk.length);
     cb(null, chunk);
+  }
+  override _flush(cb: TransformCallback): void {
+    if (this.expect && this.bytes !== this.expect.bytes) {
+      cb(sourceChanged(`${this.expect.path} shrank while it was copied (${this.bytes} of ${this.expect.bytes} bytes)`));
+      return;
+    }
+    cb();
   }
   digests(): Hashes {
     const out: Hashes = {};
@@ -116,6 +147,44 @@ function sourceChanged(message: string): ProviderError {
 }
 
 /**
+ * A failure of the source's stream as the target's writer will see it: a ProviderError that names
+ * the source's path (a writer names its own path only on errors it makes itself).
+ */
+function sourceError(err: unknown, fromPath: string): ProviderError {
+  const e = toProviderError(err);
+  if (e.message.includes(fromPath)) return e;
+  return new ProviderError(e.code, `reading ${fromPath}: ${e.message}`, {
+    retry: e.retry,
+    ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}),
+    ...(e.serviceCode !== undefined ? { serviceCode: e.serviceCode } : {}),
+    cause: err,
+  });
+}
+
+/** `relayErrors` for a source: its failure reaches `to` as `sourceError`. */
+function relaySource<T extends Transform>(from: Readable, to: T, fromPath: string): T {
+  from.on('error', (err) => to.destroy(sourceError(err, fromPath)));
+  to.on('error', () => undefined);
+  return to;
+}
+
+/**
+ * What a write that failed while reading `body` through `meter` is reported as: the source's own
+ * failure (it changed, or could not be read) whatever the target's writer made of it, else `err`.
+ */
+function readFailure(err: unknown, body: Readable, meter: Meter, fromPath: string): unknown {
+  const cause = meter.errored;
+  if (isSourceChanged(cause)) return cause;
+  if (body.errored) return sourceError(body.errored, fromPath);
+  return err;
+}
+
+/** Whether an error is the source changing under a copy (never retried as the copy's failure). */
+export function isSourceChanged(err: unknown): boolean {
+  return err instanceof ProviderError && err.serviceCode === 'source_changed';
+}
+
+/**
  * Checks a written file: sizes always; then a hash both sides know (declared by the source or
  * computed in flight, against what the target reports). Throws `corrupted` (retried) on mismatch.
  */
@@ -169,7 +238,10 @@ async function serverSideCopy(
   if (fp.id !== undefined) src.id = fp.id;
   if (fp.mtime !== undefined) src.modTime = new Date(fp.mtime);
   if (fp.hashes) src.hashes = fp.hashes;
-  const entry = await (to.copy as NonNullable<Provider['copy']>)(src, toPath, { signal: ctx.signal });
+  const entry = await (to.copy as NonNullable<Provider['copy']>)(src, toPath, {
+    signal: ctx.signal,
+    tempTag: ctx.tempTag,
+  });
   if (fp.size >= 0 && entry.size !== fp.size)
     throw sourceChanged(`server-side copy gave ${entry.size} bytes, expected ${fp.size}`);
   const h = sameHashes(fp.hashes, entry.hashes);
@@ -191,17 +263,25 @@ async function streamedPut(
 ): Promise<CopyFileResult> {
   const hashers = await hashersFor(inflightTypes(to, fp, ctx, false));
   const body = await from.openRead(fromPath, { signal: ctx.signal });
-  const meter = new Meter(hashers, (n) => {
-    counted.bytes += n;
-    ctx.onBytes(n);
-  });
+  const meter = new Meter(
+    hashers,
+    (n) => {
+      counted.bytes += n;
+      ctx.onBytes(n);
+    },
+    { path: fromPath, bytes: fp.size },
+  );
   // The target's put sees a failed or aborted stream through its own reading (before it listens too).
-  relayErrors(body, meter);
+  relaySource(body, meter, fromPath);
   // Every byte taken by the target's writer: what remains is its answer.
   if (sent) meter.once('end', sent);
   body.pipe(meter);
   try {
-    const entry = await to.put(toPath, meter, srcInfoOf(fp, fp.size), { signal: ctx.signal });
+    const entry = await to
+      .put(toPath, meter, srcInfoOf(fp, fp.size), { signal: ctx.signal, tempTag: ctx.tempTag })
+      .catch((err: unknown) => {
+        throw readFailure(err, body, meter, fromPath);
+      });
     learnReturned(to, entry, ctx);
     const verified = await verify(to, toPath, fp, meter.bytes, meter.digests(), entry, ctx);
     return { entry, bytes: meter.bytes, serverSide: false, chunked: false, verified };
@@ -226,7 +306,9 @@ async function viaTempFile(
     const hashers = await hashersFor(inflightTypes(to, fp, ctx, false));
     const meter = new Meter(hashers, () => {});
     const body = await from.openRead(fromPath, { signal: ctx.signal });
-    await pipeline(body, meter, createWriteStream(tmp), { signal: ctx.signal });
+    await pipeline(body, meter, createWriteStream(tmp), { signal: ctx.signal }).catch((err: unknown) => {
+      throw sourceError(err, fromPath);
+    });
     const size = meter.bytes;
     const file = createReadStream(tmp);
     const sent = new Meter([], (n) => {
@@ -235,7 +317,7 @@ async function viaTempFile(
     });
     relayErrors(file, sent);
     file.pipe(sent);
-    const entry = await to.put(toPath, sent, srcInfoOf(fp, size), { signal: ctx.signal });
+    const entry = await to.put(toPath, sent, srcInfoOf(fp, size), { signal: ctx.signal, tempTag: ctx.tempTag });
     const verified = await verify(to, toPath, { ...fp, size }, size, meter.digests(), entry, ctx);
     return { entry, bytes: size, serverSide: false, chunked: false, verified };
   } finally {
@@ -261,7 +343,7 @@ async function chunkedUpload(
   const open = to.openChunkWriter as NonNullable<Provider['openChunkWriter']>;
   let writer: ChunkWriter;
   try {
-    writer = await open.call(to, toPath, srcInfoOf(fp, fp.size), { signal: ctx.signal });
+    writer = await open.call(to, toPath, srcInfoOf(fp, fp.size), { signal: ctx.signal, tempTag: ctx.tempTag });
   } catch (err) {
     // A service that turned out not to take chunks (a WebDAV server without ranged writes): stream instead.
     if (ProviderError.is(err, 'not_supported')) return undefined;
@@ -291,7 +373,11 @@ async function chunkedUpload(
         data = await reader.read(chunkSize, ctx.signal);
       } catch (err) {
         ctx.memory.release(cost);
-        throw err;
+        throw sourceError(err, fromPath);
+      }
+      if (fp.size >= 0 && total + (data?.length ?? 0) > fp.size) {
+        ctx.memory.release(cost);
+        throw sourceChanged(`${fromPath} grew while it was copied (more than ${fp.size} bytes)`);
       }
       if (!data || (data.length === 0 && index > 0)) {
         ctx.memory.release(cost);
@@ -327,6 +413,9 @@ async function chunkedUpload(
     await Promise.all(inflight);
     if (failure) throw failure;
     if (ctx.signal.aborted) throw canceled();
+    if (fp.size >= 0 && total !== fp.size) {
+      throw sourceChanged(`${fromPath} shrank while it was copied (${total} of ${fp.size} bytes)`);
+    }
     const entry = await writer.close();
     const digests: Hashes = {};
     for (const [t, h] of hashers) digests[t] = h.digest();
@@ -372,12 +461,16 @@ async function rangesAtOnce(
   const sendRange = async ({ start, length }: { start: number; length: number }, allSent: () => void) => {
     let sent = 0;
     const body = await from.openRead(fromPath, { range: { start, end: start + length - 1 }, signal: ctx.signal });
-    const meter = new Meter([], (n) => {
-      sent += n;
-      counted.bytes += n;
-      ctx.onBytes(n);
-    });
-    relayErrors(body, meter);
+    const meter = new Meter(
+      [],
+      (n) => {
+        sent += n;
+        counted.bytes += n;
+        ctx.onBytes(n);
+      },
+      { path: fromPath, bytes: length },
+    );
+    relaySource(body, meter, fromPath);
     meter.once('end', allSent);
     body.pipe(meter);
     try {
@@ -386,7 +479,7 @@ async function rangesAtOnce(
       // The attempt's bytes do not count; the retry sends the range again.
       counted.bytes -= sent;
       ctx.onBytes(-sent);
-      throw err;
+      throw readFailure(err, body, meter, fromPath);
     } finally {
       body.destroy();
       meter.destroy();

@@ -1,9 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { Pacer, ProviderError, toProviderError } from '@skyferry/providers';
 import type { Entry, Provider } from '@skyferry/providers';
 import { copyFile, type CopyContext, type Verification } from './copy-file.ts';
 import { ProgressTracker } from './progress.ts';
-import type { CheckpointInfo, CheckpointStore, TwoWayRecord, TwoWayStateStore } from './stores.ts';
+import {
+  tempFolderKey,
+  type CheckpointInfo,
+  type CheckpointStore,
+  type TempFolder,
+  type TwoWayRecord,
+  type TwoWayStateStore,
+} from './stores.ts';
 import type {
   ConflictPlan,
   FailedItem,
@@ -11,6 +19,7 @@ import type {
   PlanItem,
   PlanPair,
   ResultSummary,
+  SetAsideItem,
   Side,
   TransferOutcome,
   TransferPlan,
@@ -158,6 +167,10 @@ class Execution {
   };
   readonly startedAt = Date.now();
   readonly done = new Map<string, CheckpointInfo>();
+  /** This run's tag of its temporary files (stores.ts, `TempFolder`). */
+  readonly tempTag = randomBytes(4).toString('hex');
+  /** Folders recorded as receiving this run's temporary files, by `tempFolderKey`. */
+  private readonly tempFolders = new Map<string, { folder: TempFolder; noted: Promise<void>; failed: boolean }>();
   stop: FatalStop | undefined;
   successCount = 0;
   transferredBytes = 0;
@@ -172,6 +185,7 @@ class Execution {
     const budget = opts.memoryBudget ?? 128 * 1024 * 1024;
     this.copyCtx = {
       signal: this.controller.signal,
+      tempTag: this.tempTag,
       pacer: new Pacer({
         retries: opts.retries?.retries ?? 6,
         minSleepMs: opts.retries?.minSleepMs ?? 200,
@@ -277,10 +291,67 @@ class Execution {
     const from = other(to);
     const fromPath = pathOn(this.plan, item, from, fromRel);
     const toPath = pathOn(this.plan, item, to, toRel);
+    const temps = await this.noteTempFolder(to, parentPath(toPath));
     return this.copyCtx.pacer.call(
-      () => copyFile(this.providers[from], this.providers[to], fromPath, toPath, fp, this.copyCtx, sent),
+      async () => {
+        try {
+          return await copyFile(this.providers[from], this.providers[to], fromPath, toPath, fp, this.copyCtx, sent);
+        } catch (err) {
+          // A write cut off may have left its temporary file: looked for when the run ends.
+          if (temps) temps.failed = true;
+          throw err;
+        }
+      },
       { signal: this.signal },
     );
+  }
+
+  /**
+   * Before the first write into a folder: notes it, in the checkpoints too (durably) where they
+   * keep such records, so that what a cut-off write leaves there is removed when the run ends, or
+   * by the run resuming after a crash.
+   */
+  private async noteTempFolder(side: Side, dir: string): Promise<{ failed: boolean } | undefined> {
+    if (!this.providers[side].removeTemps) return undefined;
+    const folder: TempFolder = { side, dir, tag: this.tempTag };
+    const key = tempFolderKey(folder);
+    let t = this.tempFolders.get(key);
+    if (!t) {
+      const store = this.opts.checkpoints;
+      t = { folder, noted: store?.addTempFolder ? store.addTempFolder(folder) : Promise.resolve(), failed: false };
+      this.tempFolders.set(key, t);
+    }
+    await t.noted;
+    return t;
+  }
+
+  /**
+   * Removes the temporary files runs left in recorded folders (`folders`; default: this run's
+   * folders where a write failed) and forgets the folders where that worked, and this run's folders
+   * where every write went through. Never fails: what cannot be removed now stays recorded.
+   */
+  private async removeLeftTemps(earlier?: TempFolder[]): Promise<void> {
+    const store = this.opts.checkpoints;
+    const clean: TempFolder[] = [];
+    const sweep: TempFolder[] = earlier ?? [];
+    if (!earlier) {
+      for (const t of this.tempFolders.values()) {
+        await t.noted.catch(() => undefined);
+        (t.failed ? sweep : clean).push(t.folder);
+      }
+    }
+    await Promise.all(
+      sweep.map(async (f) => {
+        const p = this.providers[f.side];
+        try {
+          await p.removeTemps?.(f.dir, f.tag);
+          clean.push(f);
+        } catch {
+          // The side is out of reach: the next run tries again.
+        }
+      }),
+    );
+    if (clean.length > 0) await store?.removeTempFolders?.(clean).catch(() => undefined);
   }
 
   private async traffic(item: PlanItem, bytes: number): Promise<boolean> {
@@ -539,6 +610,9 @@ class Execution {
         await this.stageRecords(carried);
       }
 
+      // What cut-off writes of an earlier attempt (or run) left is removed before anything is written.
+      const earlier = await opts.checkpoints?.tempFolders?.().catch(() => []);
+      if (earlier && earlier.length > 0) await this.removeLeftTemps(earlier);
       // Items finished by an earlier attempt of this run are not done again.
       await this.lookupCheckpoints([...mkdirs, ...transfers, ...deletes]);
       const resumedRecords: TwoWayRecord[] = [];
@@ -764,6 +838,7 @@ class Execution {
     }
     this.summary.failed = this.failed.length;
     this.progress.phase = 'finishing';
+    await this.removeLeftTemps();
     let committed: boolean | undefined;
     if (this.managesState && outcome !== 'needs_delete_confirmation') {
       const state = opts.twoWayState as TwoWayStateStore;
@@ -801,6 +876,18 @@ class Execution {
     }
     if (this.stop?.error) result.error = { code: this.stop.error.code, message: this.stop.error.message };
     if (committed !== undefined) result.twoWayStateCommitted = committed;
+    const setAside: SetAsideItem[] = [];
+    for (const it of plan.items) {
+      if (it.reason !== 'symbolic_link') continue;
+      setAside.push({
+        side: it.side,
+        path: pathOn(plan, it, it.side),
+        kind: it.kind,
+        reason: 'symbolic_link',
+        detail: it.link ?? 'not_followed',
+      });
+    }
+    if (setAside.length > 0) result.setAside = setAside;
     return result;
   }
 }

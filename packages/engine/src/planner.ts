@@ -2,6 +2,7 @@ import { normalizePath, passesFilter } from '@skyferry/contract';
 import type { ConflictResolution, FileFilter, SameNamePolicy } from '@skyferry/contract';
 import { Pacer, ProviderError, mapLimit, toProviderError } from '@skyferry/providers';
 import type { Entry, Provider } from '@skyferry/providers';
+import { LinkScreen } from './links.ts';
 import type { TwoWayRecord, TwoWayStateStore } from './stores.ts';
 import type {
   ConflictPlan,
@@ -62,6 +63,8 @@ export interface PlanRequest {
   now?: Date;
   /** Retries of listings and stats that fail with a `retry`-class error. Defaults: 6 retries, 200 ms, 8 s. */
   retries?: { retries?: number; minSleepMs?: number; maxSleepMs?: number };
+  /** Follow symbolic links (inside each side's root, never round a loop); default: set aside and report them (links.ts). */
+  followLinks?: boolean;
 }
 
 function emptySummary(): PlanSummary {
@@ -181,6 +184,7 @@ class Planner {
   /** Listings started early (`listEarly`) not taken yet, by side and path. */
   private readonly early = new Map<string, Promise<Listing>>();
   readonly pairs: PlanPair[] = [];
+  readonly links: LinkScreen;
   readonly items: PlanItem[] = [];
   readonly summary = emptySummary();
   readonly errors: PlanError[] = [];
@@ -207,6 +211,7 @@ class Planner {
     this.lists = new Semaphore(this.listConcurrency);
     this.folders = new Semaphore(this.listConcurrency);
     this.now = req.now ?? new Date();
+    this.links = new LinkScreen(req.followLinks === true, this.pairs);
     this.pacer = new Pacer({
       retries: req.retries?.retries ?? 6,
       minSleepMs: req.retries?.minSleepMs ?? 200,
@@ -301,7 +306,8 @@ class Planner {
   }
 
   emit(sink: PlanItem[], item: PlanItem): void {
-    if (item.action === 'skip' && !this.keepSkipped) {
+    // Links left alone are always kept: the run reports each one.
+    if (item.action === 'skip' && !this.keepSkipped && item.reason !== 'symbolic_link') {
       if (item.kind === 'file') {
         this.summary.skip.count++;
         this.summary.skip.bytes += item.size;
@@ -313,6 +319,7 @@ class Planner {
 
   /** Adds an item's counts (done when it is final: collapsed subtrees are counted once). */
   count(item: PlanItem): void {
+    this.links.guardDelete(item);
     const a = item.action;
     if (a === 'skip' && item.kind === 'dir') return;
     const t = this.summary[a];
@@ -452,13 +459,15 @@ class Planner {
       return false;
     }
     const tExists = tListRaw !== null;
-    const sEntries = sList.filter((e) => this.passes(e) && (!only || only.has(e.name)));
-    const tEntries = (tListRaw ?? []).filter((e) => this.passes(e) && (!only || only.has(e.name)));
+    const screened = this.links.screen(pairIdx, rel, { source: sList, target: tListRaw });
+    const sEntries = (screened.lists.source ?? []).filter((e) => this.passes(e) && (!only || only.has(e.name)));
+    const tEntries = (screened.lists.target ?? []).filter((e) => this.passes(e) && (!only || only.has(e.name)));
     for (const e of tEntries) if (e.kind === 'file') this.filesSeen.target++;
     for (const e of sEntries) if (e.kind === 'file') this.filesSeen.source++;
     const sourceEmpty = sList.length === 0;
     // The listings are dropped once merged: only the subfolders' walks stay pending.
     const m = this.mergeOneWay(pairIdx, rel, sEntries, tEntries);
+    for (const it of screened.items) if (!only || only.has(baseName(it.rel))) this.emit(m.local, it);
     await Promise.all(m.decisions);
     this.flushInto(m.local);
     return { writes: m.state.writes, subdirs: m.subdirs, tExists, sourceEmpty };
@@ -610,11 +619,16 @@ class Planner {
     let bytes = 0;
     let failed = false;
     const walk = async (r: string): Promise<void> => {
-      const list = await this.listAll('target', joinRel(pair.target, r));
-      if (!list) {
-        if (list === undefined) failed = true;
+      const listed = await this.listAll('target', joinRel(pair.target, r));
+      if (!listed) {
+        if (listed === undefined) failed = true;
         return;
       }
+      const screened = this.links.screen(pairIdx, r, { source: null, target: listed });
+      // A link left alone keeps its folder (and the folders above it) from going whole.
+      protectedFiles += screened.items.length;
+      for (const it of screened.items) passing.push(it);
+      const list = screened.lists.target ?? [];
       const subs: Promise<void>[] = [];
       for (const e of list) {
         const er = childRel(r, e.name);
@@ -809,8 +823,10 @@ class Planner {
     ]);
     const writesTo: Record<Side, boolean> = { source: false, target: false };
     if (aRaw === undefined || bRaw === undefined) return { listed: false, writesTo };
-    const aEntries = (aRaw ?? []).filter((e) => this.passes(e));
-    const bEntries = (bRaw ?? []).filter((e) => this.passes(e));
+    const screened = this.links.screen(0, rel, { source: aRaw, target: bRaw });
+    for (const it of screened.items) this.emit(sink, it);
+    const aEntries = (screened.lists.source ?? []).filter((e) => this.passes(e));
+    const bEntries = (screened.lists.target ?? []).filter((e) => this.passes(e));
     for (const e of aEntries) if (e.kind === 'file') this.filesSeen.source++;
     for (const e of bEntries) if (e.kind === 'file') this.filesSeen.target++;
     const A = byKey(aEntries, this.key, this.caseInsensitive);
@@ -1103,6 +1119,7 @@ class Planner {
         conflictResolution: this.resolution,
         sourcePaths,
         targetPath,
+        ...(this.links.follow ? { followLinks: true } : {}),
       },
       source: { kind: this.req.source.kind, accountKey: this.req.source.accountKey },
       target: { kind: this.req.target.kind, accountKey: this.req.target.accountKey },
@@ -1216,7 +1233,7 @@ export interface RetryRequest {
   failed: FailedItem[];
   /** The earlier plan's options (`plan.options`): mode, policy, filter, conflict resolution, paths. */
   options: Pick<PlanRequest, 'mode' | 'sourcePaths' | 'targetPath'> &
-    Partial<Pick<PlanRequest, 'sameNamePolicy' | 'filter' | 'conflictResolution'>>;
+    Partial<Pick<PlanRequest, 'sameNamePolicy' | 'filter' | 'conflictResolution' | 'followLinks'>>;
   /** two_way: the state store, to re-plan folders that could not be listed (the state is not replaced by a retry). */
   twoWayState?: TwoWayStateStore;
   signal?: AbortSignal;
@@ -1238,6 +1255,7 @@ export async function planRetry(req: RetryRequest): Promise<TransferPlan> {
     sameNamePolicy: req.options.sameNamePolicy,
     filter: req.options.filter ?? null,
     conflictResolution: req.options.conflictResolution,
+    followLinks: req.options.followLinks,
     twoWayState: req.twoWayState,
     signal: req.signal,
     sideNames: req.sideNames,

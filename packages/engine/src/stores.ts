@@ -2,7 +2,7 @@ import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/prom
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EntryKind } from '@skyferry/providers';
-import type { Fingerprint, PlanAction } from './types.ts';
+import type { Fingerprint, PlanAction, Side } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Checkpoints: every finished item is recorded, so a run restarted after a crash skips it.
@@ -32,12 +32,40 @@ export interface CheckpointStore {
   getMany?(keys: string[]): Promise<Map<string, CheckpointInfo>>;
   /** Called once an item has fully succeeded (after verification). Must be durable when it resolves. */
   markDone(key: string, info: CheckpointInfo): Promise<void>;
-  /** Forget everything: called when a run ends (success, partial or failed), not when it is interrupted. */
+  /**
+   * Forget the finished items: called when a run ends (success, partial or failed), not when it is
+   * interrupted. Temporary-file records stay (see `removeTempFolders`).
+   */
   clear(): Promise<void>;
+  /**
+   * Records, durably, that the run writes through temporary files tagged `tag` into folder `dir`
+   * of a side, before its first write there. A run resuming after a crash (or a later run) removes
+   * what such writes left (`Provider.removeTemps`), then forgets the record. Optional: without it
+   * leftovers wait for the backends' own sweep (two hours).
+   */
+  addTempFolder?(folder: TempFolder): Promise<void>;
+  /** The folders recorded by `addTempFolder` and not removed since. */
+  tempFolders?(): Promise<TempFolder[]>;
+  /** Forgets folders once nothing of the run's is left in them. */
+  removeTempFolders?(folders: TempFolder[]): Promise<void>;
+}
+
+/** A folder a run writes temporary files into (`CheckpointStore.addTempFolder`). */
+export interface TempFolder {
+  side: Side;
+  dir: string;
+  /** The run's tag of its temporary files (`WriteOptions.tempTag`). */
+  tag: string;
+}
+
+/** The key of a temporary-file record (stores keep one record per key). */
+export function tempFolderKey(f: TempFolder): string {
+  return `${f.side}|${f.tag}|${f.dir}`;
 }
 
 export class MemoryCheckpointStore implements CheckpointStore {
   readonly done = new Map<string, CheckpointInfo>();
+  readonly temps = new Map<string, TempFolder>();
   async get(key: string): Promise<CheckpointInfo | undefined> {
     return this.done.get(key);
   }
@@ -54,6 +82,15 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
   async clear(): Promise<void> {
     this.done.clear();
+  }
+  async addTempFolder(folder: TempFolder): Promise<void> {
+    this.temps.set(tempFolderKey(folder), folder);
+  }
+  async tempFolders(): Promise<TempFolder[]> {
+    return [...this.temps.values()];
+  }
+  async removeTempFolders(folders: TempFolder[]): Promise<void> {
+    for (const f of folders) this.temps.delete(tempFolderKey(f));
   }
 }
 
@@ -127,13 +164,53 @@ function parseLine<T>(line: string): T | undefined {
   }
 }
 
-/** A checkpoint store in one append-only JSON-lines file (for the CLI and tests; the server uses its database). */
+/**
+ * A checkpoint store in one append-only JSON-lines file (for the CLI and tests; the server uses its
+ * database); temporary-file records in a second one beside it (`<path>.temps`), which `clear` keeps.
+ */
 export class FileCheckpointStore implements CheckpointStore {
   private readonly appender: LineAppender;
   private done: Map<string, CheckpointInfo> | undefined;
+  private readonly tempsPath: string;
+  private temps: Map<string, TempFolder> | undefined;
+  private tempsAppender: LineAppender | undefined;
 
   constructor(path: string) {
     this.appender = new LineAppender(path);
+    this.tempsPath = `${path}.temps`;
+  }
+
+  private async loadTemps(): Promise<Map<string, TempFolder>> {
+    if (!this.temps) {
+      const map = new Map<string, TempFolder>();
+      for (const line of await readLines(this.tempsPath)) {
+        const rec = parseLine<{ add?: TempFolder; remove?: TempFolder }>(line);
+        if (rec?.add) map.set(tempFolderKey(rec.add), rec.add);
+        if (rec?.remove) map.delete(tempFolderKey(rec.remove));
+      }
+      this.temps = map;
+    }
+    return this.temps;
+  }
+
+  async addTempFolder(folder: TempFolder): Promise<void> {
+    (await this.loadTemps()).set(tempFolderKey(folder), folder);
+    this.tempsAppender ??= new LineAppender(this.tempsPath);
+    await this.tempsAppender.append(JSON.stringify({ add: folder }) + '\n');
+  }
+
+  async tempFolders(): Promise<TempFolder[]> {
+    return [...(await this.loadTemps()).values()];
+  }
+
+  async removeTempFolders(folders: TempFolder[]): Promise<void> {
+    const temps = await this.loadTemps();
+    for (const f of folders) temps.delete(tempFolderKey(f));
+    await this.tempsAppender?.close();
+    this.tempsAppender = undefined;
+    // Written anew with what is left (a few lines: one per folder with leftovers).
+    if (temps.size === 0) await rm(this.tempsPath, { force: true });
+    else await writeFile(this.tempsPath, [...temps.values()].map((f) => JSON.stringify({ add: f }) + '\n').join(''));
   }
 
   private async load(): Promise<Map<string, CheckpointInfo>> {
@@ -175,6 +252,7 @@ export class FileCheckpointStore implements CheckpointStore {
   }
   async close(): Promise<void> {
     await this.appender.close();
+    await this.tempsAppender?.close();
   }
 }
 

@@ -32,11 +32,19 @@ export type PlanReason =
   | 'not_newer'
   | 'unchanged'
   | 'kind_mismatch'
+  | 'symbolic_link'
   // conflict
   | 'both_changed'
   | 'both_new'
   // mkdir
   | 'missing_folder';
+
+/**
+ * Why a symbolic link was left alone (`reason: 'symbolic_link'`): not followed (the default), or
+ * it cannot be (it leads nowhere, round in a loop, or out of the side's root), or a delete would
+ * have gone through it.
+ */
+export type LinkIssue = 'not_followed' | 'dangling' | 'loop' | 'outside' | 'through_link';
 
 /** What the planner knew about one side's entry (kept small: plans may hold millions of items). */
 export interface Fingerprint {
@@ -83,6 +91,8 @@ export interface PlanItem {
   /** Folder deletes: how many files go with the folder. */
   files?: number;
   conflict?: ConflictPlan;
+  /** Skips of symbolic links (the side is the link's): why it was left alone. */
+  link?: LinkIssue;
 }
 
 /** Source and target roots the items of a plan are relative to. */
@@ -113,6 +123,8 @@ export interface PlanOptionsRecord {
   conflictResolution: ConflictResolution;
   sourcePaths: string[];
   targetPath: string;
+  /** Symbolic links were followed (`PlanRequest.followLinks`). */
+  followLinks?: boolean;
 }
 
 /**
@@ -179,7 +191,10 @@ export interface FailedItem {
   sourceSide: Side;
   /** The caller's id of that cloud (`ExecuteOptions.tokenIds`), the spec's source.token_id. */
   sourceTokenId?: string;
-  /** A ProviderErrorCode, or an engine reason: 'verify_failed', 'source_changed', 'skipped_after_failure'. */
+  /**
+   * A ProviderErrorCode, or an engine reason: 'source_changed' (the source file changed while it
+   * was copied: not retried, the next run copies the new version), 'verify_failed', 'skipped_after_failure'.
+   */
   reason: string;
   message: string;
   /** A stopped run did not get to it (canceled, out of space or traffic): not a failure of its own. */
@@ -242,6 +257,20 @@ export interface TransferResult {
   error?: { code: string; message: string };
   /** two_way: whether this run's state became the base of the next run. */
   twoWayStateCommitted?: boolean;
+  /**
+   * What the run left alone for a reason the user should see (symbolic links), each with that
+   * reason; also counted in `summary.skipped`. The outcome does not change for them.
+   */
+  setAside?: SetAsideItem[];
+}
+
+/** An item a run left alone (see `TransferResult.setAside`). */
+export interface SetAsideItem {
+  side: Side;
+  path: string;
+  kind: EntryKind;
+  reason: 'symbolic_link';
+  detail: LinkIssue;
 }
 
 /** The two providers of a run. */

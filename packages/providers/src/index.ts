@@ -8,3 +8,4 @@ export * from './chunks.ts';
 export * from './recycle.ts';
 export * from './map-limit.ts';
 export * from './backends/index.ts';
+export { TEMP_PREFIX, TEMP_TAG, isTempName } from './temp-files.ts';

@@ -71,6 +71,8 @@ export interface FileReadOptions {
   start?: number;
   end?: number;
   signal?: AbortSignal | undefined;
+  /** Called once the last byte was read, before the stream ends: a rejection fails the stream instead. */
+  atEnd?: () => Promise<void>;
 }
 
 /**
@@ -106,12 +108,22 @@ export function fileReadStream(fh: FileHandle, opts: FileReadOptions = {}, ring 
   const end = opts.end ?? Infinity;
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= fh.close().catch(() => undefined));
+  const finish = (s: Readable) => {
+    if (!opts.atEnd) {
+      s.push(null);
+      return;
+    }
+    opts.atEnd().then(
+      () => s.push(null),
+      (err: unknown) => s.destroy(err as Error),
+    );
+  };
   const stream = new Readable({
     highWaterMark: ring.size,
     read() {
       const want = Math.min(ring.size, end - pos + 1);
       if (want <= 0) {
-        this.push(null);
+        finish(this);
         return;
       }
       const buffer = ring.take();
@@ -120,7 +132,7 @@ export function fileReadStream(fh: FileHandle, opts: FileReadOptions = {}, ring 
           if (this.destroyed) return;
           if (bytesRead === 0) {
             ring.putBack(buffer);
-            this.push(null);
+            finish(this);
             return;
           }
           pos += bytesRead;

@@ -28,21 +28,39 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
+export interface RcloneServeOptions {
+  /**
+   * rclone's VFS cache for writes. SFTP defaults to `writes` (out-of-order writes work); `off` is
+   * rclone's own default, where a write beyond what was written so far fails ("Illegal seek").
+   */
+  vfsCacheMode?: 'off' | 'writes';
+  /** Serve this folder (kept by `stop`) instead of a new temporary one; a restart passes the old one. */
+  dir?: string;
+  /** Listen on this port (a restart passes the old one); default a free one. */
+  port?: number;
+  /** User and password (a restart passes the old ones); default generated. */
+  username?: string;
+  password?: string;
+}
+
 /**
  * Starts `rclone serve webdav` or `rclone serve sftp` (Debian's `rclone`) on 127.0.0.1 over a
- * temporary folder, with a user and password. SFTP needs `--vfs-cache-mode writes` so that
- * out-of-order (pipelined) writes work.
+ * temporary folder, with a user and password. SFTP gets `--vfs-cache-mode writes` unless told
+ * otherwise, so that out-of-order (pipelined) writes work.
  */
-export async function startRcloneServe(protocol: 'webdav' | 'sftp'): Promise<RcloneServer> {
+export async function startRcloneServe(
+  protocol: 'webdav' | 'sftp',
+  opts: RcloneServeOptions = {},
+): Promise<RcloneServer> {
   const rclone = await requireProgram('rclone', 'rclone');
   const root = mkdtempSync(join(tmpdir(), `skyferry-rclone-${protocol}-`));
-  const dir = join(root, 'data');
-  mkdirSync(dir);
+  const dir = opts.dir ?? join(root, 'data');
+  mkdirSync(dir, { recursive: true });
   const config = join(root, 'rclone.conf');
   writeFileSync(config, '');
-  const port = await freePort();
-  const username = 'skyferry';
-  const password = `pw-${Math.random().toString(36).slice(2)}`;
+  const port = opts.port ?? (await freePort());
+  const username = opts.username ?? 'skyferry';
+  const password = opts.password ?? `pw-${Math.random().toString(36).slice(2)}`;
   const args = [
     'serve',
     protocol,
@@ -63,8 +81,10 @@ export async function startRcloneServe(protocol: 'webdav' | 'sftp'): Promise<Rcl
     'ERROR',
   ];
   // Write-back at once: files still waiting in the VFS cache get lost when their folder is renamed.
-  if (protocol === 'sftp')
-    args.push('--vfs-cache-mode', 'writes', '--vfs-write-back', '0s', '--key', await hostKey(root));
+  if (protocol === 'sftp') {
+    if ((opts.vfsCacheMode ?? 'writes') === 'writes') args.push('--vfs-cache-mode', 'writes', '--vfs-write-back', '0s');
+    args.push('--key', await hostKey(root));
+  }
   const daemon = startDaemon(rclone, args);
   await waitFor(async () => {
     if (daemon.child.exitCode !== null) throw new Error(`rclone exited: ${daemon.output()}`);

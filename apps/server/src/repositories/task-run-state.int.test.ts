@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@skyferry/db/testing';
 import type { TwoWayRecord } from '@skyferry/engine';
+import { SyncPairLocksRepository } from './sync-pair-locks.ts';
 import { DatabaseProgressStore } from './task-progress.ts';
 import { TaskCheckpointStore, TaskTwoWayStateStore } from './task-run-state.ts';
 
@@ -43,6 +44,47 @@ describeEachDialect('task run state', (getDb) => {
     expect((await store.tally()).count).toBe(0);
     expect(await store.planFigures('t-c-1')).toEqual(figures);
     expect(await store.planFigures('t-c-2')).toBeUndefined();
+  });
+
+  it('records the folders a run writes temporary files into, keeps them across clear(), forgets them when told', async () => {
+    const store = new TaskCheckpointStore(getDb().kysely, 'task-temps');
+    const other = new TaskCheckpointStore(getDb().kysely, 'task-temps-2');
+    const a = { side: 'target' as const, dir: '/Backup/a', tag: '0badc0de' };
+    const b = { side: 'source' as const, dir: '/Photos', tag: '0badc0de' };
+    await Promise.all([store.addTempFolder(a), store.addTempFolder(b), store.addTempFolder(a)]);
+    await other.addTempFolder({ ...a, tag: '12345678' });
+    await store.markDone('write|target|/s|/t|/x|1||', { action: 'copy', bytes: 1 });
+    // Neither a finished item nor counted as one.
+    expect((await store.tally()).count).toBe(1);
+    await store.clear();
+    expect((await store.tempFolders()).sort((x, y) => x.dir.localeCompare(y.dir))).toEqual([a, b]);
+    await store.removeTempFolders([a]);
+    expect(await store.tempFolders()).toEqual([b]);
+    expect(await other.tempFolders()).toEqual([{ ...a, tag: '12345678' }]);
+  });
+
+  it('holds a pair of folders for one run at a time; an expired hold is taken over', async () => {
+    const locks = new SyncPairLocksRepository(getDb().kysely);
+    const t0 = 1_000_000;
+    expect(await locks.acquire('pair-1', 'run-a', 'task-a', 1000, t0)).toEqual({ taken: true });
+    expect(await locks.acquire('pair-1', 'run-b', 'task-b', 1000, t0 + 10)).toEqual({ taken: false, taskId: 'task-a' });
+    // Another pair is free; the same run asking again holds it still.
+    expect(await locks.acquire('pair-2', 'run-b', 'task-b', 1000, t0 + 10)).toEqual({ taken: true });
+    expect(await locks.renew('pair-1', 'run-a', 1000, t0 + 900)).toBe(true);
+    expect(await locks.acquire('pair-1', 'run-b', 'task-b', 1000, t0 + 1500)).toEqual({
+      taken: false,
+      taskId: 'task-a',
+    });
+    // Not renewed for longer than it lasts: the worker is taken for dead.
+    expect(await locks.acquire('pair-1', 'run-b', 'task-b', 1000, t0 + 2000)).toEqual({ taken: true });
+    expect(await locks.renew('pair-1', 'run-a', 1000, t0 + 2001)).toBe(false);
+    await locks.release('pair-1', 'run-a'); // not its own any more: nothing happens
+    expect(await locks.acquire('pair-1', 'run-c', 'task-c', 1000, t0 + 2002)).toEqual({
+      taken: false,
+      taskId: 'task-b',
+    });
+    await locks.release('pair-1', 'run-b');
+    expect(await locks.acquire('pair-1', 'run-c', 'task-c', 1000, t0 + 2003)).toEqual({ taken: true });
   });
 
   it('keeps two-way state per task: staged until a commit, the previous state intact on discard', async () => {

@@ -1,5 +1,12 @@
 import type { Database, Kysely } from '@skyferry/db';
-import type { CheckpointInfo, CheckpointStore, TwoWayRecord, TwoWayStateStore } from '@skyferry/engine';
+import {
+  tempFolderKey,
+  type CheckpointInfo,
+  type CheckpointStore,
+  type TempFolder,
+  type TwoWayRecord,
+  type TwoWayStateStore,
+} from '@skyferry/engine';
 
 const BATCH = 400;
 
@@ -13,8 +20,10 @@ export interface PlanFigures {
   delete: number;
 }
 
-/** The checkpoint row holding PlanFigures (engine keys start with an action name). */
+/** The checkpoint row holding PlanFigures (engine keys start with an action name; rows of the run's own start with '#'). */
 const FIGURES_KEY = '#plan-figures';
+/** Rows recording folders the run writes temporary files into: this prefix and the folder's key. */
+const TEMP_PREFIX = '#temp|';
 
 export interface CheckpointTally {
   count: number;
@@ -93,13 +102,41 @@ export class TaskCheckpointStore implements CheckpointStore {
     this.flushing = false;
   }
 
-  /** Forgets the finished files; the plan figures stay (a crash right after this must not lose them). */
+  /**
+   * Forgets the finished files; the plan figures stay (a crash right after this must not lose
+   * them), and so do the temporary-file records (forgotten once their leftovers are removed).
+   */
   async clear(): Promise<void> {
     await this.db
       .deleteFrom('task_checkpoints')
       .where('task_id', '=', this.taskId)
-      .where('key', '!=', FIGURES_KEY)
+      .where('key', 'not like', '#%')
       .execute();
+  }
+
+  async addTempFolder(folder: TempFolder): Promise<void> {
+    await this.markDone(TEMP_PREFIX + tempFolderKey(folder), folder as unknown as CheckpointInfo);
+  }
+
+  async tempFolders(): Promise<TempFolder[]> {
+    const rows = await this.db
+      .selectFrom('task_checkpoints')
+      .select('info')
+      .where('task_id', '=', this.taskId)
+      .where('key', 'like', `${TEMP_PREFIX}%`)
+      .execute();
+    return rows.map((r) => JSON.parse(r.info) as TempFolder);
+  }
+
+  async removeTempFolders(folders: TempFolder[]): Promise<void> {
+    const keys = folders.map((f) => TEMP_PREFIX + tempFolderKey(f));
+    for (let i = 0; i < keys.length; i += BATCH) {
+      await this.db
+        .deleteFrom('task_checkpoints')
+        .where('task_id', '=', this.taskId)
+        .where('key', 'in', keys.slice(i, i + BATCH))
+        .execute();
+    }
   }
 
   async savePlanFigures(figures: PlanFigures): Promise<void> {
@@ -140,7 +177,7 @@ export class TaskCheckpointStore implements CheckpointStore {
         .limit(5000)
         .execute();
       for (const row of rows) {
-        if (row.key === FIGURES_KEY) continue;
+        if (row.key.startsWith('#')) continue;
         const info = JSON.parse(row.info) as CheckpointInfo;
         tally.count += 1;
         tally.bytes += info.bytes;

@@ -86,6 +86,11 @@ export const createTaskBodySchema = z
     conflict_resolution: z.enum(CONFLICT_RESOLUTIONS).optional(),
     /** Sources of a Google Drive kind: export Google Docs (default) or skip them; ignored for others. */
     google_docs: googleDocsModeSchema.optional(),
+    /**
+     * Follow symbolic links (local folders, SFTP, FTP) inside each side's folder, never round a
+     * loop. Default false: each link is left alone and reported (`TaskResult.set_aside`).
+     */
+    follow_links: z.boolean().optional(),
     schedule: scheduleSchema.nullable().optional(),
     /** IANA time zone of the schedule; default the X-Timezone header, else UTC. */
     time_zone: z.string().min(1).max(64).optional(),
@@ -122,6 +127,19 @@ export const taskProgressSchema = z.object({
 });
 export type TaskProgress = z.infer<typeof taskProgressSchema>;
 
+/** Why a symbolic link was left alone: not followed, leads nowhere, round a loop, out of the folder, or a delete would go through it. */
+export const LINK_ISSUES = ['not_followed', 'dangling', 'loop', 'outside', 'through_link'] as const;
+/** Most items a task's result lists in `set_aside` (the count in `skipped` is whole). */
+export const MAX_SET_ASIDE_ITEMS = 1000;
+/** An item a run left alone for a reason of its own (a symbolic link), with that reason. */
+export const setAsideItemSchema = z.object({
+  side: z.enum(['source', 'target']),
+  path: z.string(),
+  reason: z.literal('symbolic_link'),
+  detail: z.enum(LINK_ISSUES),
+});
+export type SetAsideItem = z.infer<typeof setAsideItemSchema>;
+
 /** What the last run did (null before the first run ends). */
 export const taskResultSchema = z.object({
   outcome: z.enum([
@@ -145,6 +163,8 @@ export const taskResultSchema = z.object({
   failed: z.number().int(),
   /** Why the run stopped, when it did not end normally. */
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /** Symbolic links the run left alone (the first MAX_SET_ASIDE_ITEMS), each with why; absent when none. */
+  set_aside: z.array(setAsideItemSchema).max(MAX_SET_ASIDE_ITEMS).optional(),
 });
 export type TaskResult = z.infer<typeof taskResultSchema>;
 
@@ -163,6 +183,8 @@ export const serverTaskSchema = z.object({
   conflict_resolution: z.enum(CONFLICT_RESOLUTIONS),
   /** What runs do with Google Docs when the source is a Google Drive kind. */
   google_docs: googleDocsModeSchema,
+  /** Runs follow symbolic links (else each is left alone and reported). */
+  follow_links: z.boolean(),
   schedule: scheduleSchema.nullable(),
   time_zone: z.string(),
   /** States 0-10 of spec section 4 (TaskState). */
@@ -218,6 +240,8 @@ export const planItemSchema = z.object({
   target_path: z.string(),
   reason: z.string(),
   size: z.number(),
+  /** Symbolic links (reason `symbolic_link`): why it is left alone. */
+  link: z.enum(LINK_ISSUES).optional(),
 });
 export type PlanItemView = z.infer<typeof planItemSchema>;
 

@@ -17,6 +17,8 @@ export interface TasksTable {
   conflict_resolution: string;
   /** Google Docs from a Google Drive source: "export" (to Office or PDF files) or "skip". */
   google_docs: Generated<string>;
+  /** 1: runs follow symbolic links; 0: each is left alone and reported. */
+  follow_links: Generated<number>;
   schedule: string | null;
   /** IANA zone the schedule is read in. */
   time_zone: string;
@@ -87,10 +89,22 @@ export interface TaskSyncStateTable {
   record: string;
 }
 
+/** One run of a pair of folders at a time, across every worker process: a lease per pair. */
+export interface SyncPairLocksTable {
+  pair_key: string;
+  /** The holding run's token. */
+  owner: string;
+  task_id: string;
+  acquired_at: number;
+  /** ms; past it the holder is taken for dead. */
+  expires_at: number;
+}
+
 export interface TasksTables {
   tasks: TasksTable;
   task_progress: TaskProgressTable;
   task_failed_files: TaskFailedFilesTable;
   task_checkpoints: TaskCheckpointsTable;
   task_sync_state: TaskSyncStateTable;
+  sync_pair_locks: SyncPairLocksTable;
 }

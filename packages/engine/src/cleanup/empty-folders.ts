@@ -3,14 +3,14 @@ import type { EmptyFolder } from './types.ts';
 import type { WalkResult } from './walk.ts';
 
 /**
- * Empty folders below `root`: a folder is empty when nothing below it is a file (so a folder
- * holding only empty folders is empty too). Folders that could not be listed, and every folder
- * above them, count as not empty: what they hold is unknown. The root itself is never reported.
+ * Empty folders below `root`: a folder is empty when nothing below it is a file or a link (so a
+ * folder holding only empty folders is empty too). Folders that could not be listed, and every
+ * folder above them, count as not empty: what they hold is unknown. The root itself is never reported.
  * Returns the top-most empty folders, each with how many empty folders it holds, and the total.
  */
 export function findEmptyFolders(
   root: string,
-  walk: Pick<WalkResult, 'folders' | 'files' | 'unlisted'>,
+  walk: Pick<WalkResult, 'folders' | 'files' | 'unlisted'> & Partial<Pick<WalkResult, 'links'>>,
 ): {
   folders: EmptyFolder[];
   total: number;
@@ -27,6 +27,7 @@ export function findEmptyFolders(
   };
   for (const f of walk.files) occupy(parentPath(f.path));
   for (const d of walk.unlisted) occupy(d);
+  for (const l of walk.links ?? []) occupy(parentPath(l));
 
   const empty = [...walk.folders.keys()].filter((d) => d !== root && !occupied.has(d));
   const emptySet = new Set(empty);

@@ -34,6 +34,8 @@ export interface WalkResult {
   files: WalkedFile[];
   /** Folders that could not be listed: what is inside them is unknown. */
   unlisted: Set<string>;
+  /** Symbolic links below the root: neither followed nor counted as files (a file seen through one is no duplicate). */
+  links: string[];
   errors: CleanupScanError[];
 }
 
@@ -50,11 +52,12 @@ export interface WalkOptions {
  */
 export async function walkTree(provider: Provider, rootPath: string, opts: WalkOptions): Promise<WalkResult> {
   const root = cleanPath(rootPath);
-  const out: WalkResult = { folders: new Map(), files: [], unlisted: new Set(), errors: [] };
+  const out: WalkResult = { folders: new Map(), files: [], unlisted: new Set(), errors: [], links: [] };
   let bytes = 0;
   const take = (e: Entry) => {
     if (!isBelow(root, e.path)) return;
-    if (e.kind === 'dir') {
+    if (e.link) out.links.push(e.path);
+    else if (e.kind === 'dir') {
       if (!out.folders.has(e.path) || e.modTime) out.folders.set(e.path, e.modTime?.getTime() ?? null);
     } else {
       out.files.push(walkedFileOf(e));
@@ -79,7 +82,7 @@ export async function walkTree(provider: Provider, rootPath: string, opts: WalkO
   const pending: string[] = [];
   for (const e of first) {
     take(e);
-    if (e.kind === 'dir' && isBelow(root, e.path)) pending.push(e.path);
+    if (e.kind === 'dir' && !e.link && isBelow(root, e.path)) pending.push(e.path);
   }
   opts.onFolder?.(root, out.folders.size, out.files.length, bytes);
 
@@ -100,7 +103,7 @@ export async function walkTree(provider: Provider, rootPath: string, opts: WalkO
             (entries) => {
               for (const e of entries) {
                 take(e);
-                if (e.kind === 'dir' && isBelow(dir, e.path)) pending.push(e.path);
+                if (e.kind === 'dir' && !e.link && isBelow(dir, e.path)) pending.push(e.path);
               }
               opts.onFolder?.(dir, out.folders.size, out.files.length, bytes);
             },

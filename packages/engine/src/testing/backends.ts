@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
 // The S3 backend's s3rver workarounds (copy-source escaping, folder markers) are options of openS3.
 import { openLocal, openS3, openSftp, openWebdav } from '@skyferry/providers';
-import type { Provider } from '@skyferry/providers';
+import type { Provider, ReadOptions } from '@skyferry/providers';
 import { run, startApacheWebdav, startS3rver, startSshd } from '@skyferry/testing';
 
 /**
@@ -17,6 +18,24 @@ export async function writeFileAt(root: string, rel: string, data: Buffer | stri
   await mkdir(dirname(p), { recursive: true });
   await writeFile(p, data);
   await utimes(p, mtime, mtime);
+}
+
+/** `provider` with each chunk it reads held back `ms` (so that writes are under way long enough to be cut off). */
+export function slowReads(provider: Provider, ms: number): Provider {
+  return Object.create(provider, {
+    openRead: {
+      value: async (path: string, opts?: ReadOptions): Promise<Readable> => {
+        const stream = await provider.openRead(path, opts);
+        const slow = new Transform({
+          transform(chunk: Buffer, _enc, cb) {
+            setTimeout(() => cb(null, chunk), ms);
+          },
+        });
+        stream.on('error', (err) => slow.destroy(err));
+        return stream.pipe(slow);
+      },
+    },
+  }) as Provider;
 }
 
 export type BackendName = 'local' | 's3' | 'webdav' | 'sftp';

@@ -1,18 +1,34 @@
-// A transfer in its own process, for the crash test: local folder to local folder, checkpoints in a
-// file, every write the target is asked for logged (synchronously, before it starts) to `writesLog`.
-// Prints "planned" once the plan is made and exits 0 when the run succeeded.
+// A transfer in its own process, for the crash tests: a local folder to a local folder (or, given
+// its URL, user and password, a WebDAV server), checkpoints in a file, every write the target is
+// asked for logged (synchronously, before it starts) to `writesLog`. `readDelayMs` slows each
+// chunk read from the source, so that a kill finds writes under way. Prints "planned" once the
+// plan is made and exits 0 when the run succeeded.
 import { appendFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { openLocal } from '@skyferry/providers';
+import { openLocal, openWebdav } from '@skyferry/providers';
 import type { Provider, SrcInfo, WriteOptions } from '@skyferry/providers';
 import { executePlan } from '../executor.ts';
 import { planTransfer } from '../planner.ts';
 import { FileCheckpointStore } from '../stores.ts';
+import { slowReads } from './backends.ts';
 
-const [srcDir, dstDir, checkpointFile, writesLog] = process.argv.slice(2) as [string, string, string, string];
+const [srcDir, dstDir, checkpointFile, writesLog, davUrl, davUser, davPass, readDelay] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string | undefined,
+  string | undefined,
+  string | undefined,
+  string | undefined,
+];
+const readDelayMs = Number(readDelay ?? 0);
 
-const source = await openLocal({ path: srcDir }, { localRoots: [srcDir] });
-const real = await openLocal({ path: dstDir }, { localRoots: [dstDir] });
+const realSource = await openLocal({ path: srcDir }, { localRoots: [srcDir] });
+const source: Provider = readDelayMs > 0 ? slowReads(realSource, readDelayMs) : realSource;
+const real: Provider = davUrl
+  ? await openWebdav({ url: davUrl, username: davUser, password: davPass })
+  : await openLocal({ path: dstDir }, { localRoots: [dstDir] });
 // The target, with its writes logged and slowed a little so the run lasts long enough to be killed.
 const target: Provider = Object.create(real, {
   put: {

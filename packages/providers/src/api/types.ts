@@ -25,6 +25,21 @@ export interface Entry {
    * a writer may send it for the service to check (S3's Content-MD5), and learns from a refusal.
    */
   md5Hint?: string;
+  /**
+   * Set on a symbolic link (local disk, SFTP, FTP). A listing shows a link as itself and never
+   * follows it: `kind`, `size` and `modTime` describe what it points to when that resolves inside
+   * this cloud's root, and `link.target` is that item's path here; otherwise `link.broken` says why
+   * not. Paths through a link still resolve for reading; deletions never go through one.
+   */
+  link?: EntryLink;
+}
+
+/** What a symbolic link leads to (see `Entry.link`). */
+export interface EntryLink {
+  /** The path (in this cloud) of the item the link resolves to. */
+  target?: string;
+  /** Why it does not resolve: nothing there, a loop of links, or outside this cloud's root. */
+  broken?: 'dangling' | 'loop' | 'outside';
 }
 
 export interface Page {
@@ -53,6 +68,19 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** Called with the running total of bytes sent. */
   onProgress?: (bytes: number) => void;
+  /**
+   * Eight lower-case hex digits naming the caller's run (`TEMP_TAG`): a write through a temporary
+   * file names it `.skyferry-tmp-<tag><8 random hex digits>`, so the run can find and remove what
+   * its cut-off writes left (`removeTemps`) without touching anyone else's.
+   */
+  tempTag?: string;
+}
+
+/** Options of writes other than `put` (chunk writers, server-side copies). */
+export interface TempWriteOptions {
+  signal?: AbortSignal;
+  /** As `WriteOptions.tempTag`. */
+  tempTag?: string;
 }
 
 export interface StatOptions {
@@ -171,9 +199,9 @@ export interface Provider {
   rename(path: string, newName: string): Promise<Entry>;
 
   about?(): Promise<About>;
-  copy?(src: Entry, dst: string, opts?: { signal?: AbortSignal }): Promise<Entry>;
+  copy?(src: Entry, dst: string, opts?: TempWriteOptions): Promise<Entry>;
   move?(src: Entry, dst: string, opts?: { signal?: AbortSignal }): Promise<Entry>;
-  openChunkWriter?(path: string, src: SrcInfo, opts?: { signal?: AbortSignal }): Promise<ChunkWriter>;
+  openChunkWriter?(path: string, src: SrcInfo, opts?: TempWriteOptions): Promise<ChunkWriter>;
   listRecursive?(dir: string, opts?: { signal?: AbortSignal }): AsyncIterable<Entry[]>;
   /**
    * A hash of a file's content of one of the types in `hashes`, fetched or computed on demand (for
@@ -182,6 +210,12 @@ export interface Provider {
   hash?(path: string, type: HashType, opts?: { signal?: AbortSignal }): Promise<string | undefined>;
   /** Moves to the service's trash. */
   trash?(path: string): Promise<void>;
+  /**
+   * Backends that write through temporary files: removes from folder `dir` the temporary files of
+   * writes tagged `tag` (`WriteOptions.tempTag`), except those this process is writing now, and
+   * answers how many it removed. A missing folder holds none.
+   */
+  removeTemps?(dir: string, tag: string, opts?: { signal?: AbortSignal }): Promise<number>;
   /** Releases pooled connections. */
   close?(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { ALL_CLOUD_FLAGS, Code, TaskState } from '@skyferry/contract';
+import { Code, TaskState } from '@skyferry/contract';
 import { createDb, type Db } from '@skyferry/db';
 import { freshDb } from '@skyferry/db/testing';
 import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
@@ -8,9 +8,10 @@ import { DatabaseJobQueue } from '@skyferry/queue';
 import { ApiError } from '../../http/errors.ts';
 import { DatabaseProgressStore } from '../../repositories/task-progress.ts';
 import { TasksRepository } from '../../repositories/tasks.ts';
-import type { CloudRecord, CloudsService } from '../clouds.ts';
+import type { CloudsService } from '../clouds.ts';
 import type { UsersService } from '../users.ts';
 import { TaskRunner } from './runner.ts';
+import { cloudRecord, until } from './runner-test-support.ts';
 import { TasksService, type TaskJob } from './tasks-service.ts';
 
 /**
@@ -21,33 +22,6 @@ import { TasksService, type TaskJob } from './tasks-service.ts';
  */
 const FILES = 24;
 const SIZE = 1024 * 1024 + 100; // above the engine's small-file size: files go `transfers` at a time
-
-function record(id: string): CloudRecord {
-  return {
-    id,
-    cloudId: id,
-    kind: 'webdav',
-    cloudAccount: `${id}@example.com`,
-    alias: '',
-    space: 0,
-    usedSpace: 0,
-    status: 'authorized',
-    sort: 0,
-    flags: ALL_CLOUD_FLAGS,
-    owner: { userId: 'u1' },
-    createdAt: 0,
-    updatedAt: 0,
-    lastUsedAt: 0,
-  };
-}
-
-async function until(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`a task run resumed on another worker [${dialect}]`, () => {
@@ -72,10 +46,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           ...(id === 'nas' ? { forbidden: refused } : {}),
         });
         if (id === 'nas') targets.push(provider);
-        return { cloud: record(id), provider };
+        return { cloud: cloudRecord(id, 'webdav'), provider };
       },
       async listOwned() {
-        return [record('drive'), record('nas')];
+        return [cloudRecord('drive', 'webdav'), cloudRecord('nas', 'webdav')];
       },
     } as unknown as CloudsService;
     const users = { isPremium: async () => true, get: async () => undefined } as unknown as UsersService;

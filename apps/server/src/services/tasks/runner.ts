@@ -1,5 +1,8 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Code,
+  MAX_SET_ASIDE_ITEMS,
   TaskState,
   hasGoogleDocs,
   message as catalogueMessage,
@@ -28,6 +31,7 @@ import type { Database, Kysely } from '@skyferry/db';
 import type { Logger } from 'pino';
 import { ApiError } from '../../http/errors.ts';
 import type { ProgressSnapshot, ProgressStore } from '../../repositories/task-progress.ts';
+import { SyncPairLocksRepository } from '../../repositories/sync-pair-locks.ts';
 import { TaskCheckpointStore, TaskTwoWayStateStore, type CheckpointTally } from '../../repositories/task-run-state.ts';
 import type { FailedFileRow, TaskRow, TasksRepository } from '../../repositories/tasks.ts';
 import type { CloudsService } from '../clouds.ts';
@@ -53,6 +57,13 @@ export interface TaskRunnerOptions {
   transfers?: number;
   /** How often live progress is written while a task runs (default 1 s; at most that long between writes). */
   progressEveryMs?: number;
+  /**
+   * How long a sync's hold on its pair of folders lasts without renewal (default 30 s, renewed
+   * every third of it): a run whose worker died frees the pair after it.
+   */
+  pairLockMs?: number;
+  /** How often a sync waiting for its pair looks again (default 1 s). */
+  pairWaitMs?: number;
 }
 
 type OpenedCloud = Awaited<ReturnType<CloudsService['open']>>;
@@ -253,11 +264,6 @@ export class TaskRunner {
     source: OpenedCloud,
     target: OpenedCloud,
   ): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
-    const { users, billingMode } = this.o;
-    const userId = row.user_id;
-    const db = this.o.db;
-    const checkpoints = new TaskCheckpointStore(db, row.id);
-    const twoWayState = new TaskTwoWayStateStore(db, row.id);
     const mode: TransferMode = (row.sync_mode as TransferMode | null) ?? 'migrate';
     const options = {
       mode,
@@ -266,7 +272,98 @@ export class TaskRunner {
       sameNamePolicy: row.same_name_policy as SameNamePolicy,
       filter: row.filter ? (JSON.parse(row.filter) as FileFilter) : null,
       conflictResolution: row.conflict_resolution as ConflictResolution,
+      followLinks: row.follow_links === 1,
     };
+    // One sync of a pair of folders at a time, across every worker: a second one waits its turn.
+    const pair = mode === 'migrate' ? undefined : await this.holdPair(row, job, from, to);
+    if (pair === null) {
+      const result = failedResult(startedAt, 'canceled', 'canceled while waiting for another sync of this pair');
+      result.outcome = 'canceled';
+      return { plan: undefined, result };
+    }
+    try {
+      return await this.transferHeld(row, job, startedAt, live, charged, options, source, target, from, to);
+    } finally {
+      await pair?.release();
+    }
+  }
+
+  /**
+   * Waits until this sync holds its pair of folders (source and target, in either order), then
+   * keeps the hold renewed until released. Null when the job was stopped while it waited.
+   */
+  private async holdPair(
+    row: TaskRow,
+    job: RunningJob<TaskJob>,
+    from: ReturnType<typeof parseSource>,
+    to: ReturnType<typeof parseTarget>,
+  ): Promise<{ release: () => Promise<void> } | null> {
+    const locks = new SyncPairLocksRepository(this.o.db);
+    const ttl = this.o.pairLockMs ?? 30_000;
+    const sides = [`${from.cloud_id}:${from.paths[0] ?? '/'}`, `${to.cloud_id}:${to.path}`].sort();
+    const key = createHash('sha256').update(JSON.stringify(sides)).digest('hex');
+    const owner = `${job.id}:${randomUUID()}`;
+    let told = false;
+    for (;;) {
+      const got = await locks.acquire(key, owner, row.id, ttl);
+      if (got.taken) break;
+      if (!told) {
+        told = true;
+        this.o.log.info({ task: row.id, holder: got.taskId }, 'waiting for another sync of the same folders');
+      }
+      try {
+        await sleep(this.o.pairWaitMs ?? 1000, undefined, { signal: job.signal });
+      } catch {
+        return null;
+      }
+    }
+    const timer = setInterval(() => {
+      locks.renew(key, owner, ttl).then(
+        (held) => {
+          if (!held) this.o.log.warn({ task: row.id }, 'the hold on the pair of folders was lost');
+        },
+        (err: unknown) => this.o.log.warn({ err, task: row.id }, 'the hold on the pair of folders not renewed'),
+      );
+    }, ttl / 3);
+    timer.unref();
+    return {
+      release: async () => {
+        clearInterval(timer);
+        await locks
+          .release(key, owner)
+          .catch((err: unknown) =>
+            this.o.log.warn({ err, task: row.id }, 'the hold on the pair of folders not released'),
+          );
+      },
+    };
+  }
+
+  /** A run's planning and execution, with the pair held where it is a sync. */
+  private async transferHeld(
+    row: TaskRow,
+    job: RunningJob<TaskJob>,
+    startedAt: number,
+    live: LiveProgress,
+    charged: { bytes: number },
+    options: {
+      mode: TransferMode;
+      sourcePaths: string[];
+      targetPath: string;
+      sameNamePolicy: SameNamePolicy;
+      filter: FileFilter | null;
+      conflictResolution: ConflictResolution;
+      followLinks: boolean;
+    },
+    source: OpenedCloud,
+    target: OpenedCloud,
+    from: ReturnType<typeof parseSource>,
+    to: ReturnType<typeof parseTarget>,
+  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+    const { users, billingMode } = this.o;
+    const userId = row.user_id;
+    const db = this.o.db;
+    const checkpoints = new TaskCheckpointStore(db, row.id);
+    const twoWayState = new TaskTwoWayStateStore(db, row.id);
     const sideNames = { source: cloudLabel(source.cloud), target: cloudLabel(target.cloud) };
     let plan: TransferPlan;
     try {
@@ -416,6 +513,11 @@ export class TaskRunner {
       failed: result.failed.length,
       error: result.error ? runError(result.error) : null,
     };
+    if (result.setAside && result.setAside.length > 0) {
+      view.set_aside = result.setAside
+        .slice(0, MAX_SET_ASIDE_ITEMS)
+        .map((s) => ({ side: s.side, path: s.path, reason: s.reason, detail: s.detail }));
+    }
     const patch = {
       finished_at: finishedAt,
       duration: finishedAt - startedAt,

@@ -316,6 +316,7 @@ export class TasksService {
       sameNamePolicy,
       filter,
       conflictResolution,
+      followLinks: body.follow_links === true,
       twoWayState: new MemoryTwoWayStateStore(),
       sideNames: { source: cloudLabel(source.cloud), target: cloudLabel(target.cloud) },
     };
@@ -357,6 +358,7 @@ export class TasksService {
       filter: filter ? JSON.stringify(filter) : null,
       conflict_resolution: conflictResolution,
       google_docs: body.google_docs ?? 'export',
+      follow_links: body.follow_links ? 1 : 0,
       schedule: schedule ? JSON.stringify(schedule) : null,
       time_zone: timeZone,
       is_schedule: schedule ? 2 : 1,
@@ -649,6 +651,7 @@ export function planView(plan: TransferPlan, query: PlanQuery = {}): TaskPlan {
         target_path: p.target,
         reason: item.reason,
         size: item.size,
+        ...(item.link ? { link: item.link } : {}),
       };
     }),
     total_items: page.total,

@@ -98,6 +98,7 @@ export function toServerTask(
     filter: row.filter ? (JSON.parse(row.filter) as FileFilter) : null,
     conflict_resolution: row.conflict_resolution as ServerTask['conflict_resolution'],
     google_docs: row.google_docs === 'skip' ? 'skip' : 'export',
+    follow_links: row.follow_links === 1,
     schedule: row.schedule ? (JSON.parse(row.schedule) as Schedule) : null,
     time_zone: row.time_zone,
     state: row.state,

@@ -26,6 +26,7 @@ export function makeTask(overrides: Partial<ServerTask> = {}): ServerTask {
     filter: null,
     conflict_resolution: 'keep_both',
     google_docs: 'export',
+    follow_links: false,
     schedule: null,
     time_zone: 'UTC',
     state: 0,

@@ -1,4 +1,4 @@
-import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -232,7 +232,8 @@ describe.each(servers)('ftp on %s', (name, start, secure) => {
     leave('left', stale, true);
     leave('left', fresh, false);
     leave('left', notOurs, true);
-    expect((await ftp.list('/left')).entries.map((e) => e.name)).toEqual(['kept.txt']);
+    // Only the exact names temporary files get are hidden: a user's file with the prefix is listed.
+    expect((await ftp.list('/left')).entries.map((e) => e.name)).toEqual([notOurs, 'kept.txt']);
     expect(readdirSync(join(server.dir, 'left')).sort()).toEqual([fresh, notOurs, 'kept.txt'].sort());
     // A write into a folder sweeps it too.
     await ftp.mkdir('/left2');
@@ -253,6 +254,34 @@ describe.each(servers)('ftp on %s', (name, start, secure) => {
   });
 
   if (name.startsWith('vsftpd')) {
+    it('lists symbolic links as themselves, with what they resolve to inside the root', async () => {
+      const dir = join(server.dir, 'links');
+      // Made by the server's user, so that it may remove what is in it.
+      await ftp.mkdir('/links');
+      mkdirSync(join(dir, 'folder'), { recursive: true });
+      writeFileSync(join(dir, 'folder', 'a.txt'), 'abc');
+      symlinkSync('folder', join(dir, 'folder-link'));
+      symlinkSync('folder/a.txt', join(dir, 'file-link.txt'));
+      symlinkSync('nowhere', join(dir, 'dangling'));
+      symlinkSync('../../..', join(dir, 'leaves'));
+      const listed = (await ftp.list('/links')).entries.map((e) => ({
+        name: e.name,
+        kind: e.kind,
+        size: e.size,
+        link: e.link,
+      }));
+      expect(listed).toEqual([
+        { name: 'dangling', kind: 'file', size: 0, link: { broken: 'dangling' } },
+        { name: 'file-link.txt', kind: 'file', size: 3, link: { target: '/links/folder/a.txt' } },
+        { name: 'folder', kind: 'dir', size: 0, link: undefined },
+        { name: 'folder-link', kind: 'dir', size: 0, link: { target: '/links/folder' } },
+        { name: 'leaves', kind: 'file', size: 0, link: { broken: 'outside' } },
+      ]);
+      // Removing a link to a folder removes the link, never what is in the folder.
+      await ftp.rmdir('/links/folder-link');
+      expect(readdirSync(join(dir, 'folder'))).toEqual(['a.txt']);
+    });
+
     it('keeps modification times (vsftpd MDTM with a time)', async () => {
       expect(ftp.features.setModTime).toBe(true);
       const mtime = new Date('2020-02-03T04:05:06Z');

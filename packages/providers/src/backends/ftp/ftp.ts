@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
 import { Readable, Transform, Writable } from 'node:stream';
 import { FTPError, type Client, type FileInfo } from 'basic-ftp';
 import { ProviderError, canceled } from '../../api/errors.ts';
@@ -6,6 +6,7 @@ import { pacerFor } from '../../pacer.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
   Entry,
+  EntryLink,
   Features,
   HashType,
   ListOptions,
@@ -17,7 +18,18 @@ import type {
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { fileReadRing, relayErrors } from '../../recycle.ts';
-import { STALE_TEMP_MS, TEMP_NAME, TEMP_PREFIX, activeTemps, markSwept, sweepDue } from '../../temp-files.ts';
+import {
+  STALE_TEMP_MS,
+  TEMP_NAME,
+  TEMP_PREFIX,
+  activeTemps,
+  hasTempSegment,
+  isTaggedTemp,
+  isTempName,
+  markSwept,
+  sweepDue,
+  tempName,
+} from '../../temp-files.ts';
 import { FtpPool, connectFtp, ftpError, type FtpLogin } from './pool.ts';
 import { readNextDataInto } from './ring-data.ts';
 
@@ -42,12 +54,8 @@ const DEFAULT_PAGE_SIZE = 1000;
 const SNAPSHOT_TTL_MS = 120_000;
 const MAX_SNAPSHOTS = 16;
 
-function tempName(): string {
-  return FTP_TEMP_PREFIX + randomBytes(8).toString('hex');
-}
-
 function hidden(path: string): boolean {
-  return pathSegments(path).some((s) => s.startsWith(FTP_TEMP_PREFIX));
+  return hasTempSegment(path);
 }
 
 /** FTP cannot carry CR or LF in a command, so such names cannot be stored. */
@@ -55,7 +63,7 @@ function checkFtpName(name: string): string {
   checkName(name);
   if (/[\r\n]/.test(name))
     throw new ProviderError('invalid_name', `FTP cannot store this name: ${JSON.stringify(name)}`);
-  if (name.startsWith(FTP_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
+  if (isTempName(name)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
   return name;
 }
 
@@ -313,24 +321,39 @@ export class FtpProvider implements Provider {
     if (temps.length > 0) await this.removeStaleTemps(c, d, temps);
     const entries: Entry[] = [];
     for (const f of infos) {
-      if (f.name === '.' || f.name === '..' || f.name.startsWith(FTP_TEMP_PREFIX) || f.name.includes('/')) continue;
+      if (f.name === '.' || f.name === '..' || isTempName(f.name) || f.name.includes('/')) continue;
       const p = joinPath(d, f.name);
       let kind: 'file' | 'dir' | undefined = f.isDirectory ? 'dir' : f.isFile ? 'file' : undefined;
       let size = f.size;
+      let link: EntryLink | undefined;
       if (f.isSymbolicLink) {
-        // Show what a link points to.
-        const st = await this.statWith(c, p).catch(() => undefined);
-        kind = st?.kind;
+        // Listed as itself, with what it resolves to here (see Entry.link).
+        link = this.linkTarget(d, f.link);
+        const st = link.target !== undefined ? await this.statWith(c, link.target).catch(() => undefined) : undefined;
+        if (link.target !== undefined && !st) link = { broken: 'dangling' };
+        kind = st?.kind ?? 'file';
         size = st?.size ?? 0;
       }
       if (!kind) continue;
       const e: Entry = { path: p, name: f.name, kind, size: kind === 'dir' ? 0 : size };
+      if (link) e.link = link;
       // MLSD times are exact; LIST ones are minute- or day-precise (stat asks MDTM for the exact one).
       const modTime = f.modifiedAt ?? parseListTime(f.rawModifiedAt);
       if (modTime && !Number.isNaN(modTime.getTime())) e.modTime = modTime;
       entries.push(e);
     }
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Where a link in folder `d` leads, read from the listing's "name -> target" (resolved by its text). */
+  private linkTarget(d: string, text: string | undefined): EntryLink {
+    if (!text) return { broken: 'dangling' };
+    const remote = posix.normalize(text.startsWith('/') ? text : posix.join(this.remote(d), text));
+    const root = this.root || '/';
+    if (root !== '/' && remote !== root && !remote.startsWith(root + '/')) return { broken: 'outside' };
+    const below = root === '/' ? remote : remote.slice(root.length) || '/';
+    if (below.split('/').includes('..')) return { broken: 'outside' };
+    return { target: cleanPath(below) };
   }
 
   async list(dir: string, opts: ListOptions = {}): Promise<Page> {
@@ -556,7 +579,7 @@ export class FtpProvider implements Provider {
       body.destroy();
       throw err;
     }
-    const tmp = this.remote(joinPath(parentPath(p), tempName()));
+    const tmp = this.remote(joinPath(parentPath(p), tempName(opts.tempTag)));
     const tmpKey = `${this.accountKey}|${tmp}`;
     let written = 0;
     let uploaded = false;
@@ -657,6 +680,12 @@ export class FtpProvider implements Provider {
     if (hidden(p)) throw new ProviderError('not_found', `not found: ${p}`);
     await this.pool
       .use(async (c) => {
+        // A link to a folder is removed itself (DELE), never what it leads to.
+        const listed = (await this.listWith(c, parentPath(p))).find((e) => e.name === baseName(p));
+        if (listed?.link) {
+          await c.remove(this.remote(p));
+          return;
+        }
         const st = await this.statWith(c, p);
         if (st.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${p}`);
         await this.removeTree(c, p);
@@ -715,6 +744,32 @@ export class FtpProvider implements Provider {
     if (from === to) return this.stat(to);
     await this.moveInside(from, to, src.kind === 'file');
     return this.stat(to);
+  }
+
+  async removeTemps(dir: string, tag: string, opts: { signal?: AbortSignal } = {}): Promise<number> {
+    const d = cleanPath(dir);
+    if (opts.signal?.aborted) throw canceled();
+    return this.pool
+      .use(async (c) => {
+        try {
+          await c.cd(this.remote(d));
+        } catch (err) {
+          if (err instanceof FTPError) return 0; // no such folder: nothing left there
+          throw err;
+        }
+        let removed = 0;
+        for (const f of await c.list()) {
+          if (!f.isFile || !isTaggedTemp(f.name, tag)) continue;
+          const remote = this.remote(joinPath(d, f.name));
+          if (activeTemps.has(`${this.accountKey}|${remote}`)) continue;
+          await c.remove(remote);
+          removed++;
+        }
+        return removed;
+      })
+      .catch((err: unknown) => {
+        throw ftpError(err, d);
+      });
   }
 
   async close(): Promise<void> {

@@ -60,7 +60,10 @@ describe('local backend confinement', () => {
   it('is registered as kind local and refuses folders outside the operator roots', async () => {
     const p = await openProvider('local', { path: join(root, 'box') }, { localRoots: [root] });
     expect(p.kind).toBe('local');
-    expect((await p.list('/')).entries.map((e) => e.name)).toEqual(['inner.txt']);
+    expect((await p.list('/')).entries.map((e) => `${e.name}:${e.link?.broken ?? ''}`)).toEqual([
+      'inner.txt:',
+      'secret-link.txt:outside',
+    ]);
     expect(await code(openProvider('local', { path: outside }, { localRoots: [root] }))).toBe('permission');
     expect(await code(openProvider('local', { path: join(root, 'escape') }, { localRoots: [root] }))).toBe(
       'permission',
@@ -83,10 +86,23 @@ describe('local backend confinement', () => {
     expect(await code(provider.mkdir('/escape/sub'))).toBe('permission');
     expect(existsSync(join(outside, 'new.txt'))).toBe(false);
     expect(existsSync(join(outside, 'sub'))).toBe(false);
-    // Listings do not show links that leave the root; links inside it are shown as what they point to.
-    const names = (await provider.list('/')).entries.map((e) => `${e.name}:${e.kind}`);
-    expect(names).toEqual(['box:dir', 'inside-link.txt:file']);
-    expect((await provider.list('/box')).entries.map((e) => e.name)).toEqual(['inner.txt']);
+    // Listings show links as themselves: one inside the root with what it points to, one that leaves
+    // it as an empty file that says so (nothing about the outside is shown).
+    const listed = (await provider.list('/')).entries.map((e) => ({
+      name: e.name,
+      kind: e.kind,
+      size: e.size,
+      link: e.link,
+    }));
+    expect(listed).toEqual([
+      { name: 'box', kind: 'dir', size: 0, link: undefined },
+      { name: 'escape', kind: 'file', size: 0, link: { broken: 'outside' } },
+      { name: 'inside-link.txt', kind: 'file', size: 5, link: { target: '/box/inner.txt' } },
+    ]);
+    expect((await provider.list('/box')).entries.map((e) => `${e.name}:${e.link?.broken ?? ''}`)).toEqual([
+      'inner.txt:',
+      'secret-link.txt:outside',
+    ]);
   });
 
   it('refuses dot-dot segments and NUL in paths and names', async () => {
@@ -222,14 +238,14 @@ describe('local backend confinement', () => {
 
   it('keeps modification times and hides in-progress temporary files', async () => {
     const modTime = new Date('2021-03-04T05:06:07.000Z');
-    writeFileSync(join(root, 'box', LOCAL_TEMP_PREFIX + 'leftover'), 'x');
+    writeFileSync(join(root, 'box', LOCAL_TEMP_PREFIX + '0123456789abcdef'), 'x');
     const e = await provider.put('/box/t.txt', Readable.from([Buffer.from('hello')]), { size: 5, modTime });
     expect(e.modTime?.getTime()).toBe(modTime.getTime());
     expect(await readAll(await provider.openRead('/box/t.txt', { range: { start: 1, end: 3 } }))).toEqual(
       Buffer.from('ell'),
     );
-    expect((await provider.list('/box')).entries.map((x) => x.name)).toEqual(['inner.txt', 't.txt']);
-    expect(await code(provider.stat('/box/' + LOCAL_TEMP_PREFIX + 'leftover'))).toBe('not_found');
+    expect((await provider.list('/box')).entries.map((x) => x.name)).toEqual(['inner.txt', 'secret-link.txt', 't.txt']);
+    expect(await code(provider.stat('/box/' + LOCAL_TEMP_PREFIX + '0123456789abcdef'))).toBe('not_found');
   });
 
   it('trash moves items into the hidden trash folder', async () => {
@@ -316,7 +332,13 @@ describe('local backend: temporary files a cut-off write left behind', () => {
     expect(existsSync(stale)).toBe(false);
     for (const kept of [fresh, otherName, upper, folder, link, userFile]) expect(existsSync(kept), kept).toBe(true);
     expect(readFileSync(join(base, 'target.txt'), 'utf8')).toBe('keep me');
-    expect((await p.list('/in')).entries.map((e) => e.name)).toEqual(['new.txt', 'old notes.txt']);
+    // Only our exact names are hidden: a user's file that merely starts with the prefix is listed.
+    expect((await p.list('/in')).entries.map((e) => e.name)).toEqual([
+      `${LOCAL_TEMP_PREFIX}0123456789ABCDEF`,
+      `${LOCAL_TEMP_PREFIX}not-ours`,
+      'new.txt',
+      'old notes.txt',
+    ]);
   });
 
   it('never removes the temporary file of a write still running in this process, however old it looks', async () => {

@@ -24,6 +24,7 @@ import type {
   About,
   ChunkWriter,
   Entry,
+  EntryLink,
   Features,
   HashType,
   ListOptions,
@@ -31,6 +32,7 @@ import type {
   Provider,
   ReadOptions,
   SrcInfo,
+  TempWriteOptions,
   WriteOptions,
 } from '../../api/types.ts';
 import { hashFile } from '../../hashing.ts';
@@ -38,7 +40,17 @@ import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } fr
 import { fsError } from './errors.ts';
 import { mapLimit } from '../../map-limit.ts';
 import { fileReadRing, fileReadStream, fileWriteStream } from '../../recycle.ts';
-import { STALE_TEMP_MS, TEMP_NAME, TEMP_PREFIX, activeTemps, markSwept, sweepDue } from '../../temp-files.ts';
+import {
+  STALE_TEMP_MS,
+  TEMP_NAME,
+  TEMP_PREFIX,
+  activeTemps,
+  isTaggedTemp,
+  isTempName,
+  markSwept,
+  sweepDue,
+  tempName,
+} from '../../temp-files.ts';
 
 /** Prefix and exact name of in-progress writes (temp-files.ts); hidden from listings, never returned by stat. */
 export const LOCAL_TEMP_PREFIX = TEMP_PREFIX;
@@ -111,11 +123,7 @@ export interface LocalOptions {
 }
 
 function isHidden(name: string, atRoot: boolean): boolean {
-  return name.startsWith(LOCAL_TEMP_PREFIX) || (atRoot && name === LOCAL_TRASH_DIR);
-}
-
-function tempName(): string {
-  return LOCAL_TEMP_PREFIX + randomBytes(8).toString('hex');
+  return isTempName(name) || (atRoot && name === LOCAL_TRASH_DIR);
 }
 
 function within(root: string, real: string): boolean {
@@ -165,8 +173,12 @@ export class LocalProvider implements Provider {
     this.features.caseInsensitive = opts.caseInsensitive ?? false;
   }
 
-  /** The real path for a cloud path whose parents exist; throws `permission` when outside the root. */
-  private async realOf(path: string, follow = true): Promise<string> {
+  /**
+   * The real path for a cloud path whose parents exist; throws `permission` when outside the root.
+   * `follow` false: the item itself, not what a link there points to; `deleting` also refuses a
+   * path that passes through a link (what is deleted is never reached through one).
+   */
+  private async realOf(path: string, follow = true, deleting = false): Promise<string> {
     const segs = pathSegments(path);
     if (segs.length === 0) return this.root;
     const lexical = join(this.root, ...segs);
@@ -176,12 +188,18 @@ export class LocalProvider implements Provider {
         real = await realpath(lexical);
       } else {
         // The item itself (not what a link points to) inside its real parent folder.
-        const parentReal = await realpath(join(this.root, ...segs.slice(0, -1)));
+        const parentLexical = join(this.root, ...segs.slice(0, -1));
+        const parentReal = await realpath(parentLexical);
+        // The root is a real path: a parent that resolves elsewhere is reached through a link.
+        if (deleting && parentReal !== parentLexical) {
+          throw new ProviderError('permission', `refusing to delete through a symbolic link: ${path}`);
+        }
         real = join(parentReal, segs[segs.length - 1] as string);
         // Items that links lead out of the root are invisible and untouchable, like everything outside.
         this.confine(await realpath(real), path);
       }
     } catch (err) {
+      if (err instanceof ProviderError) throw err;
       throw resolveError(err, path);
     }
     this.confine(real, path);
@@ -345,24 +363,56 @@ export class LocalProvider implements Provider {
       const full = join(real, name);
       try {
         const ls = await lstat(full);
-        if (!ls.isSymbolicLink()) return this.isProtected(full) ? undefined : ls;
-        const target = await realpath(full);
-        // Links that leave the root are not shown at all.
-        if (!within(this.root, target) || this.isProtected(target)) return undefined;
-        return await stat(target);
+        if (!ls.isSymbolicLink()) return this.isProtected(full) ? undefined : { st: ls, link: undefined };
+        // A link to the server's own files is not shown at all: its name would say where they are.
+        if (this.isProtected(await realpath(full).catch(() => full))) return undefined;
+        return await this.linkOf(full, ls);
       } catch {
-        return undefined; // vanished meanwhile, or a dangling link
+        return undefined; // vanished meanwhile
       }
     });
     if (opts.signal?.aborted) throw canceled();
     const entries: Entry[] = [];
     slice.forEach((name, i) => {
       const s = stats[i];
-      if (s && (s.isFile() || s.isDirectory())) entries.push(this.entryOf(joinPath(d, name), s));
+      if (!s) return;
+      if (s.link) {
+        // A link that leads nowhere here is listed as a file of its own (nothing to list inside).
+        const e = s.link.broken
+          ? { ...this.entryOf(joinPath(d, name), s.st), kind: 'file' as const, size: 0 }
+          : this.entryOf(joinPath(d, name), s.st);
+        if (s.link.broken || s.st.isFile() || s.st.isDirectory()) entries.push({ ...e, link: s.link });
+      } else if (s.st.isFile() || s.st.isDirectory()) entries.push(this.entryOf(joinPath(d, name), s.st));
     });
     const last = slice[slice.length - 1];
     const more = start >= 0 && start + size < names.length;
     return more && last !== undefined ? { entries, nextPageToken: last } : { entries };
+  }
+
+  /** A link as a listing shows it: what it resolves to inside the root, or why it does not. */
+  private async linkOf(full: string, ls: Stats): Promise<{ st: Stats; link: EntryLink }> {
+    let target: string;
+    try {
+      target = await realpath(full);
+    } catch (err) {
+      const broken = (err as { code?: string }).code === 'ELOOP' ? 'loop' : 'dangling';
+      return { st: ls, link: { broken } };
+    }
+    if (!within(this.root, target)) return { st: ls, link: { broken: 'outside' } };
+    try {
+      const st = await stat(target);
+      const rel =
+        target === this.root
+          ? '/'
+          : '/' +
+            target
+              .slice(this.root.length + 1)
+              .split(sep)
+              .join('/');
+      return { st, link: { target: rel } };
+    } catch {
+      return { st: ls, link: { broken: 'dangling' } };
+    }
   }
 
   async *listRecursive(dir: string, opts: { signal?: AbortSignal } = {}): AsyncIterable<Entry[]> {
@@ -372,7 +422,7 @@ export class LocalProvider implements Provider {
       let pageToken: string | undefined;
       do {
         const page = await this.list(d, { signal: opts.signal, pageToken });
-        for (const e of page.entries) if (e.kind === 'dir') queue.push(e.path);
+        for (const e of page.entries) if (e.kind === 'dir' && !e.link) queue.push(e.path);
         if (page.entries.length > 0) yield page.entries;
         pageToken = page.nextPageToken;
       } while (pageToken !== undefined);
@@ -401,9 +451,19 @@ export class LocalProvider implements Provider {
       return Readable.from([]);
     }
     const last = Math.min(end ?? Infinity, st.size - 1);
+    // A file written to while it was read is not what its listing described: say so (never retried).
+    const atEnd = async () => {
+      const now = await fh.stat();
+      if (now.size !== st.size || now.mtimeMs !== st.mtimeMs) {
+        throw new ProviderError('corrupted', `${p} changed while it was read`, {
+          retry: 'no_retry',
+          serviceCode: 'source_changed',
+        });
+      }
+    };
     return fileReadStream(
       fh,
-      { start, ...(end !== undefined ? { end } : {}), signal: opts.signal },
+      { start, ...(end !== undefined ? { end } : {}), signal: opts.signal, atEnd },
       fileReadRing(last - start + 1),
     );
   }
@@ -422,7 +482,7 @@ export class LocalProvider implements Provider {
     this.confine(target, p);
     await this.refuseDirTarget(target, p);
     await this.sweepStaleTemps(dirReal);
-    const tmp = join(dirReal, tempName());
+    const tmp = join(dirReal, tempName(opts.tempTag));
     activeTemps.add(tmp);
     let written = 0;
     const counter = new Transform({
@@ -477,7 +537,7 @@ export class LocalProvider implements Provider {
   async remove(path: string): Promise<void> {
     const p = cleanPath(path);
     if (this.isHiddenPath(p) || p === '/') throw new ProviderError('not_found', `not found: ${p}`);
-    const real = await this.realOf(p, false);
+    const real = await this.realOf(p, false, true);
     const st = await lstat(real).catch((err: unknown) => {
       throw fsError(err, p);
     });
@@ -491,7 +551,7 @@ export class LocalProvider implements Provider {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('permission', 'refusing to remove the root folder');
     if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
-    const real = await this.realOf(p, false);
+    const real = await this.realOf(p, false, true);
     this.confineTree(real, p);
     const st = await stat(real).catch((err: unknown) => {
       throw fsError(err, p);
@@ -545,7 +605,7 @@ export class LocalProvider implements Provider {
     });
   }
 
-  async copy(src: Entry, dst: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+  async copy(src: Entry, dst: string, opts: TempWriteOptions = {}): Promise<Entry> {
     const from = cleanPath(src.path);
     const d = cleanPath(dst);
     if (this.isHiddenPath(from)) throw new ProviderError('not_found', `not found: ${from}`);
@@ -559,7 +619,7 @@ export class LocalProvider implements Provider {
     const target = join(dirReal, checkName(baseName(d)));
     this.confine(target, d);
     await this.refuseDirTarget(target, d);
-    const tmp = join(dirReal, tempName());
+    const tmp = join(dirReal, tempName(opts.tempTag));
     try {
       await copyFile(real, tmp, constants.COPYFILE_FICLONE);
       await utimes(tmp, new Date(), st.mtime);
@@ -584,7 +644,7 @@ export class LocalProvider implements Provider {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('permission', 'refusing to trash the root folder');
     if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
-    const real = await this.realOf(p, false);
+    const real = await this.realOf(p, false, true);
     this.confineTree(real, p);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-') + '-' + randomBytes(3).toString('hex');
     const bin = join(this.root, LOCAL_TRASH_DIR, stamp, ...pathSegments(parentPath(p)));
@@ -592,6 +652,34 @@ export class LocalProvider implements Provider {
     await rename(real, join(bin, baseName(p))).catch((err: unknown) => {
       throw fsError(err, p);
     });
+  }
+
+  async removeTemps(dir: string, tag: string): Promise<number> {
+    const d = cleanPath(dir);
+    let dirReal: string;
+    let names: string[];
+    try {
+      dirReal = await this.realOf(d);
+      names = await readdir(dirReal);
+    } catch (err) {
+      const e = fsError(err, d);
+      if (e.code === 'not_found' || e.code === 'not_dir') return 0;
+      throw e;
+    }
+    let removed = 0;
+    for (const n of names) {
+      const full = join(dirReal, n);
+      if (!isTaggedTemp(n, tag) || activeTemps.has(full)) continue;
+      const st = await lstat(full).catch(() => undefined);
+      if (!st?.isFile()) continue;
+      try {
+        await unlink(full);
+        removed++;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'ENOENT') throw fsError(err, joinPath(d, n));
+      }
+    }
+    return removed;
   }
 
   /** Computes a hash of a file's content (local files carry no stored hashes). */
@@ -626,7 +714,7 @@ export class LocalProvider implements Provider {
     }
   }
 
-  async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
+  async openChunkWriter(path: string, src: SrcInfo, opts: TempWriteOptions = {}): Promise<ChunkWriter> {
     const p = cleanPath(path);
     const name = checkName(baseName(p));
     if (opts.signal?.aborted) throw canceled();
@@ -635,7 +723,7 @@ export class LocalProvider implements Provider {
     this.confine(target, p);
     await this.refuseDirTarget(target, p);
     await this.sweepStaleTemps(dirReal);
-    const tmp = join(dirReal, tempName());
+    const tmp = join(dirReal, tempName(opts.tempTag));
     const fh = await open(tmp, 'wx').catch((err: unknown) => {
       throw fsError(err, p);
     });

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,7 +194,8 @@ describe('sftp on OpenSSH sshd', () => {
     const [active] = temps('left').filter((n) => ![stale, fresh, notOurs, folder].includes(n));
     expect(active).toMatch(/^\.skyferry-tmp-[0-9a-f]{16}$/);
     age(join(server.dir, 'left', active!));
-    expect((await sftp.list('/left')).entries.map((e) => e.name)).toEqual(['kept.txt']);
+    // Only the exact names temporary files get are hidden: a user's file with the prefix is listed.
+    expect((await sftp.list('/left')).entries.map((e) => e.name)).toEqual([notOurs, 'kept.txt']);
     expect(readdirSync(join(server.dir, 'left')).sort()).toEqual([active, fresh, notOurs, folder, 'kept.txt'].sort());
     expect((await w.close()).size).toBe(6);
     // A write into a folder (left by an earlier run, not made by this process) sweeps it too.
@@ -202,6 +203,33 @@ describe('sftp on OpenSSH sshd', () => {
     leave('left2', stale, true);
     await sftp.put('/left2/new.txt', Readable.from([Buffer.from('n')]), { size: 1 });
     expect(readdirSync(join(server.dir, 'left2'))).toEqual(['new.txt']);
+  });
+
+  it('lists symbolic links as themselves (lstat), with what they resolve to inside the root', async () => {
+    const dir = join(server.dir, 'links');
+    mkdirSync(join(dir, 'folder'), { recursive: true });
+    writeFileSync(join(dir, 'folder', 'a.txt'), 'abc');
+    symlinkSync('folder', join(dir, 'folder-link'));
+    symlinkSync('folder/a.txt', join(dir, 'file-link.txt'));
+    symlinkSync('nowhere', join(dir, 'dangling'));
+    symlinkSync('../..', join(dir, 'leaves'));
+    const listed = (await sftp.list('/links')).entries.map((e) => ({
+      name: e.name,
+      kind: e.kind,
+      size: e.size,
+      link: e.link,
+    }));
+    expect(listed).toEqual([
+      { name: 'dangling', kind: 'file', size: 0, link: { broken: 'dangling' } },
+      { name: 'file-link.txt', kind: 'file', size: 3, link: { target: '/links/folder/a.txt' } },
+      { name: 'folder', kind: 'dir', size: 0, link: undefined },
+      { name: 'folder-link', kind: 'dir', size: 0, link: { target: '/links/folder' } },
+      { name: 'leaves', kind: 'file', size: 0, link: { broken: 'outside' } },
+    ]);
+    // Removing a link removes the link, not what it points to.
+    await sftp.remove('/links/file-link.txt');
+    await sftp.rmdir('/links/folder');
+    expect(readdirSync(dir).sort()).toEqual(['dangling', 'folder-link', 'leaves']);
   });
 
   it('refuses a changed host key with host_key_changed and a clear message', async () => {
@@ -255,5 +283,34 @@ describe('sftp on rclone serve sftp', () => {
     const e = await sftp.put('/rt/data.bin', Readable.from([data]), { size: data.length });
     expect(e.size).toBe(data.length);
     expect((await readAll(await sftp.openRead('/rt/data.bin'))).equals(data)).toBe(true);
+  });
+});
+
+describe('sftp on rclone serve sftp on its defaults (no VFS cache: writes only in order)', () => {
+  let server: RcloneServer;
+  let sftp: SftpProvider;
+
+  beforeAll(async () => {
+    server = await startRcloneServe('sftp', { vfsCacheMode: 'off' });
+    sftp = await openSftp(
+      { host: server.host, port: server.port, username: server.username, password: server.password },
+      memoryContext(),
+      { chunkSize: 1024 * 1024, concurrency: 4 },
+    );
+  });
+  afterAll(async () => {
+    await sftp?.close();
+    await server?.stop();
+  });
+
+  it('refuses a chunk writer (its writes land out of order) and takes the file through put, in order', async () => {
+    const data = pattern(6 * 1024 * 1024 + 3);
+    const err = await sftp.openChunkWriter('/big/data.bin', { size: data.length }).catch((e: unknown) => e);
+    expect(ProviderError.is(err, 'not_supported')).toBe(true);
+    // The probe left nothing behind.
+    expect(readdirSync(join(server.dir, 'big'))).toEqual([]);
+    const e = await sftp.put('/big/data.bin', Readable.from([data]), { size: data.length });
+    expect(e.size).toBe(data.length);
+    expect((await readAll(await sftp.openRead('/big/data.bin'))).equals(data)).toBe(true);
   });
 });

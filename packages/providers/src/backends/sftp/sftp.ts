@@ -1,14 +1,25 @@
-import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FileEntry, Stats } from 'ssh2';
 import { ProviderError, canceled } from '../../api/errors.ts';
 import { pacerFor } from '../../pacer.ts';
-import { STALE_TEMP_MS, TEMP_NAME, TEMP_PREFIX, activeTemps, markSwept, sweepDue } from '../../temp-files.ts';
+import {
+  STALE_TEMP_MS,
+  TEMP_NAME,
+  TEMP_PREFIX,
+  activeTemps,
+  hasTempSegment,
+  isTaggedTemp,
+  isTempName,
+  markSwept,
+  sweepDue,
+  tempName,
+} from '../../temp-files.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
   About,
   ChunkWriter,
   Entry,
+  EntryLink,
   Features,
   HashType,
   ListOptions,
@@ -16,6 +27,7 @@ import type {
   Provider,
   ReadOptions,
   SrcInfo,
+  TempWriteOptions,
   WriteOptions,
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
@@ -60,13 +72,16 @@ const S_IFDIR = 0o040000;
 const S_IFREG = 0o100000;
 const S_IFLNK = 0o120000;
 
-function tempName(): string {
-  return SFTP_TEMP_PREFIX + randomBytes(8).toString('hex');
+function hidden(path: string): boolean {
+  return hasTempSegment(path);
 }
 
-function hidden(path: string): boolean {
-  return pathSegments(path).some((s) => s.startsWith(SFTP_TEMP_PREFIX));
-}
+/**
+ * Per account: whether its server takes writes only in order (`rclone serve sftp` without a VFS
+ * cache waits a second for a gap to fill, then fails the write with "Illegal seek"). Found out by
+ * the first chunk writer of the process (`takesWritesOutOfOrder`).
+ */
+const sequentialOnly = new Map<string, Promise<boolean>>();
 
 /**
  * SFTP over ssh2: a small pool of SSH connections (the host key is recorded at the first connect
@@ -97,7 +112,7 @@ export class SftpProvider implements Provider {
   private readonly dirsInFlight = new Map<string, Promise<void>>();
   private readonly snapshots = new Map<string, { at: number; entries: Entry[] }>();
   /** Server-side copy: only where the server has the copy-data extension. */
-  readonly copy?: (src: Entry, dst: string, opts?: { signal?: AbortSignal }) => Promise<Entry>;
+  readonly copy?: (src: Entry, dst: string, opts?: TempWriteOptions) => Promise<Entry>;
   /** Disk usage: only where statvfs@openssh.com works. */
   readonly about?: () => Promise<About>;
 
@@ -212,15 +227,12 @@ export class SftpProvider implements Provider {
         if (this.kindOf(st) !== 'dir') throw new ProviderError('not_dir', `not a folder: ${d}`);
         const list = await sftpCall.readdir(c.sftp, this.remote(d));
         await this.removeStaleTemps(c, d, list);
-        // Links: show what they point to (and leave out dangling ones).
+        // Links are listed as themselves, with what they resolve to (see Entry.link).
         return Promise.all(
           list.map(async (f) => {
-            if (f.filename === '.' || f.filename === '..' || f.filename.startsWith(SFTP_TEMP_PREFIX)) return undefined;
-            let st2: Stats = f.attrs as Stats;
-            if ((f.attrs.mode & S_IFMT) === S_IFLNK) {
-              st2 = await sftpCall.stat(c.sftp, `${this.remote(d)}/${f.filename}`).catch(() => f.attrs as Stats);
-            }
-            return { name: f.filename, st: st2 };
+            if (f.filename === '.' || f.filename === '..' || isTempName(f.filename)) return undefined;
+            if ((f.attrs.mode & S_IFMT) !== S_IFLNK) return { name: f.filename, st: f.attrs as Stats, link: undefined };
+            return { name: f.filename, ...(await this.linkOf(c, `${this.remote(d)}/${f.filename}`, f.attrs as Stats)) };
           }),
         );
       })
@@ -230,12 +242,31 @@ export class SftpProvider implements Provider {
     const entries: Entry[] = [];
     for (const r of raw) {
       if (!r) continue;
+      if (r.link?.broken) {
+        entries.push({ ...this.entryOf(joinPath(d, r.name), r.st, 'file'), size: 0, link: r.link });
+        continue;
+      }
       const kind = this.kindOf(r.st);
       if (!kind) continue;
-      entries.push(this.entryOf(joinPath(d, r.name), r.st, kind));
+      const e = this.entryOf(joinPath(d, r.name), r.st, kind);
+      entries.push(r.link ? { ...e, link: r.link } : e);
     }
     this.knownDirs.add(d);
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** A link as a listing shows it: what the server resolves it to inside the root, or why it does not. */
+  private async linkOf(c: SftpConnection, remote: string, own: Stats): Promise<{ st: Stats; link: EntryLink }> {
+    const [st, real] = await Promise.all([
+      sftpCall.stat(c.sftp, remote).catch(() => undefined),
+      sftpCall.realpath(c.sftp, remote).catch(() => undefined),
+    ]);
+    if (!st || real === undefined) return { st: own, link: { broken: 'dangling' } };
+    const root = this.root || '/';
+    const inside = root === '/' ? real.startsWith('/') : real === root || real.startsWith(root + '/');
+    if (!inside) return { st: own, link: { broken: 'outside' } };
+    const target = root === '/' ? cleanPath(real) : cleanPath(real.slice(root.length) || '/');
+    return { st, link: { target } };
   }
 
   async list(dir: string, opts: ListOptions = {}): Promise<Page> {
@@ -355,7 +386,7 @@ export class SftpProvider implements Provider {
     const p = cleanPath(path);
     for (const seg of pathSegments(p)) {
       checkName(seg);
-      if (seg.startsWith(SFTP_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${seg}`);
+      if (isTempName(seg)) throw new ProviderError('invalid_name', `reserved name: ${seg}`);
     }
     this.knownDirs.delete(p);
     await this.ensureDir(p);
@@ -388,7 +419,7 @@ export class SftpProvider implements Provider {
     if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
     const name = baseName(p);
     checkName(name);
-    if (name.startsWith(SFTP_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
+    if (isTempName(name)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
   }
 
   async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {
@@ -405,7 +436,7 @@ export class SftpProvider implements Provider {
     // A large upload keeps a channel (and its flow-control window) to itself when the pool has one.
     const { conn, release } = await this.pool.hold(src.size >= LARGE_UPLOAD);
     const sftp = conn.sftp;
-    const tmpRemote = this.remote(joinPath(parentPath(p), tempName()));
+    const tmpRemote = this.remote(joinPath(parentPath(p), tempName(opts.tempTag)));
     const tmpKey = `${this.accountKey}|${tmpRemote}`;
     let handle: Buffer | undefined;
     let published = false;
@@ -509,14 +540,18 @@ export class SftpProvider implements Provider {
    * its own flow-control window and server process), so one large file is not held to a single
    * channel's window per round trip. The first channel creates the file; the others open it for writing.
    */
-  async openChunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
+  async openChunkWriter(path: string, src: SrcInfo, opts: TempWriteOptions = {}): Promise<ChunkWriter> {
     const p = cleanPath(path);
     this.checkWritable(p);
     await this.ensureDir(parentPath(p));
+    if (!(await this.takesWritesOutOfOrder(parentPath(p)))) {
+      // The caller streams the file through `put` instead: one write after another, in order.
+      throw new ProviderError('not_supported', 'this SFTP server takes writes only in order');
+    }
     const first = await this.pool.hold(true);
     const conn = first.conn;
     const sftp = conn.sftp;
-    const tmpRemote = this.remote(joinPath(parentPath(p), tempName()));
+    const tmpRemote = this.remote(joinPath(parentPath(p), tempName(opts.tempTag)));
     const tmpKey = `${this.accountKey}|${tmpRemote}`;
     let handle: Buffer;
     try {
@@ -633,6 +668,72 @@ export class SftpProvider implements Provider {
     };
   }
 
+  /**
+   * Whether the server takes a write beyond the end of a new file (the chunk writer's writes land
+   * in any order): asked once per account and process, with one byte written at offset 1 of a
+   * temporary file in folder `dir`, which is removed again. A server that refuses it (`rclone serve
+   * sftp` on its defaults fails it with "Illegal seek" after waiting a second for the gap to fill)
+   * gets its large files through `put`, whose writes go out in order.
+   */
+  private takesWritesOutOfOrder(dir: string): Promise<boolean> {
+    let known = sequentialOnly.get(this.accountKey);
+    if (!known) {
+      known = this.pool
+        .use(async (c) => {
+          const probe = this.remote(joinPath(dir, tempName()));
+          const key = `${this.accountKey}|${probe}`;
+          activeTemps.add(key);
+          try {
+            const h = await sftpCall.open(c.sftp, probe, 'w');
+            const wrote = await writeRequest(c.sftp, h, Buffer.from([0]), 1).then(
+              () => true,
+              () => false,
+            );
+            await sftpCall.close(c.sftp, h).catch(() => undefined);
+            return !wrote;
+          } finally {
+            await sftpCall.unlink(c.sftp, probe).catch(() => undefined);
+            activeTemps.delete(key);
+          }
+        })
+        .catch(() => false);
+      sequentialOnly.set(this.accountKey, known);
+    }
+    return known.then((sequential) => !sequential);
+  }
+
+  async removeTemps(dir: string, tag: string, opts: { signal?: AbortSignal } = {}): Promise<number> {
+    const d = cleanPath(dir);
+    if (opts.signal?.aborted) throw canceled();
+    return this.pool
+      .use(async (c) => {
+        let list: FileEntry[];
+        try {
+          list = await sftpCall.readdir(c.sftp, this.remote(d));
+        } catch (err) {
+          const e = sftpError(err, d);
+          if (e.code === 'not_found' || e.code === 'not_dir') return 0;
+          throw e;
+        }
+        let removed = 0;
+        for (const f of list) {
+          if (!isTaggedTemp(f.filename, tag) || (f.attrs.mode & S_IFMT) !== S_IFREG) continue;
+          const remote = this.remote(joinPath(d, f.filename));
+          if (activeTemps.has(`${this.accountKey}|${remote}`)) continue;
+          await sftpCall.unlink(c.sftp, remote).then(
+            () => void removed++,
+            (err: unknown) => {
+              if (sftpError(err, d).code !== 'not_found') throw err;
+            },
+          );
+        }
+        return removed;
+      })
+      .catch((err: unknown) => {
+        throw sftpError(err, d);
+      });
+  }
+
   async remove(path: string): Promise<void> {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
@@ -731,14 +832,14 @@ export class SftpProvider implements Provider {
     return this.stat(to);
   }
 
-  private async copyData(src: Entry, dst: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
+  private async copyData(src: Entry, dst: string, opts: TempWriteOptions = {}): Promise<Entry> {
     const from = cleanPath(src.path);
     const to = cleanPath(dst);
     if (src.kind === 'dir') throw new ProviderError('is_dir', `is a folder: ${from}`);
     this.checkWritable(to);
     if (from === to) return this.stat(to);
     await this.ensureDir(parentPath(to));
-    const tmpRemote = this.remote(joinPath(parentPath(to), tempName()));
+    const tmpRemote = this.remote(joinPath(parentPath(to), tempName(opts.tempTag)));
     const tmpKey = `${this.accountKey}|${tmpRemote}`;
     activeTemps.add(tmpKey);
     await this.pool

@@ -164,7 +164,8 @@ describe.each(servers)('webdav on %s', (name, start) => {
       const [active] = temps('left').filter((n) => ![stale, fresh, notOurs, folder].includes(n));
       expect(active).toMatch(/^\.skyferry-tmp-[0-9a-f]{16}$/);
       age(join(server.dir, 'left', active!));
-      expect((await dav.list('/left')).entries.map((e) => e.name)).toEqual(['kept.txt']);
+      // Only the exact names temporary files get are hidden: a user's file with the prefix is listed.
+      expect((await dav.list('/left')).entries.map((e) => e.name)).toEqual([notOurs, 'kept.txt']);
       expect(readdirSync(join(server.dir, 'left')).sort()).toEqual([active, fresh, notOurs, folder, 'kept.txt'].sort());
       expect((await w.close()).size).toBe(6);
       // A write into a folder (left by an earlier run, not made by this process) sweeps it too.

@@ -1,11 +1,21 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
 import { pacerFor } from '../../pacer.ts';
 import { relayErrors } from '../../recycle.ts';
-import { STALE_TEMP_MS, TEMP_NAME, TEMP_PREFIX, activeTemps, markSwept, sweepDue } from '../../temp-files.ts';
+import {
+  STALE_TEMP_MS,
+  TEMP_NAME,
+  TEMP_PREFIX,
+  activeTemps,
+  hasTempSegment,
+  isTaggedTemp,
+  isTempName,
+  markSwept,
+  sweepDue,
+  tempName,
+} from '../../temp-files.ts';
 import type { ProviderContext } from '../../api/registry.ts';
 import type {
   About,
@@ -18,6 +28,7 @@ import type {
   Provider,
   ReadOptions,
   SrcInfo,
+  TempWriteOptions,
   WriteOptions,
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
@@ -59,10 +70,6 @@ function encodePath(path: string): string {
   return pathSegments(path).map(encodeURIComponent).join('/');
 }
 
-function tempName(): string {
-  return WEBDAV_TEMP_PREFIX + randomBytes(8).toString('hex');
-}
-
 /**
  * WebDAV (RFC 4918) for Nextcloud, ownCloud and any generic server (Apache mod_dav, rclone serve
  * webdav, ...). Listings are PROPFIND depth 1, paged here because servers answer all at once.
@@ -101,7 +108,7 @@ export class WebdavProvider implements Provider {
    * Nextcloud chunked upload v2 on Nextcloud; ranged writes on generic servers that take them
    * (others refuse with not_supported when asked, and the bytes go through put()).
    */
-  readonly openChunkWriter?: (path: string, src: SrcInfo, opts?: { signal?: AbortSignal }) => Promise<ChunkWriter>;
+  readonly openChunkWriter?: (path: string, src: SrcInfo, opts?: TempWriteOptions) => Promise<ChunkWriter>;
 
   constructor(
     base: URL,
@@ -181,7 +188,7 @@ export class WebdavProvider implements Provider {
   }
 
   private hidden(path: string): boolean {
-    return pathSegments(path).some((s) => s.startsWith(WEBDAV_TEMP_PREFIX));
+    return hasTempSegment(path);
   }
 
   async stat(path: string, opts: { signal?: AbortSignal } = {}): Promise<Entry> {
@@ -392,7 +399,7 @@ export class WebdavProvider implements Provider {
     const p = cleanPath(path);
     for (const seg of pathSegments(p)) {
       checkName(seg);
-      if (seg.startsWith(WEBDAV_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${seg}`);
+      if (isTempName(seg)) throw new ProviderError('invalid_name', `reserved name: ${seg}`);
     }
     this.knownDirs.delete(p);
     await this.ensureDir(p);
@@ -412,7 +419,7 @@ export class WebdavProvider implements Provider {
     if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
     const name = baseName(p);
     checkName(name);
-    if (name.startsWith(WEBDAV_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
+    if (isTempName(name)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
     if (opts.signal?.aborted) {
       body.destroy();
       throw canceled();
@@ -425,7 +432,7 @@ export class WebdavProvider implements Provider {
       await this.ensureDir(parentPath(p));
       if (!direct) {
         await this.sweepBeforeWrite(parentPath(p), opts.signal);
-        tmp = joinPath(parentPath(p), tempName());
+        tmp = joinPath(parentPath(p), tempName(opts.tempTag));
         tmpKey = `${this.accountKey}|${tmp}`;
         activeTemps.add(tmpKey);
       }
@@ -487,6 +494,28 @@ export class WebdavProvider implements Provider {
         await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
       }
     }
+  }
+
+  async removeTemps(dir: string, tag: string, opts: { signal?: AbortSignal } = {}): Promise<number> {
+    const d = cleanPath(dir);
+    let resources: DavResource[];
+    try {
+      resources = parseResources(await this.propfind(d, 1, opts.signal));
+    } catch (err) {
+      if (ProviderError.is(err, 'not_found') || ProviderError.is(err, 'not_dir')) return 0;
+      throw err;
+    }
+    let removed = 0;
+    for (const r of resources) {
+      const p = this.cloudPath(r.hrefPath);
+      if (p === undefined || parentPath(p) !== d || r.isDir || !isTaggedTemp(baseName(p), tag)) continue;
+      if (activeTemps.has(`${this.accountKey}|${p}`)) continue;
+      const res = await this.http.send({ method: 'DELETE', url: this.url(p), signal: opts.signal });
+      if (!isOk(res) && res.statusCode !== 404) throw await statusError(res, `DELETE ${p}`);
+      await drain(res);
+      removed++;
+    }
+    return removed;
   }
 
   async deleteQuietly(path: string): Promise<void> {
@@ -668,12 +697,12 @@ export class WebdavProvider implements Provider {
     return st.hashes?.[type];
   }
 
-  private async chunkWriter(path: string, src: SrcInfo, opts: { signal?: AbortSignal } = {}): Promise<ChunkWriter> {
+  private async chunkWriter(path: string, src: SrcInfo, opts: TempWriteOptions = {}): Promise<ChunkWriter> {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
     const name = baseName(p);
     checkName(name);
-    if (name.startsWith(WEBDAV_TEMP_PREFIX)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
+    if (isTempName(name)) throw new ProviderError('invalid_name', `reserved name: ${name}`);
     const dir = parentPath(p);
     await this.ensureDir(dir);
     if (this.vendor === 'nextcloud') {
@@ -682,7 +711,7 @@ export class WebdavProvider implements Provider {
     }
     await this.sweepBeforeWrite(dir, opts.signal);
     // A folder at the path is found by the move (see moveIntoPlace).
-    const tmp = joinPath(dir, tempName());
+    const tmp = joinPath(dir, tempName(opts.tempTag));
     const tmpKey = `${this.accountKey}|${tmp}`;
     const probeOnTmp = src.size >= 2;
     const probe = probeOnTmp ? tmp : joinPath(dir, tempName());
