@@ -18,6 +18,7 @@ import {
   systemCloudKind,
 } from '@skyferry/contract';
 import {
+  ProviderError,
   openProvider,
   registeredKinds,
   toProviderError,
@@ -85,6 +86,11 @@ const OPTIONAL_IDENTITY_FIELDS: Partial<Record<CloudKind, readonly string[]>> = 
   sftp: ['root'],
   ftp: ['root'],
 };
+
+/** The service refused the stored credentials (revoked, lapsed, or changed on the server): the cloud needs reauthorising. */
+export function refusesCredentials(err: unknown): boolean {
+  return ProviderError.is(err, 'auth_expired') || ProviderError.is(err, 'auth_invalid');
+}
 
 function kindInfo(kind: string): CloudKindInfo | undefined {
   return (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[kind];
@@ -611,18 +617,25 @@ export class CloudsService {
 
   /**
    * Opens a cloud the caller owns, for file calls, tasks and scans: the only place credentials are
-   * decrypted. An expired cloud answers 401 "Authorization has expired, please reauthorize.".
+   * decrypted. An expired cloud answers 401 "Authorization has expired, please reauthorize.", and so
+   * does one whose service refuses its credentials while opening (a password changed on the
+   * server): that cloud is marked expired. Other failures to open pass through as ProviderErrors.
    */
   async open(identity: CloudIdentity, id: string): Promise<{ cloud: CloudRecord; provider: Provider }> {
     const row = await this.repo.find(ownerOf(identity), id);
     if (!row) throw errors.notFound();
     const cloud = this.toRecord(row);
     if (row.status !== 1) throw errors.cloudAuthExpired({ cloud_id: id });
-    const provider = await openProvider(
-      row.kind,
-      this.readCredentials(row),
-      this.providerContext(id, this.readState(row)),
-    );
+    let provider: Provider;
+    try {
+      provider = await openProvider(row.kind, this.readCredentials(row), this.providerContext(id, this.readState(row)));
+    } catch (err) {
+      if (refusesCredentials(err)) {
+        await this.markExpired(id);
+        throw errors.cloudAuthExpired({ cloud_id: id });
+      }
+      throw err;
+    }
     await this.touch(id);
     return { cloud, provider };
   }
