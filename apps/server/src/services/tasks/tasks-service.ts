@@ -47,7 +47,7 @@ import { nextRunAfter, type ScheduledTask } from '../scheduler/scheduler.ts';
 import type { UsersService } from '../users.ts';
 import { mapFileError } from '../files/errors.ts';
 import { markRefusedExpired } from './expired.ts';
-import { cloudLabel, kindInfo, toFailedFile, toServerTask } from './views.ts';
+import { cloudLabel, kindInfo, parseSource, parseTarget, toFailedFile, toServerTask } from './views.ts';
 
 /** What a task job carries through the queue. */
 export interface TaskJob {
@@ -535,6 +535,29 @@ export class TasksService {
     }
     this.o.log.info({ task: id }, 'task cancel requested');
     return this.view(await this.owned(userId, id));
+  }
+
+  /**
+   * A cloud was deleted: every task of its owner that is queued, running or stopping with it as
+   * source or target is canceled at once (state 4); a running job is aborted wherever it runs.
+   */
+  async cancelUsingCloud(userId: string, cloudId: string): Promise<string[]> {
+    const stoppable = [...ACTIVE, TaskState.waitingNoCancel];
+    const rows = await this.o.repo.inStates(userId, stoppable);
+    const using = rows.filter((r) => parseSource(r).cloud_id === cloudId || parseTarget(r).cloud_id === cloudId);
+    const canceled: string[] = [];
+    for (const row of using) {
+      const now = this.o.now();
+      const patch = { state: TaskState.canceled, finished_at: now, duration: now - (row.started_at ?? now) };
+      if (!(await this.o.repo.transition(row.id, stoppable, patch, { userId, jobId: row.job_id }))) continue;
+      // The run finds its task canceled and writes nothing more.
+      if (row.job_id) await this.o.queue.cancel(row.job_id);
+      await this.o.progress.delete(row.id);
+      canceled.push(row.id);
+    }
+    if (canceled.length > 0)
+      this.o.log.info({ cloud: cloudId, tasks: canceled }, 'tasks canceled: their cloud was deleted');
+    return canceled;
   }
 
   async remove(userId: string, id: string): Promise<void> {
