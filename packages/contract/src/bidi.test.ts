@@ -49,6 +49,10 @@ describe('bidirectional-text controls in names', () => {
       { text: 'gpj.exe' },
     ]);
     expect(nameParts('')).toEqual([{ text: '' }]);
+    // A message that holds a name made plain keeps that isolate; a control outside it is a mark.
+    const msg = `Copy ${plainName(`a${RLO}b`)} here${RLO}`;
+    expect(nameParts(msg)).toEqual([{ text: `Copy ${FSI}a[U+202E]b${PDI} here` }, { text: '[U+202E]', control: RLO }]);
+    expect(revealBidiControls(msg)).toBe(`Copy ${FSI}a[U+202E]b${PDI} here[U+202E]`);
     expect(nameParts(plainName(`x${RLO}`))).toEqual([{ text: 'x[U+202E]' }]);
   });
 

@@ -12,6 +12,9 @@ const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 const RTL_LETTERS = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
 const FSI = '\u2068';
 const PDI = '\u2069';
+/** A control, or an isolate made by `plainName` (FSI, text without controls, PDI), which is kept as it is. */
+const CONTROL_OR_CLEAN_ISOLATE =
+  /\u2068[^\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]*\u2069|[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 
 /** True when the text holds a bidirectional-text control. */
 export function hasBidiControls(text: string): boolean {
@@ -40,18 +43,29 @@ export function nameParts(name: string): NamePart[] {
   const text = unwrap(name);
   const parts: NamePart[] = [];
   let last = 0;
-  for (const match of text.matchAll(BIDI_CONTROLS)) {
-    if (match.index > last) parts.push({ text: text.slice(last, match.index) });
-    parts.push({ text: bidiMark(match[0]), control: match[0] });
+  let plain = '';
+  for (const match of text.matchAll(CONTROL_OR_CLEAN_ISOLATE)) {
+    plain += text.slice(last, match.index);
     last = match.index + match[0].length;
+    // A text that holds names already made plain (a translated message) keeps their isolates.
+    if (match[0].length > 1) {
+      plain += match[0];
+      continue;
+    }
+    if (plain) parts.push({ text: plain });
+    plain = '';
+    parts.push({ text: bidiMark(match[0]), control: match[0] });
   }
-  if (last < text.length || parts.length === 0) parts.push({ text: text.slice(last) });
+  plain += text.slice(last);
+  if (plain || parts.length === 0) parts.push({ text: plain });
   return parts;
 }
 
-/** The name with each bidi control replaced by its visible mark. */
+/** The name with each bidi control replaced by its visible mark (isolates `plainName` made stay). */
 export function revealBidiControls(name: string): string {
-  return unwrap(name).replace(BIDI_CONTROLS, bidiMark);
+  return nameParts(name)
+    .map((p) => p.text)
+    .join('');
 }
 
 /**
