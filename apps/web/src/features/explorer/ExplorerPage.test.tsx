@@ -205,7 +205,9 @@ describe('explorer', () => {
     expect(
       within(row(SPOOFED.file)).getByRole('checkbox', { name: '\u2068invoice[U+202E]gpj.exe\u2069' }),
     ).toBeInTheDocument();
-    expect(screen.getByRole('heading', { level: 2 }).querySelector('bdi')?.textContent).toBe('Bank[U+202E]txt.exe');
+    expect(
+      within(screen.getByTestId('explorer')).getByRole('heading', { level: 2 }).querySelector('bdi')?.textContent,
+    ).toBe('Bank[U+202E]txt.exe');
     expect(shownBidiMarks()).toEqual(['[U+202E]', '[U+202E]', '[U+202E]', '[U+202E]']);
 
     await userEvent.click(row(SPOOFED.file));
@@ -218,5 +220,64 @@ describe('explorer', () => {
     const crumbs = () => [...screen.getByTestId('path-bar').querySelectorAll('bdi')].map((c) => c.textContent);
     await waitFor(() => expect(crumbs()).toEqual(['Bank[U+202E]txt.exe', 'Reports[U+202E]fdp']));
     shownBidiMarks();
+  });
+
+  describe('download', () => {
+    /** The explorer (with its task panel) listing ROOT; `link` answers POST /api/cloud-manager/download-link. */
+    const renderWithPanel = (link: (call: RecordedCall) => unknown) =>
+      render(() => ({ items: ROOT, page_token: null }), { 'POST /api/cloud-manager/download-link': link });
+    const downloadA = async () => {
+      await waitFor(() => expect(names()).toHaveLength(4));
+      await userEvent.click(
+        screen.getAllByTestId('file-row').find((r) => r.getAttribute('data-name') === 'a.txt') as HTMLElement,
+      );
+      await userEvent.click(screen.getByRole('button', { name: 'Download' }));
+    };
+    /** The hidden frame the browser downloads in, once the link is there. */
+    const downloadFrame = async () => {
+      await waitFor(() => expect(document.querySelector('iframe')).not.toBeNull());
+      return document.querySelector('iframe') as HTMLIFrameElement;
+    };
+    /** The download's row in the explorer's task panel. */
+    const panelRow = () => screen.getByTestId('task-row');
+
+    it('a download the server answers with 404 shows failed with the reason, not "Downloaded"', async () => {
+      renderWithPanel(() => ({ url: '/api/cloud-manager/files?link=L1', expires_at: 0 }));
+      await downloadA();
+      const frame = await downloadFrame();
+      expect(new URL(frame.src).searchParams.get('link')).toBe('L1');
+      // The browser's navigation answered the error envelope (the file is gone).
+      const doc = frame.contentDocument as Document;
+      const root = doc.documentElement ?? doc.appendChild(doc.createElement('html'));
+      root.appendChild(doc.createElement('body')).textContent = JSON.stringify({
+        code: 404,
+        msg: 'The path does not exist.',
+        data: null,
+      });
+      frame.dispatchEvent(new Event('load'));
+      await waitFor(() => expect(within(panelRow()).getByTestId('task-failed')).toHaveTextContent('Failed'));
+      expect(within(panelRow()).getByTestId('task-error')).toHaveTextContent('The path does not exist.');
+      expect(within(panelRow()).queryByText('Downloaded')).toBeNull();
+      expect(await screen.findByText('Download failed: a.txt')).toBeInTheDocument();
+    });
+
+    it('a download whose link cannot be made (the file is gone) fails with the reason', async () => {
+      renderWithPanel(() => new Fail(Code.NOT_FOUND, 'The path does not exist.', 404));
+      await downloadA();
+      await waitFor(() =>
+        expect(within(panelRow()).getByTestId('task-error')).toHaveTextContent('The path does not exist.'),
+      );
+      expect(document.querySelector('iframe')).toBeNull();
+    });
+
+    it('a download the server begins sending shows "Downloaded"', async () => {
+      renderWithPanel(() => ({ url: '/api/cloud-manager/files?link=L2', expires_at: 0 }));
+      await downloadA();
+      const frame = await downloadFrame();
+      expect(within(panelRow()).queryByText('Downloaded')).toBeNull();
+      document.cookie = `sf-dl-${new URL(frame.src).searchParams.get('notify')}=1; Path=/`;
+      await waitFor(() => expect(within(panelRow()).getByText('Downloaded')).toBeInTheDocument());
+      expect(within(panelRow()).queryByTestId('task-error')).toBeNull();
+    });
   });
 });

@@ -1,16 +1,4 @@
-import {
-  ActionIcon,
-  Badge,
-  Box,
-  Button,
-  Group,
-  Paper,
-  Progress,
-  ScrollArea,
-  Stack,
-  Text,
-  Tooltip,
-} from '@mantine/core';
+import { ActionIcon, Badge, Box, Button, Group, Paper, Progress, ScrollArea, Stack, Text } from '@mantine/core';
 import {
   IconChevronDown,
   IconChevronUp,
@@ -148,13 +136,16 @@ function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => 
               </Badge>
             )}
             {view.kind === 'failed' && (
-              <Tooltip label={task.error || t('failed')} disabled={!task.error} withArrow>
-                <Badge size="xs" color="red.9" variant="outline">
-                  {t('failed')}
-                </Badge>
-              </Tooltip>
+              <Badge size="xs" color="red.9" variant="outline" data-testid="task-failed">
+                {t('failed')}
+              </Badge>
             )}
           </Group>
+          {view.kind === 'failed' && task.error && (
+            <Text size="xs" c="red.9" lineClamp={2} title={task.error} data-testid="task-error">
+              {task.error}
+            </Text>
+          )}
         </Box>
         {view.kind === 'failed' && view.retry && (
           <ActionIcon variant="subtle" size="sm" aria-label={t('retry')} onClick={() => retryTask(task.id)}>
