@@ -142,8 +142,9 @@ describe('clouds whose credentials changed on the server', () => {
 
   it('answer 401 with the cloud marked expired after a restart, for file calls and new tasks, and reauthorise', async () => {
     // Before the change: two users each connect every server and use it (the provider is pooled).
-    const browsing = await signUp(appBefore);
+    // The first account (the operator) may connect a local folder: it plans tasks into one.
     const tasking = await signUp(appBefore);
+    const browsing = await signUp(appBefore);
     const ids = new Map<Protocol, { browse: string; task: string; local: string }>();
     const localCloud = async (headers: Record<string, string>) => {
       const path = `${before.localRoot}/l-${Math.random().toString(36).slice(2)}`;
