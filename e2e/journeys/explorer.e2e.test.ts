@@ -215,6 +215,8 @@ it('downloads a file, and a folder as a zip', async () => {
   mkdirSync(dir, { recursive: true });
   await file.saveAs(join(dir, 'packing.txt'));
   expect(readFileSync(join(dir, 'packing.txt'), 'utf8')).toBe('packing list');
+  // The task panel says so once the server began sending it.
+  await page.getByTestId('task-row').filter({ hasText: 'packing.txt' }).getByText('Downloaded').waitFor();
   await row('photos').click();
   const [zip] = await Promise.all([
     page.waitForEvent('download'),
@@ -224,6 +226,36 @@ it('downloads a file, and a folder as a zip', async () => {
   await zip.saveAs(join(dir, 'photos.zip'));
   expect(readFileSync(join(dir, 'photos.zip')).subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
   expect(execFileSync('unzip', ['-p', join(dir, 'photos.zip'), 'beach.jpg']).toString()).toBe('not really a jpeg');
+  await page.getByTestId('task-row').filter({ hasText: 'photos.zip' }).getByText('Downloaded').waitFor();
+});
+
+it('a download the browser gets a 404 for shows failed with the reason, not "Downloaded"', async () => {
+  await page.getByRole('button', { name: 'Clear all' }).click();
+  // The file goes between the link and the browser's request: the server answers the 404 envelope.
+  await page.route('**/api/cloud-manager/files?link=*', (route) =>
+    route.fulfill({
+      status: 404,
+      contentType: 'application/json; charset=utf-8',
+      body: JSON.stringify({ code: 404, msg: 'The path does not exist.', data: null }),
+    }),
+  );
+  let downloads = 0;
+  const count = () => (downloads += 1);
+  page.on('download', count);
+  try {
+    await row('packing.txt').click();
+    await page.getByRole('button', { name: 'Download', exact: true }).click();
+    const task = page.getByTestId('task-row').filter({ hasText: 'packing.txt' });
+    await task.getByTestId('task-failed').waitFor();
+    expect(await task.getByTestId('task-error').textContent()).toBe('The path does not exist.');
+    expect(await task.getByText('Downloaded').count()).toBe(0);
+    await page.getByText('Download failed: packing.txt').waitFor();
+    await screenshot(page, 'explorer-download-failed');
+    expect(downloads).toBe(0);
+  } finally {
+    page.off('download', count);
+    await page.unroute('**/api/cloud-manager/files?link=*');
+  }
 });
 
 it('deletes after confirmation', async () => {

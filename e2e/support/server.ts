@@ -13,9 +13,12 @@ export interface RunningSkyferry {
 
 const MAIN = resolve(import.meta.dirname, '../../apps/server/src/main.ts');
 
-/** Starts the real Skyferry server (embedded defaults) on a free port with its own data folder. */
-export async function startSkyferry(env: Record<string, string> = {}): Promise<RunningSkyferry> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'skyferry-e2e-'));
+/**
+ * Starts the real Skyferry server (embedded defaults) on a free port (or env.PORT) with its own data
+ * folder, or `dataDir` to start it again over the data of an earlier one (kept when it stops).
+ */
+export async function startSkyferry(env: Record<string, string> = {}, dataDirOf?: string): Promise<RunningSkyferry> {
+  const dataDir = dataDirOf ?? mkdtempSync(join(tmpdir(), 'skyferry-e2e-'));
   let logs = '';
   const child = fork(MAIN, [], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SKYFERRY_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
@@ -47,7 +50,7 @@ export async function startSkyferry(env: Record<string, string> = {}): Promise<R
         child.kill('SIGTERM');
         await exited;
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!dataDirOf) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type SignedUpUser, type TestApp, type TestVisitor } from './support/app.ts';
+import { documentedOperations } from './support/openapi.ts';
 
 interface BadCase {
   name: string;
@@ -400,22 +401,23 @@ describe('bad input gets the envelope with a clear message and a 4xx status, nev
   });
 });
 
-interface OpenApiOperation {
-  requestBody?: { content?: Record<string, unknown> };
-  parameters?: Array<{ in: string; name: string }>;
-}
-
 /**
  * The same promise for every call the server documents, including those added after the account
  * calls (tasks, clean-up, files, uploads, OAuth): the walk reads the OpenAPI document, so a new call
  * is covered as soon as it exists. Each JSON body gets malformed JSON, the wrong JSON types and a body
- * over the largest limit; each query parameter gets an over-long value and a repeated one.
+ * over the largest limit; each query parameter gets an over-long value and a repeated one. The calls
+ * are sent by the user who owns the cloud whose id fills the paths, by an anonymous visitor, and by
+ * a second user (both on the first user's ids).
  */
-describe('every documented call: bad bodies and queries get a 4xx envelope, never a 500', () => {
+const SENDERS = ['its owner', 'a visitor', 'a second user'];
+
+describe.each(SENDERS)('every documented call, sent by %s: a 4xx envelope, never a 500', (as) => {
   let t: TestApp;
   let user: SignedUpUser;
   let cloudId = '';
-  let operations: Array<{ method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; op: OpenApiOperation }> = [];
+  let operations: Awaited<ReturnType<typeof documentedOperations>> = [];
+  /** The sender's credentials (an object the sweeps copy). */
+  const sender = { headers: {} as Record<string, string> };
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -427,20 +429,15 @@ describe('every documented call: bad bodies and queries get a 4xx envelope, neve
       payload: { cloud_name: 'local', credentials: { path: t.makeLocalFolder() } },
     });
     cloudId = (JSON.parse(res.body) as { data: { id: string } }).data.id;
-    const doc = JSON.parse((await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).body) as {
-      paths: Record<string, Record<string, OpenApiOperation>>;
-    };
-    operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.entries(item)
-        .filter(([method]) => ['get', 'post', 'put', 'delete'].includes(method))
-        .map(([method, op]) => ({ method: method.toUpperCase() as 'GET' | 'POST' | 'PUT' | 'DELETE', path, op })),
-    );
+    if (as === 'its owner') sender.headers = user.headers;
+    else sender.headers = as === 'a visitor' ? (await t.visitor()).headers : (await t.signUp()).headers;
+    operations = await documentedOperations(t.app);
   });
   afterAll(async () => {
     await t?.close();
   });
 
-  /** The path with the user's own cloud id in every parameter (so only the bad part can fail). */
+  /** The path with the first user's cloud id in every parameter (so only the bad part can fail for its owner). */
   const urlOf = (path: string) => path.replace(/\{[^}]+\}/g, cloudId);
 
   /** Empty when the answer is a 4xx envelope (with `status` if given); otherwise what is wrong. */
@@ -495,7 +492,7 @@ describe('every documented call: bad bodies and queries get a 4xx envelope, neve
         const res = await t.app.inject({
           method,
           url: urlOf(path),
-          headers: { ...user.headers, 'content-type': 'application/json' },
+          headers: { ...sender.headers, 'content-type': 'application/json' },
           payload: bad.payload,
         });
         if (bad.optionalOk && OPTIONAL_BODY.has(`${method} ${path}`) && res.statusCode === 200) continue;
@@ -517,7 +514,7 @@ describe('every documented call: bad bodies and queries get a 4xx envelope, neve
           `${name}=%00%ff`,
           `${name}[a]=1`,
         ]) {
-          const res = await t.app.inject({ method, url: `${urlOf(path)}?${value}`, headers: user.headers });
+          const res = await t.app.inject({ method, url: `${urlOf(path)}?${value}`, headers: sender.headers });
           if (res.statusCode >= 500) failures.push(`${method} ${path}?${value.slice(0, 40)}: HTTP ${res.statusCode}`);
           else if (res.statusCode >= 400 && problem(res)) failures.push(`${method} ${path}: ${problem(res)}`);
         }
@@ -534,7 +531,7 @@ describe('every documented call: bad bodies and queries get a 4xx envelope, neve
         const res = await t.app.inject({
           method,
           url: path.replace(/\{[^}]+\}/g, id),
-          headers: { ...user.headers, 'content-type': 'application/json' },
+          headers: { ...sender.headers, 'content-type': 'application/json' },
           ...(method === 'GET' ? {} : { payload: '{}' }),
         });
         const wrong = problem(res);

@@ -1,4 +1,3 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,7 @@ import type {
   PollProgressData,
 } from '@skyferry/contract';
 import { createDatabase } from '@skyferry/testing';
+import { Proc, fetchEnvelope } from './support/process.ts';
 
 const SERVER = join(import.meta.dirname, '../src/main.ts');
 const WORKER = join(import.meta.dirname, '../src/worker.ts');
@@ -27,57 +27,6 @@ interface RunLog {
   start: number;
   end?: number;
   state?: number;
-}
-
-/** A Skyferry process (API or worker) with its JSON log lines kept. */
-class Proc {
-  readonly child: ChildProcess;
-  readonly lines: Array<Record<string, unknown>> = [];
-  private text = '';
-  readonly ready: Promise<Record<string, unknown>>;
-
-  constructor(script: string, env: Record<string, string>) {
-    this.child = fork(script, [], {
-      env: { ...process.env, ...env },
-      execArgv: [],
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
-    const keep = (chunk: Buffer) => {
-      this.text += chunk.toString();
-      let nl = this.text.indexOf('\n');
-      while (nl >= 0) {
-        const line = this.text.slice(0, nl);
-        this.text = this.text.slice(nl + 1);
-        if (line.startsWith('{')) {
-          try {
-            this.lines.push(JSON.parse(line) as Record<string, unknown>);
-          } catch {
-            // not a log line
-          }
-        }
-        nl = this.text.indexOf('\n');
-      }
-    };
-    this.child.stdout?.on('data', keep);
-    this.child.stderr?.on('data', keep);
-    this.ready = new Promise((resolve, reject) => {
-      this.child.once('message', (m) => resolve(m as Record<string, unknown>));
-      this.child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${this.text.slice(-2000)}`)));
-    });
-  }
-
-  get pid(): number {
-    return this.child.pid ?? 0;
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
 }
 
 /** Runs of tasks as the worker logs tell them. */
@@ -161,17 +110,8 @@ for (const cfg of CONFIGS) {
       rmSync(root, { recursive: true, force: true });
     });
 
-    async function call<T>(method: string, path: string, body?: unknown, token?: string): Promise<Envelope<T>> {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: {
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return (await res.json()) as Envelope<T>;
-    }
+    const call = <T>(method: string, path: string, body?: unknown, token?: string): Promise<Envelope<T>> =>
+      fetchEnvelope<T>(url, method, path, body, token);
 
     it(`runs ${TASKS} tasks on two worker processes, one killed with SIGKILL mid-run: all complete, none twice at once`, async () => {
       const signup = await call<AuthorizationData>('POST', '/api/account/signup', {

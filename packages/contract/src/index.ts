@@ -8,6 +8,7 @@ export * from './categories.ts';
 export * from './time.ts';
 export * from './schedule.ts';
 export * from './names.ts';
+export * from './bidi.ts';
 export * from './format.ts';
 export * from './plans.ts';
 export * from './languages.ts';

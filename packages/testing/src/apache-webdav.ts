@@ -15,6 +15,11 @@ export interface WebdavServer {
   stop(): Promise<void>;
 }
 
+/** Apache's share, whose password a test can change (Apache reads the password file on every request). */
+export interface ApacheWebdavServer extends WebdavServer {
+  changePassword(password: string): void;
+}
+
 const MODULES = '/usr/lib/apache2/modules';
 
 /** Owner for the served folder: as root, Apache's children run as www-data; otherwise as us. */
@@ -47,7 +52,7 @@ async function httpOk(url: string, auth: string): Promise<boolean> {
  * Starts Apache httpd with mod_dav and mod_dav_fs (Debian's `apache2`) on 127.0.0.1, serving a
  * temporary folder with basic authentication, from a generated minimal configuration.
  */
-export async function startApacheWebdav(): Promise<WebdavServer> {
+export async function startApacheWebdav(): Promise<ApacheWebdavServer> {
   const apache = await requireProgram('apache2', 'apache2');
   const root = mkdtempSync(join(tmpdir(), 'skyferry-apache-'));
   const dir = join(root, 'data');
@@ -55,8 +60,11 @@ export async function startApacheWebdav(): Promise<WebdavServer> {
   const port = await freePort();
   const username = 'skyferry';
   const password = `pw-${Math.random().toString(36).slice(2)}`;
-  const sha = createHash('sha1').update(password).digest('base64');
-  writeFileSync(join(root, 'htpasswd'), `${username}:{SHA}${sha}\n`);
+  const writePassword = (pw: string) => {
+    const sha = createHash('sha1').update(pw).digest('base64');
+    writeFileSync(join(root, 'htpasswd'), `${username}:{SHA}${sha}\n`);
+  };
+  writePassword(password);
   const owner = serveAs();
   const mod = (name: string, file: string) => `LoadModule ${name} ${MODULES}/${file}`;
   const conf = [
@@ -115,6 +123,10 @@ export async function startApacheWebdav(): Promise<WebdavServer> {
     username,
     password,
     dir,
+    changePassword(pw) {
+      writePassword(pw);
+      if (owner) chownSync(join(root, 'htpasswd'), owner.uid, owner.gid);
+    },
     async stop() {
       // SIGTERM to the parent stops its children too (graceful-stop would wait for keep-alives).
       await daemon.stop();

@@ -9,7 +9,11 @@ import { selfSignedCert } from './vsftpd.ts';
  * Starts the npm `ftp-srv` server in this process on 127.0.0.1 over a temporary folder, with one
  * user and password; with `tls`, explicit FTPS (AUTH TLS) with a self-signed certificate.
  */
-export async function startFtpSrv(opts: { tls?: boolean } = {}): Promise<FtpServer> {
+export async function startFtpSrv(
+  opts: { tls?: boolean } = {},
+): Promise<
+  FtpServer & { /** Changes the user's password for logins from now on. */ changePassword(password: string): void }
+> {
   const { FtpSrv } = await import('ftp-srv');
   const root = mkdtempSync(join(tmpdir(), 'skyferry-ftpsrv-'));
   const dir = join(root, 'data');
@@ -18,6 +22,7 @@ export async function startFtpSrv(opts: { tls?: boolean } = {}): Promise<FtpServ
   const pasvMin = await freePort();
   const username = 'skyferry';
   const password = `pw-${Math.random().toString(36).slice(2)}`;
+  let current = password;
   const cert = opts.tls ? await selfSignedCert(root) : undefined;
   const server = new FtpSrv({
     url: `ftp://127.0.0.1:${port}`,
@@ -31,7 +36,7 @@ export async function startFtpSrv(opts: { tls?: boolean } = {}): Promise<FtpServ
     log: quietLogger(),
   });
   server.on('login', ({ username: u, password: p }, resolve, reject) => {
-    if (u === username && p === password) resolve({ root: dir, cwd: '/' });
+    if (u === username && p === current) resolve({ root: dir, cwd: '/' });
     else reject(new Error('bad login'));
   });
   await server.listen();
@@ -43,6 +48,9 @@ export async function startFtpSrv(opts: { tls?: boolean } = {}): Promise<FtpServ
     dir,
     root: '/',
     ...(cert ? { certPem: cert.pem, certFingerprint256: cert.fingerprint256 } : {}),
+    changePassword(pw) {
+      current = pw;
+    },
     async stop() {
       await server.close();
       rmSync(root, { recursive: true, force: true });

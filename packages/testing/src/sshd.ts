@@ -16,6 +16,10 @@ export interface SshServer {
   readonly passphrase: string;
   /** The folder SFTP sessions start in (a temporary folder). */
   readonly dir: string;
+  /** Takes back every client key (sshd reads the authorized keys on every login). */
+  revokeClientKeys(): void;
+  /** Authorizes the client keys again. */
+  restoreClientKeys(): void;
   /** Replaces the server's host key and restarts it on the same port (host-key-change tests). */
   rotateHostKey(): Promise<void>;
   stop(): Promise<void>;
@@ -49,11 +53,8 @@ export async function startSshd(): Promise<SshServer> {
   const passphrase = 'correct horse battery';
   await run(keygen, ['-q', '-t', 'ed25519', '-N', '', '-f', join(root, 'client_key')]);
   await run(keygen, ['-q', '-t', 'rsa', '-b', '2048', '-N', passphrase, '-f', join(root, 'client_key2')]);
-  writeFileSync(
-    join(root, 'authorized_keys'),
-    readFileSync(join(root, 'client_key.pub'), 'utf8') + readFileSync(join(root, 'client_key2.pub'), 'utf8'),
-    { mode: 0o600 },
-  );
+  const authorize = (keys: string) => writeFileSync(join(root, 'authorized_keys'), keys, { mode: 0o600 });
+  authorize(readFileSync(join(root, 'client_key.pub'), 'utf8') + readFileSync(join(root, 'client_key2.pub'), 'utf8'));
   const port = await freePort();
   let generation = 0;
   const writeConfig = async (): Promise<string> => {
@@ -103,6 +104,14 @@ export async function startSshd(): Promise<SshServer> {
     encryptedKey: readFileSync(join(root, 'client_key2'), 'utf8'),
     passphrase,
     dir,
+    revokeClientKeys() {
+      authorize('');
+    },
+    restoreClientKeys() {
+      authorize(
+        readFileSync(join(root, 'client_key.pub'), 'utf8') + readFileSync(join(root, 'client_key2.pub'), 'utf8'),
+      );
+    },
     async rotateHostKey() {
       await daemon.stop();
       daemon = await launch();

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { Code, fail, message, type Language } from '@skyferry/contract';
+import { ProviderError } from '@skyferry/providers';
+import { mapFileError } from '../services/files/errors.ts';
 import { ApiError } from './errors.ts';
 import { requestLanguage } from './language.ts';
 import { applySecurityHeaders } from './security.ts';
@@ -36,6 +38,12 @@ export function installEnvelopeHandlers(app: FastifyInstance): void {
     const lang: Language = requestLanguage(request);
     if (error instanceof ApiError) {
       return send(reply, error.status, error.code, message(lang, error.key, error.params), error.data);
+    }
+    if (ProviderError.is(error)) {
+      // A cloud's failure no service mapped where it happened still gets the catalogue's answer.
+      const mapped = mapFileError(error).error;
+      request.log.warn({ err: error }, 'cloud failure mapped by the error handler');
+      return send(reply, mapped.status, mapped.code, message(lang, mapped.key, mapped.params), mapped.data);
     }
     if (error.validation) {
       return send(

@@ -71,6 +71,16 @@ export class TasksRepository {
     return { rows: [], total: Number(count.n) };
   }
 
+  /** All of the user's tasks in the given states (for the few in a running state, not for listing). */
+  async inStates(userId: string, states: readonly number[]): Promise<TaskRow[]> {
+    return this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('state', 'in', [...states])
+      .execute();
+  }
+
   async delete(userId: string, id: string): Promise<boolean> {
     const res = await this.db.deleteFrom('tasks').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) return false;

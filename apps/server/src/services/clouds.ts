@@ -20,6 +20,7 @@ import {
   systemCloudKind,
 } from '@skyferry/contract';
 import {
+  ProviderError,
   openProvider,
   registeredKinds,
   toProviderError,
@@ -89,6 +90,11 @@ const OPTIONAL_IDENTITY_FIELDS: Partial<Record<CloudKind, readonly string[]>> = 
   sftp: ['root'],
   ftp: ['root'],
 };
+
+/** The service refused the stored credentials (revoked, lapsed, or changed on the server): the cloud needs reauthorising. */
+export function refusesCredentials(err: unknown): boolean {
+  return ProviderError.is(err, 'auth_expired') || ProviderError.is(err, 'auth_invalid');
+}
 
 function kindInfo(kind: string): CloudKindInfo | undefined {
   return (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[kind];
@@ -655,8 +661,10 @@ export class CloudsService {
 
   /**
    * Opens a cloud the caller owns, for file calls, tasks and scans: the only place credentials are
-   * decrypted. An expired cloud answers 401 "Authorization has expired, please reauthorize."; a
-   * local folder whose owner may no longer use local folders answers 403004.
+   * decrypted. An expired cloud answers 401 "Authorization has expired, please reauthorize.", and so
+   * does one whose service refuses its credentials while opening (a password changed on the
+   * server): that cloud is marked expired. A local folder whose owner may no longer use local
+   * folders answers 403004. Other failures to open pass through as ProviderErrors.
    */
   async open(identity: CloudIdentity, id: string): Promise<{ cloud: CloudRecord; provider: Provider }> {
     const owner = ownerOf(identity);
@@ -676,6 +684,10 @@ export class CloudsService {
       // A folder outside what the owner may use now (their grant changed, or the roots did).
       if (machine?.allowed && toProviderError(err).code === 'permission') {
         throw new ApiError(Code.LOCAL_FOLDER_FORBIDDEN, 'local_path_not_allowed', { roots: machine.roots.join(', ') });
+      }
+      if (refusesCredentials(err)) {
+        await this.markExpired(id);
+        throw errors.cloudAuthExpired({ cloud_id: id });
       }
       throw err;
     }

@@ -1,6 +1,6 @@
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { LANGUAGES, LANGUAGE_STORAGE_KEY, isRtl, pickLanguage, type Language } from '@skyferry/contract';
+import { LANGUAGES, LANGUAGE_STORAGE_KEY, isRtl, pickLanguage, plainName, type Language } from '@skyferry/contract';
 
 /**
  * Translations live in locales/<lang>/<namespace>.json, one namespace per feature, so features
@@ -47,7 +47,9 @@ export async function initI18n(lang: Language = initialLanguage()): Promise<type
       supportedLngs: [...LANGUAGES],
       ns: NAMESPACES,
       defaultNS: 'common',
-      interpolation: { escapeValue: false },
+      // React escapes markup; every value is passed through the names rule (bidi controls shown as
+      // marks, right-to-left names isolated), as values are often names users chose.
+      interpolation: { escapeValue: true, escape: plainName },
       returnNull: false,
     });
   } else {

@@ -152,3 +152,35 @@ export function cloud(id: string, overrides: Partial<Cloud> = {}): Cloud {
     ...overrides,
   };
 }
+
+/** Names with a bidi control (U+202E): "invoice\u202Egpj.exe" looks like "invoiceexe.jpg" when shown as is. */
+export const SPOOFED = {
+  file: 'invoice\u202Egpj.exe',
+  cloud: 'Bank\u202Etxt.exe',
+  task: 'Backup\u2067 nightly',
+} as const;
+
+/**
+ * What a user sees holds no bidi control that can reverse or reorder text: every control in the
+ * page's text and in its tooltips and labels is shown as a mark, and the only ones left are the
+ * isolates around names (FSI ... PDI, holding no control). Answers the marks shown.
+ */
+export function shownBidiMarks(root: Element = document.body): string[] {
+  const controls = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+  // Isolates may nest (a translated label holding a name, inside another label): open them inside out.
+  const openIsolates = (text: string): string => {
+    const opened = text.replace(/\u2068([^\u2068\u2069]*)\u2069/gu, '$1');
+    return opened === text ? text : openIsolates(opened);
+  };
+  const texts = [root.textContent ?? ''];
+  for (const el of root.querySelectorAll('*')) {
+    for (const attr of ['title', 'aria-label', 'alt', 'label']) {
+      const value = el.getAttribute(attr);
+      if (value) texts.push(value);
+    }
+  }
+  for (const text of texts) {
+    if (controls.test(openIsolates(text))) throw new Error(`a bidi control is shown as is: ${JSON.stringify(text)}`);
+  }
+  return [...root.querySelectorAll('[data-testid="bidi-mark"]')].map((m) => m.textContent ?? '');
+}

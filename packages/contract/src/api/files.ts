@@ -152,6 +152,15 @@ export const downloadFileQuerySchema = z.object({
   link: z.string().max(12_000).optional(),
   /** `inline` shows the file in the browser (images, PDFs) instead of saving it. */
   disposition: z.enum(['attachment', 'inline']).optional(),
+  /**
+   * A nonce the web app picks: once the download starts, the answer sets the cookie
+   * `sf-dl-<notify>=1`, so the page learns that the browser's download began (an error answers the
+   * envelope instead).
+   */
+  notify: z
+    .string()
+    .regex(/^[a-z0-9]{8,64}$/)
+    .optional(),
 });
 export type DownloadFileQuery = z.infer<typeof downloadFileQuerySchema>;
 

@@ -61,6 +61,7 @@ export const ar: Messages = {
   insufficient_target_storage: 'مساحة التخزين غير كافية في السحابة الهدف',
   select_files_first: 'يرجى تحديد الملفات أولًا',
   same_path: 'لا يمكن أن يكون المسار الهدف هو نفسه المسار المصدر.',
+  target_not_folder: 'مسار الهدف ملف وليس مجلدًا.',
   confirm_same_cloud: 'المصدر والهدف هما محرك التخزين السحابي نفسه. هل تريد المتابعة؟',
   confirm_deletions: 'ستحذف هذه المزامنة {count} من أصل {total} ملف في الهدف. أكّد للمتابعة.',
   photos_only_media: 'يمكن ترحيل الصور ومقاطع الفيديو فقط إلى سحابة الصور.',

@@ -62,6 +62,7 @@ export const br: Messages = {
   insufficient_target_storage: 'Armazenamento insuficiente na nuvem de destino',
   select_files_first: 'Selecione os arquivos primeiro',
   same_path: 'O caminho de destino não pode ser igual ao caminho de origem.',
+  target_not_folder: 'O caminho de destino é um arquivo, não uma pasta.',
   confirm_same_cloud: 'A origem e o destino são o mesmo drive na nuvem. Continuar?',
   confirm_deletions: 'Esta sincronização excluiria {count} de {total} arquivos no destino. Confirme para continuar.',
   photos_only_media: 'Somente imagens e vídeos podem ser migrados para uma nuvem de fotos.',

@@ -65,6 +65,7 @@ export const de: Messages = {
   insufficient_target_storage: 'Nicht genügend Speicherplatz im Ziel-Cloud-Laufwerk',
   select_files_first: 'Bitte wählen Sie zuerst Dateien aus',
   same_path: 'Der Zielpfad darf nicht mit dem Quellpfad übereinstimmen.',
+  target_not_folder: 'Der Zielpfad ist eine Datei, kein Ordner.',
   confirm_same_cloud: 'Quelle und Ziel sind dasselbe Cloud-Laufwerk. Fortfahren?',
   confirm_deletions:
     'Diese Synchronisierung würde {count} von {total} Dateien im Ziel löschen. Bestätigen Sie, um fortzufahren.',

@@ -64,6 +64,7 @@ export const en = {
   insufficient_target_storage: 'Insufficient target cloud storage',
   select_files_first: 'Please select files first',
   same_path: 'The target path cannot be the same as the source path.',
+  target_not_folder: 'The target path is a file, not a folder.',
   confirm_same_cloud: 'The source and the target are the same cloud drive. Continue?',
   confirm_deletions: 'This sync would delete {count} of {total} files on the target. Confirm to continue.',
   photos_only_media: 'Only pictures and videos can be migrated to a photos cloud.',

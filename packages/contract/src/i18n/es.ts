@@ -64,6 +64,7 @@ export const es: Messages = {
   insufficient_target_storage: 'Almacenamiento insuficiente en la nube de destino',
   select_files_first: 'Seleccione primero los archivos',
   same_path: 'La ruta de destino no puede ser igual a la ruta de origen.',
+  target_not_folder: 'La ruta de destino es un archivo, no una carpeta.',
   confirm_same_cloud: 'El origen y el destino son la misma unidad en la nube. ¿Continuar?',
   confirm_deletions:
     'Esta sincronización eliminaría {count} de {total} archivos en el destino. Confirme para continuar.',

@@ -64,6 +64,7 @@ export const fr: Messages = {
   insufficient_target_storage: 'Stockage insuffisant sur le cloud cible',
   select_files_first: "Veuillez d'abord sélectionner des fichiers",
   same_path: 'Le chemin cible ne peut pas être identique au chemin source.',
+  target_not_folder: 'Le chemin cible est un fichier, pas un dossier.',
   confirm_same_cloud: 'La source et la cible sont le même lecteur cloud. Continuer ?',
   confirm_deletions:
     'Cette synchronisation supprimerait {count} fichiers sur {total} dans la cible. Confirmez pour continuer.',

@@ -1,3 +1,4 @@
+import { plainName } from '../bidi.ts';
 import type { Language } from '../languages.ts';
 import { ar } from './ar.ts';
 import { br } from './br.ts';
@@ -17,5 +18,8 @@ export const MESSAGES: Record<Language, Messages> = { en, ar, br, de, es, fr, it
 /** A server message in the user's language, with `{name}` placeholders filled. */
 export function message(lang: Language, key: MessageKey, params: Record<string, string | number> = {}): string {
   const template = MESSAGES[lang]?.[key] ?? en[key];
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+  // Values may be names users chose: shown with their bidi controls as marks, isolated.
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in params ? plainName(String(params[name])) : whole,
+  );
 }

@@ -63,6 +63,7 @@ export const it: Messages = {
   insufficient_target_storage: 'Spazio di archiviazione insufficiente nel cloud di destinazione',
   select_files_first: 'Seleziona prima i file',
   same_path: 'Il percorso di destinazione non può coincidere con quello di origine.',
+  target_not_folder: 'Il percorso di destinazione è un file, non una cartella.',
   confirm_same_cloud: "L'origine e la destinazione sono la stessa unità cloud. Continuare?",
   confirm_deletions:
     'Questa sincronizzazione eliminerebbe {count} file su {total} nella destinazione. Conferma per continuare.',

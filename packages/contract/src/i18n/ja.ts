@@ -63,6 +63,7 @@ export const ja: Messages = {
   insufficient_target_storage: '転送先クラウドのストレージが不足しています',
   select_files_first: '先にファイルを選択してください',
   same_path: '転送先のパスを転送元のパスと同じにすることはできません。',
+  target_not_folder: '転送先のパスはフォルダーではなくファイルです。',
   confirm_same_cloud: '転送元と転送先が同じクラウドドライブです。続行しますか？',
   confirm_deletions:
     'この同期により、転送先の {total} 個のファイルのうち {count} 個が削除されます。続行するには確認してください。',

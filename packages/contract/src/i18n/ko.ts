@@ -61,6 +61,7 @@ export const ko: Messages = {
   insufficient_target_storage: '대상 클라우드의 저장 공간이 부족합니다',
   select_files_first: '먼저 파일을 선택해 주세요',
   same_path: '대상 경로는 원본 경로와 같을 수 없습니다.',
+  target_not_folder: '대상 경로가 폴더가 아니라 파일입니다.',
   confirm_same_cloud: '원본과 대상이 같은 클라우드 드라이브입니다. 계속하시겠습니까?',
   confirm_deletions: '이 동기화는 대상의 파일 {total}개 중 {count}개를 삭제합니다. 계속하려면 확인하세요.',
   photos_only_media: '사진 클라우드로는 이미지와 동영상만 마이그레이션할 수 있습니다.',

@@ -64,6 +64,7 @@ export const nl: Messages = {
   insufficient_target_storage: 'Onvoldoende opslag in de doelcloud',
   select_files_first: 'Selecteer eerst bestanden',
   same_path: 'Het doelpad mag niet gelijk zijn aan het bronpad.',
+  target_not_folder: 'Het doelpad is een bestand, geen map.',
   confirm_same_cloud: 'De bron en het doel zijn dezelfde clouddrive. Doorgaan?',
   confirm_deletions:
     'Deze synchronisatie zou {count} van de {total} bestanden in het doel verwijderen. Bevestig om door te gaan.',

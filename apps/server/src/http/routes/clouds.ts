@@ -156,14 +156,16 @@ export default async function cloudRoutes(app: App, ctx: AppContext): Promise<vo
       preHandler: requireIdentity(ctx),
       schema: {
         tags: ['clouds'],
-        summary: 'Remove a cloud (its stored credentials are deleted)',
+        summary: 'Remove a cloud (its stored credentials are deleted); tasks running with it are canceled (state 4)',
         security,
         params: cloudIdParamSchema,
         response: { 200: envelopeOf(z.null()) },
       },
     },
     async (request) => {
-      await ctx.clouds.remove(identityOf(request), request.params.id);
+      const identity = identityOf(request);
+      await ctx.clouds.remove(identity, request.params.id);
+      if (identity.kind === 'user') await ctx.tasks.cancelUsingCloud(identity.userId, request.params.id);
       return ok(null);
     },
   );

@@ -459,7 +459,8 @@ export class CleanupService {
             if (!outcome.alreadyGone) trashed = outcome.trashed;
           } else {
             failed.push({ id: t.id, path: t.path, reason: outcome.reason, message: outcome.message });
-            if (outcome.code === 'auth_expired') await this.o.clouds.markExpired(row.cloud_id);
+            if (outcome.code === 'auth_expired' || outcome.code === 'auth_invalid')
+              await this.o.clouds.markExpired(row.cloud_id);
           }
         }
       };

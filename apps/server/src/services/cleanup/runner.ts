@@ -5,7 +5,7 @@ import { abortReasonOf, JobAbortedError, type RunningJob } from '@skyferry/queue
 import type { Logger } from 'pino';
 import { ApiError } from '../../http/errors.ts';
 import type { CleanupRepository, CleanupTaskPatch, NewCleanupItemRow } from '../../repositories/cleanup.ts';
-import type { CloudsService } from '../clouds.ts';
+import { refusesCredentials, type CloudsService } from '../clouds.ts';
 import { newId } from '../crypto.ts';
 import type { CleanupJob } from './cleanup-service.ts';
 
@@ -166,7 +166,7 @@ export class CleanupRunner {
       });
     } catch (err) {
       error = failure(err);
-      if (error.code === 'auth_expired' && !(err instanceof ApiError)) await clouds.markExpired(row.cloud_id);
+      if (refusesCredentials(err)) await clouds.markExpired(row.cloud_id);
     } finally {
       await provider?.close?.().catch(() => undefined);
     }

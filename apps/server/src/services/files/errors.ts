@@ -13,9 +13,10 @@ export interface MappedError {
  * Maps any failure of a file call to the API's answer: ApiErrors pass through; provider errors get
  * the catalogue's codes (spec section 8): not found -> 404 "The path does not exist.", expired
  * authorisation -> 401, a full cloud -> 507001, a used-up transaction cap -> 6007001, rate limits -> 429001, unreachable -> 503001, and
- * everything else -> 502001 "Cloud Drive operation error! [{code}]".
+ * everything else -> 502001 "Cloud Drive operation error! [{code}]". Without `cloud` (a failure
+ * no service named) the answer cannot name the cloud.
  */
-export function mapFileError(err: unknown, cloud: { id: string; label: string }): MappedError {
+export function mapFileError(err: unknown, cloud?: { id: string; label: string }): MappedError {
   if (err instanceof ApiError) return { error: err, expired: false };
   const pe = toProviderError(err);
   const make = (code: number, key: ConstructorParameters<typeof ApiError>[1], params = {}, data: unknown = null) =>
@@ -28,10 +29,15 @@ export function mapFileError(err: unknown, cloud: { id: string; label: string })
       return { error: make(Code.ALREADY_EXISTS, 'already_exists'), expired: false };
     case 'auth_expired':
     case 'auth_invalid':
-      return { error: make(Code.CLOUD_AUTH_EXPIRED, 'cloud_auth_expired', {}, { cloud_id: cloud.id }), expired: true };
+      return {
+        error: make(Code.CLOUD_AUTH_EXPIRED, 'cloud_auth_expired', {}, cloud ? { cloud_id: cloud.id } : null),
+        expired: true,
+      };
     case 'quota':
       return {
-        error: make(Code.INSUFFICIENT_TARGET_STORAGE, 'insufficient_space', { cloud_name: cloud.label }),
+        error: cloud
+          ? make(Code.INSUFFICIENT_TARGET_STORAGE, 'insufficient_space', { cloud_name: cloud.label })
+          : make(Code.INSUFFICIENT_TARGET_STORAGE, 'insufficient_target_storage'),
         expired: false,
       };
     case 'transaction_cap':

@@ -366,12 +366,20 @@ export class FilesService {
     name?: string,
   ): Promise<{ url: string; expires_at: number }> {
     if (name !== undefined) checkName(name);
-    const lease = await this.lease(identity, ref, Permission.read);
-    lease.release();
+    // A path that is gone (or unreadable) fails here, with the reason, not in the browser's download.
+    const cloudId = await this.run(identity, ref, Permission.read, async ({ cloud, provider }) => {
+      const queue = [...new Set(paths)].filter((p) => p !== '/');
+      await Promise.all(
+        Array.from({ length: Math.min(8, queue.length) }, async () => {
+          for (let p = queue.shift(); p !== undefined; p = queue.shift()) await provider.stat(p);
+        }),
+      );
+      return cloud.id;
+    });
     const expiresAt = this.now() + LINK_LIFETIME_MS;
     const token = signLink(this.box, {
       identity,
-      cloudId: lease.cloud.id,
+      cloudId,
       paths: [...new Set(paths)],
       name,
       expiresAt,

@@ -1,4 +1,13 @@
-import { formatBytes, formatDateTime, isRtl, TaskType, type Language, type TaskOutcome } from '@skyferry/contract';
+import {
+  formatBytes,
+  formatDateTime,
+  isRtl,
+  nameParts,
+  plainName,
+  TaskType,
+  type Language,
+  type TaskOutcome,
+} from '@skyferry/contract';
 import { mailText, type MailKey } from './catalogue.ts';
 
 /** What the e-mail sent when a transfer ends tells. */
@@ -67,6 +76,36 @@ export function formatDuration(ms: number, language: Language): string {
   return mailText(language, 'duration_s', { s });
 }
 
+/** A row's value: text of the e-mail's own, and names users chose (tasks, clouds, paths). */
+type Piece = string | { name: string };
+
+/** A piece as plain text: a name with its bidi controls shown as marks, isolated when it needs to be. */
+function textOf(pieces: readonly Piece[]): string {
+  return pieces.map((p) => (typeof p === 'string' ? p : plainName(p.name))).join('');
+}
+
+/** A piece as HTML: a name in <bdi>, its bidi controls shown as red marks. */
+function htmlOf(pieces: readonly Piece[]): string {
+  return pieces
+    .map((p) => {
+      if (typeof p === 'string') return escapeHtml(p);
+      const inner = nameParts(p.name)
+        .map((part) =>
+          part.control
+            ? `<span style="color:#e03131;font-family:monospace">${escapeHtml(part.text)}</span>`
+            : escapeHtml(part.text),
+        )
+        .join('');
+      return `<bdi>${inner}</bdi>`;
+    })
+    .join('');
+}
+
+/** The pieces of a list of names with `separator` between them. */
+function names(list: readonly string[], separator: string): Piece[] {
+  return list.flatMap((name, i) => (i === 0 ? [{ name }] : [separator, { name }]));
+}
+
 const RESULT_KEY: Record<TaskOutcome, MailKey> = {
   success: 'result_success',
   partial: 'result_partial',
@@ -81,29 +120,30 @@ export function transferFinishedEmail(summary: TransferSummary, locale: MailLoca
   const number = new Intl.NumberFormat(LOCALES[lang]);
   const when = (ms: number) => `${formatDateTime(ms, locale.timeZone)} (${locale.timeZone})`;
   const result = t(RESULT_KEY[summary.outcome]);
-  const rows: Array<[MailKey, string]> = [
-    ['label_task', summary.taskName],
-    ['label_type', t(summary.taskType === TaskType.migrate ? 'type_migrate' : 'type_sync')],
-    ['label_result', result],
-    ['label_start', when(summary.startedAt)],
-    ['label_end', when(summary.endedAt)],
-    ['label_duration', formatDuration(summary.endedAt - summary.startedAt, lang)],
-    ['label_from', `${summary.from.cloud} ${summary.from.paths.join(', ')}`],
-    ['label_to', `${summary.to.cloud} ${summary.to.path}`],
-    ['label_added', number.format(summary.added)],
-    ['label_updated', number.format(summary.updated)],
-    ['label_deleted', number.format(summary.deleted)],
-    ['label_failed', number.format(summary.failed)],
-    ['label_moved', formatBytes(summary.bytesMoved)],
+  const rows: Array<[MailKey, Piece[]]> = [
+    ['label_task', [{ name: summary.taskName }]],
+    ['label_type', [t(summary.taskType === TaskType.migrate ? 'type_migrate' : 'type_sync')]],
+    ['label_result', [result]],
+    ['label_start', [when(summary.startedAt)]],
+    ['label_end', [when(summary.endedAt)]],
+    ['label_duration', [formatDuration(summary.endedAt - summary.startedAt, lang)]],
+    ['label_from', [{ name: summary.from.cloud }, ' ', ...names(summary.from.paths, ', ')]],
+    ['label_to', [{ name: summary.to.cloud }, ' ', { name: summary.to.path }]],
+    ['label_added', [number.format(summary.added)]],
+    ['label_updated', [number.format(summary.updated)]],
+    ['label_deleted', [number.format(summary.deleted)]],
+    ['label_failed', [number.format(summary.failed)]],
+    ['label_moved', [formatBytes(summary.bytesMoved)]],
   ];
-  const subject = t('subject', { result, name: summary.taskName }).replace(/[\r\n]+/g, ' ');
-  const intro = t('intro', { name: summary.taskName });
+  const taskName = plainName(summary.taskName);
+  const subject = t('subject', { result, name: taskName }).replace(/[\r\n]+/g, ' ');
+  const intro = t('intro', { name: taskName });
   const hint = summary.failed > 0 ? t('failed_hint') : undefined;
 
   const text = [
     intro,
     '',
-    ...rows.map(([key, value]) => `${t(key)}: ${value}`),
+    ...rows.map(([key, value]) => `${t(key)}: ${textOf(value)}`),
     '',
     ...(hint ? [hint, ''] : []),
     `${t('open_link')}: ${locale.appUrl}`,
@@ -120,7 +160,7 @@ export function transferFinishedEmail(summary: TransferSummary, locale: MailLoca
   const tableRows = rows
     .map(([key, value]) => {
       const shown =
-        key === 'label_result' ? `<strong style="color:${colour}">${escapeHtml(value)}</strong>` : escapeHtml(value);
+        key === 'label_result' ? `<strong style="color:${colour}">${htmlOf(value)}</strong>` : htmlOf(value);
       return `<tr><th style="${cell};color:#495057;font-weight:600;white-space:nowrap">${escapeHtml(t(key))}</th><td style="${cell}">${shown}</td></tr>`;
     })
     .join('\n');

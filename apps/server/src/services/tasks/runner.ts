@@ -250,7 +250,8 @@ export class TaskRunner {
 
   /** A run stopped by a refused authorisation (a revoked grant) marks the cloud that refused expired. */
   private async expireRefused(result: TransferResult, source: OpenedCloud, target: OpenedCloud): Promise<void> {
-    if (result.error?.code === 'auth_expired') await markRefusedExpired(this.o.clouds, [source, target]);
+    if (result.error?.code === 'auth_expired' || result.error?.code === 'auth_invalid')
+      await markRefusedExpired(this.o.clouds, [source, target]);
   }
 
   private async transfer(

@@ -12,6 +12,7 @@ import {
   isValidTimeZone,
   isWithin,
   normalizePath,
+  parentOf,
   type BillingMode,
   type CreateTaskBody,
   type CreateTaskData,
@@ -41,11 +42,12 @@ import type { Logger } from 'pino';
 import { ApiError, errors } from '../../http/errors.ts';
 import type { ProgressStore } from '../../repositories/task-progress.ts';
 import type { TaskRow, TasksRepository } from '../../repositories/tasks.ts';
-import type { CloudRecord, CloudsService } from '../clouds.ts';
+import { refusesCredentials, type CloudRecord, type CloudsService } from '../clouds.ts';
 import { nextRunAfter, type ScheduledTask } from '../scheduler/scheduler.ts';
 import type { UsersService } from '../users.ts';
+import { mapFileError } from '../files/errors.ts';
 import { markRefusedExpired } from './expired.ts';
-import { cloudLabel, kindInfo, toFailedFile, toServerTask } from './views.ts';
+import { cloudLabel, kindInfo, parseSource, parseTarget, toFailedFile, toServerTask } from './views.ts';
 
 /** What a task job carries through the queue. */
 export interface TaskJob {
@@ -236,18 +238,18 @@ export class TasksService {
     const sameCloud = body.from_cloud.cloud_id === body.to_cloud.cloud_id;
     // Opening checks ownership first: someone else's cloud is "not found", whatever else is asked.
     const source = await this.open(userId, body.from_cloud.cloud_id);
-    // What the source shows of Google Docs shapes every check and plan below, as it will the runs.
-    if (hasGoogleDocs(source.cloud.kind)) setGoogleDocsMode(source.provider, body.google_docs ?? 'export');
-    const target = sameCloud ? source : await this.open(userId, body.to_cloud.cloud_id);
-    if (sameCloud) {
-      for (const p of paths) {
-        if (isWithin(targetPath, p) || (taskType === TaskType.sync && isWithin(p, targetPath))) {
-          await source.provider.close?.().catch(() => undefined);
-          throw errors.badRequest('same_path');
+    let target = source;
+    try {
+      // What the source shows of Google Docs shapes every check and plan below, as it will the runs.
+      if (hasGoogleDocs(source.cloud.kind)) setGoogleDocsMode(source.provider, body.google_docs ?? 'export');
+      if (!sameCloud) target = await this.open(userId, body.to_cloud.cloud_id);
+      if (sameCloud) {
+        for (const p of paths) {
+          if (isWithin(targetPath, p) || (taskType === TaskType.sync && isWithin(p, targetPath))) {
+            throw errors.badRequest('same_path');
+          }
         }
       }
-    }
-    try {
       return await this.createChecked(userId, body, {
         now,
         taskType,
@@ -263,17 +265,30 @@ export class TasksService {
         target,
       });
     } catch (err) {
-      // A service refusing the cloud's authorisation while the task is checked: the cloud is
-      // marked expired (Reauthorize) and the answer says so, instead of a server error.
-      if (ProviderError.is(err, 'auth_expired')) {
-        const [refused] = await markRefusedExpired(this.o.clouds, [source, target]);
-        throw errors.cloudAuthExpired({ cloud_id: (refused ?? source.cloud).id });
-      }
-      throw err;
+      throw await this.checkFailure(err, source, target);
     } finally {
       await source.provider.close?.().catch(() => undefined);
       if (target !== source) await target.provider.close?.().catch(() => undefined);
     }
+  }
+
+  /**
+   * What a failure while a new task is checked answers. A service refusing a cloud's authorisation
+   * marks that cloud expired (Reauthorize); any other failure of a cloud (a link leading out of a
+   * local folder, a folder the service does not let the user read) gets the catalogue's answer.
+   */
+  private async checkFailure(err: unknown, source: OpenedCloud, target: OpenedCloud): Promise<unknown> {
+    if (err instanceof ApiError) return err;
+    // A refusal without a body (S3 answers a HEAD with a revoked key by a bare 403) may be a refused
+    // key too: a listing of each side tells.
+    if (refusesCredentials(err) || ProviderError.is(err, 'permission')) {
+      const [refused] = await markRefusedExpired(this.o.clouds, [source, target]);
+      if (refused || refusesCredentials(err))
+        return errors.cloudAuthExpired({ cloud_id: (refused ?? source.cloud).id });
+    }
+    if (!ProviderError.is(err)) return err;
+    this.o.log.info({ code: err.code, message: err.message }, 'task check failed at a cloud');
+    return mapFileError(err).error;
   }
 
   private async createChecked(
@@ -304,6 +319,7 @@ export class TasksService {
     }
     const filter = await this.effectiveFilter(body.filter ?? null, target.cloud, source.provider, paths, taskType);
     await this.checkSources(source.provider, paths, taskType);
+    await checkTarget(target.provider, targetPath);
 
     const sameNamePolicy = body.same_name_policy ?? 'skip';
     const conflictResolution = body.conflict_resolution ?? 'keep_both';
@@ -523,6 +539,29 @@ export class TasksService {
     return this.view(await this.owned(userId, id));
   }
 
+  /**
+   * A cloud was deleted: every task of its owner that is queued, running or stopping with it as
+   * source or target is canceled at once (state 4); a running job is aborted wherever it runs.
+   */
+  async cancelUsingCloud(userId: string, cloudId: string): Promise<string[]> {
+    const stoppable = [...ACTIVE, TaskState.waitingNoCancel];
+    const rows = await this.o.repo.inStates(userId, stoppable);
+    const using = rows.filter((r) => parseSource(r).cloud_id === cloudId || parseTarget(r).cloud_id === cloudId);
+    const canceled: string[] = [];
+    for (const row of using) {
+      const now = this.o.now();
+      const patch = { state: TaskState.canceled, finished_at: now, duration: now - (row.started_at ?? now) };
+      if (!(await this.o.repo.transition(row.id, stoppable, patch, { userId, jobId: row.job_id }))) continue;
+      // The run finds its task canceled and writes nothing more.
+      if (row.job_id) await this.o.queue.cancel(row.job_id);
+      await this.o.progress.delete(row.id);
+      canceled.push(row.id);
+    }
+    if (canceled.length > 0)
+      this.o.log.info({ cloud: cloudId, tasks: canceled }, 'tasks canceled: their cloud was deleted');
+    return canceled;
+  }
+
   async remove(userId: string, id: string): Promise<void> {
     const row = await this.owned(userId, id);
     if (row.job_id && (ACTIVE as readonly number[]).includes(row.state)) await this.o.queue.cancel(row.job_id);
@@ -611,6 +650,25 @@ export class TasksService {
     );
     await this.o.progress.delete(taskId);
     this.o.log.warn({ task: taskId, job: jobId, error }, 'task job failed for good');
+  }
+}
+
+/**
+ * The target path is a folder, or is missing below a folder (the run creates it); a file there, or
+ * on the way there, is refused.
+ */
+async function checkTarget(target: Provider, path: string): Promise<void> {
+  for (let p = path; p !== '/'; p = parentOf(p)) {
+    let entry;
+    try {
+      entry = await target.stat(p);
+    } catch (err) {
+      if (ProviderError.is(err, 'not_found')) continue;
+      if (ProviderError.is(err, 'not_dir')) throw errors.badRequest('target_not_folder');
+      throw err;
+    }
+    if (entry.kind !== 'dir') throw errors.badRequest('target_not_folder');
+    return;
   }
 }
 

@@ -9,6 +9,7 @@ import { useSession } from '../session/store.ts';
 import { cloudLabel } from '../shell/clouds.ts';
 import { accountPageUrl, closeLogin, listenAccountMessages, scheduleCookieCheck } from './login.ts';
 import { useAuthUi } from './store.ts';
+import { Name } from '../../lib/Name.tsx';
 
 /** Everything sign-in needs on every screen: the login panel, the hidden logout frame, the bind prompt. */
 export function AuthHost() {
@@ -104,7 +105,7 @@ export function BindTempCloudsModal() {
                 </ThemeIcon>
               }
             >
-              {cloudLabel(c)}
+              <Name value={cloudLabel(c)} />
               {!chosenIds.has(c.id) && (
                 <Text span size="xs" c="dimmed">
                   {' '}

@@ -2,7 +2,15 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Code, type FileItem } from '@skyferry/contract';
-import { Fail, cloud, mockApi, renderWithProviders, type RecordedCall } from '../../test/utils.tsx';
+import {
+  Fail,
+  SPOOFED,
+  cloud,
+  mockApi,
+  renderWithProviders,
+  shownBidiMarks,
+  type RecordedCall,
+} from '../../test/utils.tsx';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { resetRunner } from '../task-panel/runner.ts';
@@ -178,5 +186,98 @@ describe('explorer', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Yes' }));
     await waitFor(() => expect(api.find('POST /api/cloud-manager/delete')).toHaveLength(1));
     expect(api.find('POST /api/cloud-manager/delete')[0]?.body).toMatchObject({ cloud_id: 'c1', files: ['/a.txt'] });
+  });
+
+  it('names with bidi controls show them as marks, isolated, in the list, the heading, the path bar and the delete prompt', async () => {
+    sessionStore.setState({ tempClouds: [cloud('c1', { cloud_alias_name: SPOOFED.cloud })], cloudsLoaded: true });
+    const folder = `Reports\u202Efdp`;
+    render((call) =>
+      (call.body as { path: string }).path === '/'
+        ? { items: [item(SPOOFED.file, 1, 10), item(folder, 0)], page_token: null }
+        : { items: [], page_token: null },
+    );
+    await waitFor(() => expect(names()).toHaveLength(2));
+    const row = (n: string) =>
+      screen.getAllByTestId('file-row').find((r) => r.getAttribute('data-name') === n) as HTMLElement;
+    // The name cell: in <bdi>, the control a visible mark, the tooltip and checkbox label alike.
+    const cell = within(row(SPOOFED.file)).getByTitle('\u2068invoice[U+202E]gpj.exe\u2069');
+    expect(cell.querySelector('bdi')?.textContent).toBe('invoice[U+202E]gpj.exe');
+    expect(
+      within(row(SPOOFED.file)).getByRole('checkbox', { name: '\u2068invoice[U+202E]gpj.exe\u2069' }),
+    ).toBeInTheDocument();
+    expect(
+      within(screen.getByTestId('explorer')).getByRole('heading', { level: 2 }).querySelector('bdi')?.textContent,
+    ).toBe('Bank[U+202E]txt.exe');
+    expect(shownBidiMarks()).toEqual(['[U+202E]', '[U+202E]', '[U+202E]', '[U+202E]']);
+
+    await userEvent.click(row(SPOOFED.file));
+    await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog).toHaveTextContent('Are you sure to delete "\u2068invoice[U+202E]gpj.exe\u2069"?');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'No' }));
+
+    await userEvent.dblClick(row(folder));
+    const crumbs = () => [...screen.getByTestId('path-bar').querySelectorAll('bdi')].map((c) => c.textContent);
+    await waitFor(() => expect(crumbs()).toEqual(['Bank[U+202E]txt.exe', 'Reports[U+202E]fdp']));
+    shownBidiMarks();
+  });
+
+  describe('download', () => {
+    /** The explorer (with its task panel) listing ROOT; `link` answers POST /api/cloud-manager/download-link. */
+    const renderWithPanel = (link: (call: RecordedCall) => unknown) =>
+      render(() => ({ items: ROOT, page_token: null }), { 'POST /api/cloud-manager/download-link': link });
+    const downloadA = async () => {
+      await waitFor(() => expect(names()).toHaveLength(4));
+      await userEvent.click(
+        screen.getAllByTestId('file-row').find((r) => r.getAttribute('data-name') === 'a.txt') as HTMLElement,
+      );
+      await userEvent.click(screen.getByRole('button', { name: 'Download' }));
+    };
+    /** The hidden frame the browser downloads in, once the link is there. */
+    const downloadFrame = async () => {
+      await waitFor(() => expect(document.querySelector('iframe')).not.toBeNull());
+      return document.querySelector('iframe') as HTMLIFrameElement;
+    };
+    /** The download's row in the explorer's task panel. */
+    const panelRow = () => screen.getByTestId('task-row');
+
+    it('a download the server answers with 404 shows failed with the reason, not "Downloaded"', async () => {
+      renderWithPanel(() => ({ url: '/api/cloud-manager/files?link=L1', expires_at: 0 }));
+      await downloadA();
+      const frame = await downloadFrame();
+      expect(new URL(frame.src).searchParams.get('link')).toBe('L1');
+      // The browser's navigation answered the error envelope (the file is gone).
+      const doc = frame.contentDocument as Document;
+      const root = doc.documentElement ?? doc.appendChild(doc.createElement('html'));
+      root.appendChild(doc.createElement('body')).textContent = JSON.stringify({
+        code: 404,
+        msg: 'The path does not exist.',
+        data: null,
+      });
+      frame.dispatchEvent(new Event('load'));
+      await waitFor(() => expect(within(panelRow()).getByTestId('task-failed')).toHaveTextContent('Failed'));
+      expect(within(panelRow()).getByTestId('task-error')).toHaveTextContent('The path does not exist.');
+      expect(within(panelRow()).queryByText('Downloaded')).toBeNull();
+      expect(await screen.findByText('Download failed: a.txt')).toBeInTheDocument();
+    });
+
+    it('a download whose link cannot be made (the file is gone) fails with the reason', async () => {
+      renderWithPanel(() => new Fail(Code.NOT_FOUND, 'The path does not exist.', 404));
+      await downloadA();
+      await waitFor(() =>
+        expect(within(panelRow()).getByTestId('task-error')).toHaveTextContent('The path does not exist.'),
+      );
+      expect(document.querySelector('iframe')).toBeNull();
+    });
+
+    it('a download the server begins sending shows "Downloaded"', async () => {
+      renderWithPanel(() => ({ url: '/api/cloud-manager/files?link=L2', expires_at: 0 }));
+      await downloadA();
+      const frame = await downloadFrame();
+      expect(within(panelRow()).queryByText('Downloaded')).toBeNull();
+      document.cookie = `sf-dl-${new URL(frame.src).searchParams.get('notify')}=1; Path=/`;
+      await waitFor(() => expect(within(panelRow()).getByText('Downloaded')).toBeInTheDocument());
+      expect(within(panelRow()).queryByTestId('task-error')).toBeNull();
+    });
   });
 });

@@ -38,6 +38,7 @@ import {
 import { NameDialog } from './NameDialog.tsx';
 import { PathBar } from './PathBar.tsx';
 import classes from './Explorer.module.css';
+import { Name } from '../../lib/Name.tsx';
 
 type Load =
   | { state: 'loading' }
@@ -231,10 +232,10 @@ export function ExplorerPage() {
           <CloudIcon kind={cloud.cloud_name} size={26} />
           <Box style={{ minWidth: 0 }}>
             <Title order={2} size="h3" style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
-              {cloudLabel(cloud)}
+              <Name value={cloudLabel(cloud)} />
             </Title>
             <Text size="xs" c="dimmed">
-              {kindName(cloud.cloud_name)} · {cloud.cloud_account}
+              {kindName(cloud.cloud_name)} · <Name value={cloud.cloud_account} />
             </Text>
           </Box>
         </Group>

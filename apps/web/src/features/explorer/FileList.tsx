@@ -1,11 +1,12 @@
 import { Box, Checkbox, Group, Text, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp } from '@tabler/icons-react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { RemoteFileType, formatBytes, type FileItem } from '@skyferry/contract';
+import { RemoteFileType, formatBytes, plainName, type FileItem } from '@skyferry/contract';
 import { memo, useMemo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { clickRow, isImage, keyDown, type Selection, type Sort, type SortKey } from './model.ts';
 import classes from './Explorer.module.css';
+import { Name } from '../../lib/Name.tsx';
 
 export const ROW_HEIGHT = 40;
 /** More than the rows any window shows at once (with overscan), so slot keys never collide. */
@@ -204,14 +205,14 @@ const Row = memo(function Row({ item, index, top, selected, focused }: RowProps)
           className={classes.check}
           checked={selected}
           tabIndex={-1}
-          aria-label={item.name}
+          aria-label={plainName(item.name)}
           readOnly
         />
       </span>
       <span className={classes.nameCell} role="gridcell">
         <span className={classes.icon} data-kind={folder ? 'folder' : isImage(item) ? 'image' : 'file'} aria-hidden />
-        <span className={classes.name} title={item.name}>
-          {item.name}
+        <span className={classes.name} title={plainName(item.name)}>
+          <Name value={item.name} />
         </span>
       </span>
       <span className={classes.sizeCell} role="gridcell">

@@ -2,6 +2,7 @@ import { Anchor, Breadcrumbs, Text } from '@mantine/core';
 import { IconChevronRight } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { crumbs } from './model.ts';
+import { Name } from '../../lib/Name.tsx';
 
 /** The path bar: the cloud's root and every ancestor of the open folder, each a link to it. */
 export function PathBar({
@@ -21,7 +22,7 @@ export function PathBar({
         {list.map((c, i) =>
           i === list.length - 1 ? (
             <Text key={c.path} size="sm" fw={600} aria-current="location" truncate="end" maw={240}>
-              {c.name || rootLabel}
+              <Name value={c.name || rootLabel} />
             </Text>
           ) : (
             <Anchor
@@ -33,7 +34,7 @@ export function PathBar({
               truncate="end"
               maw={200}
             >
-              {c.name || rootLabel}
+              <Name value={c.name || rootLabel} />
             </Anchor>
           ),
         )}

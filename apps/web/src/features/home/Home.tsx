@@ -23,6 +23,7 @@ import { CloudIcon } from '../shell/CloudIcon.tsx';
 import { cloudHref, cloudLabel, kindName, markCloudUsed, recentClouds } from '../shell/clouds.ts';
 import { openConnectCloud } from '../shell/store.ts';
 import classes from './Home.module.css';
+import { Name } from '../../lib/Name.tsx';
 
 /** The name the greeting uses: nickname, first name, or the e-mail's local part. */
 export function displayName(info: UserInfo | null, email: string): string {
@@ -102,7 +103,7 @@ export function Home() {
                   <CloudIcon kind={cloud.cloud_name} size={24} />
                   <Box style={{ minWidth: 0 }}>
                     <Text size="sm" fw={500} truncate="end">
-                      {cloudLabel(cloud)}
+                      <Name value={cloudLabel(cloud)} />
                     </Text>
                     <Text size="xs" c="dimmed" truncate="end">
                       {kindName(cloud.cloud_name)}
@@ -184,10 +185,10 @@ function UsedCloudCard({ cloud, onOpen }: { cloud: Cloud; onOpen: () => void }) 
           <CloudIcon kind={cloud.cloud_name} size={24} />
           <Box style={{ minWidth: 0 }}>
             <Text size="sm" fw={500} truncate="end">
-              {cloudLabel(cloud)}
+              <Name value={cloudLabel(cloud)} />
             </Text>
             <Text size="xs" c="dimmed" truncate="end">
-              {kindName(cloud.cloud_name)} · {cloud.cloud_account}
+              {kindName(cloud.cloud_name)} · <Name value={cloud.cloud_account} />
             </Text>
           </Box>
         </Group>

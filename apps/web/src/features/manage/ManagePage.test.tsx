@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type CloudKind, type SystemCloudKind, systemCloudKind } from '@skyferry/contract';
-import { cloud, mockApi, renderWithProviders, type RecordedCall } from '../../test/utils.tsx';
+import { SPOOFED, cloud, mockApi, renderWithProviders, shownBidiMarks, type RecordedCall } from '../../test/utils.tsx';
 import { hideTips, resetGuide } from '../guide/store.ts';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
@@ -119,6 +119,25 @@ describe('/manage', () => {
     await waitFor(() => expect(cardIds()).toEqual(['b']));
     expect(api.find('DELETE /api/clouds/a')).toHaveLength(1);
     expect(sessionStore.getState().tempClouds.map((c) => c.id)).toEqual(['b']);
+  });
+
+  it('a cloud name with bidi controls shows them as marks, on its card, in the remove prompt and in the toast', async () => {
+    render([cloud('a', { cloud_alias_name: SPOOFED.cloud, cloud_account: 'ann\u202E@dav.example' })], {
+      'DELETE /api/clouds/a': () => null,
+      'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }),
+    });
+    expect([...card('a').querySelectorAll('bdi')].map((b) => b.textContent)).toEqual([
+      'Bank[U+202E]txt.exe',
+      'ann[U+202E]@dav.example',
+    ]);
+    // The card, and the cloud's entry in the page's list of clouds.
+    expect(shownBidiMarks()).toEqual(['[U+202E]', '[U+202E]', '[U+202E]', '[U+202E]']);
+    await userEvent.click(within(card('a')).getByRole('button', { name: 'Remove' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog).toHaveTextContent('Are you sure to remove "\u2068Bank[U+202E]txt.exe\u2069" from Skyferry?');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Yes' }));
+    expect(await screen.findByText(/Bank\[U\+202E\]txt\.exe/)).toBeInTheDocument();
+    shownBidiMarks();
   });
 
   it('moves a cloud down and saves the order with PUT /api/clouds/sort', async () => {

@@ -39,6 +39,7 @@ import { cloudLabel, kindName, moveItem } from '../shell/clouds.ts';
 import { saveCloudOrder } from '../shell/CloudList.tsx';
 import { TaskPanel } from '../task-panel/TaskPanel.tsx';
 import { refreshSpaceStaggered } from './space.ts';
+import { Name } from '../../lib/Name.tsx';
 
 export const USAGE_COLOURS = { danger: 'red', warn: 'orange', normal: 'blue' } as const;
 export const STORAGE_COLOURS = { enough: 'teal', narrow: 'yellow', hard: 'red' } as const;
@@ -220,7 +221,7 @@ function CloudCard({
             ) : (
               <Group gap={6} wrap="nowrap">
                 <Text fw={600} truncate="end">
-                  {label}
+                  <Name value={label} />
                 </Text>
                 {expired && (
                   <Badge color="orange" size="sm" variant="light">
@@ -230,7 +231,7 @@ function CloudCard({
               </Group>
             )}
             <Text size="xs" c="dimmed" truncate="end">
-              {kindName(cloud.cloud_name)} · {cloud.cloud_account}
+              {kindName(cloud.cloud_name)} · <Name value={cloud.cloud_account} />
             </Text>
             {hasUsageDetail(cloud.flags) && total > 0 ? (
               <Stack gap={4} mt={6}>

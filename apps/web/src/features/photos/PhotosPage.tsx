@@ -16,7 +16,7 @@ import {
   UnstyledButton,
 } from '@mantine/core';
 import { IconAlbum, IconFolderFilled, IconPhoto, IconUpload } from '@tabler/icons-react';
-import { Code, Permission, RemoteFileType, hasFlag, type Album, type FileItem } from '@skyferry/contract';
+import { Code, Permission, RemoteFileType, hasFlag, plainName, type Album, type FileItem } from '@skyferry/contract';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -32,6 +32,7 @@ import { cloudLabel } from '../shell/clouds.ts';
 import { onUploaded, startUploads } from '../task-panel/runner.ts';
 import { TaskPanel } from '../task-panel/TaskPanel.tsx';
 import { photosApi, previewUrl } from './api.ts';
+import { Name } from '../../lib/Name.tsx';
 
 /** How many photos the grid shows before "Show more". */
 export const PHOTOS_PAGE = 300;
@@ -130,7 +131,7 @@ export function PhotosPage() {
     <Stack gap="sm" data-testid="photos">
       <Group justify="space-between">
         <Title order={2} size="h3">
-          {cloudLabel(cloud)}
+          <Name value={cloudLabel(cloud)} />
         </Title>
         <Group gap="xs">
           <Button
@@ -183,7 +184,7 @@ export function PhotosPage() {
               leftSection={<IconFolderFilled size={14} aria-hidden />}
               onClick={() => openPath(f.path)}
             >
-              {f.name}
+              <Name value={f.name} />
             </Button>
           ))}
         </Group>
@@ -257,8 +258,7 @@ function AlbumsBar({ albums }: { albums: AlbumsState }) {
       ) : (
         albums.albums.map((a) => (
           <Badge key={a.id} variant="light" leftSection={<IconAlbum size={12} aria-hidden />}>
-            {a.title}
-            {a.count !== null ? ` (${a.count})` : ''}
+            <Name value={a.count !== null ? `${a.title} (${a.count})` : a.title} />
           </Badge>
         ))
       )}
@@ -310,8 +310,8 @@ function PhotoTile({
       ref={ref}
       onClick={onToggle}
       aria-pressed={selected}
-      aria-label={item.name}
-      title={item.name}
+      aria-label={plainName(item.name)}
+      title={plainName(item.name)}
       data-testid="photo-tile"
       style={{
         aspectRatio: '1 / 1',
@@ -388,7 +388,7 @@ function AddToAlbumDialog({
         <Radio.Group value={choice} onChange={setChoice}>
           <Stack gap={6}>
             {albums.map((a) => (
-              <Radio key={a.id} value={a.id} label={a.title} />
+              <Radio key={a.id} value={a.id} label={<Name value={a.title} />} />
             ))}
             <Radio value="new" label={t('newAlbum')} />
           </Stack>

@@ -8,6 +8,7 @@ import type { Cloud } from '../session/types.ts';
 import { cloudLabel, isCloudKind, kindName } from '../shell/clouds.ts';
 import { desktopBridge } from '../shell/desktop.ts';
 import { saveExportSettings, usePreferences } from './preferences.ts';
+import { Name } from '../../lib/Name.tsx';
 
 /** Clouds an export can go to: those whose kind can be written. */
 export function exportTargets(clouds: Cloud[]): Cloud[] {
@@ -69,7 +70,15 @@ export function ExportTab() {
             <>
               <Radio value="" label={t('export.noDefault')} />
               {clouds.map((c) => (
-                <Radio key={c.id} value={c.id} label={`${cloudLabel(c)} (${kindName(c.cloud_name)})`} />
+                <Radio
+                  key={c.id}
+                  value={c.id}
+                  label={
+                    <>
+                      <Name value={cloudLabel(c)} /> ({kindName(c.cloud_name)})
+                    </>
+                  }
+                />
               ))}
             </>
           )}

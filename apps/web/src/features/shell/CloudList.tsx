@@ -1,5 +1,6 @@
 import { ActionIcon, Box, Group, Stack, Text, Tooltip, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { IconAlertTriangle, IconCloudPlus, IconGripVertical } from '@tabler/icons-react';
+import { plainName } from '@skyferry/contract';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
@@ -12,6 +13,7 @@ import { CloudIcon } from './CloudIcon.tsx';
 import { cloudHref, cloudLabel, isPhotosCloud, isSharedCloud, kindName, markCloudUsed, moveItem } from './clouds.ts';
 import { openConnectCloud } from './store.ts';
 import classes from './Sidebar.module.css';
+import { Name } from '../../lib/Name.tsx';
 
 /** Replaces the visible list (account or visitor) and saves the order with PUT /api/clouds/sort. */
 export async function saveCloudOrder(next: Cloud[]): Promise<void> {
@@ -109,7 +111,7 @@ export function CloudList({ narrow }: { narrow: boolean }) {
           const tooltip = shared
             ? t('clouds.sharedWithMe', { account: cloud.cloud_account })
             : narrow
-              ? label
+              ? plainName(label)
               : expired
                 ? t('clouds.expired')
                 : null;
@@ -150,7 +152,7 @@ export function CloudList({ narrow }: { narrow: boolean }) {
                 onClick={(e: React.MouseEvent) => void open(cloud, index, e)}
                 className={classes.cloudLink}
                 aria-current={active ? 'page' : undefined}
-                aria-label={narrow ? label : undefined}
+                aria-label={narrow ? plainName(label) : undefined}
                 data-photos={isPhotosCloud(cloud) || undefined}
               >
                 <Group gap={8} wrap="nowrap" justify={narrow ? 'center' : 'flex-start'}>
@@ -158,10 +160,10 @@ export function CloudList({ narrow }: { narrow: boolean }) {
                   {!narrow && (
                     <Box style={{ minWidth: 0, flex: 1 }}>
                       <Text size="sm" truncate="end" fw={active ? 600 : 400}>
-                        {label}
+                        <Name value={label} />
                       </Text>
                       <Text size="xs" c="dimmed" truncate="end">
-                        {cloud.cloud_alias_name ? cloud.cloud_account : kindName(cloud.cloud_name)}
+                        {cloud.cloud_alias_name ? <Name value={cloud.cloud_account} /> : kindName(cloud.cloud_name)}
                       </Text>
                     </Box>
                   )}

@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppLayout } from '../../app/layout/AppLayout.tsx';
-import { authData, cloud, initData, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { SPOOFED, authData, cloud, initData, mockApi, renderWithProviders, shownBidiMarks } from '../../test/utils.tsx';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
 import { guideStore } from '../guide/store.ts';
@@ -188,6 +188,18 @@ describe('sidebar cloud list', () => {
     const rows = screen.getAllByTestId('cloud-row');
     expect(rows.map((r) => r.hasAttribute('data-active'))).toEqual([false, true, false]);
     expect(rows[1]!.querySelector('a')).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('a cloud name with bidi controls shows them as marks, isolated, wide and narrow', () => {
+    applyAuth(authData());
+    sessionStore.setState({ clouds: [cloud('a', { cloud_alias_name: SPOOFED.cloud })] });
+    const wide = renderWithProviders(<CloudList narrow={false} />);
+    expect(screen.getByTestId('cloud-row').querySelector('bdi')?.textContent).toBe('Bank[U+202E]txt.exe');
+    expect(shownBidiMarks()).toEqual(['[U+202E]']);
+    wide.unmount();
+    renderWithProviders(<CloudList narrow />);
+    expect(screen.getByRole('link', { name: '\u2068Bank[U+202E]txt.exe\u2069' })).toBeInTheDocument();
+    shownBidiMarks();
   });
 
   it('shows "Shared with me" for a shared cloud', async () => {

@@ -22,6 +22,7 @@ import {
   PAGE_SIZES,
   formatBytes,
   formatDateTime,
+  plainName,
   type CleanupCategory,
   type CleanupItem,
   type CleanupKind,
@@ -37,6 +38,7 @@ import { confirm } from '../messages/store.ts';
 import { slimApi } from './api.ts';
 import { CATEGORY_TABS, countOf, modesOf, selectedBytes, smartSelect, wholeGroups } from './model.ts';
 import { deleteResults } from './store.ts';
+import { Name } from '../../lib/Name.tsx';
 
 type AnyPage = DuplicateFilesPage | LargeFilesPage | EmptyFoldersPage;
 
@@ -76,12 +78,12 @@ function ItemRow({
   return (
     <Table.Tr data-testid="slim-row" data-path={item.path}>
       <Table.Td w={36}>
-        <Checkbox checked={checked} onChange={onToggle} aria-label={item.path} />
+        <Checkbox checked={checked} onChange={onToggle} aria-label={plainName(item.path)} />
       </Table.Td>
       <Table.Td>
         <Group gap={6} wrap="nowrap">
-          <Text size="sm" fw={500} truncate="end" title={item.path}>
-            {item.name}
+          <Text size="sm" fw={500} truncate="end" title={plainName(item.path)}>
+            <Name value={item.name} />
           </Text>
           {!folder && (
             <Badge size="xs" variant="outline" color="gray.7" style={{ flex: 'none' }} data-testid="slim-row-category">
@@ -89,8 +91,8 @@ function ItemRow({
             </Badge>
           )}
         </Group>
-        <Text size="xs" c="dimmed" truncate="end" title={item.path}>
-          {extra ?? parentOf(item.path)}
+        <Text size="xs" c="dimmed" truncate="end" title={plainName(item.path)}>
+          <Name value={extra ?? parentOf(item.path)} />
         </Text>
       </Table.Td>
       <Table.Td w={110}>

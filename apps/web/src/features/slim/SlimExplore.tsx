@@ -9,6 +9,7 @@ import { selectVisibleClouds, useSession } from '../session/store.ts';
 import { cloudLabel } from '../shell/clouds.ts';
 import { Results } from './Results.tsx';
 import { backToResults, cancelScan, loadTask, pollOnce, startScan, useSlim, type DeletionReport } from './store.ts';
+import { Name } from '../../lib/Name.tsx';
 
 /** The next progress poll: every 2 to 3 s (spec section 7). */
 export function pollDelay(random = Math.random): number {
@@ -70,7 +71,7 @@ function DoneView({ report, onRescan }: { report: DeletionReport; onRescan: () =
           <List size="sm">
             {report.failed.map((f) => (
               <List.Item key={f.id}>
-                {f.path}: {t(`reasons.${f.reason}`)}
+                <Name value={f.path} />: {t(`reasons.${f.reason}`)}
               </List.Item>
             ))}
           </List>
@@ -149,7 +150,7 @@ export function SlimExplore() {
           <Title order={2}>{t('title')}</Title>
           {(cloud || task) && (
             <Text size="sm" c="dimmed">
-              {cloud ? cloudLabel(cloud) : ''} {task?.path ?? lastRun?.path ?? ''}
+              {cloud ? <Name value={cloudLabel(cloud)} /> : ''} <Name value={task?.path ?? lastRun?.path ?? ''} />
             </Text>
           )}
         </Box>

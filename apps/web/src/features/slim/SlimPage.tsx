@@ -20,6 +20,7 @@ import { cloudLabel, kindName } from '../shell/clouds.ts';
 import { slimApi } from './api.ts';
 import { MODES, THRESHOLDS, imodeOf } from './model.ts';
 import { resetSlim, startScan, useSlim } from './store.ts';
+import { Name } from '../../lib/Name.tsx';
 
 /** The folder as the API wants it: absolute, without a trailing slash ("Photos/" -> "/Photos"). */
 export function folderPath(input: string): string {
@@ -122,7 +123,7 @@ export function SlimPage() {
                   label={
                     <Group gap="xs" wrap="nowrap">
                       <CloudIcon kind={c.cloud_name} size={18} />
-                      <span>{cloudLabel(c)}</span>
+                      <Name value={cloudLabel(c)} />
                       <Text span size="xs" c="dimmed">
                         {kindName(c.cloud_name)}
                       </Text>

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LocalTaskStatus } from '@skyferry/contract';
-import { cloud, renderWithProviders } from '../../test/utils.tsx';
+import { SPOOFED, cloud, renderWithProviders, shownBidiMarks } from '../../test/utils.tsx';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
@@ -90,6 +90,15 @@ describe('task panel', () => {
     const name = await screen.findByTestId('task-name');
     expect(name).toHaveTextContent('holiday...on.zip');
     expect(name).toHaveAttribute('title', 'holiday-pictures-2024-final-version.zip');
+  });
+
+  it('an upload named with a bidi control shows it as a mark, isolated, in the row and its title', async () => {
+    render();
+    addTasks([task('x', { name: SPOOFED.file })]);
+    const name = await screen.findByTestId('task-name');
+    expect(name.querySelector('bdi')?.textContent).toBe('invoice[U+202E]gpj.exe');
+    expect(name).toHaveAttribute('title', '\u2068invoice[U+202E]gpj.exe\u2069');
+    expect(shownBidiMarks()).toEqual(['[U+202E]']);
   });
 
   it('deletes one task', async () => {

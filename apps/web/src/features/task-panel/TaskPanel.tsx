@@ -1,16 +1,4 @@
-import {
-  ActionIcon,
-  Badge,
-  Box,
-  Button,
-  Group,
-  Paper,
-  Progress,
-  ScrollArea,
-  Stack,
-  Text,
-  Tooltip,
-} from '@mantine/core';
+import { ActionIcon, Badge, Box, Button, Group, Paper, Progress, ScrollArea, Stack, Text } from '@mantine/core';
 import {
   IconChevronDown,
   IconChevronUp,
@@ -20,7 +8,7 @@ import {
   IconTrash,
   IconUpload,
 } from '@tabler/icons-react';
-import { formatBytes } from '@skyferry/contract';
+import { formatBytes, plainName } from '@skyferry/contract';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { confirm } from '../messages/store.ts';
@@ -28,6 +16,7 @@ import { selectVisibleClouds, sessionStore } from '../session/store.ts';
 import { cloudHref } from '../shell/clouds.ts';
 import { clearTasks, deleteTask, retryTask } from './runner.ts';
 import { anyRunning, setCollapsed, statusView, taskDisplayName, useTaskPanel, type LocalTask } from './store.ts';
+import { Name } from '../../lib/Name.tsx';
 
 /** Where "open target folder" goes: the task's cloud in the explorer, at the folder. */
 export function targetFolderHref(task: Pick<LocalTask, 'cloud_id' | 'parent'>, now = Date.now()): string | null {
@@ -120,8 +109,8 @@ function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => 
           <IconDownload size={16} aria-label={t('download')} />
         )}
         <Box style={{ flex: 1, minWidth: 0 }}>
-          <Text size="sm" title={task.name} data-testid="task-name">
-            {taskDisplayName(task)}
+          <Text size="sm" title={plainName(task.name)} data-testid="task-name">
+            <Name value={taskDisplayName(task)} />
           </Text>
           <Group gap={6} wrap="nowrap">
             <Text size="xs" c="dimmed">
@@ -147,13 +136,16 @@ function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => 
               </Badge>
             )}
             {view.kind === 'failed' && (
-              <Tooltip label={task.error || t('failed')} disabled={!task.error} withArrow>
-                <Badge size="xs" color="red.9" variant="outline">
-                  {t('failed')}
-                </Badge>
-              </Tooltip>
+              <Badge size="xs" color="red.9" variant="outline" data-testid="task-failed">
+                {t('failed')}
+              </Badge>
             )}
           </Group>
+          {view.kind === 'failed' && task.error && (
+            <Text size="xs" c="red.9" lineClamp={2} title={task.error} data-testid="task-error">
+              {task.error}
+            </Text>
+          )}
         </Box>
         {view.kind === 'failed' && view.retry && (
           <ActionIcon variant="subtle" size="sm" aria-label={t('retry')} onClick={() => retryTask(task.id)}>

@@ -1,7 +1,9 @@
 import { LocalTaskStatus, UPLOAD_PART_SIZE, joinPath, localStatusOfDownloadEvent, parentOf } from '@skyferry/contract';
 import { ApiRequestError, NetworkError } from '../../api/client.ts';
+import { i18n } from '../../i18n/index.ts';
 import { filesApi, sendBytes, uploadUrl } from '../explorer/api.ts';
 import type { Picked } from '../explorer/dropped.ts';
+import { browserDownload } from './browser-download.ts';
 import { addTasks, dropAllTasks, dropTask, patchTask, taskPanelStore, type LocalTask } from './store.ts';
 
 /** How many files upload at once. */
@@ -182,21 +184,10 @@ export async function startUploads(cloudId: string, folder: string, picked: Pick
   return tasks;
 }
 
-/** The browser's own download of a URL (a signed link: no headers needed). */
-export function saveUrl(url: string, name: string): void {
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.rel = 'noopener';
-  a.style.display = 'none';
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-}
-
 /**
  * Downloads paths of a cloud: one file as itself, a folder or several as one zip. The browser
- * saves it; the task completes once the download has been handed to the browser.
+ * saves it; the task completes once the server has begun sending it to the browser, and fails with
+ * the server's reason when it answers an error instead (a file that is gone: 404).
  */
 export async function startDownload(
   cloudId: string,
@@ -229,7 +220,13 @@ export async function startDownload(
       items.map((i) => i.path),
       single ? undefined : name.replace(/\.zip$/, ''),
     );
-    saveUrl(link.url, name);
+    const job = jobs.get(task.id);
+    const outcome = await browserDownload(link.url, {
+      fallbackReason: i18n.t('tasks:downloadNotStarted'),
+      signal: job?.controller.signal,
+    });
+    if (job?.controller.signal.aborted) return task;
+    if (!outcome.started) throw new Error(outcome.reason);
     patchTask(task.id, { status: localStatusOfDownloadEvent('completed'), progress: 100 });
   } catch (err) {
     const failed = { status: localStatusOfDownloadEvent('failed'), error: messageOf(err) };

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Code, formatDateTime, type ServerTask, type TaskAction } from '@skyferry/contract';
-import { Fail, authData, cloud, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { Fail, SPOOFED, authData, cloud, mockApi, renderWithProviders, shownBidiMarks } from '../../test/utils.tsx';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
 import { applyAuth } from '../session/actions.ts';
@@ -11,6 +11,7 @@ import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { shellStore } from '../shell/store.ts';
 import { makeDetail, makeTask } from './fixtures.ts';
 import { TaskRow } from './TaskRow.tsx';
+import { TransferDetailsDialog } from './TransferDetailsDialog.tsx';
 import { TransmissionListDialog } from './TransmissionListDialog.tsx';
 import { resetTransmission, transmission } from './store.ts';
 
@@ -455,5 +456,54 @@ describe('error codes on task actions (spec section 8)', () => {
     expect(
       await screen.findByText('Transaction cap exceeded, see the Caps & Alerts page to increase your cap'),
     ).toBeInTheDocument();
+  });
+});
+
+describe('names with bidi controls in tasks', () => {
+  const spoofed = () => {
+    const base = makeTask({ id: 'a', state: 5 });
+    return makeDetail({
+      id: 'a',
+      state: 5,
+      task_name: SPOOFED.task,
+      from_cloud: { ...base.from_cloud, cloud_alias_name: SPOOFED.cloud, paths: ['/In\u202Edir'] },
+      to_cloud: { ...base.to_cloud, path: '/Out\u202Edir' },
+      result_list: [
+        {
+          sourceFile: { name: SPOOFED.file, parent: '/In\u202Edir' },
+          source: { token_id: 'c1' },
+          reason: 'permission',
+          message: 'Forbidden',
+        },
+      ],
+      result_total: 1,
+    });
+  };
+
+  it('a task row shows the task, cloud and folder names with the controls as marks, isolated', () => {
+    renderRow(spoofed());
+    const item = screen.getByTestId('task-item');
+    expect([...item.querySelectorAll('bdi')].map((b) => b.textContent)).toEqual([
+      'Backup[U+2067] nightly',
+      'Bank[U+202E]txt.exe',
+      'Archive',
+      '/Out[U+202E]dir',
+    ]);
+    expect(screen.getByTestId('task-name')).toHaveAttribute('title', '\u2068Backup[U+2067] nightly\u2069');
+    expect(item).toHaveAttribute('aria-label', '\u2068Backup[U+2067] nightly\u2069');
+    expect(shownBidiMarks()).toEqual(['[U+2067]', '[U+202E]', '[U+202E]']);
+  });
+
+  it('the transfer details show the route and the failed files with the controls as marks', async () => {
+    mockApi({ 'GET /api/tasks/a': () => spoofed() });
+    renderWithProviders(<TransferDetailsDialog taskId="a" onClose={() => undefined} />);
+    const dialog = await screen.findByRole('dialog', { name: 'Transfer Details' });
+    await within(dialog).findByTestId('transfer-result');
+    expect(within(dialog).getByTestId('result-source').textContent).toBe('SourceBank[U+202E]txt.exe /In[U+202E]dir');
+    expect(within(dialog).getByTestId('result-target').textContent).toBe('TargetArchive /Out[U+202E]dir');
+    expect(within(dialog).getByTestId('failed-file').textContent).toBe(
+      'invoice[U+202E]gpj.exe/In[U+202E]dirPermission deniedForbidden',
+    );
+    expect(shownBidiMarks()).toHaveLength(5);
   });
 });

@@ -6,6 +6,7 @@ import {
   TaskType,
   formatBytes,
   formatDateTime,
+  plainName,
   taskActions,
   truncateTaskName,
   type ServerTask,
@@ -15,6 +16,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cloudLabel } from '../shell/clouds.ts';
 import { formatSpeed, hasProgress, percentText, progressAmount, showsSchedule } from './format.ts';
+import { Name } from '../../lib/Name.tsx';
 
 export interface TaskRowProps {
   task: ServerTask;
@@ -78,14 +80,14 @@ export function TaskRow({ task, onAction }: TaskRowProps) {
       data-testid="task-item"
       data-task-id={task.id}
       data-state={task.state}
-      aria-label={task.task_name}
+      aria-label={plainName(task.task_name)}
       role="group"
     >
       <Stack gap={6}>
         <Group justify="space-between" wrap="nowrap" gap="xs">
           <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
-            <Text fw={600} size="sm" title={task.task_name} data-testid="task-name" truncate>
-              {name}
+            <Text fw={600} size="sm" title={plainName(task.task_name)} data-testid="task-name" truncate>
+              <Name value={name} />
             </Text>
             <Badge size="xs" variant="outline" color="gray.7">
               {typeLabel}
@@ -111,12 +113,17 @@ export function TaskRow({ task, onAction }: TaskRowProps) {
         </Group>
         <Group gap={4} wrap="nowrap">
           <Text size="xs" c="dimmed" truncate data-testid="task-route">
-            {cloudLabel(task.from_cloud)}
+            <Name value={cloudLabel(task.from_cloud)} />
           </Text>
           <IconArrowRight size={12} aria-label={t('to')} style={{ flex: 'none' }} />
           <Text size="xs" c="dimmed" truncate>
-            {cloudLabel(task.to_cloud)}
-            {task.to_cloud.path !== '/' ? ` ${task.to_cloud.path}` : ''}
+            <Name value={cloudLabel(task.to_cloud)} />
+            {task.to_cloud.path !== '/' && (
+              <>
+                {' '}
+                <Name value={task.to_cloud.path} />
+              </>
+            )}
           </Text>
         </Group>
         <StateLine task={task} />

@@ -1,12 +1,13 @@
 import { Alert, Anchor, Center, Group, Loader, Modal, ScrollArea, Stack, Table, Text } from '@mantine/core';
 import { formatBytes, taskActions, type TaskDetail } from '@skyferry/contract';
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cloudLabel } from '../shell/clouds.ts';
 import { tasksApi } from './api.ts';
 import { reportTaskError } from './errors.ts';
 import { formatDuration } from './format.ts';
 import { transmission } from './store.ts';
+import { Name } from '../../lib/Name.tsx';
 
 type Load = { state: 'loading' } | { state: 'ready'; task: TaskDetail } | { state: 'error'; message: string };
 
@@ -104,8 +105,12 @@ export function TransferDetailsDialog({ taskId, onClose }: { taskId: string | nu
                   <Table.Tbody>
                     {load.task.result_list.map((f, i) => (
                       <Table.Tr key={`${f.sourceFile.parent}/${f.sourceFile.name}/${i}`} data-testid="failed-file">
-                        <Table.Td style={{ wordBreak: 'break-all' }}>{f.sourceFile.name}</Table.Td>
-                        <Table.Td style={{ wordBreak: 'break-all' }}>{f.sourceFile.parent}</Table.Td>
+                        <Table.Td style={{ wordBreak: 'break-all' }}>
+                          <Name value={f.sourceFile.name} />
+                        </Table.Td>
+                        <Table.Td style={{ wordBreak: 'break-all' }}>
+                          <Name value={f.sourceFile.parent} />
+                        </Table.Td>
                         <Table.Td>
                           <Text size="xs">{t(reasonKey(f.reason), { defaultValue: f.reason })}</Text>
                           {f.message && (
@@ -141,13 +146,25 @@ export function TransferDetailsDialog({ taskId, onClose }: { taskId: string | nu
 function TransferResult({ task }: { task: TaskDetail }) {
   const { t } = useTranslation('transmission');
   const r = task.result;
-  const rows: Array<[string, string, string]> = [
+  /** A cloud and its paths, each name isolated. */
+  const route = (cloud: string, paths: readonly string[]) => (
+    <>
+      <Name value={cloud} />
+      {paths.map((p, i) => (
+        <Fragment key={i}>
+          {i === 0 ? ' ' : ', '}
+          <Name value={p} />
+        </Fragment>
+      ))}
+    </>
+  );
+  const rows: Array<[string, string, ReactNode]> = [
     ['success', t('details.successCount'), String(r?.success_count ?? task.finished_counts)],
     ['total', t('details.totalCount'), String(r?.total_count ?? task.total_counts)],
     ['size', t('details.totalSize'), formatBytes(r?.total_size ?? task.size)],
     ['time', t('details.timeTaken'), formatDuration(r?.time_taken ?? task.duration)],
-    ['source', t('details.source'), `${cloudLabel(task.from_cloud)} ${task.from_cloud.paths.join(', ')}`],
-    ['target', t('details.target'), `${cloudLabel(task.to_cloud)} ${task.to_cloud.path}`],
+    ['source', t('details.source'), route(cloudLabel(task.from_cloud), task.from_cloud.paths)],
+    ['target', t('details.target'), route(cloudLabel(task.to_cloud), [task.to_cloud.path])],
   ];
   return (
     <Table withTableBorder fz="sm" data-testid="transfer-result">

@@ -1,11 +1,12 @@
 import { ActionIcon, Box, Button, Checkbox, Group, Loader, Radio, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { IconChevronDown, IconChevronRight, IconFile, IconFolder, IconRefresh } from '@tabler/icons-react';
-import { Code, RemoteFileType, formatBytes, isWithin, type FileItem } from '@skyferry/contract';
+import { Code, RemoteFileType, formatBytes, isWithin, plainName, type FileItem } from '@skyferry/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiRequestError } from '../../api/client.ts';
 import { listAll } from '../explorer/api.ts';
 import type { PickedEntry } from './model.ts';
+import { Name } from '../../lib/Name.tsx';
 
 /** Children shown per folder before "Show more". */
 export const TREE_PAGE = 200;
@@ -175,8 +176,8 @@ export function CloudTree(props: CloudTreeProps) {
             tabIndex={-1}
             style={{ minWidth: 0, flex: 1 }}
           >
-            <Text size="sm" truncate title={entry.path}>
-              {name}
+            <Text size="sm" truncate title={plainName(entry.path)}>
+              <Name value={name} />
             </Text>
           </UnstyledButton>
           {!isFolder && (

@@ -24,6 +24,7 @@ import {
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { tasksApi } from '../tasks/api.ts';
+import { Name } from '../../lib/Name.tsx';
 
 /** Plan rows browsed per page. */
 export const PREVIEW_PAGE = 50;
@@ -181,7 +182,7 @@ export function PreviewDialog(props: PreviewDialogProps) {
             <Alert color="red" variant="light" title={t('preview.errorsTitle')} data-testid="plan-errors">
               {plan.errors.slice(0, 5).map((e) => (
                 <Text size="xs" key={`${e.side}:${e.path}`}>
-                  {e.path}: {e.message}
+                  <Name value={e.path} />: <Name value={e.message} />
                 </Text>
               ))}
             </Alert>
@@ -330,7 +331,7 @@ function PlanItems({
                   )}
                 </Table.Td>
                 <Table.Td style={{ wordBreak: 'break-all' }} data-testid="plan-item-path">
-                  {path}
+                  <Name value={path} />
                 </Table.Td>
                 <Table.Td ta="end">{item.kind === 'file' ? formatBytes(item.size) : ''}</Table.Td>
                 <Table.Td>{t(`reasons.${item.reason}`, { defaultValue: item.reason })}</Table.Td>

@@ -3,7 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Code, type CreateTaskBody, type FileItem, type PlanItemView, type TaskPlan } from '@skyferry/contract';
-import { authData, cloud, initData, renderWithProviders } from '../../test/utils.tsx';
+import { SPOOFED, authData, cloud, initData, renderWithProviders, shownBidiMarks } from '../../test/utils.tsx';
 import { guideStore } from '../guide/store.ts';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
@@ -262,6 +262,34 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     await waitFor(() => expect(shellStore.getState().transmissionOpen).toBe(true));
     expect(await screen.findByText('The task has started. Follow it in the transmission list.')).toBeInTheDocument();
     await waitFor(() => expect(screen.queryByTestId('plan-preview')).toBeNull());
+  });
+
+  it('names with bidi controls show them as marks, isolated, in the trees, the cloud choices and the preview', async () => {
+    sessionStore.setState({
+      clouds: [cloud('c1', { cloud_alias_name: SPOOFED.cloud }), cloud('c2', { cloud_alias_name: 'Archive' })],
+    });
+    const spoofedFile = `/${SPOOFED.file}`;
+    serve({
+      'POST /api/cloud-manager/list': (body) => {
+        const b = body as { cloud_id: string; path: string };
+        return { data: { items: b.cloud_id === 'c1' && b.path === '/' ? [file(spoofedFile)] : [], page_token: null } };
+      },
+      'POST /api/tasks': () => ({ data: { task: null, plan: plan([item('copy', spoofedFile)]) } }),
+    });
+    renderPage();
+    await waitFor(() => row(sourceTree(), spoofedFile));
+    const tree = row(sourceTree(), spoofedFile);
+    expect(tree.querySelector('bdi')?.textContent).toBe('invoice[U+202E]gpj.exe');
+    expect(within(tree).getByRole('checkbox', { name: 'Select \u2068invoice[U+202E]gpj.exe\u2069' })).toBeTruthy();
+    expect(row(sourceTree(), '/').querySelector('bdi')?.textContent).toContain('Bank[U+202E]txt.exe');
+    const options = [...screen.getByTestId('source-cloud').querySelectorAll('option')].map((o) => o.textContent);
+    expect(options).toContain('\u2068Bank[U+202E]txt.exe\u2069 · WebDAV');
+    await tick(spoofedFile);
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    const preview = await screen.findByTestId('plan-preview');
+    expect(within(preview).getByTestId('plan-item-path').textContent).toBe('/Backup/invoice[U+202E]gpj.exe');
+    // The tree row and the plan item carry marks; the labels made by translation show them as text.
+    expect(shownBidiMarks()).toEqual(['[U+202E]', '[U+202E]']);
   });
 
   it('a large plan is browsed page by page from the server (plan_query)', async () => {

@@ -26,6 +26,7 @@ import {
   canWrite,
   formatBytes,
   normalizePath,
+  plainName,
   scheduleFromDialog,
   type CreateTaskBody,
   type FilterCategory,
@@ -74,7 +75,10 @@ interface Preview {
 
 /** The clouds of a chooser, with a "Choose a cloud drive" line while none is chosen. */
 function cloudOptions(clouds: readonly Cloud[], chosen: string | null, prompt: string) {
-  const options = clouds.map((c) => ({ value: c.id, label: `${cloudLabel(c)} · ${kindName(c.cloud_name)}` }));
+  const options = clouds.map((c) => ({
+    value: c.id,
+    label: `${plainName(cloudLabel(c))} · ${kindName(c.cloud_name)}`,
+  }));
   return chosen ? options : [{ value: '', label: prompt, disabled: true }, ...options];
 }
 
