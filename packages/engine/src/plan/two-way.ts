@@ -1,0 +1,330 @@
+import type { ConflictResolution } from '@skyferry/contract';
+import type { Entry } from '@skyferry/providers';
+import type { TwoWayRecord, TwoWayStateStore } from '../stores.ts';
+import type { ConflictPlan, Fingerprint, PlanAction, PlanItem, PlanReason, Side } from '../types.ts';
+import { baseName, childRel, fingerprintOf, isNewer, mtimeDiffers, sameHashes } from '../util.ts';
+import type { Deletions } from './deletions.ts';
+import type { PlanRequest } from './request.ts';
+import type { PlanTally } from './tally.ts';
+import type { FolderJudge, FolderRef, FolderShape, PairedFolder, Visit, Walked, Walker } from './walk.ts';
+
+/** Conflict file name: "name (conflict 2026-11-22 1030 from target).ext". */
+export function conflictName(name: string, now: Date, from: string, taken: (candidate: string) => boolean): string {
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${now.getUTCFullYear()}-${p(now.getUTCMonth() + 1)}-${p(now.getUTCDate())} ${p(now.getUTCHours())}${p(now.getUTCMinutes())}`;
+  for (let i = 1; ; i++) {
+    const candidate = `${stem} (conflict ${stamp} from ${from}${i > 1 ? ` ${i}` : ''})${ext}`;
+    if (!taken(candidate)) return candidate;
+  }
+}
+
+const other = (s: Side): Side => (s === 'source' ? 'target' : 'source');
+
+/** What a two-way folder's walk comes to: whether anything is written below it on each side. */
+export interface TwoWayWalk {
+  writesTo: Record<Side, boolean>;
+}
+
+/** A two-way folder to walk: where its items go, and whether the previous state has it. */
+interface TwoWayRef extends FolderRef {
+  inState: boolean;
+  sink: PlanItem[];
+}
+
+type FileItem = (action: PlanAction, side: Side, reason: PlanReason, r: string, a?: Entry, b?: Entry) => PlanItem;
+
+/**
+ * The two-way decisions, against the previous run's state (P) of both sides (A the source, B the
+ * target): new on one side is copied, changed on one side copied over, deleted on one side deleted
+ * on the other (by the deletions), changed on both a conflict.
+ */
+export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWayRecord[]> {
+  readonly req: PlanRequest;
+  readonly resolution: ConflictResolution;
+  readonly walker: Walker;
+  readonly tally: PlanTally;
+  readonly deletions: Deletions;
+  readonly now: Date;
+  readonly state: TwoWayStateStore;
+  readonly hasState: boolean;
+
+  constructor(
+    req: PlanRequest,
+    walker: Walker,
+    tally: PlanTally,
+    deletions: Deletions,
+    state: TwoWayStateStore,
+    hasState: boolean,
+  ) {
+    this.req = req;
+    this.resolution = req.conflictResolution ?? 'keep_both';
+    this.walker = walker;
+    this.tally = tally;
+    this.deletions = deletions;
+    this.now = req.now ?? new Date();
+    this.state = state;
+    this.hasState = hasState;
+  }
+
+  /**
+   * Walks one folder of a two-way sync: the source (A), the target (B) and the previous state (P).
+   * Items go to `sink`. Answers whether anything is written below (for mkdir of missing folders).
+   */
+  async walk(rel: string, aExists: boolean, bExists: boolean, inState: boolean, sink: PlanItem[]): Promise<TwoWayWalk> {
+    return (await this.walkRef(rel, aExists, bExists, inState, sink)).value;
+  }
+
+  private walkRef(
+    rel: string,
+    aExists: boolean,
+    bExists: boolean,
+    inState: boolean,
+    sink: PlanItem[],
+  ): Promise<Walked<TwoWayWalk>> {
+    const ref: TwoWayRef = { pair: 0, rel, on: { source: aExists, target: bExists }, inState, sink };
+    return this.walker.walk(ref, this);
+  }
+
+  prepare(ref: FolderRef): Promise<TwoWayRecord[]> {
+    const r = ref as TwoWayRef;
+    return r.inState ? this.state.loadFolder(r.rel) : Promise.resolve([]);
+  }
+
+  unlisted(): TwoWayWalk {
+    return { writesTo: { source: false, target: false } };
+  }
+
+  after(state: TwoWayWalk, below: Walked<TwoWayWalk>[], shape: FolderShape, ref: FolderRef): TwoWayWalk {
+    const r = ref as TwoWayRef;
+    const writesTo = state.writesTo;
+    for (const w of below) {
+      if (w.value.writesTo.source) writesTo.source = true;
+      if (w.value.writesTo.target) writesTo.target = true;
+    }
+    // A folder missing on a side is created there when something is written into it, or when it is
+    // new and empty on the other side (and no filter hides what it holds). A folder the other side
+    // deleted is not re-created for being empty: the caller deletes it.
+    for (const s of ['source', 'target'] as Side[]) {
+      if (!shape.missing[s]) continue;
+      const newEmpty = shape.empty[other(s)] && !this.walker.filter && !(r.inState && this.hasState);
+      if (writesTo[s] || newEmpty) {
+        this.tally.emit(r.sink, {
+          action: 'mkdir',
+          kind: 'dir',
+          pair: 0,
+          rel: r.rel,
+          side: s,
+          reason: 'missing_folder',
+          size: 0,
+        });
+        writesTo[s] = true;
+      }
+    }
+    return { writesTo };
+  }
+
+  async visit(f: PairedFolder, pRaw: TwoWayRecord[]): Promise<Visit<TwoWayWalk, TwoWayWalk>> {
+    const ref = f.ref as TwoWayRef;
+    const { rel, sink } = ref;
+    const key = this.walker.key;
+    const P = new Map<string, TwoWayRecord>();
+    for (const r of pRaw) P.set(key(baseName(r.rel)), r);
+    const names = new Set<string>([...f.sorted.source.keys, ...f.sorted.target.keys]);
+    const writesTo: Record<Side, boolean> = { source: false, target: false };
+    const subs: Promise<Walked<TwoWayWalk>>[] = [];
+    const fileTasks: Promise<void>[] = [];
+    const fileItem: FileItem = (action, side, reason, r, a, b) => {
+      const item: PlanItem = { action, kind: 'file', pair: 0, rel: r, side, reason, size: 0 };
+      if (a) item.source = fingerprintOf(a);
+      if (b) item.target = fingerprintOf(b);
+      item.size =
+        action === 'delete'
+          ? ((side === 'source' ? a : b)?.size ?? 0)
+          : action === 'skip'
+            ? ((a ?? b)?.size ?? 0)
+            : ((side === 'target' ? a : b)?.size ?? 0);
+      return item;
+    };
+
+    this.walker.merge(
+      f,
+      (a, b, k) => {
+        const prev = P.get(k);
+        const r = childRel(rel, (a ?? b)?.name as string);
+        if (a && b) {
+          if (a.kind !== b.kind) {
+            this.tally.emit(sink, { ...fileItem('skip', 'target', 'kind_mismatch', r, a, b), kind: a.kind });
+            return;
+          }
+          if (a.kind === 'dir') {
+            this.tally.emit(sink, {
+              action: 'skip',
+              kind: 'dir',
+              pair: 0,
+              rel: r,
+              side: 'target',
+              reason: 'unchanged',
+              size: 0,
+            });
+            subs.push(this.walkRef(r, true, true, prev?.kind === 'dir', sink));
+            return;
+          }
+          const pf = prev?.kind === 'file' ? prev : undefined;
+          fileTasks.push(
+            (async () => {
+              const [ca, cb] = pf
+                ? await Promise.all([
+                    this.changedSinceExact('source', a, pf.source),
+                    this.changedSinceExact('target', b, pf.target),
+                  ])
+                : [true, true];
+              const same = await (pf && (!ca || !cb) ? Promise.resolve(false) : this.sameFileExact(a, b));
+              this.bothSides(sink, writesTo, names, fileItem, r, a, b, pf, ca, cb, same);
+            })(),
+          );
+          return;
+        }
+        // Present on one side only.
+        const side: Side = a ? 'source' : 'target';
+        const e = (a ?? b) as Entry;
+        const prevMatch = prev && prev.kind === e.kind ? prev : undefined;
+        if (e.kind === 'file') {
+          fileTasks.push(
+            (async () => {
+              if (!prevMatch || !this.hasState) {
+                this.tally.emit(sink, fileItem('copy', other(side), 'new', r, a, b));
+                writesTo[other(side)] = true;
+              } else if (
+                await this.changedSinceExact(side, e, side === 'source' ? prevMatch.source : prevMatch.target)
+              ) {
+                this.tally.emit(sink, fileItem('copy', other(side), 'changed_vs_deleted', r, a, b));
+                writesTo[other(side)] = true;
+              } else {
+                this.tally.emit(
+                  sink,
+                  this.deletions.deletedFile(fileItem('delete', side, 'deleted_on_other_side', r, a, b)),
+                );
+              }
+            })(),
+          );
+          return;
+        }
+        // A folder on one side only.
+        if (!prevMatch || !this.hasState) {
+          subs.push(this.walkRef(r, side === 'source', side === 'target', false, sink));
+          return;
+        }
+        // It was there last time: the other side deleted it. Walk it against the state; if nothing in
+        // it changed, the whole folder goes; otherwise changed files survive and are copied back.
+        const buffer: PlanItem[] = [];
+        subs.push(
+          this.walkRef(r, side === 'source', side === 'target', true, buffer).then((w) => {
+            if (this.deletions.deletedFolder(sink, r, side, buffer, w.value.writesTo[other(side)]))
+              return { ...w, value: { writesTo: { source: false, target: false } } };
+            return w;
+          }),
+        );
+      },
+      () => undefined,
+    );
+    await Promise.all(fileTasks);
+    return { state: { writesTo }, subs };
+  }
+
+  /** Whether a side's file changed since the previous run's record of it. */
+  changedSince(e: Entry, rec: Fingerprint | undefined): boolean {
+    if (!rec) return true;
+    if (e.size !== rec.size) return true;
+    const h = sameHashes(e.hashes, rec.hashes);
+    if (h !== undefined) return !h;
+    return mtimeDiffers(e.modTime?.getTime(), rec.mtime) ?? false;
+  }
+
+  /** changedSince, asking the file for its exact time when only the listed time differs. */
+  async changedSinceExact(side: Side, e: Entry, rec: Fingerprint | undefined): Promise<boolean> {
+    if (!this.changedSince(e, rec)) return false;
+    if (!rec || e.size !== rec.size || sameHashes(e.hashes, rec.hashes) !== undefined) return true;
+    return this.changedSince(await this.walker.precise(side, e), rec);
+  }
+
+  /** sameFile, asking both files for their exact times when only the listed times differ. */
+  async sameFileExact(a: Entry, b: Entry): Promise<boolean> {
+    if (this.sameFile(a, b)) return true;
+    if (a.size !== b.size || sameHashes(a.hashes, b.hashes) !== undefined) return false;
+    const [pa, pb] = await Promise.all([this.walker.precise('source', a), this.walker.precise('target', b)]);
+    return this.sameFile(pa, pb);
+  }
+
+  /** Whether the two sides' files are the same content, as far as can be told without reading them. */
+  sameFile(a: Entry, b: Entry): boolean {
+    if (a.size !== b.size) return false;
+    const h = sameHashes(a.hashes, b.hashes);
+    if (h !== undefined) return h;
+    // Without a shared hash, equal sizes count as equal where a side cannot keep mod times.
+    if (!this.req.source.features.setModTime || !this.req.target.features.setModTime) return true;
+    return !(mtimeDiffers(a.modTime?.getTime(), b.modTime?.getTime()) ?? false);
+  }
+
+  conflict(a: Entry, b: Entry, names: Set<string>): ConflictPlan {
+    const am = a.modTime?.getTime() ?? 0;
+    const bm = b.modTime?.getTime() ?? 0;
+    const newer: Side = isNewer(bm, am) ? 'target' : 'source';
+    let winner: Side;
+    switch (this.resolution) {
+      case 'source':
+        winner = 'source';
+        break;
+      case 'larger':
+        winner = a.size > b.size ? 'source' : b.size > a.size ? 'target' : newer;
+        break;
+      default:
+        winner = newer;
+    }
+    const plan: ConflictPlan = { resolution: this.resolution, winner };
+    if (this.resolution === 'keep_both') {
+      const loser = other(winner);
+      const from = this.req.sideNames?.[loser] ?? loser;
+      const name = conflictName(a.name, this.now, from, (c) => names.has(this.walker.key(c)));
+      names.add(this.walker.key(name));
+      plan.loserName = name;
+    }
+    return plan;
+  }
+
+  /** Emits the item for a file on both sides, once its changes are known. */
+  bothSides(
+    sink: PlanItem[],
+    writesTo: Record<Side, boolean>,
+    names: Set<string>,
+    fileItem: FileItem,
+    r: string,
+    a: Entry,
+    b: Entry,
+    pf: TwoWayRecord | undefined,
+    ca: boolean,
+    cb: boolean,
+    same: boolean,
+  ): void {
+    if (pf && !ca && !cb) this.tally.emit(sink, fileItem('skip', 'target', 'unchanged', r, a, b));
+    else if (pf && ca && !cb) {
+      this.tally.emit(sink, fileItem('update', 'target', 'changed', r, a, b));
+      writesTo.target = true;
+    } else if (pf && !ca && cb) {
+      this.tally.emit(sink, fileItem('update', 'source', 'changed', r, a, b));
+      writesTo.source = true;
+    } else if (same) {
+      this.tally.emit(sink, fileItem('skip', 'target', 'unchanged', r, a, b));
+    } else {
+      const c = this.conflict(a, b, names);
+      const item = fileItem('conflict', other(c.winner), pf ? 'both_changed' : 'both_new', r, a, b);
+      item.conflict = c;
+      item.size = c.resolution === 'keep_both' ? a.size + b.size : c.winner === 'source' ? a.size : b.size;
+      this.tally.emit(sink, item);
+      writesTo.source = true;
+      writesTo.target = true;
+    }
+  }
+}

@@ -1,0 +1,384 @@
+import { passesFilter } from '@skyferry/contract';
+import type { FileFilter } from '@skyferry/contract';
+import { Pacer, ProviderError, toProviderError } from '@skyferry/providers';
+import type { Entry, Provider } from '@skyferry/providers';
+import type { PlanError, ScanProgress, Side } from '../types.ts';
+import { isFatal, joinRel, Semaphore } from '../util.ts';
+import type { PlanRequest } from './request.ts';
+
+/**
+ * The walk: lists both trees of a pair folder by folder (folders in parallel, page by page) and
+ * pairs their entries by name with a sorted merge. It decides nothing; the deciders (one-way,
+ * two-way) judge each pair it hands them and name the subfolders to walk next.
+ */
+
+function isAscii(name: string): boolean {
+  for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) > 127) return false;
+  return true;
+}
+
+/** Sort/merge key of a name: NFC, and lower-cased when either side ignores case. */
+export function makeKey(caseInsensitive: boolean): (name: string) => string {
+  return (name: string) => {
+    const n = isAscii(name) ? name : name.normalize('NFC');
+    return caseInsensitive ? n.toLowerCase() : n;
+  };
+}
+
+/** A listing sorted by merge key: `keys[i]` is the key of `values[i]`. */
+export interface Sorted {
+  keys: string[];
+  values: Entry[];
+}
+
+function byKey(values: Entry[], key: (n: string) => string, caseInsensitive: boolean): Sorted {
+  // Plain ASCII names compare as they are: no key strings, no wrappers (folders of millions of names).
+  if (!caseInsensitive && values.every((e) => isAscii(e.name))) {
+    const sorted = values.slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { keys: sorted.map((e) => e.name), values: sorted };
+  }
+  const keys = values.map((e) => key(e.name));
+  const order = keys
+    .map((_, i) => i)
+    .sort((x, y) => {
+      const a = keys[x] as string;
+      const b = keys[y] as string;
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+  return { keys: order.map((i) => keys[i] as string), values: order.map((i) => values[i] as Entry) };
+}
+
+/** A folder's whole listing, or why it could not be had. */
+type Listing = { entries: Entry[] } | { error: unknown };
+
+/** Where an early listing (`listEarly`) is kept. */
+const earlyKey = (side: Side, path: string) => `${side}\u0000${path}`;
+
+/** A folder of a pair the walk is asked to visit. */
+export interface FolderRef {
+  pair: number;
+  /** Path below the pair's roots ('/' for the roots). */
+  rel: string;
+  /** Whether the folder exists on each side (a side without it is not listed). */
+  on: Record<Side, boolean>;
+  /** Only these names (a migration's selected files). */
+  only?: Set<string>;
+}
+
+/** One folder of a pair as both sides list it, its entries paired by name. */
+export interface PairedFolder {
+  ref: FolderRef;
+  /** The listings as the services gave them; null where the folder does not exist. */
+  raw: Record<Side, Entry[] | null>;
+  /** The entries the filter (and `only`) let through, sorted by key. */
+  sorted: Record<Side, Sorted>;
+  /** Files the filter hid, per side: the walk saw them, nobody judged them. */
+  hidden: Record<Side, number>;
+}
+
+/** What the walk of a folder and everything below it came to. */
+export interface Walked<R> {
+  /** Both sides of the folder could be listed (false: it was left alone). */
+  listed: boolean;
+  /** Every folder below was listed, and nothing in them was hidden by the filter. */
+  complete: boolean;
+  value: R;
+}
+
+/** What the listings of a folder showed, kept past its visit. */
+export interface FolderShape {
+  /** Sides where the folder does not exist. */
+  missing: Record<Side, boolean>;
+  /** Sides where it exists and is empty (before the filter). */
+  empty: Record<Side, boolean>;
+}
+
+/** What a decider's visit of one folder leaves to the walk: its own result and its subfolders' walks. */
+export interface Visit<V, R> {
+  state: V;
+  subs: Promise<Walked<R>>[];
+}
+
+/**
+ * How a decider judges the folders of a walk. `V` is what a visit leaves for `after`, `R` what a
+ * folder's walk comes to, `P` what is fetched beside its listings (a two-way state folder).
+ */
+export interface FolderJudge<V, R, P = undefined> {
+  prepare?(ref: FolderRef): Promise<P>;
+  /** Judges the folder's entries and starts its subfolders' walks (not awaited here). */
+  visit(f: PairedFolder, prepared: P): Promise<Visit<V, R>>;
+  /** Sums up once the subfolders are walked. */
+  after(state: V, below: Walked<R>[], shape: FolderShape, ref: FolderRef): R;
+  /** The result of a folder a side could not list. */
+  unlisted(ref: FolderRef): R;
+}
+
+export class Walker {
+  readonly req: PlanRequest;
+  readonly filter: FileFilter | null;
+  readonly key: (name: string) => string;
+  readonly caseInsensitive: boolean;
+  readonly lists: Semaphore;
+  readonly stats = new Semaphore(16);
+  /**
+   * Slots for folders' visits (listings, merge, file decisions). A walk takes one before it creates
+   * anything: every folder's walk is started as soon as its parent is merged (thousands at once),
+   * and an async function that waits long is moved to V8's old generation; whatever it then holds
+   * (two whole listings) survives every minor GC until a major one, and is copied into fresh
+   * old-space pages on the way. The visit runs in objects made when it starts, which die young.
+   * Planning 1,000,000 entries: 2.9 s and 750 MB before, 1.6 s and 585 MB after. The walk's
+   * subfolders are awaited outside the slot (no deadlock on deep trees).
+   */
+  readonly folders: Semaphore;
+  readonly pacer: Pacer;
+  readonly listConcurrency: number;
+  readonly errors: PlanError[] = [];
+  readonly filesSeen: Record<Side, number> = { source: 0, target: 0 };
+  readonly scan: ScanProgress = { folders: 0, files: 0, bytes: 0 };
+  /** The pairs of roots the walk's folders are relative to. */
+  readonly pairs: { source: string; target: string }[] = [];
+  /** Listings started early (`listEarly`) not taken yet, by side and path. */
+  private readonly early = new Map<string, Promise<Listing>>();
+  private lastScan = 0;
+
+  constructor(req: PlanRequest) {
+    this.req = req;
+    this.filter = req.filter && req.filter.categories.length > 0 ? req.filter : null;
+    this.caseInsensitive = req.source.features.caseInsensitive || req.target.features.caseInsensitive;
+    this.key = makeKey(this.caseInsensitive);
+    this.listConcurrency = req.listConcurrency ?? 8;
+    this.lists = new Semaphore(this.listConcurrency);
+    this.folders = new Semaphore(this.listConcurrency);
+    this.pacer = new Pacer({
+      retries: req.retries?.retries ?? 6,
+      minSleepMs: req.retries?.minSleepMs ?? 200,
+      maxSleepMs: req.retries?.maxSleepMs ?? 8000,
+      maxRetryAfterMs: 60_000,
+    });
+  }
+
+  provider(side: Side): Provider {
+    return side === 'source' ? this.req.source : this.req.target;
+  }
+
+  /** The path of a folder of a pair on one side. */
+  pathOf(side: Side, pair: number, rel: string): string {
+    const p = this.pairs[pair] as { source: string; target: string };
+    return joinRel(side === 'source' ? p.source : p.target, rel);
+  }
+
+  checkAbort(): void {
+    if (this.req.signal?.aborted) throw new ProviderError('canceled', 'canceled');
+  }
+
+  reportScan(force = false): void {
+    if (!this.req.onScan) return;
+    const t = Date.now();
+    if (!force && t - this.lastScan < 250) return;
+    this.lastScan = t;
+    this.req.onScan({ ...this.scan });
+  }
+
+  /**
+   * Lists a whole folder (all pages). Returns null when the folder does not exist, undefined when
+   * it could not be listed (the error is recorded; fatal errors are thrown). A listing started
+   * early (`listEarly`) is taken instead of asking again.
+   */
+  async listAll(side: Side, path: string): Promise<Entry[] | null | undefined> {
+    let early: Promise<Listing> | undefined;
+    if (this.early.size > 0) {
+      const key = earlyKey(side, path);
+      early = this.early.get(key);
+      this.early.delete(key);
+    }
+    const got = await (early ?? this.fetchAll(side, path));
+    if ('error' in got) {
+      const e = toProviderError(got.error);
+      if (e.code === 'not_found') return null;
+      if (isFatal(e)) throw e;
+      this.errors.push({ side, path, code: e.code, message: e.message });
+      return undefined;
+    }
+    const out = got.entries;
+    if (side === 'source') {
+      this.scan.folders++;
+      for (const e of out) {
+        if (e.kind === 'file') {
+          this.scan.files++;
+          this.scan.bytes += e.size;
+        }
+      }
+      this.reportScan();
+    }
+    return out;
+  }
+
+  /** All pages of a folder, or why they could not be had (never rejects). */
+  private async fetchAll(side: Side, path: string): Promise<Listing> {
+    const p = this.provider(side);
+    await this.lists.acquire();
+    try {
+      this.checkAbort();
+      const entries: Entry[] = [];
+      let token: string | undefined;
+      do {
+        const pageToken = token;
+        const page = await this.pacer.call(() => p.list(path, { signal: this.req.signal, pageToken }), {
+          signal: this.req.signal,
+        });
+        for (const e of page.entries) entries.push(e);
+        token = page.nextPageToken;
+      } while (token);
+      return { entries };
+    } catch (error) {
+      return { error };
+    } finally {
+      this.lists.release();
+    }
+  }
+
+  /**
+   * Starts listing a folder the walk will most likely list first (a root), beside the looks that
+   * decide whether it will: a round trip less before the first file moves. Unused when the path
+   * turns out to be a file or missing: one request spent, not waited for (the plan does not wait
+   * for an answer it does not need; the listing never rejects).
+   */
+  listEarly(side: Side, path: string): void {
+    const key = earlyKey(side, path);
+    if (!this.early.has(key)) this.early.set(key, this.fetchAll(side, path));
+  }
+
+  async statOrNull(side: Side, path: string, expectFolder = false): Promise<Entry | null> {
+    const p = this.provider(side);
+    if (path === '/') return { path: '/', name: '', kind: 'dir', size: 0 };
+    try {
+      return await this.pacer.call(() => p.stat(path, { signal: this.req.signal, expectFolder }), {
+        signal: this.req.signal,
+      });
+    } catch (err) {
+      const e = toProviderError(err);
+      if (e.code === 'not_found') return null;
+      throw e;
+    }
+  }
+
+  /**
+   * An entry with its exact modification time. Some services list a server time and keep the time
+   * given on write elsewhere (S3 metadata): where a decision turns on a time alone, ask the file itself.
+   */
+  async precise(side: Side, e: Entry): Promise<Entry> {
+    const p = this.provider(side);
+    if (!p.features.setModTime) return e;
+    await this.stats.acquire();
+    try {
+      const st = await this.pacer.call(() => p.stat(e.path, { signal: this.req.signal }), { signal: this.req.signal });
+      return { ...e, modTime: st.modTime ?? e.modTime, hashes: st.hashes ?? e.hashes };
+    } catch {
+      return e;
+    } finally {
+      this.stats.release();
+    }
+  }
+
+  passes(e: Entry): boolean {
+    return e.kind === 'dir' || passesFilter(e.name, this.filter);
+  }
+
+  /**
+   * Lists a folder on the sides that have it and pairs what the filter lets through. Undefined when
+   * a side could not be listed (recorded in `errors`: the folder is left alone).
+   */
+  async pairFolder(ref: FolderRef): Promise<PairedFolder | undefined> {
+    this.checkAbort();
+    const [sRaw, tRaw] = await Promise.all([
+      ref.on.source ? this.listAll('source', this.pathOf('source', ref.pair, ref.rel)) : Promise.resolve(null),
+      ref.on.target ? this.listAll('target', this.pathOf('target', ref.pair, ref.rel)) : Promise.resolve(null),
+    ]);
+    if (sRaw === undefined || tRaw === undefined) return undefined;
+    const hidden = { source: 0, target: 0 };
+    const keep = (side: Side, list: Entry[] | null): Entry[] => {
+      if (!list) return [];
+      const out: Entry[] = [];
+      for (const e of list) {
+        if (ref.only && !ref.only.has(e.name)) continue;
+        if (!this.passes(e)) {
+          hidden[side]++;
+          continue;
+        }
+        if (e.kind === 'file') this.filesSeen[side]++;
+        out.push(e);
+      }
+      return out;
+    };
+    const s = keep('source', sRaw);
+    const t = keep('target', tRaw);
+    return {
+      ref,
+      raw: { source: sRaw, target: tRaw },
+      sorted: {
+        source: byKey(s, this.key, this.caseInsensitive),
+        target: byKey(t, this.key, this.caseInsensitive),
+      },
+      hidden,
+    };
+  }
+
+  /**
+   * Pairs a folder's two sorted listings by key, in key order: `each(s, t)` once per name, with the
+   * entry of each side that has it. A second entry of one key on a side (two names one key, where
+   * a side ignores case) is reported to `clash` instead.
+   */
+  merge(
+    f: PairedFolder,
+    each: (s: Entry | undefined, t: Entry | undefined, key: string) => void,
+    clash: (side: Side, e: Entry) => void,
+  ): void {
+    const S = f.sorted.source;
+    const T = f.sorted.target;
+    const sn = S.values.length;
+    const tn = T.values.length;
+    let i = 0;
+    let j = 0;
+    while (i < sn || j < tn) {
+      const sk = i < sn ? (S.keys[i] as string) : undefined;
+      const tk = j < tn ? (T.keys[j] as string) : undefined;
+      if (sk !== undefined && (tk === undefined || sk < tk)) {
+        each(S.values[i++], undefined, sk);
+      } else if (tk !== undefined && (sk === undefined || tk < sk)) {
+        each(undefined, T.values[j++], tk);
+      } else {
+        const se = S.values[i++];
+        const te = T.values[j++];
+        while (i < sn && S.keys[i] === sk) clash('source', S.values[i++] as Entry);
+        while (j < tn && T.keys[j] === tk) clash('target', T.values[j++] as Entry);
+        each(se, te, sk as string);
+      }
+    }
+  }
+
+  /**
+   * Walks a folder and everything below it: lists and pairs it (in a folder slot, beside what the
+   * judge prepares), lets the judge decide its entries and start its subfolders' walks, then awaits
+   * those outside the slot and lets the judge sum up. A folder a side could not list is left alone.
+   */
+  async walk<V, R, P>(ref: FolderRef, judge: FolderJudge<V, R, P>): Promise<Walked<R>> {
+    const v = await this.folders.with(async () => {
+      const [f, prepared] = await Promise.all([
+        this.pairFolder(ref),
+        judge.prepare ? judge.prepare(ref) : (undefined as P),
+      ]);
+      if (!f) return undefined;
+      const visited = await judge.visit(f, prepared);
+      // The listings are dropped once judged: only what `after` needs is kept.
+      const shape: FolderShape = {
+        missing: { source: f.raw.source === null, target: f.raw.target === null },
+        empty: { source: f.raw.source?.length === 0, target: f.raw.target?.length === 0 },
+      };
+      return { visited, shape, hid: f.hidden.source + f.hidden.target > 0 };
+    });
+    if (!v) return { listed: false, complete: false, value: judge.unlisted(ref) };
+    const below = await Promise.all(v.visited.subs);
+    const complete = !v.hid && below.every((w) => w.complete);
+    return { listed: true, complete, value: judge.after(v.visited.state, below, v.shape, ref) };
+  }
+}
