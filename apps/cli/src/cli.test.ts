@@ -543,3 +543,21 @@ describe('copies and syncs between folders of this machine', () => {
     expect(missing.err).toMatch(/^skyferry: not_found: /);
   });
 });
+
+describe('bisync and mirror never lose a file they did not judge', () => {
+  it('a folder deleted on one side takes only the files listed and judged on the other: a file the filter hides stays', async () => {
+    await mkdir(join(dir, 'a', 'X'), { recursive: true });
+    await mkdir(join(dir, 'a', 'keep'), { recursive: true });
+    await writeFile(join(dir, 'a', 'X', 'report.txt'), 'r');
+    await writeFile(join(dir, 'a', 'keep', 'k.txt'), 'k');
+    await mkdir(join(dir, 'b'));
+    expect((await cli('bisync', 'a', 'b', '--include', 'text')).code).toBe(EXIT.ok);
+    await writeFile(join(dir, 'b', 'X', 'photo.jpg'), 'p');
+    expect((await cli('bisync', 'a', 'b', '--include', 'text')).code).toBe(EXIT.ok);
+    await rm(join(dir, 'a', 'X'), { recursive: true });
+    const r = await cli('bisync', 'a', 'b', '--include', 'text', '--no-trash', '--yes');
+    expect(r.code).toBe(EXIT.ok);
+    // report.txt was listed and judged deleted on a; photo.jpg was never judged (the filter hid it).
+    expect(await tree(join(dir, 'b'))).toEqual({ 'X/photo.jpg': 'p', 'keep/k.txt': 'k' });
+  });
+});

@@ -89,6 +89,7 @@ export function printResult(
       `${s.resumed ? `, ${s.resumed} finished by an earlier run` : ''}${failed.length ? `, ${failed.length} failed` : ''}` +
       `${left.length ? `, ${left.length} not done` : ''}.\n`,
   );
+  for (const k of result.skipped ?? []) io.stdout.write(`${k.reason.replaceAll('_', ' ')}: ${k.message}\n`);
   for (const f of failed) {
     const parent = f.sourceFile.parent === '/' ? '' : f.sourceFile.parent;
     io.stderr.write(`failed: ${parent}/${f.sourceFile.name} (${f.sourceSide}): ${f.reason}: ${f.message}\n`);

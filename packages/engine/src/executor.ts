@@ -12,12 +12,22 @@ import type {
   PlanPair,
   ResultSummary,
   Side,
+  SkippedItem,
   TransferOutcome,
   TransferPlan,
   TransferProgress,
   TransferResult,
 } from './types.ts';
-import { Semaphore, baseName, fingerprintOf, joinRel, parentPath, poolSent } from './util.ts';
+import {
+  MODTIME_WINDOW_MS,
+  Semaphore,
+  baseName,
+  fingerprintOf,
+  joinRel,
+  parentPath,
+  poolSent,
+  sameHashes,
+} from './util.ts';
 
 /** Lets the caller meter and cap the bytes a run moves (the user's traffic allowance). */
 export interface TrafficHook {
@@ -30,7 +40,8 @@ export interface TrafficHook {
 }
 
 export interface ItemEvent {
-  type: 'done' | 'failed' | 'resumed';
+  /** `skipped`: not done, for a reason the result names (`TransferResult.skipped`). */
+  type: 'done' | 'failed' | 'resumed' | 'skipped';
   item: PlanItem;
   bytes: number;
   /** Copies: how the written file was checked; server-side copies and deletes: undefined. */
@@ -123,6 +134,24 @@ function pathOn(plan: TransferPlan, item: PlanItem, side: Side, rel = item.rel):
   return joinRel(side === 'source' ? pair.source : pair.target, rel);
 }
 
+/** How deep a path is below its pair's root ('/' is 0). */
+function depthOf(rel: string): number {
+  return rel === '/' ? 0 : rel.split('/').length - 1;
+}
+
+/**
+ * Whether a file is no longer as the plan listed it: another size, another hash of a type both
+ * know, or a modification time later than the listed one (a service may list another time than it
+ * states, S3's upload time for one, so only a later time counts).
+ */
+function changedSincePlanned(now: Entry, planned: Fingerprint): boolean {
+  if (now.size !== planned.size) return true;
+  const h = sameHashes(now.hashes, planned.hashes);
+  if (h !== undefined) return !h;
+  const t = now.modTime?.getTime();
+  return t !== undefined && planned.mtime !== undefined && t - planned.mtime > MODTIME_WINDOW_MS;
+}
+
 function renamedRel(rel: string, name: string): string {
   const parent = parentPath(rel);
   return parent === '/' ? `/${name}` : `${parent}/${name}`;
@@ -156,6 +185,7 @@ class Execution {
     resumed: 0,
     redone: 0,
   };
+  readonly skipped: SkippedItem[] = [];
   readonly startedAt = Date.now();
   readonly done = new Map<string, CheckpointInfo>();
   stop: FatalStop | undefined;
@@ -390,21 +420,50 @@ class Execution {
     }
   }
 
+  /** An item the run leaves alone for a reason the result names. */
+  private skip(item: PlanItem, reason: SkippedItem['reason'], message: string): void {
+    this.skipped.push({ item, reason, message });
+    if (item.kind === 'file') this.summary.skipped++;
+    this.opts.onItem?.({ type: 'skipped', item, bytes: 0, error: { code: reason, message } });
+  }
+
+  /**
+   * Deletes a file as the plan listed it (one changed or replaced since is left alone), or removes
+   * a folder that is empty now (one that holds anything, saved there while the run went on or never
+   * listed, stays). Folders are removed whole only by this emptiness rule.
+   */
   async runDelete(item: PlanItem): Promise<boolean> {
     const p = this.providers[item.side];
     const path = pathOn(this.plan, item, item.side);
-    await this.copyCtx.pacer.call(
+    const removed = await this.copyCtx.pacer.call(
       async () => {
         try {
+          if (item.kind === 'dir') {
+            const page = await p.list(path, { signal: this.signal, pageSize: 1 });
+            if (page.entries.length > 0 || page.nextPageToken !== undefined) return 'not_empty' as const;
+            await p.rmdir(path);
+            return 'removed' as const;
+          }
+          const now = await p.stat(path, { signal: this.signal });
+          const planned = item.side === 'source' ? item.source : item.target;
+          if (now.kind !== 'file' || (planned && changedSincePlanned(now, planned))) return 'changed' as const;
           if (this.opts.useTrash !== false && p.features.trash && p.trash) await p.trash(path);
-          else if (item.kind === 'dir') await p.rmdir(path);
           else await p.remove(path);
         } catch (err) {
           if (!ProviderError.is(err, 'not_found')) throw err; // already gone: done
         }
+        return 'removed' as const;
       },
       { signal: this.signal },
     );
+    if (removed === 'not_empty') {
+      this.skip(item, 'not_empty', `kept: something is in it that the plan did not judge: ${path}`);
+      return true;
+    }
+    if (removed === 'changed') {
+      this.skip(item, 'changed_since_planned', `kept: it changed after the plan was made: ${path}`);
+      return true;
+    }
     await this.markDone(item, { action: 'delete', bytes: 0 });
     this.summary.deleted += item.kind === 'dir' ? (item.files ?? 0) : 1;
     this.opts.onItem?.({ type: 'done', item, bytes: 0 });
@@ -673,7 +732,23 @@ class Execution {
         } else {
           this.progress.phase = 'deleting';
           this.progress.emit();
-          await this.pool(todoDeletes, n, (it) => this.runDelete(it), true);
+          // Files first, then folders deepest first: a folder goes only once nothing is left in it.
+          await this.pool(
+            todoDeletes.filter((it) => it.kind === 'file'),
+            n,
+            (it) => this.runDelete(it),
+            true,
+          );
+          const folders = todoDeletes.filter((it) => it.kind === 'dir');
+          for (const d of [...new Set(folders.map((it) => depthOf(it.rel)))].sort((x, y) => y - x)) {
+            if (this.stop) break;
+            await this.pool(
+              folders.filter((it) => depthOf(it.rel) === d),
+              n,
+              (it) => this.runDelete(it),
+              true,
+            );
+          }
         }
       }
       if (this.stop) {
@@ -793,6 +868,7 @@ class Execution {
       source: { kind: plan.source.kind, paths: plan.options.sourcePaths },
       target: { kind: plan.target.kind, path: plan.options.targetPath },
       failed: this.failed,
+      skipped: this.skipped,
       summary: this.summary,
     };
     if (outcome === 'insufficient_space' || outcome === 'traffic_exceeded') {

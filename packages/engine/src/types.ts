@@ -188,6 +188,17 @@ export interface FailedItem {
   pair: PlanPair;
 }
 
+/** An item a run left alone on purpose, and why (it is no failure: nothing could be lost by doing it). */
+export interface SkippedItem {
+  item: PlanItem;
+  /**
+   * not_empty: a folder to remove holds something the plan did not judge (saved there meanwhile);
+   * changed_since_planned: a file to delete changed after the plan was made.
+   */
+  reason: 'not_empty' | 'changed_since_planned';
+  message: string;
+}
+
 /**
  * How a run ended. `success`, `partial`, `failed`, `canceled` as in the spec; the others stop a
  * run and name why, so a task can show state 6 (insufficient_space) or 10 (traffic_exceeded).
@@ -233,6 +244,8 @@ export interface TransferResult {
   source: { kind: string; paths: string[] };
   target: { kind: string; path: string };
   failed: FailedItem[];
+  /** Items left alone on purpose, with the reason. */
+  skipped?: SkippedItem[];
   summary: ResultSummary;
   /** insufficient_space and traffic_exceeded: bytes the rest of the run needs. */
   neededBytes?: number;

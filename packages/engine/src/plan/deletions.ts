@@ -1,20 +1,20 @@
 import type { Entry } from '@skyferry/providers';
-import type { PlanItem, Side } from '../types.ts';
+import type { PlanItem, PlanReason, Side } from '../types.ts';
 import { childRel, fingerprintOf } from '../util.ts';
 import type { PlanTally } from './tally.ts';
 import type { FolderJudge, PairedFolder, Visit, Walked, Walker } from './walk.ts';
 
-/** What the walk of a mirror's extra folder found: the deletes of its files, and whether any part was unlisted. */
-interface Extra {
+/** What the walk of a folder to delete came to: its items, and whether every one of them deletes. */
+interface Doomed {
   items: PlanItem[];
-  failed: boolean;
-  files: number;
-  bytes: number;
+  allDeleted: boolean;
 }
 
 /**
- * Deletions: the only place delete items are made. Files are deleted as the walk listed them;
- * folders as a whole only where every part of them was listed and judged.
+ * Deletions: the only place delete items are made, and only of what the walk listed and a decider
+ * judged. A file is deleted as it was listed (the run deletes it only if it is still so). A folder
+ * is removed only where the walk listed every part of it, the filter hid nothing in it and every
+ * entry in it was judged to go; the run removes it only if it is empty then.
  */
 export class Deletions {
   readonly walker: Walker;
@@ -25,97 +25,78 @@ export class Deletions {
     this.tally = tally;
   }
 
-  /** Mirror: a file only on the target. */
-  extraFile(pair: number, rel: string, te: Entry): PlanItem {
-    return {
-      action: 'delete',
-      kind: 'file',
-      pair,
-      rel,
-      side: 'target',
-      reason: 'extra_on_target',
-      size: te.size,
-      target: fingerprintOf(te),
-    };
-  }
-
-  /** Mirror: a folder only on the target. Deleted whole, unless the filter protects some of its files. */
-  async extraFolder(pair: number, rel: string): Promise<Walked<boolean>> {
-    const judge: FolderJudge<Extra, Extra> = {
-      visit: async (f: PairedFolder): Promise<Visit<Extra, Extra>> => {
-        const state: Extra = { items: [], failed: false, files: 0, bytes: 0 };
-        const subs: Promise<Walked<Extra>>[] = [];
-        for (const e of f.sorted.target.values) {
-          const er = childRel(f.ref.rel, e.name);
-          if (e.kind === 'dir')
-            subs.push(this.walker.walk({ pair, rel: er, on: { source: false, target: true } }, judge));
-          else {
-            state.files++;
-            state.bytes += e.size;
-            state.items.push(this.extraFile(pair, er, e));
-          }
-        }
-        return { state, subs };
-      },
-      after: (state, below) => {
-        for (const w of below) {
-          if (!w.listed || w.value.failed) state.failed = true;
-          state.files += w.value.files;
-          state.bytes += w.value.bytes;
-          for (const it of w.value.items) state.items.push(it);
-        }
-        return state;
-      },
-      unlisted: () => ({ items: [], failed: true, files: 0, bytes: 0 }),
-    };
-    const w = await this.walker.walk({ pair, rel, on: { source: false, target: true } }, judge);
-    if (!w.listed || w.value.failed) return { ...w, value: false }; // part of it could not be listed: leave it all alone
-    if (w.complete) {
-      this.tally.add({
-        action: 'delete',
-        kind: 'dir',
-        pair,
-        rel,
-        side: 'target',
-        reason: 'extra_on_target',
-        size: w.value.bytes,
-        files: w.value.files,
-      });
-    } else this.tally.flushInto(w.value.items);
-    return { ...w, value: false };
-  }
-
-  /** Two-way: a file the other side deleted. */
-  deletedFile(item: PlanItem): PlanItem {
+  /** A listed file judged to go. */
+  file(pair: number, rel: string, side: Side, e: Entry, reason: PlanReason): PlanItem {
+    const item: PlanItem = { action: 'delete', kind: 'file', pair, rel, side, reason, size: e.size };
+    if (side === 'source') item.source = fingerprintOf(e);
+    else item.target = fingerprintOf(e);
     return item;
   }
 
   /**
-   * Two-way: a folder the other side deleted, walked against the state. If everything in it is to
-   * be deleted and nothing written into it, the whole folder goes; otherwise its items stay as they are.
+   * The removal of a folder whose every entry the deciders judged to go (`allDeleted`), or none
+   * when any part of it was not listed or the filter hid something in it.
    */
-  deletedFolder(sink: PlanItem[], rel: string, side: Side, buffer: PlanItem[], writesToOther: boolean): boolean {
-    const allDeletes = buffer.every((it) => it.action === 'delete' && it.side === side);
-    if (!allDeletes || writesToOther) {
-      for (const it of buffer) sink.push(it);
-      return false;
-    }
-    let files = 0;
-    let bytes = 0;
-    for (const it of buffer) {
-      files += it.kind === 'dir' ? (it.files ?? 0) : 1;
-      bytes += it.size;
-    }
-    this.tally.emit(sink, {
-      action: 'delete',
-      kind: 'dir',
-      pair: 0,
-      rel,
-      side,
-      reason: 'deleted_on_other_side',
-      size: bytes,
-      files,
-    });
-    return true;
+  folder(
+    pair: number,
+    rel: string,
+    side: Side,
+    walked: { complete: boolean },
+    allDeleted: boolean,
+    reason: PlanReason,
+  ) {
+    if (!walked.complete || !allDeleted) return undefined;
+    return { action: 'delete', kind: 'dir', pair, rel, side, reason, size: 0 } satisfies PlanItem;
+  }
+
+  /** Mirror: a folder only on the target. Its files the filter lets through go, then the folder if nothing else is left. */
+  async extraFolder(pair: number, rel: string): Promise<Walked<boolean>> {
+    const judge: FolderJudge<Doomed, Doomed> = {
+      visit: async (f: PairedFolder): Promise<Visit<Doomed, Doomed>> => {
+        const state: Doomed = { items: [], allDeleted: true };
+        const subs: Promise<Walked<Doomed>>[] = [];
+        for (const e of f.sorted.target.values) {
+          const er = childRel(f.ref.rel, e.name);
+          if (e.kind === 'dir')
+            subs.push(this.walker.walk({ pair, rel: er, on: { source: false, target: true } }, judge));
+          else state.items.push(this.file(pair, er, 'target', e, 'extra_on_target'));
+        }
+        return { state, subs };
+      },
+      after: (state, below, shape, ref) => {
+        for (const w of below) {
+          for (const it of w.value.items) state.items.push(it);
+          if (!w.value.allDeleted) state.allDeleted = false;
+        }
+        const removal = this.folder(pair, ref.rel, 'target', shape, state.allDeleted, 'extra_on_target');
+        if (removal) state.items.push(removal);
+        else state.allDeleted = false;
+        return state;
+      },
+      unlisted: () => ({ items: [], allDeleted: false }),
+    };
+    const w = await this.walker.walk({ pair, rel, on: { source: false, target: true } }, judge);
+    this.tally.flushInto(w.value.items);
+    return { ...w, value: false };
+  }
+
+  /**
+   * Two-way: a folder the other side deleted, walked against the state into `buffer`. Its items
+   * stand as judged (changed files survive and are copied back); the folder itself goes too when
+   * every item deletes on this side and nothing is written to the other.
+   */
+  deletedFolder(
+    sink: PlanItem[],
+    rel: string,
+    side: Side,
+    buffer: PlanItem[],
+    walked: Walked<unknown>,
+    writesToOther: boolean,
+  ): boolean {
+    for (const it of buffer) sink.push(it);
+    const allDeleted = !writesToOther && buffer.every((it) => it.action === 'delete' && it.side === side);
+    const removal = this.folder(0, rel, side, walked, allDeleted, 'deleted_on_other_side');
+    if (removal) this.tally.emit(sink, removal);
+    return removal !== undefined;
   }
 }

@@ -109,7 +109,8 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean> {
             } else this.sameNameItem(local, state, pair, rel, se, te, d);
           }
         } else if (te && !se && this.mode === 'mirror') {
-          if (te.kind === 'file') this.tally.emit(local, this.deletions.extraFile(pair, childRel(rel, name), te));
+          if (te.kind === 'file')
+            this.tally.emit(local, this.deletions.file(pair, childRel(rel, name), 'target', te, 'extra_on_target'));
           else subs.push(this.deletions.extraFolder(pair, childRel(rel, name)));
         }
       },

@@ -203,10 +203,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
                 this.tally.emit(sink, fileItem('copy', other(side), 'changed_vs_deleted', r, a, b));
                 writesTo[other(side)] = true;
               } else {
-                this.tally.emit(
-                  sink,
-                  this.deletions.deletedFile(fileItem('delete', side, 'deleted_on_other_side', r, a, b)),
-                );
+                this.tally.emit(sink, this.deletions.file(0, r, side, e, 'deleted_on_other_side'));
               }
             })(),
           );
@@ -217,12 +214,12 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
           subs.push(this.walkRef(r, side === 'source', side === 'target', false, sink));
           return;
         }
-        // It was there last time: the other side deleted it. Walk it against the state; if nothing in
-        // it changed, the whole folder goes; otherwise changed files survive and are copied back.
+        // It was there last time: the other side deleted it. Walk it against the state: unchanged
+        // files go, changed ones survive and are copied back; the deletions decide about the folder.
         const buffer: PlanItem[] = [];
         subs.push(
           this.walkRef(r, side === 'source', side === 'target', true, buffer).then((w) => {
-            if (this.deletions.deletedFolder(sink, r, side, buffer, w.value.writesTo[other(side)]))
+            if (this.deletions.deletedFolder(sink, r, side, buffer, w, w.value.writesTo[other(side)]))
               return { ...w, value: { writesTo: { source: false, target: false } } };
             return w;
           }),

@@ -91,6 +91,8 @@ export interface FolderShape {
   missing: Record<Side, boolean>;
   /** Sides where it exists and is empty (before the filter). */
   empty: Record<Side, boolean>;
+  /** Every folder below was listed, and nothing in them or here was hidden by the filter. */
+  complete: boolean;
 }
 
 /** What a decider's visit of one folder leaves to the walk: its own result and its subfolders' walks. */
@@ -373,12 +375,14 @@ export class Walker {
       const shape: FolderShape = {
         missing: { source: f.raw.source === null, target: f.raw.target === null },
         empty: { source: f.raw.source?.length === 0, target: f.raw.target?.length === 0 },
+        complete: f.hidden.source + f.hidden.target === 0,
       };
-      return { visited, shape, hid: f.hidden.source + f.hidden.target > 0 };
+      return { visited, shape };
     });
     if (!v) return { listed: false, complete: false, value: judge.unlisted(ref) };
     const below = await Promise.all(v.visited.subs);
-    const complete = !v.hid && below.every((w) => w.complete);
-    return { listed: true, complete, value: judge.after(v.visited.state, below, v.shape, ref) };
+    const shape = v.shape;
+    if (shape.complete && !below.every((w) => w.complete)) shape.complete = false;
+    return { listed: true, complete: shape.complete, value: judge.after(v.visited.state, below, shape, ref) };
   }
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 // The S3 backend's s3rver workarounds (copy-source escaping, folder markers) are options of openS3.
 import { openLocal, openS3, openSftp, openWebdav } from '@skyferry/providers';
 import type { Provider } from '@skyferry/providers';
@@ -17,6 +17,16 @@ export async function writeFileAt(root: string, rel: string, data: Buffer | stri
   await mkdir(dirname(p), { recursive: true });
   await writeFile(p, data);
   await utimes(p, mtime, mtime);
+}
+
+/** path -> content (utf8) of every file below a local folder, paths relative to it. */
+export async function localTree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (e.isFile())
+      out[relative(root, join(e.parentPath, e.name))] = await readFile(join(e.parentPath, e.name), 'utf8');
+  }
+  return out;
 }
 
 export type BackendName = 'local' | 's3' | 'webdav' | 'sftp';
