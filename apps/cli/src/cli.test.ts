@@ -1,4 +1,16 @@
-import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -559,5 +571,38 @@ describe('bisync and mirror never lose a file they did not judge', () => {
     expect(r.code).toBe(EXIT.ok);
     // report.txt was listed and judged deleted on a; photo.jpg was never judged (the filter hid it).
     expect(await tree(join(dir, 'b'))).toEqual({ 'X/photo.jpg': 'p', 'keep/k.txt': 'k' });
+  });
+});
+
+describe('bisync stops when a side is missing or emptied, whatever the confirmation', () => {
+  beforeEach(async () => {
+    await mkdir(join(dir, 'a', 'docs'), { recursive: true });
+    for (const n of ['1', '2', '3']) await writeFile(join(dir, 'a', `f${n}.txt`), n);
+    await writeFile(join(dir, 'a', 'docs', 'd.txt'), 'd');
+    await mkdir(join(dir, 'b'));
+    expect((await cli('bisync', 'a', 'b')).code).toBe(EXIT.ok);
+  });
+  const all = { 'f1.txt': '1', 'f2.txt': '2', 'f3.txt': '3', 'docs/d.txt': 'd' };
+
+  it('a side whose folder is gone (a renamed folder, an unmounted disk) is no empty side: nothing changes, --resync starts over', async () => {
+    await rename(join(dir, 'b'), join(dir, 'b-moved'));
+    const r = await cli('bisync', 'a', 'b', '--yes');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toMatch(/target folder .* is missing/);
+    expect(await tree(join(dir, 'a'))).toEqual(all);
+    const again = await cli('bisync', 'a', 'b', '--yes', '--resync');
+    expect(again.code).toBe(EXIT.ok);
+    expect(await tree(join(dir, 'a'))).toEqual(all);
+    expect(await tree(join(dir, 'b'))).toEqual(all);
+  });
+
+  it('a side that lists no file where the last run left files stops the run: nothing is deleted on the other', async () => {
+    await rm(join(dir, 'b'), { recursive: true });
+    await mkdir(join(dir, 'b'));
+    const r = await cli('bisync', 'a', 'b', '--yes');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toMatch(/target lists no files where the last run left 4/);
+    expect(await tree(join(dir, 'a'))).toEqual(all);
+    expect((await cli('bisync', 'a', 'b', '--dry-run')).code).toBe(EXIT.failed);
   });
 });

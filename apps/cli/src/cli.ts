@@ -84,6 +84,7 @@ const TRANSFER_ONLY = [
   'yes',
   'no-trash',
   'ignore-free-space',
+  'resync',
 ] as const;
 const CHECK_ONLY = ['one-way', 'checkers'] as const;
 
@@ -100,6 +101,7 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   'no-trash': { type: 'boolean' },
   'ignore-free-space': { type: 'boolean' },
+  resync: { type: 'boolean' },
   'one-way': { type: 'boolean' },
   download: { type: 'boolean' },
   checkers: { type: 'string' },
@@ -134,6 +136,8 @@ Options:
       --conflict <rule>      bisync, a file changed on both sides: ${CONFLICT_RESOLUTIONS.join(' | ')}
                              (default keep_both: the older one is renamed)
   -y, --yes                  run a sync that deletes more than half of a side's files
+      --resync               bisync: start over as a merge that deletes nothing (the way on
+                             when a side is missing or lists no file where the last run left files)
       --no-trash             delete for good, not to the side's trash
       --ignore-free-space    run although the target reports too little free space
       --one-way              check: only that the source's files are on the target and the same
@@ -302,6 +306,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   const conflictResolution = oneOf<ConflictResolution>(values.conflict, CONFLICT_RESOLUTIONS, 'conflict');
   if (conflictResolution && mode !== 'two_way') throw new UsageError('--conflict applies to bisync only');
+  if (values.resync !== undefined && mode !== 'two_way') throw new UsageError('--resync applies to bisync only');
   const transfers = countOf(values.transfers, 'transfers');
   for (const flag of CHECK_ONLY)
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to check only`);
@@ -333,6 +338,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
         filter,
         ...(conflictResolution ? { conflictResolution } : {}),
         ...(twoWayState ? { twoWayState } : {}),
+        ...(values.resync ? { resync: true } : {}),
         sideNames: { source: origin.remote ?? 'local', target: target.remote ?? 'local' },
         keepSkipped: values['dry-run'] === true,
         ...(io.signal ? { signal: io.signal } : {}),

@@ -15,6 +15,26 @@ export { makeKey } from './plan/walk.ts';
 export { conflictName } from './plan/two-way.ts';
 export type { PlanRequest } from './plan/request.ts';
 
+/** A two-way side whose root folder is gone: a hard stop, whatever the confirmation. */
+function missingSide(side: Side, path: string): ProviderError {
+  return new ProviderError(
+    'not_found',
+    `the ${side} folder ${path} is missing: a two-way sync does not take a missing folder for an empty one` +
+      ' (an unmounted disk, a renamed folder). Nothing was changed. Put it back, or start over with a resync.',
+    { serviceCode: 'side_missing', retry: 'fatal' },
+  );
+}
+
+/** A two-way side that lists no file where the last run left files: a hard stop, whatever the confirmation. */
+function emptiedSide(side: Side, path: string, files: number): ProviderError {
+  return new ProviderError(
+    'conflict',
+    `the ${side} lists no files where the last run left ${files} (${path}): it is not taken as all deleted.` +
+      ' Nothing was changed. If it was emptied on purpose, start over with a resync (a merge that deletes nothing).',
+    { serviceCode: 'side_emptied', retry: 'fatal' },
+  );
+}
+
 /** Where a migration puts a selected source folder: under its own name, or the root's contents as they are. */
 const migratedTo = (targetPath: string, sp: string) =>
   sp === '/' ? targetPath : joinRel(targetPath, '/' + baseName(sp));
@@ -47,8 +67,9 @@ class Planner {
     return this.walker.pairs;
   }
 
-  private async useState(state: TwoWayStateStore): Promise<TwoWayDecider> {
-    this.hasState = await state.hasState();
+  private async useState(state: TwoWayStateStore | undefined): Promise<TwoWayDecider> {
+    if (!state) throw new Error('two_way needs a twoWayState store');
+    this.hasState = this.req.resync !== true && (await state.hasState());
     this.twoWay = new TwoWayDecider(this.req, this.walker, this.tally, this.deletions, state, this.hasState);
     return this.twoWay;
   }
@@ -127,14 +148,23 @@ class Planner {
     } else {
       const sp = sourcePaths[0] as string;
       const st = sourceStats[0] ?? null;
-      if (!st) throw new ProviderError('not_found', `not found: ${sp}`);
+      const twoWay = this.mode === 'two_way' ? await this.useState(req.twoWayState) : undefined;
+      if (!st) {
+        if (this.hasState) throw missingSide('source', sp);
+        throw new ProviderError('not_found', `not found: ${sp}`);
+      }
       if (st.kind !== 'dir') throw new ProviderError('not_dir', `a sync needs a source folder: ${sp}`);
       this.pairs.push({ source: sp, target: targetPath });
-      if (this.mode === 'two_way') {
-        if (!req.twoWayState) throw new Error('two_way needs a twoWayState store');
-        const twoWay = await this.useState(req.twoWayState);
+      if (twoWay) {
+        if (this.hasState && !targetRoot) throw missingSide('target', targetPath);
         const sink: PlanItem[] = [];
         await twoWay.walk('/', true, targetRoot !== null, this.hasState, sink);
+        // A side that lists nothing where the last run left files is more likely gone (a disk not
+        // mounted, a folder emptied by mistake) than emptied on purpose: its "deletions" are not carried over.
+        for (const side of ['source', 'target'] as Side[]) {
+          if (twoWay.stateFiles > 0 && this.walker.filesSeen[side] === 0)
+            throw emptiedSide(side, side === 'source' ? sp : targetPath, twoWay.stateFiles);
+        }
         this.tally.flushInto(sink);
       } else {
         await this.oneWay.walk(0, '/', targetRoot !== null);

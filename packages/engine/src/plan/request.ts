@@ -21,6 +21,11 @@ export interface PlanRequest {
   conflictResolution?: ConflictResolution;
   /** two_way: the previous run's state (required for two_way). */
   twoWayState?: TwoWayStateStore;
+  /**
+   * two_way: start over as if there were no previous state (a merge that deletes nothing). The only
+   * way past a side that is missing or lists no file where the last run left files.
+   */
+  resync?: boolean;
   signal?: AbortSignal;
   /** Called while listing ("Loading N items"), at most every 250 ms and once at the end. */
   onScan?: (progress: ScanProgress) => void;

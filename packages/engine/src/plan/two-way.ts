@@ -50,6 +50,8 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
   readonly now: Date;
   readonly state: TwoWayStateStore;
   readonly hasState: boolean;
+  /** Files the previous state holds in the folders walked (the emptied-side rule). */
+  stateFiles = 0;
 
   constructor(
     req: PlanRequest,
@@ -131,7 +133,10 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
     const { rel, sink } = ref;
     const key = this.walker.key;
     const P = new Map<string, TwoWayRecord>();
-    for (const r of pRaw) P.set(key(baseName(r.rel)), r);
+    for (const r of pRaw) {
+      P.set(key(baseName(r.rel)), r);
+      if (r.kind === 'file') this.stateFiles++;
+    }
     const names = new Set<string>([...f.sorted.source.keys, ...f.sorted.target.keys]);
     const writesTo: Record<Side, boolean> = { source: false, target: false };
     const subs: Promise<Walked<TwoWayWalk>>[] = [];
