@@ -319,10 +319,14 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   try {
     // Resume files and two-way state are keyed by the run's mode and places, not by its options.
     const runKey = fileKey([mode, sources.map((s) => s.key), target.key]);
+    // A sync to a target that keeps no modification times keeps a record of what it copied, so its
+    // next run can tell what changed (written only where the plan says so).
     const twoWayState =
       mode === 'two_way'
         ? new FileTwoWayStateStore(join(stateDir, 'two-way', `${fileKey([origin.key, target.key])}.jsonl`))
-        : undefined;
+        : mode !== 'migrate'
+          ? new FileTwoWayStateStore(join(stateDir, 'records', `${fileKey([mode, origin.key, target.key])}.jsonl`))
+          : undefined;
     // The stores make their folders; the state folder itself is the user's alone.
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
     const progress = values.quiet || values.json ? undefined : progressPrinter(io);

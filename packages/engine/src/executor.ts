@@ -269,8 +269,9 @@ class Execution {
 
   stopSide: Side | undefined;
 
+  /** The run stages the next state (two-way) or record (a one-way sync keeping one) and commits it at the end. */
   get managesState(): boolean {
-    return this.plan.options.mode === 'two_way' && this.plan.kind === 'full';
+    return (this.plan.options.mode === 'two_way' || this.plan.keepsRecord === true) && this.plan.kind === 'full';
   }
 
   private async stageRecords(records: TwoWayRecord[]): Promise<void> {
@@ -338,10 +339,9 @@ class Execution {
     const r = await this.copyOne(item, to, item.rel, item.rel, fp, sent);
     await this.afterTraffic(item, r.bytes, r.serverSide);
     const written = fingerprintOf(r.entry);
-    const records =
-      this.plan.options.mode === 'two_way'
-        ? [this.record(item, item.rel, to === 'target' ? fp : written, to === 'target' ? written : fp)]
-        : undefined;
+    const records = this.managesState
+      ? [this.record(item, item.rel, to === 'target' ? fp : written, to === 'target' ? written : fp)]
+      : undefined;
     await this.markDone(item, {
       action: item.action,
       bytes: r.bytes,
@@ -565,7 +565,8 @@ class Execution {
     opts.signal?.addEventListener('abort', this.onUserAbort, { once: true });
     // A retry plan covers only part of the tree: it never replaces the two-way state.
     const isTwoWay = this.managesState;
-    if (isTwoWay && !opts.twoWayState) throw new Error('two_way plans need a twoWayState store');
+    if (isTwoWay && !opts.twoWayState)
+      throw new Error('two_way plans (and those keeping a record) need a twoWayState store');
 
     const mkdirs: PlanItem[] = [];
     const transfers: PlanItem[] = [];
@@ -592,7 +593,11 @@ class Execution {
         // Unchanged files and folders carry over to the next state as they are.
         const carried: TwoWayRecord[] = [];
         for (const it of skips) {
-          if (it.reason === 'unchanged') carried.push(this.record(it, it.rel, it.source, it.target));
+          if (
+            it.reason === 'unchanged' ||
+            (it.kind === 'file' && it.source && it.target && it.reason !== 'kind_mismatch')
+          )
+            carried.push(this.record(it, it.rel, it.source, it.target));
           if (carried.length >= 1000) await this.stageRecords(carried.splice(0));
         }
         await this.stageRecords(carried);
@@ -842,7 +847,9 @@ class Execution {
     let committed: boolean | undefined;
     if (this.managesState && outcome !== 'needs_delete_confirmation') {
       const state = opts.twoWayState as TwoWayStateStore;
-      if (outcome === 'success') {
+      // A one-way record holds only what is known to be in step (what failed has none): a partial
+      // run's is good too. A two-way state must be whole.
+      if (outcome === 'success' || (outcome === 'partial' && this.plan.options.mode !== 'two_way')) {
         await state.commit();
         committed = true;
       } else {

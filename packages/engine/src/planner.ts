@@ -1,6 +1,7 @@
 import { normalizePath } from '@skyferry/contract';
 import { ProviderError, mapLimit } from '@skyferry/providers';
 import type { Provider } from '@skyferry/providers';
+import { Comparer } from './plan/compare.ts';
 import { Deletions } from './plan/deletions.ts';
 import { OneWayDecider } from './plan/one-way.ts';
 import type { PlanRequest } from './plan/request.ts';
@@ -51,6 +52,9 @@ class Planner {
   readonly tally: PlanTally;
   readonly deletions: Deletions;
   readonly oneWay: OneWayDecider;
+  readonly compare: Comparer;
+  /** A one-way sync to a target that keeps no modification times: the run keeps a record of what it copied. */
+  readonly recording: boolean;
   twoWay: TwoWayDecider | undefined;
   hasState = false;
 
@@ -58,9 +62,14 @@ class Planner {
     this.req = req;
     this.mode = req.mode;
     this.walker = new Walker(req);
-    this.tally = new PlanTally(req.mode === 'two_way' || (req.keepSkipped ?? true));
+    this.compare = new Comparer(this.walker);
+    this.recording =
+      (req.mode === 'one_way' || req.mode === 'mirror' || req.mode === 'incremental') &&
+      req.twoWayState !== undefined &&
+      !req.target.features.setModTime;
+    this.tally = new PlanTally(req.mode === 'two_way' || this.recording || (req.keepSkipped ?? true));
     this.deletions = new Deletions(this.walker, this.tally);
-    this.oneWay = new OneWayDecider(req, this.walker, this.tally, this.deletions);
+    this.oneWay = new OneWayDecider(req, this.walker, this.tally, this.deletions, this.compare);
   }
 
   get pairs(): PlanPair[] {
@@ -70,7 +79,15 @@ class Planner {
   private async useState(state: TwoWayStateStore | undefined): Promise<TwoWayDecider> {
     if (!state) throw new Error('two_way needs a twoWayState store');
     this.hasState = this.req.resync !== true && (await state.hasState());
-    this.twoWay = new TwoWayDecider(this.req, this.walker, this.tally, this.deletions, state, this.hasState);
+    this.twoWay = new TwoWayDecider(
+      this.req,
+      this.walker,
+      this.tally,
+      this.deletions,
+      this.compare,
+      state,
+      this.hasState,
+    );
     return this.twoWay;
   }
 
@@ -167,6 +184,8 @@ class Planner {
         }
         this.tally.flushInto(sink);
       } else {
+        if (this.recording && req.twoWayState)
+          this.oneWay.useRecords(req.twoWayState, await req.twoWayState.hasState());
         await this.oneWay.walk(0, '/', targetRoot !== null);
       }
     }
@@ -211,6 +230,7 @@ class Planner {
       errors: this.walker.errors,
     };
     if (this.mode === 'two_way') plan.twoWay = { firstRun: !this.hasState };
+    if (this.recording) plan.keepsRecord = true;
     return plan;
   }
 

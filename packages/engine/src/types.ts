@@ -143,6 +143,11 @@ export interface TransferPlan {
   deletes: { count: number; files: number; bytes: number; needsConfirmation: boolean };
   /** two_way: whether a previous successful run left state (false: this run is a merge that deletes nothing). */
   twoWay?: { firstRun: boolean };
+  /**
+   * one_way, incremental, mirror to a target that keeps no modification times: the run records
+   * what both sides look like (in the state store) for the next run to tell what changed.
+   */
+  keepsRecord?: boolean;
   errors: PlanError[];
 }
 

@@ -1,13 +1,34 @@
 import type { SameNamePolicy } from '@skyferry/contract';
 import type { Entry } from '@skyferry/providers';
+import type { TwoWayRecord, TwoWayStateStore } from '../stores.ts';
 import type { PlanAction, PlanItem, PlanReason, TransferMode } from '../types.ts';
-import { childRel, fingerprintOf, isNewer, mtimeDiffers, sameHashes } from '../util.ts';
+import { baseName, childRel, fingerprintOf, sameHashes } from '../util.ts';
+import type { Comparer } from './compare.ts';
 import type { Deletions } from './deletions.ts';
 import type { PlanRequest } from './request.ts';
 import type { PlanTally } from './tally.ts';
 import type { FolderJudge, FolderRef, FolderShape, PairedFolder, Visit, Walked, Walker } from './walk.ts';
 
 type Decision = { action: PlanAction; reason: PlanReason };
+/** Whether a source file is newer than the target's: by time, or (no time to trust) by being another file. */
+type Newer = false | 'newer' | 'differs';
+
+/** `f` of a value that may still be coming. */
+function then<T, U>(v: T | Promise<T>, f: (t: T) => U | Promise<U>): U | Promise<U> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
+
+/** The decisions (shared: a plan of millions of files makes no new ones). */
+const D = {
+  differs: { action: 'update', reason: 'differs' },
+  overwrite: { action: 'update', reason: 'overwrite' },
+  sizeDiffers: { action: 'update', reason: 'size_differs' },
+  newer: { action: 'update', reason: 'newer' },
+  unchanged: { action: 'skip', reason: 'unchanged' },
+  exists: { action: 'skip', reason: 'exists' },
+  sameSize: { action: 'skip', reason: 'same_size' },
+  notNewer: { action: 'skip', reason: 'not_newer' },
+} as const satisfies Record<string, Decision>;
 
 /** What a visit leaves to its folder's walk: whether a file is written into it. */
 interface OneWayState {
@@ -22,21 +43,35 @@ interface OneWayState {
  * something is written or an empty source folder has none, and mirror's extras handed to the
  * deletions. A folder's walk comes to whether anything is written below it.
  */
-export class OneWayDecider implements FolderJudge<OneWayState, boolean> {
+export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRecord[] | undefined> {
   readonly req: PlanRequest;
   readonly mode: TransferMode;
   readonly policy: SameNamePolicy;
   readonly walker: Walker;
   readonly tally: PlanTally;
   readonly deletions: Deletions;
+  readonly compare: Comparer;
+  /**
+   * Where the previous run's record of what was copied is read (a sync to a target that keeps no
+   * modification times), once it is known to exist.
+   */
+  records: TwoWayStateStore | undefined;
+  prepare: ((ref: FolderRef) => Promise<TwoWayRecord[] | undefined>) | undefined;
 
-  constructor(req: PlanRequest, walker: Walker, tally: PlanTally, deletions: Deletions) {
+  constructor(req: PlanRequest, walker: Walker, tally: PlanTally, deletions: Deletions, compare: Comparer) {
     this.req = req;
     this.mode = req.mode;
     this.policy = req.sameNamePolicy ?? 'size_differs_or_newer';
     this.walker = walker;
     this.tally = tally;
     this.deletions = deletions;
+    this.compare = compare;
+  }
+
+  /** Reads the previous run's record beside each folder's listings. */
+  useRecords(store: TwoWayStateStore, hasRecord: boolean): void {
+    this.records = store;
+    this.prepare = hasRecord ? (ref) => store.loadFolder(ref.rel) : undefined;
   }
 
   /** Walks one folder of a pair. Answers whether anything will be written below it. */
@@ -50,7 +85,12 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean> {
     return false;
   }
 
-  async visit(f: PairedFolder): Promise<Visit<OneWayState, boolean>> {
+  async visit(f: PairedFolder, prepared: TwoWayRecord[] | undefined): Promise<Visit<OneWayState, boolean>> {
+    let records: Map<string, TwoWayRecord> | undefined;
+    if (prepared && prepared.length > 0) {
+      records = new Map();
+      for (const r of prepared) if (r.kind === 'file') records.set(this.walker.key(baseName(r.rel)), r);
+    }
     const { pair, rel } = f.ref;
     if (f.raw.source === null) {
       const path = this.walker.pathOf('source', pair, rel);
@@ -63,7 +103,7 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean> {
     const state: OneWayState = { writes: false, gone: false };
     this.walker.merge(
       f,
-      (se, te) => {
+      (se, te, key) => {
         const name = (se ?? te)?.name as string;
         if (se && !te) {
           if (se.kind === 'file') {
@@ -99,13 +139,11 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean> {
               this.walker.walk({ pair, rel: childRel(rel, te.name), on: { source: true, target: true } }, this),
             );
           } else {
-            const d = this.sameName(se, te);
-            if (this.turnsOnTime(se, te, d)) {
+            const d = this.decide(se, te, records?.get(key));
+            if (d instanceof Promise) {
               const s0 = se;
               const t0 = te;
-              decisions.push(
-                this.sameNameExact(s0, t0).then((dd) => this.sameNameItem(local, state, pair, rel, s0, t0, dd)),
-              );
+              decisions.push(d.then((dd) => this.sameNameItem(local, state, pair, rel, s0, t0, dd)));
             } else this.sameNameItem(local, state, pair, rel, se, te, d);
           }
         } else if (te && !se && this.mode === 'mirror') {
@@ -148,47 +186,89 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean> {
     return writes;
   }
 
-  /** Decides what to do with a file present on both sides. */
-  sameName(s: Entry, t: Entry): Decision {
-    const update = (reason: PlanReason) => ({ action: 'update' as const, reason });
-    const skip = (reason: PlanReason) => ({ action: 'skip' as const, reason });
-    if (this.mode === 'mirror') return this.differs(s, t) ? update('differs') : skip('unchanged');
-    const newer = isNewer(s.modTime?.getTime(), t.modTime?.getTime());
-    if (this.mode === 'incremental' && !newer) return skip('not_newer');
+  /**
+   * Decides what to do with a file present on both sides (`rec`: the previous run's record of it,
+   * kept where the target keeps no modification times). Answers a promise only when the decision
+   * needs more than the listings: exact times, a hash or the bytes.
+   */
+  decide(s: Entry, t: Entry, rec: TwoWayRecord | undefined): Decision | Promise<Decision> {
+    if (this.mode === 'mirror') {
+      if (s.size !== t.size) return D.differs;
+      return this.sameSized<Decision>(s, t, rec, D.differs, D.unchanged);
+    }
+    // incremental: only a newer source file, then as the policy says.
+    if (this.mode === 'incremental') {
+      return then(this.newer(s, t, rec), (newer) => (newer ? this.byPolicy(s, t, () => newer) : D.notNewer));
+    }
+    return this.byPolicy(s, t, () => this.newer(s, t, rec));
+  }
+
+  /** The same-name policy's decision (`newer` asked only where the policy turns on it). */
+  private byPolicy(s: Entry, t: Entry, newer: () => Newer | Promise<Newer>): Decision | Promise<Decision> {
     switch (this.policy) {
       case 'overwrite':
-        return update(this.mode === 'incremental' ? 'newer' : 'overwrite');
+        return this.mode === 'incremental' ? D.newer : D.overwrite;
       case 'skip':
-        return skip('exists');
+        return D.exists;
       case 'size_differs':
-        return s.size !== t.size ? update('size_differs') : skip('same_size');
+        return s.size !== t.size ? D.sizeDiffers : D.sameSize;
       case 'size_differs_or_newer':
-        if (s.size !== t.size) return update('size_differs');
-        return newer ? update('newer') : skip('not_newer');
+        if (s.size !== t.size) return D.sizeDiffers;
+        return then(newer(), (n) => (!n ? D.notNewer : n === 'differs' ? D.differs : D.newer));
     }
   }
 
-  /** sameName, asking for exact times when the decision depends on a time alone. */
-  async sameNameExact(s: Entry, t: Entry): Promise<Decision> {
-    const d = this.sameName(s, t);
-    if (!this.turnsOnTime(s, t, d)) return d;
-    const [ps, pt] = await Promise.all([this.walker.precise('source', s), this.walker.precise('target', t)]);
-    return this.sameName(ps, pt);
-  }
-
-  /** Whether a same-name decision rests on modification times alone (then exact times are asked for). */
-  turnsOnTime(s: Entry, t: Entry, d: { reason: PlanReason }): boolean {
-    if (d.reason === 'newer') return true;
-    return d.reason === 'differs' && s.size === t.size && sameHashes(s.hashes, t.hashes) === undefined;
-  }
-
-  /** Mirror: whether the target file differs from the source (size, shared hash, or mod time where kept). */
-  differs(s: Entry, t: Entry): boolean {
-    if (s.size !== t.size) return true;
+  /**
+   * Whether the source file is newer than the target's. Where the target keeps times: by times
+   * ('newer'), unless the target's is in the future, then by being another file ('differs'). Where
+   * it keeps none: changed since the record of the last copy, or without one, changed after the
+   * target's copy was written (its time is the upload's).
+   */
+  private newer(s: Entry, t: Entry, rec: TwoWayRecord | undefined): Newer | Promise<Newer> {
+    const compare = this.compare;
+    const tt = t.modTime?.getTime();
+    if (compare.keepsTimes.target && compare.inFuture(tt)) return this.sameSized<Newer>(s, t, rec, 'differs', false);
+    if (!compare.keepsTimes.target && rec?.source) {
+      if (!compare.changedSince('source', s, rec.source)) return false;
+      return then(compare.changedSinceExact('source', s, rec.source), (changed) => changed && 'newer');
+    }
     const h = sameHashes(s.hashes, t.hashes);
-    if (h !== undefined) return !h;
-    if (!this.req.target.features.setModTime) return false;
-    return mtimeDiffers(s.modTime?.getTime(), t.modTime?.getTime()) ?? false;
+    if (h !== undefined && h) return false;
+    const newer = (a: Entry, b: Entry): Newer => compare.isNewer(a.modTime?.getTime(), b.modTime?.getTime()) && 'newer';
+    if (!newer(s, t)) return false;
+    // Newer by the listed times alone: some services list another time than the kept one (S3).
+    return Promise.all([this.walker.precise('source', s), this.walker.precise('target', t)]).then(([ps, pt]) =>
+      newer(ps, pt),
+    );
+  }
+
+  /**
+   * Two files of one size: the same (`same`) or not (`differs`)? A hash both list decides; where
+   * the target keeps times, equal times at the sides' precision (exact ones asked for when the
+   * listed ones differ); where it keeps none, the record of the last copy, or else the bytes.
+   */
+  private sameSized<D>(s: Entry, t: Entry, rec: TwoWayRecord | undefined, differs: D, same: D): D | Promise<D> {
+    if (s.size !== t.size) return differs;
+    const h = sameHashes(s.hashes, t.hashes);
+    if (h !== undefined) return h ? same : differs;
+    const compare = this.compare;
+    const tt = t.modTime?.getTime();
+    if (compare.keepsTimes.target && !compare.inFuture(tt)) {
+      if (compare.sameTime(s.modTime?.getTime(), tt) !== false) return same;
+      return Promise.all([this.walker.precise('source', s), this.walker.precise('target', t)]).then(([ps, pt]) => {
+        const ph = sameHashes(ps.hashes, pt.hashes);
+        if (ph !== undefined) return ph ? same : differs;
+        return compare.sameTime(ps.modTime?.getTime(), pt.modTime?.getTime()) !== false ? same : differs;
+      });
+    }
+    if (rec?.source && rec.target) {
+      const r = rec;
+      if (compare.changedSince('target', t, r.target)) return differs;
+      if (!compare.changedSince('source', s, r.source)) return same;
+      return compare.changedSinceExact('source', s, r.source).then((changed) => (changed ? differs : same));
+    }
+    // Nothing recorded and no time to trust: the bytes decide, and a doubt sends the file.
+    return compare.sameContent(s, t).then((sameBytes) => (sameBytes === true ? same : differs));
   }
 
   /** The item for a file on both sides, once decided. */
@@ -201,7 +281,7 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean> {
     t0: Entry,
     d: Decision,
   ): void {
-    if (d.action === 'skip' && !this.tally.keepSkipped) {
+    if (d.action === 'skip' && !this.tally.keepSkipped && !this.records) {
       this.tally.summary.skip.count++;
       this.tally.summary.skip.bytes += s0.size;
       return;
@@ -217,7 +297,8 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean> {
       size: s0.size,
     };
     // A skipped file needs no fingerprints (nothing is done with it): plans of millions stay small.
-    if (d.action !== 'skip') {
+    // Unless the run keeps a record of both sides for the next one.
+    if (d.action !== 'skip' || this.records) {
       item.source = fingerprintOf(s0);
       item.target = fingerprintOf(t0);
     }

@@ -1,8 +1,9 @@
 import type { ConflictResolution } from '@skyferry/contract';
 import type { Entry } from '@skyferry/providers';
 import type { TwoWayRecord, TwoWayStateStore } from '../stores.ts';
-import type { ConflictPlan, Fingerprint, PlanAction, PlanItem, PlanReason, Side } from '../types.ts';
-import { baseName, childRel, fingerprintOf, isNewer, mtimeDiffers, sameHashes } from '../util.ts';
+import type { ConflictPlan, PlanAction, PlanItem, PlanReason, Side } from '../types.ts';
+import { baseName, childRel, fingerprintOf } from '../util.ts';
+import type { Comparer } from './compare.ts';
 import type { Deletions } from './deletions.ts';
 import type { PlanRequest } from './request.ts';
 import type { PlanTally } from './tally.ts';
@@ -47,6 +48,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
   readonly walker: Walker;
   readonly tally: PlanTally;
   readonly deletions: Deletions;
+  readonly compare: Comparer;
   readonly now: Date;
   readonly state: TwoWayStateStore;
   readonly hasState: boolean;
@@ -58,6 +60,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
     walker: Walker,
     tally: PlanTally,
     deletions: Deletions,
+    compare: Comparer,
     state: TwoWayStateStore,
     hasState: boolean,
   ) {
@@ -66,6 +69,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
     this.walker = walker;
     this.tally = tally;
     this.deletions = deletions;
+    this.compare = compare;
     this.now = req.now ?? new Date();
     this.state = state;
     this.hasState = hasState;
@@ -182,11 +186,11 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
             (async () => {
               const [ca, cb] = pf
                 ? await Promise.all([
-                    this.changedSinceExact('source', a, pf.source),
-                    this.changedSinceExact('target', b, pf.target),
+                    this.compare.changedSinceExact('source', a, pf.source),
+                    this.compare.changedSinceExact('target', b, pf.target),
                   ])
                 : [true, true];
-              const same = await (pf && (!ca || !cb) ? Promise.resolve(false) : this.sameFileExact(a, b));
+              const same = await (pf && (!ca || !cb) ? Promise.resolve(false) : this.compare.sameFile(a, b));
               this.bothSides(sink, writesTo, names, fileItem, r, a, b, pf, ca, cb, same);
             })(),
           );
@@ -203,7 +207,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
                 this.tally.emit(sink, fileItem('copy', other(side), 'new', r, a, b));
                 writesTo[other(side)] = true;
               } else if (
-                await this.changedSinceExact(side, e, side === 'source' ? prevMatch.source : prevMatch.target)
+                await this.compare.changedSinceExact(side, e, side === 'source' ? prevMatch.source : prevMatch.target)
               ) {
                 this.tally.emit(sink, fileItem('copy', other(side), 'changed_vs_deleted', r, a, b));
                 writesTo[other(side)] = true;
@@ -236,44 +240,10 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
     return { state: { writesTo }, subs };
   }
 
-  /** Whether a side's file changed since the previous run's record of it. */
-  changedSince(e: Entry, rec: Fingerprint | undefined): boolean {
-    if (!rec) return true;
-    if (e.size !== rec.size) return true;
-    const h = sameHashes(e.hashes, rec.hashes);
-    if (h !== undefined) return !h;
-    return mtimeDiffers(e.modTime?.getTime(), rec.mtime) ?? false;
-  }
-
-  /** changedSince, asking the file for its exact time when only the listed time differs. */
-  async changedSinceExact(side: Side, e: Entry, rec: Fingerprint | undefined): Promise<boolean> {
-    if (!this.changedSince(e, rec)) return false;
-    if (!rec || e.size !== rec.size || sameHashes(e.hashes, rec.hashes) !== undefined) return true;
-    return this.changedSince(await this.walker.precise(side, e), rec);
-  }
-
-  /** sameFile, asking both files for their exact times when only the listed times differ. */
-  async sameFileExact(a: Entry, b: Entry): Promise<boolean> {
-    if (this.sameFile(a, b)) return true;
-    if (a.size !== b.size || sameHashes(a.hashes, b.hashes) !== undefined) return false;
-    const [pa, pb] = await Promise.all([this.walker.precise('source', a), this.walker.precise('target', b)]);
-    return this.sameFile(pa, pb);
-  }
-
-  /** Whether the two sides' files are the same content, as far as can be told without reading them. */
-  sameFile(a: Entry, b: Entry): boolean {
-    if (a.size !== b.size) return false;
-    const h = sameHashes(a.hashes, b.hashes);
-    if (h !== undefined) return h;
-    // Without a shared hash, equal sizes count as equal where a side cannot keep mod times.
-    if (!this.req.source.features.setModTime || !this.req.target.features.setModTime) return true;
-    return !(mtimeDiffers(a.modTime?.getTime(), b.modTime?.getTime()) ?? false);
-  }
-
   conflict(a: Entry, b: Entry, names: Set<string>): ConflictPlan {
     const am = a.modTime?.getTime() ?? 0;
     const bm = b.modTime?.getTime() ?? 0;
-    const newer: Side = isNewer(bm, am) ? 'target' : 'source';
+    const newer: Side = this.compare.isNewer(bm, am) ? 'target' : 'source';
     let winner: Side;
     switch (this.resolution) {
       case 'source':

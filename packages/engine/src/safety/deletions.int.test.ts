@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWebdav, type Provider } from '@skyferry/providers';
 import { giveToServer, startApacheWebdav, type WebdavServer } from '@skyferry/testing';
-import { runTransfer, type RunRequest } from '../run.ts';
+import { runTransfer } from '../run.ts';
 import { MemoryTwoWayStateStore } from '../stores.ts';
 import { localTree as tree, startBackend, writeFileAt, type BackendFixture } from '../testing/backends.ts';
+import { useSides } from './support.ts';
 
 // Finding 1 of issue 45 on real disks and a real WebDAV server: a folder deleted on one side takes
 // with it only the files the run listed and judged; the folder itself goes only when it is empty
@@ -15,38 +16,22 @@ import { localTree as tree, startBackend, writeFileAt, type BackendFixture } fro
 const PAST = new Date('2024-03-01T10:00:00Z');
 
 describe('a folder deleted on one side, between two local disks', () => {
-  let a: BackendFixture;
-  let b: BackendFixture;
-  beforeAll(async () => {
-    [a, b] = await Promise.all([startBackend('local'), startBackend('local')]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
-  const bisync = (root: string, state: MemoryTwoWayStateStore, extra: Partial<RunRequest> = {}) =>
-    runTransfer({
-      source: a.provider,
-      target: b.provider,
-      mode: 'two_way',
-      sourcePaths: [`/${root}`],
-      targetPath: `/${root}`,
-      twoWayState: state,
-      confirmDeletes: true,
-      useTrash: false,
-      ...extra,
-    });
+  const sides = useSides('local', 'local');
+  const yes = { confirmDeletes: true, useTrash: false };
 
   it('two-way: a file saved into the folder on the other side while the run goes on stays, and so does the folder', async () => {
-    const A = a.remote('/saved');
-    const B = b.remote('/saved');
+    const A = sides.a.remote('/saved');
+    const B = sides.b.remote('/saved');
     await writeFileAt(A, 'X/report.txt', 'r', PAST);
     await writeFileAt(A, 'keep/k.txt', 'k', PAST);
     await mkdir(B);
-    const state = new MemoryTwoWayStateStore();
-    expect((await bisync('saved', state)).result.outcome).toBe('success');
+    const twoWayState = new MemoryTwoWayStateStore();
+    expect((await sides.run('two_way', 'saved', { twoWayState, ...yes })).result.outcome).toBe('success');
     await rm(join(A, 'X'), { recursive: true });
     await writeFileAt(A, 'new.txt', 'n', PAST);
-    const { plan, result } = await bisync('saved', state, {
+    const { plan, result } = await sides.run('two_way', 'saved', {
+      twoWayState,
+      ...yes,
       // The user saves a file into b/X once the run has started copying.
       onItem: (e) => {
         if (e.type === 'done' && e.item.rel === '/new.txt') writeFileSync(join(B, 'X', 'late.txt'), 'late');
@@ -57,23 +42,43 @@ describe('a folder deleted on one side, between two local disks', () => {
     );
     expect(result.outcome).toBe('success');
     expect(await tree(B)).toEqual({ 'X/late.txt': 'late', 'keep/k.txt': 'k', 'new.txt': 'n' });
+    expect(result.skipped?.map((s) => `${s.reason} ${s.item.rel}`)).toEqual(['not_empty /X']);
+  });
+
+  it('two-way: a file to delete that changed while the run went on is kept', async () => {
+    const A = sides.a.remote('/changed');
+    const B = sides.b.remote('/changed');
+    await writeFileAt(A, 'doc.txt', 'v1', PAST);
+    await writeFileAt(A, 'pad1.txt', 'p', PAST);
+    await writeFileAt(A, 'pad2.txt', 'p', PAST);
+    await mkdir(B);
+    const twoWayState = new MemoryTwoWayStateStore();
+    expect((await sides.run('two_way', 'changed', { twoWayState, ...yes })).result.outcome).toBe('success');
+    await rm(join(A, 'doc.txt'));
+    await writeFileAt(A, 'new.txt', 'n', PAST);
+    const { result } = await sides.run('two_way', 'changed', {
+      twoWayState,
+      ...yes,
+      onItem: (e) => {
+        if (e.type === 'done' && e.item.rel === '/new.txt') writeFileSync(join(B, 'doc.txt'), 'v2, edited meanwhile');
+      },
+    });
+    expect(result.skipped?.map((s) => `${s.reason} ${s.item.rel}`)).toEqual(['changed_since_planned /doc.txt']);
+    expect((await tree(B))['doc.txt']).toBe('v2, edited meanwhile');
+    // The next run sees a file changed on one side and deleted on the other: it is copied back.
+    expect((await sides.run('two_way', 'changed', { twoWayState, ...yes })).result.outcome).toBe('success');
+    expect((await tree(A))['doc.txt']).toBe('v2, edited meanwhile');
   });
 
   it('mirror: a file saved into an extra target folder while the run goes on stays', async () => {
-    const A = a.remote('/m-saved');
-    const B = b.remote('/m-saved');
+    const A = sides.a.remote('/m-saved');
+    const B = sides.b.remote('/m-saved');
     await writeFileAt(A, 'a.txt', 'a', PAST);
     await writeFileAt(A, 'b.txt', 'b', PAST);
     await writeFileAt(A, 'c.txt', 'c', PAST);
     await writeFileAt(B, 'old/x.txt', 'x', PAST);
-    const { result } = await runTransfer({
-      source: a.provider,
-      target: b.provider,
-      mode: 'mirror',
-      sourcePaths: ['/m-saved'],
-      targetPath: '/m-saved',
-      confirmDeletes: true,
-      useTrash: false,
+    const { result } = await sides.run('mirror', 'm-saved', {
+      ...yes,
       onItem: (e) => {
         if (e.type === 'done' && e.item.rel === '/c.txt') writeFileSync(join(B, 'old', 'late.txt'), 'late');
       },

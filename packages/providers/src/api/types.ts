@@ -118,6 +118,11 @@ export interface Features {
   listRecursive: boolean;
   /** Modification times given on write are kept. */
   setModTime: boolean;
+  /**
+   * How far (ms) a kept modification time may be from the one given on write: 1 where milliseconds
+   * are kept, 1000 (the default when absent) where seconds are.
+   */
+  modTimePrecisionMs?: number;
   /** Names differing only in case are the same file. */
   caseInsensitive: boolean;
   /** Folders exist only through the files in them (object stores keep marker objects for empty ones). */

@@ -136,6 +136,8 @@ export class LocalProvider implements Provider {
     chunkWriter: true,
     listRecursive: true,
     setModTime: true,
+    // Times are read and set as JavaScript dates: to the millisecond.
+    modTimePrecisionMs: 1,
     caseInsensitive: false,
     bucketBased: false,
     needsSize: false,
