@@ -339,7 +339,9 @@ describe('copies and syncs between folders of this machine', () => {
     for (const n of ['x1', 'x2', 'x3', 'x4']) await writeFile(join(dir, 'out', n), n);
     const refused = await cli('mirror', 'src', 'out');
     expect(refused.code).toBe(EXIT.failed);
-    expect(refused.err).toMatch(/Nothing was done: this would delete 4 of 4 files\. .* run again with --yes/);
+    expect(refused.err).toMatch(
+      /Nothing was done: this would delete 4 of 4 files on the target\. .* run again with --yes/,
+    );
     expect(Object.keys(await tree(join(dir, 'out'))).sort()).toEqual(['x1', 'x2', 'x3', 'x4']);
 
     const done = await cli('mirror', 'src', 'out', '--yes');
@@ -604,5 +606,34 @@ describe('bisync stops when a side is missing or emptied, whatever the confirmat
     expect(r.err).toMatch(/target lists no files where the last run left 4/);
     expect(await tree(join(dir, 'a'))).toEqual(all);
     expect((await cli('bisync', 'a', 'b', '--dry-run')).code).toBe(EXIT.failed);
+  });
+});
+
+describe('what the command line tells before and after a run', () => {
+  it('a file and a folder of one name: the dry run shows the conflict and its reason, the run exits 1 and says why', async () => {
+    await mkdir(join(dir, 'a'));
+    await writeFile(join(dir, 'a', 'x'), 'a file');
+    await mkdir(join(dir, 'b', 'x'), { recursive: true });
+    await writeFile(join(dir, 'b', 'x', 'inner.txt'), 'in a folder');
+    const dry = await cli('mirror', 'a', 'b', '--dry-run');
+    expect(dry.code).toBe(EXIT.ok);
+    expect(dry.out).toMatch(/^conflict +b\/x: a file and a folder have the same name/m);
+    const r = await cli('mirror', 'a', 'b', '--yes');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toMatch(/x .*kind_mismatch: a file and a folder have the same name/);
+    expect(await tree(join(dir, 'b'))).toEqual({ 'x/inner.txt': 'in a folder' });
+  });
+
+  it('the deletion prompt counts files, of the files on that side', async () => {
+    await mkdir(join(dir, 'a'));
+    for (const n of ['k1', 'k2', 'k3']) await writeFile(join(dir, 'a', n), n);
+    await mkdir(join(dir, 'b', 'old'), { recursive: true });
+    for (const n of ['k1', 'k2', 'k3']) await writeFile(join(dir, 'b', n), n);
+    for (let i = 0; i < 50; i++) await writeFile(join(dir, 'b', 'old', `f${i}`), `${i}`);
+    const dry = await cli('mirror', 'a', 'b', '--dry-run');
+    expect(dry.out).toMatch(/This deletes 50 of 53 files on the target: the run needs --yes to confirm\./);
+    const r = await cli('mirror', 'a', 'b');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toMatch(/Nothing was done: this would delete 50 of 53 files on the target\./);
   });
 });

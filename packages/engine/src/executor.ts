@@ -26,6 +26,7 @@ import {
   joinRel,
   parentPath,
   poolSent,
+  relOn,
   sameHashes,
 } from './util.ts';
 
@@ -129,9 +130,23 @@ function stillStands(item: PlanItem): boolean {
   return item.action === 'conflict';
 }
 
-function pathOn(plan: TransferPlan, item: PlanItem, side: Side, rel = item.rel): string {
+function pathOn(plan: TransferPlan, item: PlanItem, side: Side, rel = relOn(item, side)): string {
   const pair = plan.pairs[item.pair] as PlanPair;
   return joinRel(side === 'source' ? pair.source : pair.target, rel);
+}
+
+/** Why the run leaves a name alone that the plan could not resolve. */
+function unresolvedMessage(it: PlanItem): string {
+  switch (it.reason) {
+    case 'kind_mismatch':
+      return `a file and a folder have the same name: ${it.rel}`;
+    case 'case_clash':
+      return `names differing only in case where a side takes them for one: ${relOn(it, other(it.side))}`;
+    case 'invalid_name':
+      return `a name that is not valid UTF-8 cannot be copied: ${relOn(it, other(it.side))}`;
+    default:
+      return `not resolved: ${it.rel}`;
+  }
 }
 
 /** How deep a path is below its pair's root ('/' is 0). */
@@ -186,6 +201,8 @@ class Execution {
     redone: 0,
   };
   readonly skipped: SkippedItem[] = [];
+  /** Conflicts without a resolution (names the run cannot act on): reported as failed. */
+  readonly unresolved: PlanItem[] = [];
   readonly startedAt = Date.now();
   readonly done = new Map<string, CheckpointInfo>();
   stop: FatalStop | undefined;
@@ -336,7 +353,7 @@ class Execution {
     const to = item.side;
     const fp = (to === 'target' ? item.source : item.target) as Fingerprint;
     if (!(await this.traffic(item, item.size))) return false;
-    const r = await this.copyOne(item, to, item.rel, item.rel, fp, sent);
+    const r = await this.copyOne(item, to, relOn(item, other(to)), relOn(item, to), fp, sent);
     await this.afterTraffic(item, r.bytes, r.serverSide);
     const written = fingerprintOf(r.entry);
     const records = this.managesState
@@ -372,7 +389,9 @@ class Execution {
     let verified: Verification = 'hash';
     const records: TwoWayRecord[] = [];
     if (c.resolution === 'keep_both' && c.loserName) {
+      // The loser's new name, in each side's spelling of the folder (the record keeps the source's).
       const loserRel = renamedRel(item.rel, c.loserName);
+      const loserOn = (side: Side) => renamedRel(relOn(item, side), c.loserName as string);
       const loserPath = pathOn(this.plan, item, loser);
       // 1. the loser steps aside on its own side, 2. the winner takes the name there, 3. the loser is copied across.
       await this.copyCtx.pacer.call(
@@ -382,15 +401,16 @@ class Execution {
           } catch (err) {
             // Renamed by an earlier attempt: carry on.
             if (!(
-              ProviderError.is(err, 'not_found') && (await this.exists(loser, pathOn(this.plan, item, loser, loserRel)))
+              ProviderError.is(err, 'not_found') &&
+              (await this.exists(loser, pathOn(this.plan, item, loser, loserOn(loser))))
             ))
               throw err;
           }
         },
         { signal: this.signal },
       );
-      const w = await this.copyOne(item, loser, item.rel, item.rel, winFp);
-      const l = await this.copyOne(item, winner, loserRel, loserRel, loseFp);
+      const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
+      const l = await this.copyOne(item, winner, loserOn(loser), loserOn(winner), loseFp);
       bytes = w.bytes + l.bytes;
       if (w.verified === 'size' || l.verified === 'size') verified = 'size';
       const wf = fingerprintOf(w.entry);
@@ -398,7 +418,7 @@ class Execution {
       records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
       records.push(this.record(item, loserRel, loser === 'source' ? loseFp : lf, loser === 'source' ? lf : loseFp));
     } else {
-      const w = await this.copyOne(item, loser, item.rel, item.rel, winFp);
+      const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
       bytes = w.bytes;
       verified = w.verified;
       const wf = fingerprintOf(w.entry);
@@ -574,6 +594,7 @@ class Execution {
     const skips: PlanItem[] = [];
     for (const it of plan.items) {
       if (it.action === 'mkdir') mkdirs.push(it);
+      else if (it.action === 'conflict' && !it.conflict) this.unresolved.push(it);
       else if (it.action === 'copy' || it.action === 'update' || it.action === 'conflict') transfers.push(it);
       else if (it.action === 'delete') deletes.push(it);
       else skips.push(it);
@@ -670,7 +691,7 @@ class Execution {
       for (const it of todoTransfers) {
         const sides: Side[] = it.action === 'conflict' ? ['source', 'target'] : [it.side];
         for (const side of sides) {
-          for (let r = parentPath(it.rel); ; r = parentPath(r)) {
+          for (let r = parentPath(relOn(it, side)); ; r = parentPath(r)) {
             const k = `${it.pair}|${side}|${r}`;
             if (filled.has(k)) break;
             filled.add(k);
@@ -681,7 +702,7 @@ class Execution {
       const byDepth = new Map<number, PlanItem[]>();
       const implicit: TwoWayRecord[] = [];
       for (const it of todoMkdirs) {
-        if (filled.has(`${it.pair}|${it.side}|${it.rel}`)) {
+        if (filled.has(`${it.pair}|${it.side}|${relOn(it, it.side)}`)) {
           implicit.push(this.record(it, it.rel, undefined, undefined));
           continue;
         }
@@ -761,7 +782,7 @@ class Execution {
         return this.finish(this.stop.outcome, true, remaining);
       }
       const outcome: TransferOutcome =
-        this.failed.length === 0 && plan.errors.length === 0 && !plan.items.some((i) => i.reason === 'kind_mismatch')
+        this.failed.length === 0 && plan.errors.length === 0 && this.unresolved.length === 0
           ? 'success'
           : this.successCount === 0 && actionable > 0
             ? 'failed'
@@ -819,10 +840,10 @@ class Execution {
           pair,
         });
       }
-      for (const it of plan.items) {
-        if (it.reason !== 'kind_mismatch') continue;
-        this.fail(it, new ProviderError('conflict', `a file and a folder have the same name: ${it.rel}`));
-        this.failed[this.failed.length - 1]!.reason = 'kind_mismatch';
+      // Names the run could not act on: failures with their reason (the user has to act).
+      for (const it of this.unresolved) {
+        this.fail(it, new ProviderError('conflict', unresolvedMessage(it)));
+        this.failed[this.failed.length - 1]!.reason = it.reason;
       }
     }
     // A stopped run lists what it did not get to, so a retry does exactly that.

@@ -276,8 +276,10 @@ describe('planner: migrate', () => {
     expect(plan.summary.copy.count).toBe(2499);
     expect(plan.summary.skip.count).toBe(1);
     expect(source.opCount('list')).toBe(25);
+    // Each side keeps its spelling: the item names the source's, and the target's where it differs.
     const skip = plan.items.find((i) => i.action === 'skip');
-    expect(skip?.rel).toBe('/F00001.TXT');
+    expect(skip?.rel).toBe('/f00001.txt');
+    expect(skip?.targetRel).toBe('/F00001.TXT');
   });
 
   it('records folders it cannot list and leaves them alone (no deletes under them)', async () => {

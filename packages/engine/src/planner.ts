@@ -7,10 +7,10 @@ import { OneWayDecider } from './plan/one-way.ts';
 import type { PlanRequest } from './plan/request.ts';
 import { PlanTally } from './plan/tally.ts';
 import { TwoWayDecider } from './plan/two-way.ts';
-import { Walker } from './plan/walk.ts';
+import { Walker, type Place } from './plan/walk.ts';
 import type { TwoWayStateStore } from './stores.ts';
 import type { FailedItem, Fingerprint, PlanItem, PlanPair, Side, TransferMode, TransferPlan } from './types.ts';
-import { baseName, fingerprintOf, joinRel, parentPath } from './util.ts';
+import { baseName, fingerprintOf, joinRel, parentPath, relOn } from './util.ts';
 
 export { makeKey } from './plan/walk.ts';
 export { conflictName } from './plan/two-way.ts';
@@ -34,6 +34,11 @@ function emptiedSide(side: Side, path: string, files: number): ProviderError {
       ' Nothing was changed. If it was emptied on purpose, start over with a resync (a merge that deletes nothing).',
     { serviceCode: 'side_emptied', retry: 'fatal' },
   );
+}
+
+/** The place of an earlier plan's item. */
+function placeOf(it: PlanItem): Place {
+  return it.targetRel === undefined ? { rel: it.rel } : { rel: it.rel, targetRel: it.targetRel };
 }
 
 /** Where a migration puts a selected source folder: under its own name, or the root's contents as they are. */
@@ -120,6 +125,16 @@ class Planner {
     ]);
     if (targetRoot && targetRoot.kind !== 'dir')
       throw new ProviderError('not_dir', `target is not a folder: ${targetPath}`);
+    // Names differing only in case are one file on a side that ignores case (a Windows share, a
+    // case-insensitive WebDAV server): found out per run, since a backend cannot always tell.
+    if (!this.walker.caseInsensitive) {
+      // The folder the walk lists first on the target, where there is one (its listing is under way).
+      const first = oneDstEntry?.kind === 'dir' ? oneDst : targetPath;
+      const probes = [targetRoot ? this.walker.probeCase('target', first) : Promise.resolve(false)];
+      if (this.mode === 'two_way' && one !== undefined && sourceStats[0]?.kind === 'dir')
+        probes.push(this.walker.probeCase('source', one));
+      if ((await Promise.all(probes)).some(Boolean)) this.walker.ignoreCase();
+    }
 
     if (this.mode === 'migrate') {
       const filesByParent = new Map<string, Set<string>>();
@@ -149,7 +164,7 @@ class Planner {
             this.pairs.pop();
             continue;
           }
-          tasks.push(this.oneWay.walk(this.pairs.length - 1, '/', dstEntry !== null));
+          tasks.push(this.oneWay.walk(this.pairs.length - 1, { rel: '/' }, dstEntry !== null));
         } else {
           const parent = parentPath(sp);
           let set = filesByParent.get(parent);
@@ -159,7 +174,7 @@ class Planner {
       }
       for (const [parent, names] of filesByParent) {
         this.pairs.push({ source: parent, target: targetPath });
-        tasks.push(this.oneWay.walk(this.pairs.length - 1, '/', targetRoot !== null, names));
+        tasks.push(this.oneWay.walk(this.pairs.length - 1, { rel: '/' }, targetRoot !== null, names));
       }
       await Promise.all(tasks);
     } else {
@@ -175,7 +190,7 @@ class Planner {
       if (twoWay) {
         if (this.hasState && !targetRoot) throw missingSide('target', targetPath);
         const sink: PlanItem[] = [];
-        await twoWay.walk('/', true, targetRoot !== null, this.hasState, sink);
+        await twoWay.walk({ rel: '/' }, true, targetRoot !== null, this.hasState, sink);
         // A side that lists nothing where the last run left files is more likely gone (a disk not
         // mounted, a folder emptied by mistake) than emptied on purpose: its "deletions" are not carried over.
         for (const side of ['source', 'target'] as Side[]) {
@@ -186,7 +201,7 @@ class Planner {
       } else {
         if (this.recording && req.twoWayState)
           this.oneWay.useRecords(req.twoWayState, await req.twoWayState.hasState());
-        await this.oneWay.walk(0, '/', targetRoot !== null);
+        await this.oneWay.walk(0, { rel: '/' }, targetRoot !== null);
       }
     }
     this.walker.reportScan(true);
@@ -195,11 +210,15 @@ class Planner {
 
   /** Builds the plan object from what was walked. */
   result(kind: 'full' | 'retry', sourcePaths: string[], targetPath: string): TransferPlan {
-    const deletes = {
+    const deletes: TransferPlan['deletes'] = {
       count: this.tally.summary.delete.count,
       files: 0,
       bytes: this.tally.summary.delete.bytes,
       needsConfirmation: false,
+      sides: {
+        source: { files: this.tally.deletedFiles.source, of: this.walker.filesSeen.source },
+        target: { files: this.tally.deletedFiles.target, of: this.walker.filesSeen.target },
+      },
     };
     for (const side of ['source', 'target'] as Side[]) {
       const d = this.tally.deletedFiles[side];
@@ -267,9 +286,9 @@ class Planner {
               const sink: PlanItem[] = [];
               const [a, b] = await Promise.all([
                 this.walker.statOrNull('source', joinRel(pair.source, it.rel)),
-                this.walker.statOrNull('target', joinRel(pair.target, it.rel)),
+                this.walker.statOrNull('target', joinRel(pair.target, relOn(it, 'target'))),
               ]);
-              await (this.twoWay as TwoWayDecider).walk(it.rel, a !== null, b !== null, this.hasState, sink);
+              await (this.twoWay as TwoWayDecider).walk(placeOf(it), a !== null, b !== null, this.hasState, sink);
               for (const x of sink) x.pair = pi;
               this.tally.flushInto(sink.filter((x) => x.action !== 'skip'));
             })(),
@@ -277,8 +296,8 @@ class Planner {
         } else {
           tasks.push(
             (async () => {
-              const t = await this.walker.statOrNull('target', joinRel(pair.target, it.rel));
-              await this.oneWay.walk(pi, it.rel, t !== null && t.kind === 'dir');
+              const t = await this.walker.statOrNull('target', joinRel(pair.target, relOn(it, 'target')));
+              await this.oneWay.walk(pi, placeOf(it), t !== null && t.kind === 'dir');
             })(),
           );
         }
@@ -292,7 +311,7 @@ class Planner {
               if (!fp) return undefined;
               const e = await this.walker.statOrNull(
                 side,
-                joinRel(side === 'source' ? pair.source : pair.target, it.rel),
+                joinRel(side === 'source' ? pair.source : pair.target, relOn(it, side)),
               );
               return e && e.kind === 'file' ? fingerprintOf(e) : null;
             };

@@ -8,7 +8,12 @@ export const TRANSFER_MODES: readonly TransferMode[] = ['migrate', 'one_way', 'm
 /** The two clouds of a run. In a two-way sync both are read and written. */
 export type Side = 'source' | 'target';
 
-/** What a plan item does. `mkdir` creates a folder; `conflict` is a two-way file changed on both sides. */
+/**
+ * What a plan item does. `mkdir` creates a folder; `conflict` is a two-way file changed on both
+ * sides (with `PlanItem.conflict`), or a name the run cannot act on (without: a file and a folder of
+ * one name, names differing only in case where a side ignores case, a name that is not valid
+ * UTF-8), which the run reports as failed with its reason.
+ */
 export type PlanAction = 'copy' | 'update' | 'delete' | 'skip' | 'conflict' | 'mkdir';
 export const PLAN_ACTIONS: readonly PlanAction[] = ['copy', 'update', 'delete', 'skip', 'conflict', 'mkdir'];
 
@@ -31,10 +36,14 @@ export type PlanReason =
   | 'same_size'
   | 'not_newer'
   | 'unchanged'
+  // conflict without a resolution (was a skip): a file and a folder of one name
   | 'kind_mismatch'
   // conflict
   | 'both_changed'
   | 'both_new'
+  // conflict without a resolution: a name the run cannot act on (reported as failed)
+  | 'case_clash'
+  | 'invalid_name'
   // mkdir
   | 'missing_folder';
 
@@ -66,8 +75,10 @@ export interface PlanItem {
   kind: EntryKind;
   /** Index into `plan.pairs`. */
   pair: number;
-  /** Path below the pair's roots, starting with '/' ('/' is the pair root itself). */
+  /** Path below the pair's roots, starting with '/' ('/' is the pair root itself), as the source spells it. */
   rel: string;
+  /** The path on the target where it spells the name otherwise (NFD there, NFC here; another case). */
+  targetRel?: string;
   /**
    * The side that is changed: for copy/update the side bytes go to (read from the other one),
    * for delete/mkdir the side acted on. Migrations and one-way syncs always change the target.
@@ -80,7 +91,7 @@ export interface PlanItem {
   source?: Fingerprint;
   /** The entry on the target side, when there is one. */
   target?: Fingerprint;
-  /** Folder deletes: how many files go with the folder. */
+  /** Folder deletes of earlier plans: how many files went with the folder (a folder is now removed only when empty). */
   files?: number;
   conflict?: ConflictPlan;
 }
@@ -140,7 +151,16 @@ export interface TransferPlan {
    * Deletion safety: a sync that would delete more than half of the files of a side needs
    * `confirmDeletes` to run.
    */
-  deletes: { count: number; files: number; bytes: number; needsConfirmation: boolean };
+  deletes: {
+    /** Delete items (files, and folders removed once emptied). */
+    count: number;
+    /** Files deleted, on both sides. */
+    files: number;
+    bytes: number;
+    needsConfirmation: boolean;
+    /** Per side: the files deleted there, of the files seen there. */
+    sides: Record<Side, { files: number; of: number }>;
+  };
   /** two_way: whether a previous successful run left state (false: this run is a merge that deletes nothing). */
   twoWay?: { firstRun: boolean };
   /**

@@ -33,7 +33,13 @@ function portOpen(port: number): Promise<boolean> {
  * temporary folder, with a user and password. SFTP needs `--vfs-cache-mode writes` so that
  * out-of-order (pipelined) writes work.
  */
-export async function startRcloneServe(protocol: 'webdav' | 'sftp'): Promise<RcloneServer> {
+export async function startRcloneServe(
+  protocol: 'webdav' | 'sftp',
+  opts: {
+    /** More flags for `rclone serve` (`--vfs-case-insensitive`: a server that finds names whatever their case). */
+    args?: string[];
+  } = {},
+): Promise<RcloneServer> {
   const rclone = await requireProgram('rclone', 'rclone');
   const root = mkdtempSync(join(tmpdir(), `skyferry-rclone-${protocol}-`));
   const dir = join(root, 'data');
@@ -61,6 +67,7 @@ export async function startRcloneServe(protocol: 'webdav' | 'sftp'): Promise<Rcl
     '1s',
     '--log-level',
     'ERROR',
+    ...(opts.args ?? []),
   ];
   // Write-back at once: files still waiting in the VFS cache get lost when their folder is renamed.
   if (protocol === 'sftp')

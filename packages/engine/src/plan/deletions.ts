@@ -1,8 +1,8 @@
 import type { Entry } from '@skyferry/providers';
 import type { PlanItem, PlanReason, Side } from '../types.ts';
-import { childRel, fingerprintOf } from '../util.ts';
+import { fingerprintOf } from '../util.ts';
 import type { PlanTally } from './tally.ts';
-import type { FolderJudge, PairedFolder, Visit, Walked, Walker } from './walk.ts';
+import type { FolderJudge, PairedFolder, Place, Visit, Walked, Walker } from './walk.ts';
 
 /** What the walk of a folder to delete came to: its items, and whether every one of them deletes. */
 interface Doomed {
@@ -26,8 +26,8 @@ export class Deletions {
   }
 
   /** A listed file judged to go. */
-  file(pair: number, rel: string, side: Side, e: Entry, reason: PlanReason): PlanItem {
-    const item: PlanItem = { action: 'delete', kind: 'file', pair, rel, side, reason, size: e.size };
+  file(pair: number, place: Place, side: Side, e: Entry, reason: PlanReason): PlanItem {
+    const item: PlanItem = { ...place, action: 'delete', kind: 'file', pair, side, reason, size: e.size };
     if (side === 'source') item.source = fingerprintOf(e);
     else item.target = fingerprintOf(e);
     return item;
@@ -39,26 +39,28 @@ export class Deletions {
    */
   folder(
     pair: number,
-    rel: string,
+    place: Place,
     side: Side,
     walked: { complete: boolean },
     allDeleted: boolean,
     reason: PlanReason,
-  ) {
+  ): PlanItem | undefined {
     if (!walked.complete || !allDeleted) return undefined;
-    return { action: 'delete', kind: 'dir', pair, rel, side, reason, size: 0 } satisfies PlanItem;
+    const item: PlanItem = { action: 'delete', kind: 'dir', pair, rel: place.rel, side, reason, size: 0 };
+    if (place.targetRel !== undefined) item.targetRel = place.targetRel;
+    return item;
   }
 
   /** Mirror: a folder only on the target. Its files the filter lets through go, then the folder if nothing else is left. */
-  async extraFolder(pair: number, rel: string): Promise<Walked<boolean>> {
+  async extraFolder(pair: number, place: Place): Promise<Walked<boolean>> {
     const judge: FolderJudge<Doomed, Doomed> = {
       visit: async (f: PairedFolder): Promise<Visit<Doomed, Doomed>> => {
         const state: Doomed = { items: [], allDeleted: true };
         const subs: Promise<Walked<Doomed>>[] = [];
         for (const e of f.sorted.target.values) {
-          const er = childRel(f.ref.rel, e.name);
+          const er = this.walker.child(f.ref, undefined, e);
           if (e.kind === 'dir')
-            subs.push(this.walker.walk({ pair, rel: er, on: { source: false, target: true } }, judge));
+            subs.push(this.walker.walk({ ...er, pair, on: { source: false, target: true } }, judge));
           else state.items.push(this.file(pair, er, 'target', e, 'extra_on_target'));
         }
         return { state, subs };
@@ -68,14 +70,14 @@ export class Deletions {
           for (const it of w.value.items) state.items.push(it);
           if (!w.value.allDeleted) state.allDeleted = false;
         }
-        const removal = this.folder(pair, ref.rel, 'target', shape, state.allDeleted, 'extra_on_target');
+        const removal = this.folder(pair, ref, 'target', shape, state.allDeleted, 'extra_on_target');
         if (removal) state.items.push(removal);
         else state.allDeleted = false;
         return state;
       },
       unlisted: () => ({ items: [], allDeleted: false }),
     };
-    const w = await this.walker.walk({ pair, rel, on: { source: false, target: true } }, judge);
+    const w = await this.walker.walk({ ...place, pair, on: { source: false, target: true } }, judge);
     this.tally.flushInto(w.value.items);
     return { ...w, value: false };
   }
@@ -87,7 +89,7 @@ export class Deletions {
    */
   deletedFolder(
     sink: PlanItem[],
-    rel: string,
+    place: Place,
     side: Side,
     buffer: PlanItem[],
     walked: Walked<unknown>,
@@ -95,7 +97,7 @@ export class Deletions {
   ): boolean {
     for (const it of buffer) sink.push(it);
     const allDeleted = !writesToOther && buffer.every((it) => it.action === 'delete' && it.side === side);
-    const removal = this.folder(0, rel, side, walked, allDeleted, 'deleted_on_other_side');
+    const removal = this.folder(0, place, side, walked, allDeleted, 'deleted_on_other_side');
     if (removal) this.tally.emit(sink, removal);
     return removal !== undefined;
   }

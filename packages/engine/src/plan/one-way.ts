@@ -3,11 +3,12 @@ import type { Entry } from '@skyferry/providers';
 import type { TwoWayRecord, TwoWayStateStore } from '../stores.ts';
 import type { PlanAction, PlanItem, PlanReason, TransferMode } from '../types.ts';
 import { baseName, childRel, fingerprintOf, sameHashes } from '../util.ts';
+import { caseClash, kindClash, unreadableName } from './clashes.ts';
 import type { Comparer } from './compare.ts';
 import type { Deletions } from './deletions.ts';
 import type { PlanRequest } from './request.ts';
 import type { PlanTally } from './tally.ts';
-import type { FolderJudge, FolderRef, FolderShape, PairedFolder, Visit, Walked, Walker } from './walk.ts';
+import type { FolderJudge, FolderRef, FolderShape, PairedFolder, Place, Visit, Walked, Walker } from './walk.ts';
 
 type Decision = { action: PlanAction; reason: PlanReason };
 /** Whether a source file is newer than the target's: by time, or (no time to trust) by being another file. */
@@ -75,8 +76,8 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
   }
 
   /** Walks one folder of a pair. Answers whether anything will be written below it. */
-  async walk(pair: number, rel: string, targetExists: boolean, only?: Set<string>): Promise<boolean> {
-    const ref: FolderRef = { pair, rel, on: { source: true, target: targetExists } };
+  async walk(pair: number, place: Place, targetExists: boolean, only?: Set<string>): Promise<boolean> {
+    const ref: FolderRef = { ...place, pair, on: { source: true, target: targetExists } };
     if (only) ref.only = only;
     return (await this.walker.walk(ref, this)).value;
   }
@@ -91,9 +92,10 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
       records = new Map();
       for (const r of prepared) if (r.kind === 'file') records.set(this.walker.key(baseName(r.rel)), r);
     }
-    const { pair, rel } = f.ref;
+    const ref = f.ref;
+    const pair = ref.pair;
     if (f.raw.source === null) {
-      const path = this.walker.pathOf('source', pair, rel);
+      const path = this.walker.pathOf('source', pair, ref);
       this.walker.errors.push({ side: 'source', path, code: 'not_found', message: `not found: ${path}` });
       return { state: { writes: false, gone: true }, subs: [] };
     }
@@ -101,17 +103,18 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
     const subs: Promise<Walked<boolean>>[] = [];
     const decisions: Promise<void>[] = [];
     const state: OneWayState = { writes: false, gone: false };
+    for (const u of f.unreadable) this.tally.emit(local, unreadableName(pair, ref, u));
     this.walker.merge(
       f,
       (se, te, key) => {
-        const name = (se ?? te)?.name as string;
         if (se && !te) {
+          const place = this.walker.child(ref, se, undefined);
           if (se.kind === 'file') {
             this.tally.emit(local, {
+              ...place,
               action: 'copy',
               kind: 'file',
               pair,
-              rel: childRel(rel, name),
               side: 'target',
               reason: 'new',
               size: se.size,
@@ -119,48 +122,33 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
             });
             state.writes = true;
           } else {
-            subs.push(this.walker.walk({ pair, rel: childRel(rel, name), on: { source: true, target: false } }, this));
+            subs.push(this.walker.walk({ ...place, pair, on: { source: true, target: false } }, this));
           }
         } else if (se && te) {
           if (se.kind !== te.kind) {
-            this.tally.emit(local, {
-              action: 'skip',
-              kind: se.kind,
-              pair,
-              rel: childRel(rel, name),
-              side: 'target',
-              reason: 'kind_mismatch',
-              size: se.size,
-              source: fingerprintOf(se),
-              target: fingerprintOf(te),
-            });
+            this.tally.emit(local, kindClash(pair, this.walker.child(ref, se, te), se, te));
           } else if (se.kind === 'dir') {
             subs.push(
-              this.walker.walk({ pair, rel: childRel(rel, te.name), on: { source: true, target: true } }, this),
+              this.walker.walk({ ...this.walker.child(ref, se, te), pair, on: { source: true, target: true } }, this),
             );
           } else {
             const d = this.decide(se, te, records?.get(key));
             if (d instanceof Promise) {
               const s0 = se;
               const t0 = te;
-              decisions.push(d.then((dd) => this.sameNameItem(local, state, pair, rel, s0, t0, dd)));
-            } else this.sameNameItem(local, state, pair, rel, se, te, d);
+              decisions.push(d.then((dd) => this.sameNameItem(local, state, ref, s0, t0, dd)));
+            } else this.sameNameItem(local, state, ref, se, te, d);
           }
         } else if (te && !se && this.mode === 'mirror') {
+          const place = this.walker.child(ref, undefined, te);
           if (te.kind === 'file')
-            this.tally.emit(local, this.deletions.file(pair, childRel(rel, name), 'target', te, 'extra_on_target'));
-          else subs.push(this.deletions.extraFolder(pair, childRel(rel, name)));
+            this.tally.emit(local, this.deletions.file(pair, place, 'target', te, 'extra_on_target'));
+          else subs.push(this.deletions.extraFolder(pair, place));
         }
       },
-      (side, dup) => {
-        if (side !== 'source') return;
-        // Two source names with one key (case-insensitive target): the later one is reported, not copied.
-        this.walker.errors.push({
-          side: 'source',
-          path: dup.path,
-          code: 'exists',
-          message: `name clash on the target: ${dup.name}`,
-        });
+      (sGroup, tGroup) => {
+        // Names one side takes for one (it ignores case): none of them is copied, updated or deleted.
+        for (const it of caseClash(pair, ref, sGroup, tGroup)) this.tally.emit(local, it);
       },
     );
     await Promise.all(decisions);
@@ -172,7 +160,7 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
     if (state.gone) return false;
     let writes = state.writes || below.some((w) => w.value);
     if (shape.missing.target && (writes || (shape.empty.source && !ref.only && !this.walker.filter))) {
-      this.tally.add({
+      const item: PlanItem = {
         action: 'mkdir',
         kind: 'dir',
         pair: ref.pair,
@@ -180,7 +168,9 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
         side: 'target',
         reason: 'missing_folder',
         size: 0,
-      });
+      };
+      if (ref.targetRel !== undefined) item.targetRel = ref.targetRel;
+      this.tally.add(item);
       writes = true;
     }
     return writes;
@@ -275,8 +265,7 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
   sameNameItem(
     local: PlanItem[],
     state: { writes: boolean },
-    pair: number,
-    rel: string,
+    folder: FolderRef,
     s0: Entry,
     t0: Entry,
     d: Decision,
@@ -286,16 +275,18 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
       this.tally.summary.skip.bytes += s0.size;
       return;
     }
-    // Keep the target's spelling of the name (case-insensitive targets).
+    // Made as a literal (millions of these): the target's spelling only where it differs.
     const item: PlanItem = {
       action: d.action,
       kind: 'file',
-      pair,
-      rel: childRel(rel, t0.name),
+      pair: folder.pair,
+      rel: childRel(folder.rel, s0.name),
       side: 'target',
       reason: d.reason,
       size: s0.size,
     };
+    const targetRel = this.walker.targetRelOf(folder, s0, t0);
+    if (targetRel !== undefined) item.targetRel = targetRel;
     // A skipped file needs no fingerprints (nothing is done with it): plans of millions stay small.
     // Unless the run keeps a record of both sides for the next one.
     if (d.action !== 'skip' || this.records) {

@@ -1,4 +1,4 @@
-import type { ConflictPlan, PlanItem, PlanSummary, Side } from '../types.ts';
+import type { PlanItem, PlanSummary, Side } from '../types.ts';
 
 function emptySummary(): PlanSummary {
   return {
@@ -47,7 +47,8 @@ export class PlanTally {
       this.bytesTo[item.side] += item.size;
       this.filesToTransfer++;
     } else if (a === 'conflict') {
-      const c = item.conflict as ConflictPlan;
+      const c = item.conflict;
+      if (!c) return; // a name the run cannot act on: nothing moves
       this.filesToTransfer++;
       if (c.resolution === 'keep_both') {
         this.bytesTo.source += item.target?.size ?? 0;

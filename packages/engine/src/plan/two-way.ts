@@ -2,12 +2,13 @@ import type { ConflictResolution } from '@skyferry/contract';
 import type { Entry } from '@skyferry/providers';
 import type { TwoWayRecord, TwoWayStateStore } from '../stores.ts';
 import type { ConflictPlan, PlanAction, PlanItem, PlanReason, Side } from '../types.ts';
-import { baseName, childRel, fingerprintOf } from '../util.ts';
+import { baseName, fingerprintOf } from '../util.ts';
+import { caseClash, kindClash, unreadableName } from './clashes.ts';
 import type { Comparer } from './compare.ts';
 import type { Deletions } from './deletions.ts';
 import type { PlanRequest } from './request.ts';
 import type { PlanTally } from './tally.ts';
-import type { FolderJudge, FolderRef, FolderShape, PairedFolder, Visit, Walked, Walker } from './walk.ts';
+import type { FolderJudge, FolderRef, FolderShape, PairedFolder, Place, Visit, Walked, Walker } from './walk.ts';
 
 /** Conflict file name: "name (conflict 2026-11-22 1030 from target).ext". */
 export function conflictName(name: string, now: Date, from: string, taken: (candidate: string) => boolean): string {
@@ -35,7 +36,7 @@ interface TwoWayRef extends FolderRef {
   sink: PlanItem[];
 }
 
-type FileItem = (action: PlanAction, side: Side, reason: PlanReason, r: string, a?: Entry, b?: Entry) => PlanItem;
+type FileItem = (action: PlanAction, side: Side, reason: PlanReason, r: Place, a?: Entry, b?: Entry) => PlanItem;
 
 /**
  * The two-way decisions, against the previous run's state (P) of both sides (A the source, B the
@@ -79,18 +80,24 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
    * Walks one folder of a two-way sync: the source (A), the target (B) and the previous state (P).
    * Items go to `sink`. Answers whether anything is written below (for mkdir of missing folders).
    */
-  async walk(rel: string, aExists: boolean, bExists: boolean, inState: boolean, sink: PlanItem[]): Promise<TwoWayWalk> {
-    return (await this.walkRef(rel, aExists, bExists, inState, sink)).value;
+  async walk(
+    place: Place,
+    aExists: boolean,
+    bExists: boolean,
+    inState: boolean,
+    sink: PlanItem[],
+  ): Promise<TwoWayWalk> {
+    return (await this.walkRef(place, aExists, bExists, inState, sink)).value;
   }
 
   private walkRef(
-    rel: string,
+    place: Place,
     aExists: boolean,
     bExists: boolean,
     inState: boolean,
     sink: PlanItem[],
   ): Promise<Walked<TwoWayWalk>> {
-    const ref: TwoWayRef = { pair: 0, rel, on: { source: aExists, target: bExists }, inState, sink };
+    const ref: TwoWayRef = { ...place, pair: 0, on: { source: aExists, target: bExists }, inState, sink };
     return this.walker.walk(ref, this);
   }
 
@@ -117,7 +124,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
       if (!shape.missing[s]) continue;
       const newEmpty = shape.empty[other(s)] && !this.walker.filter && !(r.inState && this.hasState);
       if (writesTo[s] || newEmpty) {
-        this.tally.emit(r.sink, {
+        const item: PlanItem = {
           action: 'mkdir',
           kind: 'dir',
           pair: 0,
@@ -125,7 +132,9 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
           side: s,
           reason: 'missing_folder',
           size: 0,
-        });
+        };
+        if (r.targetRel !== undefined) item.targetRel = r.targetRel;
+        this.tally.emit(r.sink, item);
         writesTo[s] = true;
       }
     }
@@ -134,7 +143,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
 
   async visit(f: PairedFolder, pRaw: TwoWayRecord[]): Promise<Visit<TwoWayWalk, TwoWayWalk>> {
     const ref = f.ref as TwoWayRef;
-    const { rel, sink } = ref;
+    const { sink } = ref;
     const key = this.walker.key;
     const P = new Map<string, TwoWayRecord>();
     for (const r of pRaw) {
@@ -142,11 +151,12 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
       if (r.kind === 'file') this.stateFiles++;
     }
     const names = new Set<string>([...f.sorted.source.keys, ...f.sorted.target.keys]);
+    for (const u of f.unreadable) this.tally.emit(sink, unreadableName(0, ref, u));
     const writesTo: Record<Side, boolean> = { source: false, target: false };
     const subs: Promise<Walked<TwoWayWalk>>[] = [];
     const fileTasks: Promise<void>[] = [];
     const fileItem: FileItem = (action, side, reason, r, a, b) => {
-      const item: PlanItem = { action, kind: 'file', pair: 0, rel: r, side, reason, size: 0 };
+      const item: PlanItem = { ...r, action, kind: 'file', pair: 0, side, reason, size: 0 };
       if (a) item.source = fingerprintOf(a);
       if (b) item.target = fingerprintOf(b);
       item.size =
@@ -162,18 +172,18 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
       f,
       (a, b, k) => {
         const prev = P.get(k);
-        const r = childRel(rel, (a ?? b)?.name as string);
+        const r = this.walker.child(ref, a, b);
         if (a && b) {
           if (a.kind !== b.kind) {
-            this.tally.emit(sink, { ...fileItem('skip', 'target', 'kind_mismatch', r, a, b), kind: a.kind });
+            this.tally.emit(sink, kindClash(0, r, a, b));
             return;
           }
           if (a.kind === 'dir') {
             this.tally.emit(sink, {
+              ...r,
               action: 'skip',
               kind: 'dir',
               pair: 0,
-              rel: r,
               side: 'target',
               reason: 'unchanged',
               size: 0,
@@ -234,7 +244,10 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
           }),
         );
       },
-      () => undefined,
+      (aGroup, bGroup) => {
+        // Names one side takes for one (it ignores case): none of them is copied, updated or deleted.
+        for (const it of caseClash(0, ref, aGroup, bGroup)) this.tally.emit(sink, it);
+      },
     );
     await Promise.all(fileTasks);
     return { state: { writesTo }, subs };
@@ -272,7 +285,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
     writesTo: Record<Side, boolean>,
     names: Set<string>,
     fileItem: FileItem,
-    r: string,
+    r: Place,
     a: Entry,
     b: Entry,
     pf: TwoWayRecord | undefined,

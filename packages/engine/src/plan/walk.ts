@@ -3,7 +3,7 @@ import type { FileFilter } from '@skyferry/contract';
 import { Pacer, ProviderError, toProviderError } from '@skyferry/providers';
 import type { Entry, Provider } from '@skyferry/providers';
 import type { PlanError, ScanProgress, Side } from '../types.ts';
-import { isFatal, joinRel, Semaphore } from '../util.ts';
+import { baseName, childRel, isFatal, joinRel, parentPath, Semaphore } from '../util.ts';
 import type { PlanRequest } from './request.ts';
 
 /**
@@ -11,6 +11,16 @@ import type { PlanRequest } from './request.ts';
  * pairs their entries by name with a sorted merge. It decides nothing; the deciders (one-way,
  * two-way) judge each pair it hands them and name the subfolders to walk next.
  */
+
+/** A name with the case of its letters flipped ('Report.txt' -> 'rEPORT.TXT'). */
+function flipCase(name: string): string {
+  let out = '';
+  for (const c of name) {
+    const u = c.toUpperCase();
+    out += u === c ? c.toLowerCase() : u;
+  }
+  return out;
+}
 
 function isAscii(name: string): boolean {
   for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) > 127) return false;
@@ -29,13 +39,15 @@ export function makeKey(caseInsensitive: boolean): (name: string) => string {
 export interface Sorted {
   keys: string[];
   values: Entry[];
+  /** No two entries share a key (always so for plain names compared as they are). */
+  unique: boolean;
 }
 
 function byKey(values: Entry[], key: (n: string) => string, caseInsensitive: boolean): Sorted {
   // Plain ASCII names compare as they are: no key strings, no wrappers (folders of millions of names).
   if (!caseInsensitive && values.every((e) => isAscii(e.name))) {
     const sorted = values.slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return { keys: sorted.map((e) => e.name), values: sorted };
+    return { keys: sorted.map((e) => e.name), values: sorted, unique: true };
   }
   const keys = values.map((e) => key(e.name));
   const order = keys
@@ -45,20 +57,43 @@ function byKey(values: Entry[], key: (n: string) => string, caseInsensitive: boo
       const b = keys[y] as string;
       return a < b ? -1 : a > b ? 1 : 0;
     });
-  return { keys: order.map((i) => keys[i] as string), values: order.map((i) => values[i] as Entry) };
+  const sortedKeys = order.map((i) => keys[i] as string);
+  let unique = true;
+  for (let i = 1; i < sortedKeys.length && unique; i++) if (sortedKeys[i] === sortedKeys[i - 1]) unique = false;
+  return { keys: sortedKeys, values: order.map((i) => values[i] as Entry), unique };
 }
 
-/** A folder's whole listing, or why it could not be had. */
-type Listing = { entries: Entry[] } | { error: unknown };
+/** A folder's whole listing (with the names the service could not show), or why it could not be had. */
+type Listing = { entries: Entry[]; unlisted: { name: string; message: string }[] } | { error: unknown };
+/** What listAll answers for a folder that exists and could be listed. */
+export interface FolderListing {
+  entries: Entry[];
+  unlisted: { name: string; message: string }[];
+}
 
 /** Where an early listing (`listEarly`) is kept. */
 const earlyKey = (side: Side, path: string) => `${side}\u0000${path}`;
 
-/** A folder of a pair the walk is asked to visit. */
-export interface FolderRef {
-  pair: number;
-  /** Path below the pair's roots ('/' for the roots). */
+/**
+ * Where an entry is below a pair's roots: `rel` as the source spells it (the target's spelling
+ * where the source has none), `targetRel` only where the target spells it otherwise (a name in NFD
+ * there and NFC here, or in another case).
+ */
+export interface Place {
   rel: string;
+  targetRel?: string;
+}
+
+/** A name a side has but could not show as an entry (not valid UTF-8), reported instead of left out. */
+export interface Unreadable {
+  side: Side;
+  name: string;
+  message: string;
+}
+
+/** A folder of a pair the walk is asked to visit. */
+export interface FolderRef extends Place {
+  pair: number;
   /** Whether the folder exists on each side (a side without it is not listed). */
   on: Record<Side, boolean>;
   /** Only these names (a migration's selected files). */
@@ -70,6 +105,8 @@ export interface PairedFolder {
   ref: FolderRef;
   /** The listings as the services gave them; null where the folder does not exist. */
   raw: Record<Side, Entry[] | null>;
+  /** Names a side has but could not show (they keep the folder from counting as complete). */
+  unreadable: Unreadable[];
   /** The entries the filter (and `only`) let through, sorted by key. */
   sorted: Record<Side, Sorted>;
   /** Files the filter hid, per side: the walk saw them, nobody judged them. */
@@ -118,8 +155,8 @@ export interface FolderJudge<V, R, P = undefined> {
 export class Walker {
   readonly req: PlanRequest;
   readonly filter: FileFilter | null;
-  readonly key: (name: string) => string;
-  readonly caseInsensitive: boolean;
+  key: (name: string) => string;
+  caseInsensitive: boolean;
   readonly lists: Semaphore;
   readonly stats = new Semaphore(16);
   /**
@@ -163,10 +200,24 @@ export class Walker {
     return side === 'source' ? this.req.source : this.req.target;
   }
 
-  /** The path of a folder of a pair on one side. */
-  pathOf(side: Side, pair: number, rel: string): string {
+  /** The path of a place of a pair on one side. */
+  pathOf(side: Side, pair: number, place: Place): string {
     const p = this.pairs[pair] as { source: string; target: string };
-    return joinRel(side === 'source' ? p.source : p.target, rel);
+    return side === 'source' ? joinRel(p.source, place.rel) : joinRel(p.target, place.targetRel ?? place.rel);
+  }
+
+  /** The place of a folder's entry, `s` on the source and `t` on the target (each side keeps its spelling). */
+  child(folder: Place, s: Entry | undefined, t: Entry | undefined): Place {
+    const rel = childRel(folder.rel, ((s ?? t) as Entry).name);
+    const targetRel = this.targetRelOf(folder, s, t);
+    return targetRel === undefined ? { rel } : { rel, targetRel };
+  }
+
+  /** The target's path of a folder's entry where it spells it otherwise than the source, else undefined. */
+  targetRelOf(folder: Place, s: Entry | undefined, t: Entry | undefined): string | undefined {
+    if (folder.targetRel === undefined && (!s || !t || s.name === t.name)) return undefined;
+    const targetRel = childRel(folder.targetRel ?? folder.rel, ((t ?? s) as Entry).name);
+    return targetRel === childRel(folder.rel, ((s ?? t) as Entry).name) ? undefined : targetRel;
   }
 
   checkAbort(): void {
@@ -186,7 +237,7 @@ export class Walker {
    * it could not be listed (the error is recorded; fatal errors are thrown). A listing started
    * early (`listEarly`) is taken instead of asking again.
    */
-  async listAll(side: Side, path: string): Promise<Entry[] | null | undefined> {
+  async listAll(side: Side, path: string): Promise<FolderListing | null | undefined> {
     let early: Promise<Listing> | undefined;
     if (this.early.size > 0) {
       const key = earlyKey(side, path);
@@ -201,10 +252,9 @@ export class Walker {
       this.errors.push({ side, path, code: e.code, message: e.message });
       return undefined;
     }
-    const out = got.entries;
     if (side === 'source') {
       this.scan.folders++;
-      for (const e of out) {
+      for (const e of got.entries) {
         if (e.kind === 'file') {
           this.scan.files++;
           this.scan.bytes += e.size;
@@ -212,7 +262,7 @@ export class Walker {
       }
       this.reportScan();
     }
-    return out;
+    return got;
   }
 
   /** All pages of a folder, or why they could not be had (never rejects). */
@@ -222,6 +272,7 @@ export class Walker {
     try {
       this.checkAbort();
       const entries: Entry[] = [];
+      const unlisted: { name: string; message: string }[] = [];
       let token: string | undefined;
       do {
         const pageToken = token;
@@ -229,9 +280,10 @@ export class Walker {
           signal: this.req.signal,
         });
         for (const e of page.entries) entries.push(e);
+        if (page.unlisted) for (const u of page.unlisted) unlisted.push(u);
         token = page.nextPageToken;
       } while (token);
-      return { entries };
+      return { entries, unlisted };
     } catch (error) {
       return { error };
     } finally {
@@ -282,6 +334,44 @@ export class Walker {
     }
   }
 
+  /**
+   * Whether a side finds names whatever their case: declared by its backend, or found out by asking
+   * for a name the folder lists with its case flipped (where the listing has no such name), else
+   * for the folder's own name so. Object stores never do. Nothing is written.
+   */
+  async probeCase(side: Side, dir: string): Promise<boolean> {
+    const p = this.provider(side);
+    if (p.features.caseInsensitive) return true;
+    if (p.features.bucketBased) return false;
+    const key = earlyKey(side, dir);
+    let listing = this.early.get(key);
+    if (!listing) this.early.set(key, (listing = this.fetchAll(side, dir)));
+    const got = await listing;
+    if (!('error' in got)) {
+      const names = new Set(got.entries.map((e) => e.name));
+      const e = got.entries.find((x) => flipCase(x.name) !== x.name && !names.has(flipCase(x.name)));
+      if (e) return this.answers(side, childRel(dir, flipCase(e.name)), e.kind);
+    }
+    const name = baseName(dir);
+    if (dir === '/' || flipCase(name) === name) return false;
+    return this.answers(side, childRel(parentPath(dir), flipCase(name)), 'dir');
+  }
+
+  /** Whether a path answers as an entry of this kind. */
+  private async answers(side: Side, path: string, kind: Entry['kind']): Promise<boolean> {
+    try {
+      return (await this.provider(side).stat(path, { signal: this.req.signal })).kind === kind;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Pairs names whatever their case from now on (a side was found to ignore it). */
+  ignoreCase(): void {
+    this.caseInsensitive = true;
+    this.key = makeKey(true);
+  }
+
   passes(e: Entry): boolean {
     return e.kind === 'dir' || passesFilter(e.name, this.filter);
   }
@@ -292,12 +382,25 @@ export class Walker {
    */
   async pairFolder(ref: FolderRef): Promise<PairedFolder | undefined> {
     this.checkAbort();
-    const [sRaw, tRaw] = await Promise.all([
-      ref.on.source ? this.listAll('source', this.pathOf('source', ref.pair, ref.rel)) : Promise.resolve(null),
-      ref.on.target ? this.listAll('target', this.pathOf('target', ref.pair, ref.rel)) : Promise.resolve(null),
+    const [sList, tList] = await Promise.all([
+      ref.on.source ? this.listAll('source', this.pathOf('source', ref.pair, ref)) : Promise.resolve(null),
+      ref.on.target ? this.listAll('target', this.pathOf('target', ref.pair, ref)) : Promise.resolve(null),
     ]);
-    if (sRaw === undefined || tRaw === undefined) return undefined;
+    if (sList === undefined || tList === undefined) return undefined;
+    const sRaw = sList?.entries ?? null;
+    const tRaw = tList?.entries ?? null;
     const hidden = { source: 0, target: 0 };
+    const unreadable: Unreadable[] = [];
+    for (const [side, l] of [
+      ['source', sList],
+      ['target', tList],
+    ] as const) {
+      for (const u of l?.unlisted ?? []) {
+        if (ref.only && !ref.only.has(u.name)) continue;
+        unreadable.push({ side, name: u.name, message: u.message });
+        hidden[side]++;
+      }
+    }
     const keep = (side: Side, list: Entry[] | null): Entry[] => {
       if (!list) return [];
       const out: Entry[] = [];
@@ -317,6 +420,7 @@ export class Walker {
     return {
       ref,
       raw: { source: sRaw, target: tRaw },
+      unreadable,
       sorted: {
         source: byKey(s, this.key, this.caseInsensitive),
         target: byKey(t, this.key, this.caseInsensitive),
@@ -327,13 +431,13 @@ export class Walker {
 
   /**
    * Pairs a folder's two sorted listings by key, in key order: `each(s, t)` once per name, with the
-   * entry of each side that has it. A second entry of one key on a side (two names one key, where
-   * a side ignores case) is reported to `clash` instead.
+   * entry of each side that has it. Where a side has more than one entry of a key (names that
+   * differ only in case, where a side ignores case), the whole group goes to `clash` instead.
    */
   merge(
     f: PairedFolder,
     each: (s: Entry | undefined, t: Entry | undefined, key: string) => void,
-    clash: (side: Side, e: Entry) => void,
+    clash: (s: Entry[], t: Entry[]) => void,
   ): void {
     const S = f.sorted.source;
     const T = f.sorted.target;
@@ -341,20 +445,29 @@ export class Walker {
     const tn = T.values.length;
     let i = 0;
     let j = 0;
+    if (S.unique && T.unique) {
+      while (i < sn || j < tn) {
+        const sk = i < sn ? (S.keys[i] as string) : undefined;
+        const tk = j < tn ? (T.keys[j] as string) : undefined;
+        if (sk !== undefined && (tk === undefined || sk < tk)) each(S.values[i++], undefined, sk);
+        else if (tk !== undefined && (sk === undefined || tk < sk)) each(undefined, T.values[j++], tk);
+        else each(S.values[i++], T.values[j++], sk as string);
+      }
+      return;
+    }
     while (i < sn || j < tn) {
       const sk = i < sn ? (S.keys[i] as string) : undefined;
       const tk = j < tn ? (T.keys[j] as string) : undefined;
-      if (sk !== undefined && (tk === undefined || sk < tk)) {
-        each(S.values[i++], undefined, sk);
-      } else if (tk !== undefined && (sk === undefined || tk < sk)) {
-        each(undefined, T.values[j++], tk);
-      } else {
-        const se = S.values[i++];
-        const te = T.values[j++];
-        while (i < sn && S.keys[i] === sk) clash('source', S.values[i++] as Entry);
-        while (j < tn && T.keys[j] === tk) clash('target', T.values[j++] as Entry);
-        each(se, te, sk as string);
-      }
+      const k = (sk !== undefined && (tk === undefined || sk <= tk) ? sk : tk) as string;
+      const se = sk === k ? S.values[i++] : undefined;
+      const te = tk === k ? T.values[j++] : undefined;
+      if ((i < sn && S.keys[i] === k) || (j < tn && T.keys[j] === k)) {
+        const sGroup = se ? [se] : [];
+        const tGroup = te ? [te] : [];
+        while (i < sn && S.keys[i] === k) sGroup.push(S.values[i++] as Entry);
+        while (j < tn && T.keys[j] === k) tGroup.push(T.values[j++] as Entry);
+        clash(sGroup, tGroup);
+      } else each(se, te, k);
     }
   }
 

@@ -29,6 +29,11 @@ export interface Entry {
 
 export interface Page {
   entries: Entry[];
+  /**
+   * Names the folder holds that the service could not show as entries (a local name that is not
+   * valid UTF-8), with why: callers report them instead of leaving them out unseen.
+   */
+  unlisted?: { name: string; message: string }[];
   /** Present when more entries follow; pass it back to `list`. */
   nextPageToken?: string;
 }

@@ -326,6 +326,7 @@ export class LocalProvider implements Provider {
     const start = after === undefined ? 0 : names.findIndex((n) => n > after);
     const size = Math.max(1, opts.pageSize ?? DEFAULT_PAGE_SIZE);
     const slice = start < 0 ? [] : names.slice(start, start + size);
+    const unlisted: NonNullable<Page['unlisted']> = [];
     const stats = await mapLimit(slice, STAT_CONCURRENCY, async (name) => {
       const full = join(real, name);
       try {
@@ -336,6 +337,10 @@ export class LocalProvider implements Provider {
         if (!within(this.root, target)) return undefined;
         return await stat(target);
       } catch {
+        // A name that is not valid UTF-8 reads back with U+FFFD in it and cannot be found so: it
+        // is reported, not left out unseen.
+        if (name.includes('\uFFFD'))
+          unlisted.push({ name, message: `a name that is not valid UTF-8: ${joinPath(d, name)}` });
         return undefined; // vanished meanwhile, or a dangling link
       }
     });
@@ -347,7 +352,9 @@ export class LocalProvider implements Provider {
     });
     const last = slice[slice.length - 1];
     const more = start >= 0 && start + size < names.length;
-    return more && last !== undefined ? { entries, nextPageToken: last } : { entries };
+    const page: Page = more && last !== undefined ? { entries, nextPageToken: last } : { entries };
+    if (unlisted.length > 0) page.unlisted = unlisted;
+    return page;
   }
 
   async *listRecursive(dir: string, opts: { signal?: AbortSignal } = {}): AsyncIterable<Entry[]> {
