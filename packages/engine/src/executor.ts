@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { Pacer, ProviderError, toProviderError } from '@skyferry/providers';
 import type { Entry, Provider } from '@skyferry/providers';
 import { copyFile, type CopyContext, type Verification } from './copy-file.ts';
+import { precisionOf } from './plan/compare.ts';
 import { ProgressTracker } from './progress.ts';
 import type { CheckpointInfo, CheckpointStore, TwoWayRecord, TwoWayStateStore } from './stores.ts';
 import type {
@@ -18,17 +19,7 @@ import type {
   TransferProgress,
   TransferResult,
 } from './types.ts';
-import {
-  MODTIME_WINDOW_MS,
-  Semaphore,
-  baseName,
-  fingerprintOf,
-  joinRel,
-  parentPath,
-  poolSent,
-  relOn,
-  sameHashes,
-} from './util.ts';
+import { Semaphore, baseName, fingerprintOf, joinRel, parentPath, poolSent, relOn, sameHashes } from './util.ts';
 
 /** Lets the caller meter and cap the bytes a run moves (the user's traffic allowance). */
 export interface TrafficHook {
@@ -159,12 +150,12 @@ function depthOf(rel: string): number {
  * know, or a modification time later than the listed one (a service may list another time than it
  * states, S3's upload time for one, so only a later time counts).
  */
-function changedSincePlanned(now: Entry, planned: Fingerprint): boolean {
+function changedSincePlanned(now: Entry, planned: Fingerprint, precisionMs: number): boolean {
   if (now.size !== planned.size) return true;
   const h = sameHashes(now.hashes, planned.hashes);
   if (h !== undefined) return !h;
   const t = now.modTime?.getTime();
-  return t !== undefined && planned.mtime !== undefined && t - planned.mtime > MODTIME_WINDOW_MS;
+  return t !== undefined && planned.mtime !== undefined && t - planned.mtime >= precisionMs;
 }
 
 function renamedRel(rel: string, name: string): string {
@@ -466,7 +457,8 @@ class Execution {
           }
           const now = await p.stat(path, { signal: this.signal });
           const planned = item.side === 'source' ? item.source : item.target;
-          if (now.kind !== 'file' || (planned && changedSincePlanned(now, planned))) return 'changed' as const;
+          if (now.kind !== 'file' || (planned && changedSincePlanned(now, planned, precisionOf(p.features))))
+            return 'changed' as const;
           if (this.opts.useTrash !== false && p.features.trash && p.trash) await p.trash(path);
           else await p.remove(path);
         } catch (err) {
