@@ -322,6 +322,23 @@ describe('skyferry against real servers', () => {
     expect((await readdir(join(ssh.dir, 'at-once'))).filter((n) => !n.startsWith('.')).length).toBe(30);
   }, 120_000);
 
+  it('mirror to WebDAV (no modification times kept there) sends a same-size edit, and nothing unchanged again', async () => {
+    const here = join(dir, 'mirror-dav');
+    await mkdir(here);
+    await writeFile(join(here, 'a.txt'), 'v1-a');
+    await writeFile(join(here, 'b.txt'), 'same');
+    const first = await skyferry(['mirror', here, 'dav:mirrored', '--json']);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.out)).toMatchObject({ outcome: 'success', summary: { added: 2 } });
+    await writeFile(join(here, 'a.txt'), 'v2-b');
+    const second = await skyferry(['mirror', here, 'dav:mirrored', '--json']);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.out)).toMatchObject({ outcome: 'success', summary: { updated: 1, skipped: 1 } });
+    expect(await readFile(join(dav.dir, 'mirrored', 'a.txt'), 'utf8')).toBe('v2-b');
+    const third = await skyferry(['mirror', here, 'dav:mirrored', '--json']);
+    expect(JSON.parse(third.out)).toMatchObject({ outcome: 'success', summary: { added: 0, updated: 0, skipped: 2 } });
+  });
+
   it('move to SFTP (no hash to compare): deletes what it copied; a same-size file already there needs --download', async () => {
     const src = join(dir, 'outbox');
     await makeFiles(src, 3, 20_000);

@@ -1,4 +1,16 @@
-import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -328,7 +340,9 @@ describe('copies and syncs between folders of this machine', () => {
     for (const n of ['x1', 'x2', 'x3', 'x4']) await writeFile(join(dir, 'out', n), n);
     const refused = await cli('mirror', 'src', 'out');
     expect(refused.code).toBe(EXIT.failed);
-    expect(refused.err).toMatch(/Nothing was done: this would delete 4 of 4 files\. .* run again with --yes/);
+    expect(refused.err).toMatch(
+      /Nothing was done: this would delete 4 of 4 files on the target\. .* run again with --yes/,
+    );
     expect(Object.keys(await tree(join(dir, 'out'))).sort()).toEqual(['x1', 'x2', 'x3', 'x4']);
 
     const done = await cli('mirror', 'src', 'out', '--yes');
@@ -617,5 +631,129 @@ describe('copies and syncs between folders of this machine', () => {
     const missing = await cli('ls', 'src/nothing');
     expect(missing.code).toBe(EXIT.failed);
     expect(missing.err).toMatch(/^skyferry: not_found: /);
+  });
+});
+
+describe('bisync and mirror never lose a file they did not judge', () => {
+  it('a folder deleted on one side takes only the files listed and judged on the other: a file the filter hides stays', async () => {
+    await mkdir(join(dir, 'a', 'X'), { recursive: true });
+    await mkdir(join(dir, 'a', 'keep'), { recursive: true });
+    await writeFile(join(dir, 'a', 'X', 'report.txt'), 'r');
+    await writeFile(join(dir, 'a', 'keep', 'k.txt'), 'k');
+    await mkdir(join(dir, 'b'));
+    expect((await cli('bisync', 'a', 'b', '--include', 'text')).code).toBe(EXIT.ok);
+    await writeFile(join(dir, 'b', 'X', 'photo.jpg'), 'p');
+    expect((await cli('bisync', 'a', 'b', '--include', 'text')).code).toBe(EXIT.ok);
+    await rm(join(dir, 'a', 'X'), { recursive: true });
+    const r = await cli('bisync', 'a', 'b', '--include', 'text', '--no-trash', '--yes');
+    expect(r.code).toBe(EXIT.ok);
+    // report.txt was listed and judged deleted on a; photo.jpg was never judged (the filter hid it).
+    expect(await tree(join(dir, 'b'))).toEqual({ 'X/photo.jpg': 'p', 'keep/k.txt': 'k' });
+  });
+});
+
+describe('bisync stops when a side is missing or emptied, whatever the confirmation', () => {
+  beforeEach(async () => {
+    await mkdir(join(dir, 'a', 'docs'), { recursive: true });
+    for (const n of ['1', '2', '3']) await writeFile(join(dir, 'a', `f${n}.txt`), n);
+    await writeFile(join(dir, 'a', 'docs', 'd.txt'), 'd');
+    await mkdir(join(dir, 'b'));
+    expect((await cli('bisync', 'a', 'b')).code).toBe(EXIT.ok);
+  });
+  const all = { 'f1.txt': '1', 'f2.txt': '2', 'f3.txt': '3', 'docs/d.txt': 'd' };
+
+  it('a side whose folder is gone (a renamed folder, an unmounted disk) is no empty side: nothing changes, --resync starts over', async () => {
+    await rename(join(dir, 'b'), join(dir, 'b-moved'));
+    const r = await cli('bisync', 'a', 'b', '--yes');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toMatch(/target folder .* is missing/);
+    expect(await tree(join(dir, 'a'))).toEqual(all);
+    const again = await cli('bisync', 'a', 'b', '--yes', '--resync');
+    expect(again.code).toBe(EXIT.ok);
+    expect(await tree(join(dir, 'a'))).toEqual(all);
+    expect(await tree(join(dir, 'b'))).toEqual(all);
+  });
+
+  it('a side that lists no file where the last run left files stops the run: nothing is deleted on the other', async () => {
+    await rm(join(dir, 'b'), { recursive: true });
+    await mkdir(join(dir, 'b'));
+    const r = await cli('bisync', 'a', 'b', '--yes');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toMatch(/target lists no files where the last run left 4/);
+    expect(await tree(join(dir, 'a'))).toEqual(all);
+    expect((await cli('bisync', 'a', 'b', '--dry-run')).code).toBe(EXIT.failed);
+  });
+});
+
+describe('what the command line tells before and after a run', () => {
+  it('a file and a folder of one name: the dry run shows the conflict and its reason, the run exits 1 and says why', async () => {
+    await mkdir(join(dir, 'a'));
+    await writeFile(join(dir, 'a', 'x'), 'a file');
+    await mkdir(join(dir, 'b', 'x'), { recursive: true });
+    await writeFile(join(dir, 'b', 'x', 'inner.txt'), 'in a folder');
+    const dry = await cli('mirror', 'a', 'b', '--dry-run');
+    expect(dry.code).toBe(EXIT.ok);
+    expect(dry.out).toMatch(/^conflict +b\/x: a file and a folder have the same name/m);
+    const r = await cli('mirror', 'a', 'b', '--yes');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toMatch(/x .*kind_mismatch: a file and a folder have the same name/);
+    expect(await tree(join(dir, 'b'))).toEqual({ 'x/inner.txt': 'in a folder' });
+  });
+
+  it('bisync: a folder deleted on one side loses its files on the other, never its link; done, exit 3 for the link', async () => {
+    await mkdir(join(dir, 'a', 'X'), { recursive: true });
+    await mkdir(join(dir, 'a', 'kept'), { recursive: true });
+    await writeFile(join(dir, 'a', 'X', 'one.txt'), '1');
+    await writeFile(join(dir, 'a', 'kept', 'k.txt'), 'k');
+    await mkdir(join(dir, 'b'));
+    expect((await cli('bisync', 'a', 'b')).code).toBe(EXIT.ok);
+    await symlink('../kept', join(dir, 'b', 'X', 'sib'));
+    await rm(join(dir, 'a', 'X'), { recursive: true });
+    const dry = await cli('bisync', 'a', 'b', '--dry-run');
+    expect(dry.code).toBe(EXIT.ok);
+    expect(dry.out).toContain('delete   b/X/one.txt (1.00 B): deleted on other side\n');
+    expect(dry.out).toContain('skip     b/X/sib/: symbolic link, not followed (-L follows links)\n');
+    expect(dry.out).not.toMatch(/delete +b\/X\/\n/);
+    const r = await cli('bisync', 'a', 'b', '--no-trash');
+    expect(r.code, r.err).toBe(EXIT.linksLeft);
+    expect(r.err).toBe('skipped: b/X/sib/: symbolic link, not followed (-L follows links)\n');
+    expect(await tree(join(dir, 'b'))).toEqual({ 'kept/k.txt': 'k' });
+    expect((await stat(join(dir, 'b', 'X'))).isDirectory()).toBe(true);
+    // -L: what the link leads to is new on b's side of X, so it is copied to a; nothing is deleted through it.
+    const followed = await cli('bisync', 'a', 'b', '-L', '--no-trash');
+    expect(followed.code, followed.err).toBe(EXIT.ok);
+    expect(await tree(join(dir, 'b'))).toEqual({ 'kept/k.txt': 'k' });
+    expect(await tree(join(dir, 'a'))).toEqual({ 'X/sib/k.txt': 'k', 'kept/k.txt': 'k' });
+  });
+
+  it('a conflict no rule resolves and a link left alone in one run: both are said, and the run exits 1 (1 wins over 3)', async () => {
+    await mkdir(join(dir, 'a', 'docs'), { recursive: true });
+    await writeFile(join(dir, 'a', 'x'), 'a file');
+    await symlink('docs', join(dir, 'a', 'docs-link'));
+    await mkdir(join(dir, 'b', 'x'), { recursive: true });
+    await writeFile(join(dir, 'b', 'x', 'inner.txt'), 'in a folder');
+    const dry = await cli('sync', 'a', 'b', '--dry-run');
+    expect(dry.code).toBe(EXIT.ok);
+    expect(dry.out).toMatch(/^conflict +b\/x: a file and a folder have the same name; left alone$/m);
+    expect(dry.out).toMatch(/^skip +a\/docs-link\/: symbolic link, not followed/m);
+    const r = await cli('sync', 'a', 'b');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.out).toMatch(/^partial: .*, 1 failed, 1 symbolic link left alone\.$/m);
+    expect(r.err).toMatch(/kind_mismatch: a file and a folder have the same name/);
+    expect(r.err).toContain('skipped: a/docs-link/: symbolic link, not followed (-L follows links)\n');
+    expect(await tree(join(dir, 'b'))).toEqual({ 'x/inner.txt': 'in a folder' });
+  });
+
+  it('the deletion prompt counts files, of the files on that side', async () => {
+    await mkdir(join(dir, 'a'));
+    for (const n of ['k1', 'k2', 'k3']) await writeFile(join(dir, 'a', n), n);
+    await mkdir(join(dir, 'b', 'old'), { recursive: true });
+    for (const n of ['k1', 'k2', 'k3']) await writeFile(join(dir, 'b', n), n);
+    for (let i = 0; i < 50; i++) await writeFile(join(dir, 'b', 'old', `f${i}`), `${i}`);
+    const dry = await cli('mirror', 'a', 'b', '--dry-run');
+    expect(dry.out).toMatch(/This deletes 50 of 53 files on the target: the run needs --yes to confirm\./);
+    const r = await cli('mirror', 'a', 'b');
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.err).toMatch(/Nothing was done: this would delete 50 of 53 files on the target\./);
   });
 });

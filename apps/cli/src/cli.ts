@@ -87,6 +87,7 @@ const TRANSFER_ONLY = [
   'ignore-free-space',
   'copy-links',
   'skip-links',
+  'resync',
 ] as const;
 const CHECK_ONLY = ['one-way', 'checkers'] as const;
 
@@ -105,6 +106,7 @@ const OPTIONS = {
   'ignore-free-space': { type: 'boolean' },
   'copy-links': { type: 'boolean', short: 'L' },
   'skip-links': { type: 'boolean' },
+  resync: { type: 'boolean' },
   'one-way': { type: 'boolean' },
   download: { type: 'boolean' },
   checkers: { type: 'string' },
@@ -139,6 +141,8 @@ Options:
       --conflict <rule>      bisync, a file changed on both sides: ${CONFLICT_RESOLUTIONS.join(' | ')}
                              (default keep_both: the older one is renamed)
   -y, --yes                  run a sync that deletes more than half of a side's files
+      --resync               bisync: start over as a merge that deletes nothing (the way on
+                             when a side is missing or lists no file where the last run left files)
       --no-trash             delete for good, not to the side's trash
       --ignore-free-space    run although the target reports too little free space
   -L, --copy-links           follow symbolic links (inside each side's folder, never round a
@@ -169,10 +173,11 @@ holding secrets itself must be readable by you alone (chmod 600). Or let skyferr
 Resume files, two-way state and the lock that keeps a second run of the same pair from starting:
 $SKYFERRY_STATE_DIR or ~/.local/state/skyferry.
 
-Exit codes: 0 done (check: no differences), 1 files failed, the run stopped, another run of the
-pair is under way, check found differences or move kept source files, 2 usage or remotes file
-mistake, 3 done but symbolic links were left alone (each is listed; see -L, --skip-links),
-130 canceled.
+Exit codes: 0 done (check: no differences), 1 files failed, names were left alone as conflicts
+no rule resolves (a file and a folder of one name, names differing only in case, names that are
+not UTF-8), the run stopped, another run of the pair is under way, check found differences or move
+kept source files, 2 usage or remotes file mistake, 3 everything else done but symbolic links were
+left alone (each is listed; see -L, --skip-links; 1 wins when both apply), 130 canceled.
 `;
 }
 
@@ -317,6 +322,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   const conflictResolution = oneOf<ConflictResolution>(values.conflict, CONFLICT_RESOLUTIONS, 'conflict');
   if (conflictResolution && mode !== 'two_way') throw new UsageError('--conflict applies to bisync only');
+  if (values.resync !== undefined && mode !== 'two_way') throw new UsageError('--resync applies to bisync only');
   const transfers = countOf(values.transfers, 'transfers');
   for (const flag of CHECK_ONLY)
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to check only`);
@@ -362,10 +368,14 @@ async function transfer(
   try {
     // Resume files and two-way state are keyed by the run's mode and places, not by its options.
     const runKey = fileKey([mode, sources.map((s) => s.key), target.key]);
+    // A sync to a target that keeps no modification times keeps a record of what it copied, so its
+    // next run can tell what changed (written only where the plan says so).
     const twoWayState =
       mode === 'two_way'
         ? new FileTwoWayStateStore(join(stateDir, 'two-way', `${fileKey([origin.key, target.key])}.jsonl`))
-        : undefined;
+        : mode !== 'migrate'
+          ? new FileTwoWayStateStore(join(stateDir, 'records', `${fileKey([mode, origin.key, target.key])}.jsonl`))
+          : undefined;
     // The stores make their folders; the state folder itself is the user's alone.
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
     const progress = values.quiet || values.json ? undefined : progressPrinter(io);
@@ -382,6 +392,7 @@ async function transfer(
         ...(conflictResolution ? { conflictResolution } : {}),
         ...(twoWayState ? { twoWayState } : {}),
         ...(values['copy-links'] ? { followLinks: true } : {}),
+        ...(values.resync ? { resync: true } : {}),
         sideNames: { source: origin.remote ?? 'local', target: target.remote ?? 'local' },
         keepSkipped: values['dry-run'] === true,
         ...(io.signal ? { signal: io.signal } : {}),

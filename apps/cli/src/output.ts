@@ -1,5 +1,6 @@
 /** What the command line prints: dry-run plans, results with their failed files, and progress. */
 import { formatBytes } from '@skyferry/contract';
+import { relOn } from '@skyferry/engine';
 import type {
   CheckProgress,
   CheckResult,
@@ -22,7 +23,8 @@ export function namer(plan: TransferPlan, sources: Location[], target: Location)
       item.side === 'target'
         ? [pair.target, target]
         : [pair.source, sources.find((s) => pair.source.startsWith(s.path)) ?? (sources[0] as Location)];
-    const below = `${root.slice(at.path.length)}${item.rel === '/' ? '' : item.rel}`.replace(/^\/+/, '');
+    const rel = relOn(item, item.side);
+    const below = `${root.slice(at.path.length)}${rel === '/' ? '' : rel}`.replace(/^\/+/, '');
     const text = at.text.endsWith('/') || at.text.endsWith(':') ? at.text : below ? `${at.text}/` : at.text;
     return `${text}${below}${item.kind === 'dir' && !below.endsWith('/') ? '/' : ''}`;
   };
@@ -42,11 +44,28 @@ const REASON_WORDS: Partial<Record<string, string>> = {
   source_changed: 'the file changed while it was copied; run again to copy the new version',
 };
 
+/** Why a conflict the run cannot resolve is left alone. */
+const UNRESOLVED: Partial<Record<PlanItem['reason'], string>> = {
+  kind_mismatch: 'a file and a folder have the same name',
+  case_clash: 'names differing only in case, which a side takes for one',
+  invalid_name: 'a name that is not valid UTF-8',
+};
+
 function describe(item: PlanItem, name: Namer): string {
+  const unresolved = item.action === 'conflict' && !item.conflict ? UNRESOLVED[item.reason] : undefined;
+  if (unresolved) return `${item.action.padEnd(8)} ${name(item)}: ${unresolved}; left alone`;
   const size = item.kind === 'file' && item.reason !== 'symbolic_link' ? ` (${formatBytes(item.size)})` : '';
   const renamed = item.conflict?.loserName ? `; the other one kept as ${item.conflict.loserName}` : '';
   const link = item.reason === 'symbolic_link' ? `, ${LINK_DETAIL[item.link ?? 'not_followed']}` : '';
   return `${item.action.padEnd(8)} ${name(item)}${size}: ${item.reason.replaceAll('_', ' ')}${link}${renamed}`;
+}
+
+/** "50 of 53 files on the target" (and the source's, where files go there too). */
+function deletionText(plan: TransferPlan): string {
+  return (['target', 'source'] as const)
+    .filter((side) => plan.deletes.sides[side].files > 0)
+    .map((side) => `${plan.deletes.sides[side].files} of ${plan.deletes.sides[side].of} files on the ${side}`)
+    .join(' and ');
 }
 
 export function printPlan(plan: TransferPlan, io: CliIo, json: boolean, name: Namer, reportLinks = true): void {
@@ -65,9 +84,7 @@ export function printPlan(plan: TransferPlan, io: CliIo, json: boolean, name: Na
       ` create ${s.mkdir.count} folders; skip ${s.skip.count}.\n`,
   );
   if (plan.deletes.needsConfirmation) {
-    io.stdout.write(
-      `This deletes ${plan.deletes.count} of ${plan.deletes.files} files: the run needs --yes to confirm.\n`,
-    );
+    io.stdout.write(`This deletes ${deletionText(plan)}: the run needs --yes to confirm.\n`);
   }
   if (plan.twoWay?.firstRun) io.stdout.write('First two-way run: a merge that deletes nothing.\n');
 }
@@ -119,6 +136,7 @@ export function printResult(
       `${left.length ? `, ${left.length} not done` : ''}` +
       `${links.length ? `, ${links.length} symbolic link${links.length === 1 ? '' : 's'} left alone` : ''}.\n`,
   );
+  for (const k of result.skipped ?? []) io.stdout.write(`${k.reason.replaceAll('_', ' ')}: ${k.message}\n`);
   for (const f of failed) {
     const parent = f.sourceFile.parent === '/' ? '' : f.sourceFile.parent;
     const words = REASON_WORDS[f.reason];
@@ -131,7 +149,7 @@ export function printResult(
   switch (result.outcome) {
     case 'needs_delete_confirmation':
       io.stderr.write(
-        `Nothing was done: this would delete ${plan.deletes.count} of ${plan.deletes.files} files. Check with --dry-run, then run again with --yes.\n`,
+        `Nothing was done: this would delete ${deletionText(plan)}. Check with --dry-run, then run again with --yes.\n`,
       );
       break;
     case 'insufficient_space':

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Code, GB, type Cloud, type CreateTaskData, type PollProgressData, type ServerTask } from '@skyferry/contract';
@@ -343,6 +343,41 @@ for (const cfg of CONFIGS) {
       } finally {
         space.byCloud.delete(dst.id);
       }
+    });
+
+    // Issue 45, finding 4: a confirmation to delete holds for the run it was given for, not for the
+    // task's later runs; a two-way side whose folder is gone stops the run whatever was confirmed.
+    it('a mirror confirmed to delete most of the target does so once; its next run asks again', async () => {
+      writeTree(srcDir, { 'Conf/a.txt': 'a', 'Conf/b.txt': 'b' });
+      writeTree(dstDir, { 'Conf/a.txt': 'a', 'Conf/b.txt': 'b', 'Conf/x1': '1', 'Conf/x2': '2', 'Conf/x3': '3' });
+      const res = await sync('mirror', '/Conf', '/Conf', { confirm_deletions: true });
+      expect(res.code).toBe(0);
+      const id = res.data.task?.id ?? '';
+      expect((await finish(id)).state).toBe(0);
+      expect(sorted(tree(join(dstDir, 'Conf')))).toEqual(['a.txt', 'b.txt']);
+
+      writeTree(dstDir, { 'Conf/y1': '1', 'Conf/y2': '2', 'Conf/y3': '3' });
+      const again = await runAgain(id);
+      expect(again.state).toBe(3);
+      expect(again.result?.outcome).toBe('needs_delete_confirmation');
+      expect(sorted(tree(join(dstDir, 'Conf')))).toEqual(['a.txt', 'b.txt', 'y1', 'y2', 'y3']);
+    });
+
+    it('a two-way side whose folder is gone stops the run, whatever was confirmed: nothing is deleted', async () => {
+      writeTree(srcDir, { 'Gone/a.txt': 'a', 'Gone/b.txt': 'b', 'Gone/d/c.txt': 'c' });
+      const res = await sync('two_way', '/Gone', '/Gone', { confirm_deletions: true });
+      expect(res.code).toBe(0);
+      const id = res.data.task?.id ?? '';
+      expect((await finish(id)).state).toBe(0);
+      const both = { 'a.txt': 'a', 'b.txt': 'b', 'd/c.txt': 'c' };
+      expect(tree(join(dstDir, 'Gone'))).toEqual(both);
+
+      // The target folder is renamed (or its disk not mounted) before the next run.
+      renameSync(join(dstDir, 'Gone'), join(dstDir, 'Gone-moved'));
+      const again = await runAgain(id);
+      expect(again.state).toBe(3);
+      expect(again.result?.error?.message).toMatch(/target folder \/Gone is missing/);
+      expect(tree(join(srcDir, 'Gone'))).toEqual(both);
     });
   });
 }

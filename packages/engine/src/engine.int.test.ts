@@ -163,6 +163,8 @@ describe.each(backends)('engine with a %s target', (name) => {
       'copy target /new.txt new',
       'delete target /extra.txt extra_on_target',
       'delete target /olddir extra_on_target',
+      'delete target /olddir/x extra_on_target',
+      'delete target /olddir/x/y.txt extra_on_target',
       'update target /f0.txt differs',
     ]);
     expect(result.summary).toMatchObject({ added: 1, updated: 1, deleted: 2 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { Pacer, ProviderError, toProviderError } from '@skyferry/providers';
 import type { Entry, Provider } from '@skyferry/providers';
 import { copyFile, type CopyContext, type Verification } from './copy-file.ts';
+import { precisionOf } from './plan/compare.ts';
 import { ProgressTracker } from './progress.ts';
 import {
   tempFolderKey,
@@ -21,12 +22,13 @@ import type {
   ResultSummary,
   SetAsideItem,
   Side,
+  SkippedItem,
   TransferOutcome,
   TransferPlan,
   TransferProgress,
   TransferResult,
 } from './types.ts';
-import { Semaphore, baseName, fingerprintOf, joinRel, parentPath, poolSent } from './util.ts';
+import { Semaphore, baseName, fingerprintOf, joinRel, parentPath, poolSent, relOn, sameHashes } from './util.ts';
 
 /** Lets the caller meter and cap the bytes a run moves (the user's traffic allowance). */
 export interface TrafficHook {
@@ -39,7 +41,8 @@ export interface TrafficHook {
 }
 
 export interface ItemEvent {
-  type: 'done' | 'failed' | 'resumed';
+  /** `skipped`: not done, for a reason the result names (`TransferResult.skipped`). */
+  type: 'done' | 'failed' | 'resumed' | 'skipped';
   item: PlanItem;
   bytes: number;
   /** Copies: how the written file was checked; server-side copies and deletes: undefined. */
@@ -127,9 +130,41 @@ function stillStands(item: PlanItem): boolean {
   return item.action === 'conflict';
 }
 
-function pathOn(plan: TransferPlan, item: PlanItem, side: Side, rel = item.rel): string {
+function pathOn(plan: TransferPlan, item: PlanItem, side: Side, rel = relOn(item, side)): string {
   const pair = plan.pairs[item.pair] as PlanPair;
   return joinRel(side === 'source' ? pair.source : pair.target, rel);
+}
+
+/** Why the run leaves a name alone that the plan could not resolve. */
+function unresolvedMessage(it: PlanItem): string {
+  switch (it.reason) {
+    case 'kind_mismatch':
+      return `a file and a folder have the same name: ${it.rel}`;
+    case 'case_clash':
+      return `names differing only in case where a side takes them for one: ${relOn(it, other(it.side))}`;
+    case 'invalid_name':
+      return `a name that is not valid UTF-8 cannot be copied: ${relOn(it, other(it.side))}`;
+    default:
+      return `not resolved: ${it.rel}`;
+  }
+}
+
+/** How deep a path is below its pair's root ('/' is 0). */
+function depthOf(rel: string): number {
+  return rel === '/' ? 0 : rel.split('/').length - 1;
+}
+
+/**
+ * Whether a file is no longer as the plan listed it: another size, another hash of a type both
+ * know, or a modification time later than the listed one (a service may list another time than it
+ * states, S3's upload time for one, so only a later time counts).
+ */
+function changedSincePlanned(now: Entry, planned: Fingerprint, precisionMs: number): boolean {
+  if (now.size !== planned.size) return true;
+  const h = sameHashes(now.hashes, planned.hashes);
+  if (h !== undefined) return !h;
+  const t = now.modTime?.getTime();
+  return t !== undefined && planned.mtime !== undefined && t - planned.mtime >= precisionMs;
 }
 
 function renamedRel(rel: string, name: string): string {
@@ -165,6 +200,9 @@ class Execution {
     resumed: 0,
     redone: 0,
   };
+  readonly skipped: SkippedItem[] = [];
+  /** Conflicts without a resolution (names the run cannot act on): reported as failed. */
+  readonly unresolved: PlanItem[] = [];
   readonly startedAt = Date.now();
   readonly done = new Map<string, CheckpointInfo>();
   /** This run's tag of its temporary files (stores.ts, `TempFolder`). */
@@ -253,8 +291,9 @@ class Execution {
 
   stopSide: Side | undefined;
 
+  /** The run stages the next state (two-way) or record (a one-way sync keeping one) and commits it at the end. */
   get managesState(): boolean {
-    return this.plan.options.mode === 'two_way' && this.plan.kind === 'full';
+    return (this.plan.options.mode === 'two_way' || this.plan.keepsRecord === true) && this.plan.kind === 'full';
   }
 
   private async stageRecords(records: TwoWayRecord[]): Promise<void> {
@@ -376,13 +415,12 @@ class Execution {
     const to = item.side;
     const fp = (to === 'target' ? item.source : item.target) as Fingerprint;
     if (!(await this.traffic(item, item.size))) return false;
-    const r = await this.copyOne(item, to, item.rel, item.rel, fp, sent);
+    const r = await this.copyOne(item, to, relOn(item, other(to)), relOn(item, to), fp, sent);
     await this.afterTraffic(item, r.bytes, r.serverSide);
     const written = fingerprintOf(r.entry);
-    const records =
-      this.plan.options.mode === 'two_way'
-        ? [this.record(item, item.rel, to === 'target' ? fp : written, to === 'target' ? written : fp)]
-        : undefined;
+    const records = this.managesState
+      ? [this.record(item, item.rel, to === 'target' ? fp : written, to === 'target' ? written : fp)]
+      : undefined;
     await this.markDone(item, {
       action: item.action,
       bytes: r.bytes,
@@ -413,7 +451,9 @@ class Execution {
     let verified: Verification = 'hash';
     const records: TwoWayRecord[] = [];
     if (c.resolution === 'keep_both' && c.loserName) {
+      // The loser's new name, in each side's spelling of the folder (the record keeps the source's).
       const loserRel = renamedRel(item.rel, c.loserName);
+      const loserOn = (side: Side) => renamedRel(relOn(item, side), c.loserName as string);
       const loserPath = pathOn(this.plan, item, loser);
       // 1. the loser steps aside on its own side, 2. the winner takes the name there, 3. the loser is copied across.
       await this.copyCtx.pacer.call(
@@ -423,15 +463,16 @@ class Execution {
           } catch (err) {
             // Renamed by an earlier attempt: carry on.
             if (!(
-              ProviderError.is(err, 'not_found') && (await this.exists(loser, pathOn(this.plan, item, loser, loserRel)))
+              ProviderError.is(err, 'not_found') &&
+              (await this.exists(loser, pathOn(this.plan, item, loser, loserOn(loser))))
             ))
               throw err;
           }
         },
         { signal: this.signal },
       );
-      const w = await this.copyOne(item, loser, item.rel, item.rel, winFp);
-      const l = await this.copyOne(item, winner, loserRel, loserRel, loseFp);
+      const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
+      const l = await this.copyOne(item, winner, loserOn(loser), loserOn(winner), loseFp);
       bytes = w.bytes + l.bytes;
       if (w.verified === 'size' || l.verified === 'size') verified = 'size';
       const wf = fingerprintOf(w.entry);
@@ -439,7 +480,7 @@ class Execution {
       records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
       records.push(this.record(item, loserRel, loser === 'source' ? loseFp : lf, loser === 'source' ? lf : loseFp));
     } else {
-      const w = await this.copyOne(item, loser, item.rel, item.rel, winFp);
+      const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
       bytes = w.bytes;
       verified = w.verified;
       const wf = fingerprintOf(w.entry);
@@ -461,21 +502,51 @@ class Execution {
     }
   }
 
+  /** An item the run leaves alone for a reason the result names. */
+  private skip(item: PlanItem, reason: SkippedItem['reason'], message: string): void {
+    this.skipped.push({ item, reason, message });
+    if (item.kind === 'file') this.summary.skipped++;
+    this.opts.onItem?.({ type: 'skipped', item, bytes: 0, error: { code: reason, message } });
+  }
+
+  /**
+   * Deletes a file as the plan listed it (one changed or replaced since is left alone), or removes
+   * a folder that is empty now (one that holds anything, saved there while the run went on or never
+   * listed, stays). Folders are removed whole only by this emptiness rule.
+   */
   async runDelete(item: PlanItem): Promise<boolean> {
     const p = this.providers[item.side];
     const path = pathOn(this.plan, item, item.side);
-    await this.copyCtx.pacer.call(
+    const removed = await this.copyCtx.pacer.call(
       async () => {
         try {
+          if (item.kind === 'dir') {
+            const page = await p.list(path, { signal: this.signal, pageSize: 1 });
+            if (page.entries.length > 0 || page.nextPageToken !== undefined) return 'not_empty' as const;
+            await p.rmdir(path);
+            return 'removed' as const;
+          }
+          const now = await p.stat(path, { signal: this.signal });
+          const planned = item.side === 'source' ? item.source : item.target;
+          if (now.kind !== 'file' || (planned && changedSincePlanned(now, planned, precisionOf(p.features))))
+            return 'changed' as const;
           if (this.opts.useTrash !== false && p.features.trash && p.trash) await p.trash(path);
-          else if (item.kind === 'dir') await p.rmdir(path);
           else await p.remove(path);
         } catch (err) {
           if (!ProviderError.is(err, 'not_found')) throw err; // already gone: done
         }
+        return 'removed' as const;
       },
       { signal: this.signal },
     );
+    if (removed === 'not_empty') {
+      this.skip(item, 'not_empty', `kept: something is in it that the plan did not judge: ${path}`);
+      return true;
+    }
+    if (removed === 'changed') {
+      this.skip(item, 'changed_since_planned', `kept: it changed after the plan was made: ${path}`);
+      return true;
+    }
     await this.markDone(item, { action: 'delete', bytes: 0 });
     this.summary.deleted += item.kind === 'dir' ? (item.files ?? 0) : 1;
     this.opts.onItem?.({ type: 'done', item, bytes: 0 });
@@ -577,7 +648,8 @@ class Execution {
     opts.signal?.addEventListener('abort', this.onUserAbort, { once: true });
     // A retry plan covers only part of the tree: it never replaces the two-way state.
     const isTwoWay = this.managesState;
-    if (isTwoWay && !opts.twoWayState) throw new Error('two_way plans need a twoWayState store');
+    if (isTwoWay && !opts.twoWayState)
+      throw new Error('two_way plans (and those keeping a record) need a twoWayState store');
 
     const mkdirs: PlanItem[] = [];
     const transfers: PlanItem[] = [];
@@ -585,6 +657,7 @@ class Execution {
     const skips: PlanItem[] = [];
     for (const it of plan.items) {
       if (it.action === 'mkdir') mkdirs.push(it);
+      else if (it.action === 'conflict' && !it.conflict) this.unresolved.push(it);
       else if (it.action === 'copy' || it.action === 'update' || it.action === 'conflict') transfers.push(it);
       else if (it.action === 'delete') deletes.push(it);
       else skips.push(it);
@@ -604,7 +677,11 @@ class Execution {
         // Unchanged files and folders carry over to the next state as they are.
         const carried: TwoWayRecord[] = [];
         for (const it of skips) {
-          if (it.reason === 'unchanged') carried.push(this.record(it, it.rel, it.source, it.target));
+          if (
+            it.reason === 'unchanged' ||
+            (it.kind === 'file' && it.source && it.target && it.reason !== 'kind_mismatch')
+          )
+            carried.push(this.record(it, it.rel, it.source, it.target));
           if (carried.length >= 1000) await this.stageRecords(carried.splice(0));
         }
         await this.stageRecords(carried);
@@ -680,7 +757,7 @@ class Execution {
       for (const it of todoTransfers) {
         const sides: Side[] = it.action === 'conflict' ? ['source', 'target'] : [it.side];
         for (const side of sides) {
-          for (let r = parentPath(it.rel); ; r = parentPath(r)) {
+          for (let r = parentPath(relOn(it, side)); ; r = parentPath(r)) {
             const k = `${it.pair}|${side}|${r}`;
             if (filled.has(k)) break;
             filled.add(k);
@@ -691,7 +768,7 @@ class Execution {
       const byDepth = new Map<number, PlanItem[]>();
       const implicit: TwoWayRecord[] = [];
       for (const it of todoMkdirs) {
-        if (filled.has(`${it.pair}|${it.side}|${it.rel}`)) {
+        if (filled.has(`${it.pair}|${it.side}|${relOn(it, it.side)}`)) {
           implicit.push(this.record(it, it.rel, undefined, undefined));
           continue;
         }
@@ -747,7 +824,23 @@ class Execution {
         } else {
           this.progress.phase = 'deleting';
           this.progress.emit();
-          await this.pool(todoDeletes, n, (it) => this.runDelete(it), true);
+          // Files first, then folders deepest first: a folder goes only once nothing is left in it.
+          await this.pool(
+            todoDeletes.filter((it) => it.kind === 'file'),
+            n,
+            (it) => this.runDelete(it),
+            true,
+          );
+          const folders = todoDeletes.filter((it) => it.kind === 'dir');
+          for (const d of [...new Set(folders.map((it) => depthOf(it.rel)))].sort((x, y) => y - x)) {
+            if (this.stop) break;
+            await this.pool(
+              folders.filter((it) => depthOf(it.rel) === d),
+              n,
+              (it) => this.runDelete(it),
+              true,
+            );
+          }
         }
       }
       if (this.stop) {
@@ -755,7 +848,7 @@ class Execution {
         return this.finish(this.stop.outcome, true, remaining);
       }
       const outcome: TransferOutcome =
-        this.failed.length === 0 && plan.errors.length === 0 && !plan.items.some((i) => i.reason === 'kind_mismatch')
+        this.failed.length === 0 && plan.errors.length === 0 && this.unresolved.length === 0
           ? 'success'
           : this.successCount === 0 && actionable > 0
             ? 'failed'
@@ -813,10 +906,10 @@ class Execution {
           pair,
         });
       }
-      for (const it of plan.items) {
-        if (it.reason !== 'kind_mismatch') continue;
-        this.fail(it, new ProviderError('conflict', `a file and a folder have the same name: ${it.rel}`));
-        this.failed[this.failed.length - 1]!.reason = 'kind_mismatch';
+      // Names the run could not act on: failures with their reason (the user has to act).
+      for (const it of this.unresolved) {
+        this.fail(it, new ProviderError('conflict', unresolvedMessage(it)));
+        this.failed[this.failed.length - 1]!.reason = it.reason;
       }
     }
     // A stopped run lists what it did not get to, so a retry does exactly that.
@@ -842,7 +935,9 @@ class Execution {
     let committed: boolean | undefined;
     if (this.managesState && outcome !== 'needs_delete_confirmation') {
       const state = opts.twoWayState as TwoWayStateStore;
-      if (outcome === 'success') {
+      // A one-way record holds only what is known to be in step (what failed has none): a partial
+      // run's is good too. A two-way state must be whole.
+      if (outcome === 'success' || (outcome === 'partial' && this.plan.options.mode !== 'two_way')) {
         await state.commit();
         committed = true;
       } else {
@@ -868,6 +963,7 @@ class Execution {
       source: { kind: plan.source.kind, paths: plan.options.sourcePaths },
       target: { kind: plan.target.kind, path: plan.options.targetPath },
       failed: this.failed,
+      skipped: this.skipped,
       summary: this.summary,
     };
     if (outcome === 'insufficient_space' || outcome === 'traffic_exceeded') {

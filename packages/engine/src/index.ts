@@ -5,7 +5,7 @@ export { executePlan, checkpointKey, type ExecuteOptions, type TrafficHook, type
 export { copyFile, type CopyContext, type CopyFileResult, type Verification } from './copy-file.ts';
 export { runTransfer, type RunRequest } from './run.ts';
 export { planPage, taskStateOf, itemPaths, type PlanPageQuery } from './tools.ts';
-export { MODTIME_WINDOW_MS, joinRel } from './util.ts';
+export { MODTIME_WINDOW_MS, joinRel, relOn } from './util.ts';
 export * from './cleanup/index.ts';
 export {
   checkTrees,

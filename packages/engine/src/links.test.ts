@@ -203,3 +203,114 @@ describe('symbolic links, followed (followLinks)', () => {
     expect(tree('other')).toEqual(['/keep.txt']);
   });
 });
+
+describe('a symbolic link where a folder is deleted (plan/deletions.ts)', () => {
+  /** "action side rel (link)" of a plan's deletes and link skips, sorted. */
+  const judged = (plan: { items: { action: string; side: string; rel: string; reason: string; link?: string }[] }) =>
+    plan.items
+      .filter((i) => i.action === 'delete' || i.reason === 'symbolic_link')
+      .map((i) => `${i.action} ${i.side} ${i.rel}${i.link ? ` ${i.link}` : ''}`)
+      .sort();
+
+  /** b: X/one.txt and X/two.txt synced from a, with two links added in b/X: one to a folder of the pair, one out of it. */
+  async function twoWayWithLinksInX(followLinks: boolean) {
+    put('a/X/one.txt', '1');
+    put('a/X/two.txt', '2');
+    put('a/kept/k.txt', 'k');
+    put('elsewhere/e.txt', 'not the pair’s');
+    mkdirSync(join(base, 'b'));
+    const a = await open('a');
+    const b = await open('b');
+    const twoWayState = new MemoryTwoWayStateStore();
+    expect((await run('two_way', a, b, { twoWayState })).result.outcome).toBe('success');
+    link('b/X/sib', '../kept');
+    link('b/X/out', '../../elsewhere');
+    rmSync(join(base, 'a/X'), { recursive: true });
+    return run('two_way', a, b, { twoWayState, followLinks });
+  }
+
+  it('two-way: a folder deleted on one side goes file by file on the other, and its links and the folder stay', async () => {
+    const { plan, result } = await twoWayWithLinksInX(false);
+    expect(result.outcome).toBe('success');
+    expect(judged(plan as NonNullable<typeof plan>)).toEqual([
+      'delete target /X/one.txt',
+      'delete target /X/two.txt',
+      'skip target /X/out not_followed',
+      'skip target /X/sib not_followed',
+    ]);
+    expect(result.setAside?.map((s) => `${s.side} ${s.path}`)).toEqual(['target /X/out', 'target /X/sib']);
+    expect(tree('b')).toEqual(['/X/out ->', '/X/sib ->', '/kept/k.txt']);
+    expect(tree('a')).toEqual(['/kept/k.txt']);
+    expect(tree('elsewhere')).toEqual(['/e.txt']);
+  });
+
+  it('two-way, links followed: what a link in the deleted folder leads to is new there (copied back), never deleted', async () => {
+    const { plan, result } = await twoWayWithLinksInX(true);
+    expect(result.outcome).toBe('success');
+    expect(judged(plan as NonNullable<typeof plan>)).toEqual([
+      'delete target /X/one.txt',
+      'delete target /X/two.txt',
+      'skip target /X/out outside',
+    ]);
+    expect(tree('b')).toEqual(['/X/out ->', '/X/sib ->', '/kept/k.txt']);
+    expect(tree('a')).toEqual(['/X/sib/k.txt', '/kept/k.txt']);
+    expect(tree('elsewhere')).toEqual(['/e.txt']);
+  });
+
+  it('two-way, links followed: the "duplicate" a link showed, deleted on the other side, is not deleted through the link', async () => {
+    put('b/docs/report.txt', 'the only copy');
+    link('b/docs-link', 'docs');
+    mkdirSync(join(base, 'a'));
+    const a = await open('a');
+    const b = await open('b');
+    const twoWayState = new MemoryTwoWayStateStore();
+    const first = await run('two_way', a, b, { twoWayState, followLinks: true });
+    expect(first.result.outcome).toBe('success');
+    expect(tree('a')).toEqual(['/docs-link/report.txt', '/docs/report.txt']);
+    // The user removes the "duplicate" on a.
+    rmSync(join(base, 'a/docs-link'), { recursive: true });
+    const { plan, result } = await run('two_way', a, b, { twoWayState, followLinks: true });
+    expect(result.outcome).toBe('success');
+    expect(judged(plan as NonNullable<typeof plan>)).toEqual(['skip target /docs-link/report.txt through_link']);
+    expect(result.setAside?.map((s) => `${s.side} ${s.path} ${s.detail}`)).toEqual([
+      'target /docs-link/report.txt through_link',
+    ]);
+    expect(tree('b')).toEqual(['/docs-link ->', '/docs/report.txt']);
+    expect(readFileSync(join(base, 'b/docs/report.txt'), 'utf8')).toBe('the only copy');
+  });
+
+  /** A mirror whose target holds an extra folder X with a file and two links: to a folder of the target, and out of it. */
+  async function mirrorOverLinksInX(followLinks: boolean) {
+    put('src/kept/k.txt', 'k');
+    put('dst/kept/k.txt', 'k');
+    put('dst/X/one.txt', 'extra');
+    link('dst/X/sib', '../kept');
+    link('dst/X/out', '../../elsewhere');
+    put('elsewhere/e.txt', 'not the mirror’s');
+    return run('mirror', await open('src'), await open('dst'), { followLinks });
+  }
+
+  it('mirror: an extra folder holding links loses its files, keeps its links and stays', async () => {
+    const { plan, result } = await mirrorOverLinksInX(false);
+    expect(result.outcome).toBe('success');
+    expect(judged(plan as NonNullable<typeof plan>)).toEqual([
+      'delete target /X/one.txt',
+      'skip target /X/out not_followed',
+      'skip target /X/sib not_followed',
+    ]);
+    expect(tree('dst')).toEqual(['/X/out ->', '/X/sib ->', '/kept/k.txt']);
+    expect(tree('elsewhere')).toEqual(['/e.txt']);
+  });
+
+  it('mirror, links followed: nothing in an extra folder is deleted through its link, and the folder stays', async () => {
+    const { plan, result } = await mirrorOverLinksInX(true);
+    expect(result.outcome).toBe('success');
+    expect(judged(plan as NonNullable<typeof plan>)).toEqual([
+      'delete target /X/one.txt',
+      'skip target /X/out outside',
+      'skip target /X/sib/k.txt through_link',
+    ]);
+    expect(tree('dst')).toEqual(['/X/out ->', '/X/sib ->', '/kept/k.txt']);
+    expect(tree('elsewhere')).toEqual(['/e.txt']);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Entry } from '@skyferry/providers';
 import type { LinkIssue, PlanItem, PlanPair, Side } from './types.ts';
-import { childRel, isBelow, joinRel } from './util.ts';
+import { childRel, isBelow, joinRel, relOn } from './util.ts';
 
 /**
  * Symbolic links in a plan's walk. The local disk, SFTP and FTP list a link as itself
@@ -24,12 +24,14 @@ export class LinkScreen {
 
   /**
    * Screens one folder's listings (`rel` below pair `pair`; null: that side has no such folder):
-   * answers them without the names set aside, and a skipped item for each link that was.
+   * answers them without the names set aside, and a skipped item for each link that was. Names
+   * are matched by `key` (the walk's pairing key: NFC, and case where a side ignores it).
    */
   screen(
     pair: number,
     rel: string,
     lists: Record<Side, Entry[] | null>,
+    key: (name: string) => string = (n) => n,
   ): { lists: Record<Side, Entry[] | null>; items: PlanItem[] } {
     if (!lists.source?.some((e) => e.link) && !lists.target?.some((e) => e.link)) return { lists, items: [] };
     const aside = new Map<string, { side: Side; e: Entry; issue: LinkIssue }>();
@@ -39,11 +41,11 @@ export class LinkScreen {
         const issue = this.issueOf(side, pair, e);
         if (issue === undefined) {
           if (e.kind === 'dir') this.followed[side].set(e.path, e.link.target as string);
-        } else if (!aside.has(e.name)) aside.set(e.name, { side, e, issue });
+        } else if (!aside.has(key(e.name))) aside.set(key(e.name), { side, e, issue });
       }
     }
     if (aside.size === 0) return { lists, items: [] };
-    const keep = (l: Entry[] | null) => l && l.filter((e) => !aside.has(e.name));
+    const keep = (l: Entry[] | null) => l && l.filter((e) => !aside.has(key(e.name)));
     const items = [...aside.values()].map(({ side, e, issue }) =>
       linkItem(pair, childRel(rel, e.name), side, e, issue),
     );
@@ -88,7 +90,7 @@ export class LinkScreen {
     const links = this.followed[item.side];
     if (links.size === 0) return false;
     const p = this.pairs[item.pair] as PlanPair;
-    const path = joinRel(item.side === 'source' ? p.source : p.target, item.rel);
+    const path = joinRel(item.side === 'source' ? p.source : p.target, relOn(item, item.side));
     for (const link of links.keys()) {
       if (link === path || isBelow(link, path) || (item.kind === 'dir' && isBelow(path, link))) {
         Object.assign(item, { action: 'skip', reason: 'symbolic_link', link: 'through_link' });

@@ -174,7 +174,7 @@ describe('planner: migrate', () => {
     ]);
   });
 
-  it('mirror updates what differs and deletes extras (whole folders at once)', async () => {
+  it('mirror updates what differs and deletes extras: the files listed, then their folders if emptied', async () => {
     const source = cloud({ '/s/keep.txt': 'k', '/s/changed.txt': 'new content', '/s/sub/x.txt': 'x' });
     const target = cloud({
       '/t/keep.txt': 'k',
@@ -196,12 +196,16 @@ describe('planner: migrate', () => {
     expect(lines(plan, { skips: false })).toEqual([
       'delete target /t/extra.txt extra_on_target',
       'delete target /t/gone extra_on_target',
+      'delete target /t/gone/a.txt extra_on_target',
+      'delete target /t/gone/deep extra_on_target',
+      'delete target /t/gone/deep/b.txt extra_on_target',
       'delete target /t/sub/y.txt extra_on_target',
       'update target /t/changed.txt differs',
     ]);
     const gone = plan.items.find((i) => i.rel === '/gone');
-    expect(gone).toMatchObject({ kind: 'dir', files: 2, size: 2 });
-    expect(plan.deletes).toMatchObject({ count: 3, files: 4 });
+    expect(gone).toMatchObject({ kind: 'dir', size: 0 });
+    expect(gone?.files).toBeUndefined();
+    expect(plan.deletes).toMatchObject({ count: 6, files: 4 });
     // 4 of 7 target files would go: more than half, so the run needs confirmation.
     expect(plan.filesSeen.target).toBe(7);
     expect(plan.deletes.needsConfirmation).toBe(true);
@@ -272,8 +276,10 @@ describe('planner: migrate', () => {
     expect(plan.summary.copy.count).toBe(2499);
     expect(plan.summary.skip.count).toBe(1);
     expect(source.opCount('list')).toBe(25);
+    // Each side keeps its spelling: the item names the source's, and the target's where it differs.
     const skip = plan.items.find((i) => i.action === 'skip');
-    expect(skip?.rel).toBe('/F00001.TXT');
+    expect(skip?.rel).toBe('/f00001.txt');
+    expect(skip?.targetRel).toBe('/F00001.TXT');
   });
 
   it('records folders it cannot list and leaves them alone (no deletes under them)', async () => {

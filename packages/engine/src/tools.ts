@@ -1,5 +1,6 @@
 import { TaskState, type TaskStateValue } from '@skyferry/contract';
 import type { PlanAction, PlanItem, Side, TransferOutcome, TransferPlan } from './types.ts';
+import { relOn } from './util.ts';
 
 export interface PlanPageQuery {
   /** Items to skip. Default 0. */
@@ -58,6 +59,9 @@ export function taskStateOf(outcome: TransferOutcome): TaskStateValue {
 /** Absolute paths of an item on both sides. */
 export function itemPaths(plan: TransferPlan, item: PlanItem): { source: string; target: string } {
   const pair = plan.pairs[item.pair];
-  const join = (root: string) => (item.rel === '/' ? root : root === '/' ? item.rel : root + item.rel);
-  return { source: join(pair?.source ?? '/'), target: join(pair?.target ?? '/') };
+  const join = (root: string, rel: string) => (rel === '/' ? root : root === '/' ? rel : root + rel);
+  return {
+    source: join(pair?.source ?? '/', item.rel),
+    target: join(pair?.target ?? '/', relOn(item, 'target')),
+  };
 }

@@ -124,6 +124,9 @@ describe.each(backends)('two-way sync between a local folder and %s', (name) => 
       'copy target /fresh/sub/h.txt new',
       'copy target /keep.txt changed_vs_deleted',
       'delete source /old deleted_on_other_side',
+      'delete source /old/a.txt deleted_on_other_side',
+      'delete source /old/deep deleted_on_other_side',
+      'delete source /old/deep/b.txt deleted_on_other_side',
     ]);
     expect(second.result.outcome).toBe('success');
     expect(second.result.summary.conflicts).toBe(1);

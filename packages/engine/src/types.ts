@@ -8,7 +8,12 @@ export const TRANSFER_MODES: readonly TransferMode[] = ['migrate', 'one_way', 'm
 /** The two clouds of a run. In a two-way sync both are read and written. */
 export type Side = 'source' | 'target';
 
-/** What a plan item does. `mkdir` creates a folder; `conflict` is a two-way file changed on both sides. */
+/**
+ * What a plan item does. `mkdir` creates a folder; `conflict` is a two-way file changed on both
+ * sides (with `PlanItem.conflict`), or a name the run cannot act on (without: a file and a folder of
+ * one name, names differing only in case where a side ignores case, a name that is not valid
+ * UTF-8), which the run reports as failed with its reason.
+ */
 export type PlanAction = 'copy' | 'update' | 'delete' | 'skip' | 'conflict' | 'mkdir';
 export const PLAN_ACTIONS: readonly PlanAction[] = ['copy', 'update', 'delete', 'skip', 'conflict', 'mkdir'];
 
@@ -31,11 +36,15 @@ export type PlanReason =
   | 'same_size'
   | 'not_newer'
   | 'unchanged'
+  // conflict without a resolution (was a skip): a file and a folder of one name
   | 'kind_mismatch'
   | 'symbolic_link'
   // conflict
   | 'both_changed'
   | 'both_new'
+  // conflict without a resolution: a name the run cannot act on (reported as failed)
+  | 'case_clash'
+  | 'invalid_name'
   // mkdir
   | 'missing_folder';
 
@@ -74,8 +83,10 @@ export interface PlanItem {
   kind: EntryKind;
   /** Index into `plan.pairs`. */
   pair: number;
-  /** Path below the pair's roots, starting with '/' ('/' is the pair root itself). */
+  /** Path below the pair's roots, starting with '/' ('/' is the pair root itself), as the source spells it. */
   rel: string;
+  /** The path on the target where it spells the name otherwise (NFD there, NFC here; another case). */
+  targetRel?: string;
   /**
    * The side that is changed: for copy/update the side bytes go to (read from the other one),
    * for delete/mkdir the side acted on. Migrations and one-way syncs always change the target.
@@ -88,7 +99,7 @@ export interface PlanItem {
   source?: Fingerprint;
   /** The entry on the target side, when there is one. */
   target?: Fingerprint;
-  /** Folder deletes: how many files go with the folder. */
+  /** Folder deletes of earlier plans: how many files went with the folder (a folder is now removed only when empty). */
   files?: number;
   conflict?: ConflictPlan;
   /** Skips of symbolic links (the side is the link's): why it was left alone. */
@@ -152,9 +163,23 @@ export interface TransferPlan {
    * Deletion safety: a sync that would delete more than half of the files of a side needs
    * `confirmDeletes` to run.
    */
-  deletes: { count: number; files: number; bytes: number; needsConfirmation: boolean };
+  deletes: {
+    /** Delete items (files, and folders removed once emptied). */
+    count: number;
+    /** Files deleted, on both sides. */
+    files: number;
+    bytes: number;
+    needsConfirmation: boolean;
+    /** Per side: the files deleted there, of the files seen there. */
+    sides: Record<Side, { files: number; of: number }>;
+  };
   /** two_way: whether a previous successful run left state (false: this run is a merge that deletes nothing). */
   twoWay?: { firstRun: boolean };
+  /**
+   * one_way, incremental, mirror to a target that keeps no modification times: the run records
+   * what both sides look like (in the state store) for the next run to tell what changed.
+   */
+  keepsRecord?: boolean;
   errors: PlanError[];
 }
 
@@ -203,6 +228,17 @@ export interface FailedItem {
   pair: PlanPair;
 }
 
+/** An item a run left alone on purpose, and why (it is no failure: nothing could be lost by doing it). */
+export interface SkippedItem {
+  item: PlanItem;
+  /**
+   * not_empty: a folder to remove holds something the plan did not judge (saved there meanwhile);
+   * changed_since_planned: a file to delete changed after the plan was made.
+   */
+  reason: 'not_empty' | 'changed_since_planned';
+  message: string;
+}
+
 /**
  * How a run ended. `success`, `partial`, `failed`, `canceled` as in the spec; the others stop a
  * run and name why, so a task can show state 6 (insufficient_space) or 10 (traffic_exceeded).
@@ -248,6 +284,8 @@ export interface TransferResult {
   source: { kind: string; paths: string[] };
   target: { kind: string; path: string };
   failed: FailedItem[];
+  /** Items left alone on purpose, with the reason. */
+  skipped?: SkippedItem[];
   summary: ResultSummary;
   /** insufficient_space and traffic_exceeded: bytes the rest of the run needs. */
   neededBytes?: number;

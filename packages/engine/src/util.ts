@@ -1,5 +1,5 @@
 import type { Entry, HashType, Hashes, ProviderError } from '@skyferry/providers';
-import type { Fingerprint } from './types.ts';
+import type { Fingerprint, Side } from './types.ts';
 
 /**
  * Errors that end a listing or comparison walk instead of being recorded against one folder or
@@ -40,6 +40,11 @@ export function baseName(path: string): string {
 export function parentPath(path: string): string {
   const i = path.lastIndexOf('/');
   return i <= 0 ? '/' : path.slice(0, i);
+}
+
+/** An item's path below its pair's root on one side (each side keeps its own spelling of a name). */
+export function relOn(item: { rel: string; targetRel?: string }, side: Side): string {
+  return side === 'target' ? (item.targetRel ?? item.rel) : item.rel;
 }
 
 export function fingerprintOf(e: Entry): Fingerprint {

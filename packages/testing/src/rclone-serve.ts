@@ -41,6 +41,8 @@ export interface RcloneServeOptions {
   /** User and password (a restart passes the old ones); default generated. */
   username?: string;
   password?: string;
+  /** More flags for `rclone serve` (`--vfs-case-insensitive`: a server that finds names whatever their case). */
+  args?: string[];
 }
 
 /**
@@ -79,6 +81,7 @@ export async function startRcloneServe(
     '1s',
     '--log-level',
     'ERROR',
+    ...(opts.args ?? []),
   ];
   // Write-back at once: files still waiting in the VFS cache get lost when their folder is renamed.
   if (protocol === 'sftp') {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 // The S3 backend's s3rver workarounds (copy-source escaping, folder markers) are options of openS3.
 import { openLocal, openS3, openSftp, openWebdav } from '@skyferry/providers';
@@ -36,6 +36,16 @@ export function slowReads(provider: Provider, ms: number): Provider {
       },
     },
   }) as Provider;
+}
+
+/** path -> content (utf8) of every file below a local folder, paths relative to it. */
+export async function localTree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (e.isFile())
+      out[relative(root, join(e.parentPath, e.name))] = await readFile(join(e.parentPath, e.name), 'utf8');
+  }
+  return out;
 }
 
 export type BackendName = 'local' | 's3' | 'webdav' | 'sftp';

@@ -289,6 +289,7 @@ const DEFAULT_FEATURES: Features = {
   chunkWriter: true,
   listRecursive: true,
   setModTime: true,
+  modTimePrecisionMs: 1,
   caseInsensitive: false,
   bucketBased: false,
   needsSize: false,

@@ -44,6 +44,11 @@ export interface EntryLink {
 
 export interface Page {
   entries: Entry[];
+  /**
+   * Names the folder holds that the service could not show as entries (a local name that is not
+   * valid UTF-8), with why: callers report them instead of leaving them out unseen.
+   */
+  unlisted?: { name: string; message: string }[];
   /** Present when more entries follow; pass it back to `list`. */
   nextPageToken?: string;
 }
@@ -146,6 +151,11 @@ export interface Features {
   listRecursive: boolean;
   /** Modification times given on write are kept. */
   setModTime: boolean;
+  /**
+   * How far (ms) a kept modification time may be from the one given on write: 1 where milliseconds
+   * are kept, 1000 (the default when absent) where seconds are.
+   */
+  modTimePrecisionMs?: number;
   /** Names differing only in case are the same file. */
   caseInsensitive: boolean;
   /** Folders exist only through the files in them (object stores keep marker objects for empty ones). */

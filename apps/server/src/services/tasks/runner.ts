@@ -528,6 +528,8 @@ export class TaskRunner {
       finished_counts: result.successCount,
       needed_size: result.neededBytes ?? null,
       result: JSON.stringify(view),
+      // A confirmation to delete was given for this run (as its plan stood), not for later ones.
+      confirm_deletes: 0,
     };
     const failedRows: FailedFileRow[] = result.failed.map((f) => ({
       name: f.sourceFile.name,

@@ -349,8 +349,10 @@ export class TasksService {
       const plan = await planTransfer({ ...planRequest, signal }).catch(() => undefined);
       if (plan) {
         if (!body.confirm_deletions && plan.deletes.needsConfirmation) {
-          const total = Math.max(plan.filesSeen.target, plan.deletes.files);
-          const params = { count: plan.deletes.files, total };
+          // The side that loses more than half of its files (a two-way sync may delete on either).
+          const { target, source } = plan.deletes.sides;
+          const side = target.files * 2 > target.of || source.files === 0 ? target : source;
+          const params = { count: side.files, total: Math.max(side.of, side.files) };
           throw new ApiError(Code.CONFIRM_DELETIONS, 'confirm_deletions', params, params);
         }
         if (!body.confirm_insufficient_space) {

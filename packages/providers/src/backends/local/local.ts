@@ -146,6 +146,8 @@ export class LocalProvider implements Provider {
     chunkWriter: true,
     listRecursive: true,
     setModTime: true,
+    // Times are read and set as JavaScript dates: to the millisecond.
+    modTimePrecisionMs: 1,
     caseInsensitive: false,
     bucketBased: false,
     needsSize: false,
@@ -359,6 +361,7 @@ export class LocalProvider implements Provider {
     const start = after === undefined ? 0 : names.findIndex((n) => n > after);
     const size = Math.max(1, opts.pageSize ?? DEFAULT_PAGE_SIZE);
     const slice = start < 0 ? [] : names.slice(start, start + size);
+    const unlisted: NonNullable<Page['unlisted']> = [];
     const stats = await mapLimit(slice, STAT_CONCURRENCY, async (name) => {
       const full = join(real, name);
       try {
@@ -368,6 +371,10 @@ export class LocalProvider implements Provider {
         if (this.isProtected(await realpath(full).catch(() => full))) return undefined;
         return await this.linkOf(full, ls);
       } catch {
+        // A name that is not valid UTF-8 reads back with U+FFFD in it and cannot be found so: it
+        // is reported, not left out unseen.
+        if (name.includes('\uFFFD'))
+          unlisted.push({ name, message: `a name that is not valid UTF-8: ${joinPath(d, name)}` });
         return undefined; // vanished meanwhile
       }
     });
@@ -386,7 +393,9 @@ export class LocalProvider implements Provider {
     });
     const last = slice[slice.length - 1];
     const more = start >= 0 && start + size < names.length;
-    return more && last !== undefined ? { entries, nextPageToken: last } : { entries };
+    const page: Page = more && last !== undefined ? { entries, nextPageToken: last } : { entries };
+    if (unlisted.length > 0) page.unlisted = unlisted;
+    return page;
   }
 
   /** A link as a listing shows it: what it resolves to inside the root, or why it does not. */

@@ -204,6 +204,8 @@ export class S3Provider implements Provider {
     chunkWriter: true,
     listRecursive: true,
     setModTime: true,
+    // x-amz-meta-mtime keeps milliseconds (listings show the upload time: stat gives the kept one).
+    modTimePrecisionMs: 1,
     caseInsensitive: false,
     bucketBased: true,
     needsSize: false,

@@ -1,0 +1,44 @@
+import type { ConflictResolution, FileFilter, SameNamePolicy } from '@skyferry/contract';
+import type { Provider } from '@skyferry/providers';
+import type { TwoWayStateStore } from '../stores.ts';
+import type { ScanProgress, TransferMode } from '../types.ts';
+
+export interface PlanRequest {
+  source: Provider;
+  target: Provider;
+  mode: TransferMode;
+  /**
+   * migrate: the selected files and folders; each is copied into `targetPath` under its own name
+   * (`/` copies the contents of the root). Sync modes: exactly one folder, whose contents are paired
+   * with `targetPath`.
+   */
+  sourcePaths: string[];
+  targetPath: string;
+  /** Same-name policy for migrate, one_way and incremental (mirror and two_way ignore it). Default size_differs_or_newer. */
+  sameNamePolicy?: SameNamePolicy;
+  filter?: FileFilter | null;
+  /** two_way: how a file changed on both sides is resolved. Default keep_both. */
+  conflictResolution?: ConflictResolution;
+  /** two_way: the previous run's state (required for two_way). */
+  twoWayState?: TwoWayStateStore;
+  /**
+   * two_way: start over as if there were no previous state (a merge that deletes nothing). The only
+   * way past a side that is missing or lists no file where the last run left files.
+   */
+  resync?: boolean;
+  signal?: AbortSignal;
+  /** Called while listing ("Loading N items"), at most every 250 ms and once at the end. */
+  onScan?: (progress: ScanProgress) => void;
+  /** Folder listings in flight at once. Default 8. */
+  listConcurrency?: number;
+  /** Keep skip items in the plan (counts are always kept). Default true; two_way always keeps them. */
+  keepSkipped?: boolean;
+  /** Names of the sides used in conflict file names ("... from <name>"). Default 'source'/'target'. */
+  sideNames?: { source: string; target: string };
+  /** Time written into conflict names. Default now. */
+  now?: Date;
+  /** Retries of listings and stats that fail with a `retry`-class error. Defaults: 6 retries, 200 ms, 8 s. */
+  retries?: { retries?: number; minSleepMs?: number; maxSleepMs?: number };
+  /** Follow symbolic links (inside each side's root, never round a loop); default: set aside and report them (links.ts). */
+  followLinks?: boolean;
+}
