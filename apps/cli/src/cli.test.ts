@@ -696,7 +696,9 @@ describe('what the command line tells before and after a run', () => {
     expect(dry.out).toMatch(/^conflict +b\/x: a file and a folder have the same name/m);
     const r = await cli('mirror', 'a', 'b', '--yes');
     expect(r.code).toBe(EXIT.failed);
-    expect(r.err).toMatch(/x .*kind_mismatch: a file and a folder have the same name/);
+    expect(r.out).toMatch(/^partial: .* 1 conflicts, /m);
+    expect(r.out).not.toMatch(/failed/);
+    expect(r.err).toMatch(/^conflict: \/.*x: a file and a folder have the same name; left alone$/m);
     expect(await tree(join(dir, 'b'))).toEqual({ 'x/inner.txt': 'in a folder' });
   });
 
@@ -738,8 +740,8 @@ describe('what the command line tells before and after a run', () => {
     expect(dry.out).toMatch(/^skip +a\/docs-link\/: symbolic link, not followed/m);
     const r = await cli('sync', 'a', 'b');
     expect(r.code).toBe(EXIT.failed);
-    expect(r.out).toMatch(/^partial: .*, 1 failed, 1 symbolic link left alone\.$/m);
-    expect(r.err).toMatch(/kind_mismatch: a file and a folder have the same name/);
+    expect(r.out).toMatch(/^partial: .* 1 conflicts, .* unchanged, 1 symbolic link left alone\.$/m);
+    expect(r.err).toMatch(/^conflict: \/.*x: a file and a folder have the same name; left alone$/m);
     expect(r.err).toContain('skipped: a/docs-link/: symbolic link, not followed (-L follows links)\n');
     expect(await tree(join(dir, 'b'))).toEqual({ 'x/inner.txt': 'in a folder' });
   });

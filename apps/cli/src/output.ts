@@ -128,7 +128,9 @@ export function printResult(
   const seconds = (result.timeTakenMs / 1000).toFixed(1);
   // What a stopped run did not get to is told as one count, not as a failure of each file.
   const left = result.failed.filter((f) => f.notDone);
-  const failed = result.failed.filter((f) => !f.notDone);
+  // Names the run could not act on are conflicts (counted in s.conflicts), told with their reason.
+  const unresolved = result.failed.filter((f) => f.conflict);
+  const failed = result.failed.filter((f) => !f.notDone && !f.conflict);
   io.stdout.write(
     `${result.outcome}: ${result.successCount} of ${result.totalCount} done (${formatBytes(result.transferredBytes)} moved) in ${seconds} s;` +
       ` ${s.added} added, ${s.updated} updated, ${s.deleted} deleted, ${s.conflicts} conflicts, ${s.skipped} unchanged` +
@@ -137,6 +139,12 @@ export function printResult(
       `${links.length ? `, ${links.length} symbolic link${links.length === 1 ? '' : 's'} left alone` : ''}.\n`,
   );
   for (const k of result.skipped ?? []) io.stdout.write(`${k.reason.replaceAll('_', ' ')}: ${k.message}\n`);
+  for (const f of unresolved) {
+    const parent = f.sourceFile.parent === '/' ? '' : f.sourceFile.parent;
+    io.stderr.write(
+      `conflict: ${parent}/${f.sourceFile.name}: ${UNRESOLVED[f.item.reason] ?? f.message}; left alone\n`,
+    );
+  }
   for (const f of failed) {
     const parent = f.sourceFile.parent === '/' ? '' : f.sourceFile.parent;
     const words = REASON_WORDS[f.reason];
@@ -164,7 +172,8 @@ export function printResult(
     case 'failed':
     case 'partial':
       if (result.error) io.stderr.write(`Stopped: ${result.error.code}: ${result.error.message}\n`);
-      if (result.failed.length > 0) io.stderr.write('Run the same command again to retry what failed.\n');
+      if (failed.length > 0) io.stderr.write('Run the same command again to retry what failed.\n');
+      if (unresolved.length > 0) io.stderr.write('Rename or remove what is in conflict, then run again.\n');
       break;
     default:
       break;

@@ -602,10 +602,121 @@ describe('executor', () => {
     // The three are written again; the other copied files are not.
     const again = target.writes.slice(writesBefore).map((p) => p.slice('/t'.length));
     expect(again.sort()).toEqual([gone1, gone2, cut].sort());
-    // The plan made again skips the copied files still there; the deletes are all done now.
-    expect(second.result.summary).toMatchObject({ added: 2, updated: 1, deleted: 6, resumed: 0, redone: 5 });
+    // The plan made again skips the copied files still there: they count as the earlier attempt's
+    // work (resumed), not as skips; the deletes are all done now. Every file counts once.
+    expect(second.result.summary).toMatchObject({
+      added: 29,
+      updated: 1,
+      deleted: 6,
+      skipped: 0,
+      failed: 0,
+      resumed: 27,
+      redone: 5,
+    });
+    expect(second.result.successCount).toBe(36);
+    expect(second.result.totalCount).toBe(36);
     // Every extra is gone, the two that came back too: the target is the source's copy.
     sameFiles(store, '/src', target.store, '/t');
+  });
+
+  it('while the target is down the finished count does not grow, and it never goes back when the failed files are tried again', async () => {
+    const store = tree(60, { size: () => 2_000 });
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ latencyMs: 1 });
+    // The target takes 20 files, then is down for the next 30 writes (each fails), then comes back.
+    let puts = 0;
+    target.faults.before = (op) => {
+      if (op !== 'put') return undefined;
+      puts++;
+      return puts > 20 && puts <= 50 ? new ProviderError('network', 'connection refused') : undefined;
+    };
+    const seen: TransferProgress[] = [];
+    let done = 0;
+    const { result } = await migrateSrc(source, target, {
+      transfers: 4,
+      smallFileTransfers: 4,
+      retries: { retries: 1, minSleepMs: 1, maxSleepMs: 2 },
+      progressIntervalMs: 2,
+      onItem: (e) => {
+        if (e.type === 'done') done++;
+      },
+      onProgress: (p) => {
+        seen.push(p);
+        // Only files done count as finished, never failed ones.
+        expect(p.finishedCounts).toBeLessThanOrEqual(done);
+      },
+    });
+    expect(result.outcome).toBe('success');
+    expect(seen.some((p) => p.failedCounts > 0)).toBe(true);
+    const finished = seen.map((p) => p.finishedCounts);
+    for (let i = 1; i < finished.length; i++) expect(finished[i]).toBeGreaterThanOrEqual(finished[i - 1] as number);
+    const percent = seen.map((p) => p.percentage);
+    for (let i = 1; i < percent.length; i++) expect(percent[i]).toBeGreaterThanOrEqual(percent[i - 1] as number);
+    expect(seen.at(-1)).toMatchObject({ finishedCounts: 60, totalCounts: 60, failedCounts: 0 });
+    expect(result.summary).toMatchObject({ added: 60, skipped: 0, failed: 0, notDone: 0 });
+  });
+
+  it('a run resumed after a crash counts each file once: what the first attempt copied is added, not skipped', async () => {
+    const store = tree(300, { size: () => 500 });
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ latencyMs: 1 });
+    const checkpoints = new MemoryCheckpointStore();
+    const ac = new AbortController();
+    let copied = 0;
+    const first = await migrateSrc(source, target, {
+      checkpoints,
+      sameNamePolicy: 'skip',
+      transfers: 2,
+      smallFileTransfers: 2,
+      signal: ac.signal,
+      onItem: (e) => {
+        if (e.type === 'done' && ++copied === 101) ac.abort();
+      },
+    });
+    expect(first.result.outcome).toBe('canceled');
+    expect(first.result.summary.notDone + first.result.summary.added).toBe(300);
+    expect(first.result.summary.failed).toBe(0);
+    const already = checkpoints.done.size;
+    expect(already).toBeGreaterThanOrEqual(101);
+    const progress: TransferProgress[] = [];
+    const second = await migrateSrc(source, target, {
+      checkpoints,
+      sameNamePolicy: 'skip',
+      progressIntervalMs: 2,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(second.result.outcome).toBe('success');
+    // The files the first attempt copied are skips of the plan made again: they count as added.
+    expect(second.plan?.summary.skip.count).toBe(already);
+    expect(second.result.summary).toMatchObject({ added: 300, skipped: 0, failed: 0, resumed: already });
+    expect(second.result).toMatchObject({ successCount: 300, totalCount: 300 });
+    // Its progress starts from what was done, out of the whole run.
+    expect(progress[0]).toMatchObject({ totalCounts: 300 });
+    expect(progress[0]?.finishedCounts).toBe(already);
+    expect(progress.at(-1)).toMatchObject({ finishedCounts: 300, totalCounts: 300, percentage: 100 });
+    sameFiles(store, '/src', target.store, '/t/src');
+  });
+
+  it('a canceled run counts what it did not reach as not done, not as failed', async () => {
+    const store = tree(40);
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ latencyMs: 1 });
+    const ac = new AbortController();
+    let n = 0;
+    const { result } = await migrateSrc(source, target, {
+      transfers: 1,
+      smallFileTransfers: 1,
+      signal: ac.signal,
+      onItem: (e) => {
+        if (e.type === 'done' && ++n === 10) ac.abort();
+      },
+    });
+    expect(result.outcome).toBe('canceled');
+    const s = result.summary;
+    expect(s.failed).toBe(0);
+    expect(s.notDone).toBeGreaterThan(0);
+    expect(s.added + s.notDone).toBe(40);
+    expect(result.failed.every((f) => f.notDone)).toBe(true);
   });
 
   it('mirror deletes to the trash, only after every copy succeeded, and asks before deleting most of the target', async () => {

@@ -9,10 +9,12 @@ import {
   tempFolderKey,
   type CheckpointInfo,
   type CheckpointStore,
+  type CheckpointTally,
   type TempFolder,
   type TwoWayRecord,
   type TwoWayStateStore,
 } from './stores.ts';
+import { emptyResultSummary } from './types.ts';
 import type {
   ConflictPlan,
   FailedItem,
@@ -41,8 +43,11 @@ export interface TrafficHook {
 }
 
 export interface ItemEvent {
-  /** `skipped`: not done, for a reason the result names (`TransferResult.skipped`). */
-  type: 'done' | 'failed' | 'resumed' | 'skipped';
+  /**
+   * `skipped`: not done, for a reason the result names (`TransferResult.skipped`); `conflict`: a
+   * name the run cannot act on, left alone (`FailedItem.conflict`), with its reason in `error`.
+   */
+  type: 'done' | 'failed' | 'resumed' | 'skipped' | 'conflict';
   item: PlanItem;
   bytes: number;
   /** Copies: how the written file was checked; server-side copies and deletes: undefined. */
@@ -190,16 +195,7 @@ class Execution {
   readonly progress: ProgressTracker;
   readonly copyCtx: CopyContext;
   readonly failed: FailedItem[] = [];
-  readonly summary: ResultSummary = {
-    added: 0,
-    updated: 0,
-    deleted: 0,
-    skipped: 0,
-    conflicts: 0,
-    failed: 0,
-    resumed: 0,
-    redone: 0,
-  };
+  readonly summary: ResultSummary = emptyResultSummary();
   readonly skipped: SkippedItem[] = [];
   /** Conflicts without a resolution (names the run cannot act on): reported as failed. */
   readonly unresolved: PlanItem[] = [];
@@ -253,6 +249,14 @@ class Execution {
 
   private fail(item: PlanItem, err: unknown): void {
     const e = toProviderError(err);
+    const failed = this.failedItemOf(item, e);
+    this.failed.push(failed);
+    this.progress.failed++;
+    this.opts.onItem?.({ type: 'failed', item, bytes: 0, error: { code: failed.reason, message: e.message } });
+  }
+
+  /** How the result lists an item not done: its file, the side it was read from, why. */
+  private failedItemOf(item: PlanItem, e: ProviderError): FailedItem {
     const readFrom: Side = item.action === 'delete' || item.action === 'mkdir' ? item.side : other(item.side);
     const path = pathOn(this.plan, item, readFrom);
     const failed: FailedItem = {
@@ -265,9 +269,7 @@ class Execution {
     };
     const token = this.opts.tokenIds?.[readFrom];
     if (token !== undefined) failed.sourceTokenId = token;
-    this.failed.push(failed);
-    this.progress.failed++;
-    this.opts.onItem?.({ type: 'failed', item, bytes: 0, error: { code: failed.reason, message: e.message } });
+    return failed;
   }
 
   /** Classifies an error of an item: fatal ones stop the whole run. */
@@ -587,8 +589,8 @@ class Execution {
           if (counted) this.successCount++;
           if (counted) this.progress.finished++;
         } catch (err) {
+          // Failures are not finished: the count only grows, and a file retried later counts once.
           this.handleError(item, err);
-          if (counted) this.progress.finished++;
         }
       },
       () => {
@@ -603,7 +605,9 @@ class Execution {
 
   private async lookupCheckpoints(items: PlanItem[]): Promise<void> {
     const store = this.opts.checkpoints;
-    if (!store || items.length === 0) return;
+    if (!store) return;
+    this.carried = await store.tally?.();
+    if (items.length === 0) return;
     const keys = items.map((it) => checkpointKey(this.plan, it));
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);
@@ -640,6 +644,40 @@ class Execution {
   }
 
   neededBytes: number | undefined;
+  /** What the checkpoints held when the run began: the work of earlier, interrupted attempts. */
+  private carried: CheckpointTally | undefined;
+  /** Bytes moved by earlier attempts (resumed items and those carried over). */
+  resumedBytes = 0;
+
+  /**
+   * Counts the work of earlier attempts that this plan no longer holds as work (a file they copied
+   * is a skip now, a file they deleted is gone) as done, by the action they recorded, so that the
+   * figures are those of the whole run: `matched` is what this plan resumed or does again. The
+   * skips that work became are not skips of the run (a conflict kept both ways became two).
+   */
+  private carryOver(matched: { by: Partial<Record<PlanItem['action'], number>>; bytes: number }): void {
+    const t = this.carried;
+    if (!t) return;
+    const extra = (a: PlanItem['action']) => Math.max(0, (t.byAction[a] ?? 0) - (matched.by[a] ?? 0));
+    const [copies, updates, deletes, conflicts] = [extra('copy'), extra('update'), extra('delete'), extra('conflict')];
+    const n = copies + updates + deletes + conflicts;
+    if (n === 0) return;
+    const bytes = Math.max(0, t.bytes - matched.bytes);
+    this.summary.added += copies;
+    this.summary.updated += updates;
+    this.summary.deleted += deletes;
+    this.summary.conflicts += conflicts;
+    this.summary.resumed += n;
+    const perConflict = this.plan.options.conflictResolution === 'keep_both' ? 2 : 1;
+    this.summary.skipped = Math.max(0, this.summary.skipped - copies - updates - conflicts * perConflict);
+    this.successCount += n;
+    this.progress.total += n;
+    this.progress.finished += n;
+    this.progress.length += bytes;
+    this.progress.transferred += bytes;
+    this.finishedBytes += bytes;
+    this.resumedBytes += bytes;
+  }
 
   async run(): Promise<TransferResult> {
     const plan = this.plan;
@@ -693,10 +731,15 @@ class Execution {
       // Items finished by an earlier attempt of this run are not done again.
       await this.lookupCheckpoints([...mkdirs, ...transfers, ...deletes]);
       const resumedRecords: TwoWayRecord[] = [];
+      const matched = { by: {} as Partial<Record<PlanItem['action'], number>>, bytes: 0 };
       const pending = (list: PlanItem[]) => {
         const out: PlanItem[] = [];
         for (const it of list) {
           const info = this.done.get(checkpointKey(plan, it));
+          if (info) {
+            matched.by[info.action] = (matched.by[info.action] ?? 0) + 1;
+            matched.bytes += info.bytes;
+          }
           if (!info || !stillStands(it)) {
             if (info && it.action !== 'mkdir') this.summary.redone++;
             out.push(it);
@@ -707,6 +750,7 @@ class Execution {
             this.successCount++;
             this.progress.finished++;
             this.progress.transferred += it.action === 'delete' ? 0 : it.size;
+            this.resumedBytes += info.bytes;
             if (it.action !== 'delete') this.finishedBytes += it.size;
             // A file an earlier attempt added is planned again as an update ("transfer anyway"):
             // it counts as what that attempt did.
@@ -724,6 +768,7 @@ class Execution {
       const todoMkdirs = pending(mkdirs);
       const todoTransfers = pending(transfers);
       const todoDeletes = pending(deletes);
+      this.carryOver(matched);
       await this.stageRecords(resumedRecords);
 
       const need: Record<Side, number> = { source: 0, target: 0 };
@@ -802,7 +847,6 @@ class Execution {
           const items = new Set(again.map((f) => f.item));
           this.failed.splice(0, this.failed.length, ...this.failed.filter((f) => !items.has(f.item)));
           this.progress.failed -= again.length;
-          this.progress.finished -= again.length;
           await this.pool([...items], n, runOne, true);
         }
       }
@@ -819,7 +863,6 @@ class Execution {
               }),
             );
             this.failed[this.failed.length - 1]!.reason = 'skipped_after_failure';
-            this.progress.finished++;
           }
         } else {
           this.progress.phase = 'deleting';
@@ -906,10 +949,15 @@ class Execution {
           pair,
         });
       }
-      // Names the run could not act on: failures with their reason (the user has to act).
+      // Names the run could not act on: conflicts, listed with their reason (the user has to act).
       for (const it of this.unresolved) {
-        this.fail(it, new ProviderError('conflict', unresolvedMessage(it)));
-        this.failed[this.failed.length - 1]!.reason = it.reason;
+        const message = unresolvedMessage(it);
+        const f = this.failedItemOf(it, new ProviderError('conflict', message));
+        f.reason = it.reason;
+        f.conflict = true;
+        this.failed.push(f);
+        this.summary.conflicts++;
+        this.opts.onItem?.({ type: 'conflict', item: it, bytes: 0, error: { code: it.reason, message } });
       }
     }
     // A stopped run lists what it did not get to, so a retry does exactly that.
@@ -929,7 +977,8 @@ class Execution {
         f.notDone = true;
       }
     }
-    this.summary.failed = this.failed.length;
+    this.summary.notDone = this.failed.filter((f) => f.notDone).length;
+    this.summary.failed = this.failed.filter((f) => !f.notDone && !f.conflict).length;
     this.progress.phase = 'finishing';
     await this.removeLeftTemps();
     let committed: boolean | undefined;
@@ -972,6 +1021,7 @@ class Execution {
     }
     if (this.stop?.error) result.error = { code: this.stop.error.code, message: this.stop.error.message };
     if (committed !== undefined) result.twoWayStateCommitted = committed;
+    if (this.resumedBytes > 0) result.resumedBytes = this.resumedBytes;
     const setAside: SetAsideItem[] = [];
     for (const it of plan.items) {
       if (it.reason !== 'symbolic_link') continue;

@@ -1,6 +1,13 @@
 export * from './types.ts';
 export * from './stores.ts';
-export { planTransfer, planRetry, conflictName, type PlanRequest, type RetryRequest } from './planner.ts';
+export {
+  planTransfer,
+  planRetry,
+  conflictName,
+  conflictLabel,
+  type PlanRequest,
+  type RetryRequest,
+} from './planner.ts';
 export { executePlan, checkpointKey, type ExecuteOptions, type TrafficHook, type ItemEvent } from './executor.ts';
 export { copyFile, type CopyContext, type CopyFileResult, type Verification } from './copy-file.ts';
 export { runTransfer, type RunRequest } from './run.ts';

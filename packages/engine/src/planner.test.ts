@@ -499,11 +499,9 @@ describe('planner: migrate', () => {
   it('names conflict copies clearly and uniquely', () => {
     const now = new Date(Date.UTC(2026, 10, 22, 10, 30));
     expect(conflictName('report.docx', now, 'Dropbox', () => false)).toBe(
-      'report (conflict 2026-11-22 1030 from Dropbox).docx',
+      'report (conflict 2026-11-22 from Dropbox).docx',
     );
-    const taken = new Set(['notes (conflict 2026-11-22 1030 from target)']);
-    expect(conflictName('notes', now, 'target', (c) => taken.has(c))).toBe(
-      'notes (conflict 2026-11-22 1030 from target 2)',
-    );
+    const taken = new Set(['notes (conflict 2026-11-22 from target)']);
+    expect(conflictName('notes', now, 'target', (c) => taken.has(c))).toBe('notes (conflict 2026-11-22 from target 2)');
   });
 });

@@ -1,6 +1,7 @@
 import { normalizePath } from '@skyferry/contract';
 import { ProviderError, mapLimit } from '@skyferry/providers';
 import type { Provider } from '@skyferry/providers';
+import { kindClash } from './plan/clashes.ts';
 import { Comparer } from './plan/compare.ts';
 import { Deletions } from './plan/deletions.ts';
 import { OneWayDecider } from './plan/one-way.ts';
@@ -13,7 +14,7 @@ import type { FailedItem, Fingerprint, PlanItem, PlanPair, Side, TransferMode, T
 import { baseName, fingerprintOf, joinRel, parentPath, relOn } from './util.ts';
 
 export { makeKey } from './plan/walk.ts';
-export { conflictName } from './plan/two-way.ts';
+export { conflictName, conflictLabel } from './plan/conflict-name.ts';
 export type { PlanRequest } from './plan/request.ts';
 
 /** A two-way side whose root folder is gone: a hard stop, whatever the confirmation. */
@@ -155,13 +156,8 @@ class Planner {
                 : await this.walker.statOrNull('target', dst);
           this.pairs.push({ source: sp, target: dst });
           if (dstEntry && dstEntry.kind !== 'dir') {
-            this.walker.errors.push({
-              side: 'target',
-              path: dst,
-              code: 'not_dir',
-              message: `a file is in the way: ${dst}`,
-            });
-            this.pairs.pop();
+            // A file of the folder's name in the target: a conflict the user resolves, as below the roots.
+            this.tally.add(kindClash(this.pairs.length - 1, { rel: '/' }, st, dstEntry));
             continue;
           }
           tasks.push(this.oneWay.walk(this.pairs.length - 1, { rel: '/' }, dstEntry !== null));

@@ -1,7 +1,7 @@
 import { toProviderError } from '@skyferry/providers';
 import { executePlan, type ExecuteOptions } from './executor.ts';
 import { planTransfer, type PlanRequest } from './planner.ts';
-import type { TransferPlan, TransferResult } from './types.ts';
+import { emptyResultSummary, type TransferPlan, type TransferResult } from './types.ts';
 
 export type RunRequest = PlanRequest & ExecuteOptions;
 
@@ -34,7 +34,7 @@ export async function runTransfer(
         source: { kind: req.source.kind, paths: req.sourcePaths },
         target: { kind: req.target.kind, path: req.targetPath },
         failed: [],
-        summary: { added: 0, updated: 0, deleted: 0, skipped: 0, conflicts: 0, failed: 0, resumed: 0, redone: 0 },
+        summary: emptyResultSummary(),
         error: { code: e.code, message: e.message },
       },
     };

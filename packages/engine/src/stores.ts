@@ -48,6 +48,30 @@ export interface CheckpointStore {
   tempFolders?(): Promise<TempFolder[]>;
   /** Forgets folders once nothing of the run's is left in them. */
   removeTempFolders?(folders: TempFolder[]): Promise<void>;
+  /**
+   * What is recorded (by earlier, interrupted attempts of the run): a resumed run counts what they
+   * did that its own plan no longer holds (a file they copied is a skip now) as done, so that the
+   * run's figures are those of the whole run. Optional: without it such items count as skipped.
+   */
+  tally?(): Promise<CheckpointTally>;
+}
+
+/** Items a checkpoint store holds, by the action recorded, and the bytes they moved. */
+export interface CheckpointTally {
+  count: number;
+  bytes: number;
+  byAction: Partial<Record<PlanAction, number>>;
+}
+
+/** Sums up checkpoint records. */
+export function tallyOf(infos: Iterable<CheckpointInfo>): CheckpointTally {
+  const tally: CheckpointTally = { count: 0, bytes: 0, byAction: {} };
+  for (const info of infos) {
+    tally.count++;
+    tally.bytes += info.bytes;
+    tally.byAction[info.action] = (tally.byAction[info.action] ?? 0) + 1;
+  }
+  return tally;
 }
 
 /** A folder a run writes temporary files into (`CheckpointStore.addTempFolder`). */
@@ -82,6 +106,9 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
   async clear(): Promise<void> {
     this.done.clear();
+  }
+  async tally(): Promise<CheckpointTally> {
+    return tallyOf(this.done.values());
   }
   async addTempFolder(folder: TempFolder): Promise<void> {
     this.temps.set(tempFolderKey(folder), folder);
@@ -227,6 +254,9 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async get(key: string): Promise<CheckpointInfo | undefined> {
     return (await this.load()).get(key);
+  }
+  async tally(): Promise<CheckpointTally> {
+    return tallyOf((await this.load()).values());
   }
   async getMany(keys: string[]): Promise<Map<string, CheckpointInfo>> {
     const done = await this.load();

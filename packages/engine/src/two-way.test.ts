@@ -78,7 +78,7 @@ describe('two-way sync', () => {
     expect(result.twoWayStateCommitted).toBe(true);
     expectInSync(w);
     expect(contents(w.a, '/A')).toEqual({
-      '/docs/differ (conflict 2026-11-22 1030 from NAS).txt': 'from B',
+      '/docs/differ (conflict 2026-11-22 from NAS).txt': 'from B',
       '/docs/differ.txt': 'from A, newer',
       '/only-a.txt': 'a',
       '/only-b.txt': 'b',
@@ -145,7 +145,7 @@ describe('two-way sync', () => {
       expectInSync(w);
       expect(contents(w.a, '/A')['/x.txt'], resolution).toBe(winner);
       const others = Object.entries(contents(w.a, '/A')).filter(([k]) => k !== '/x.txt');
-      if (loserKept) expect(others, resolution).toEqual([['/x (conflict 2026-11-22 1030 from Drive).txt', loserKept]]);
+      if (loserKept) expect(others, resolution).toEqual([['/x (conflict 2026-11-22 from Drive).txt', loserKept]]);
       else expect(others, resolution).toEqual([]);
       expect(result.summary.conflicts).toBe(1);
     }

@@ -224,6 +224,12 @@ export interface FailedItem {
   message: string;
   /** A stopped run did not get to it (canceled, out of space or traffic): not a failure of its own. */
   notDone?: true;
+  /**
+   * A name the run cannot act on (`reason` kind_mismatch, case_clash or invalid_name): left alone,
+   * listed here with its reason for the user to resolve (a retry looks at it again), counted as a
+   * conflict, not a failure.
+   */
+  conflict?: true;
   item: PlanItem;
   pair: PlanPair;
 }
@@ -252,13 +258,22 @@ export type TransferOutcome =
   | 'traffic_exceeded'
   | 'needs_delete_confirmation';
 
+/**
+ * What became of each file of the run (of its first attempt's plan, for a run resumed after a
+ * crash): every file is exactly one of added, updated, deleted, skipped, conflicts, failed, or (a
+ * stopped run) notDone.
+ */
 export interface ResultSummary {
   added: number;
   updated: number;
   deleted: number;
   skipped: number;
+  /** Conflicts resolved, and names the run could not act on (`FailedItem.conflict`). */
   conflicts: number;
+  /** Files that failed (`result.failed` without the not-done and conflict entries). */
   failed: number;
+  /** Files a stopped run (canceled, out of space or traffic) did not get to. */
+  notDone: number;
   /** Finished by an earlier interrupted attempt of the same run (from checkpoints). */
   resumed: number;
   /**
@@ -268,9 +283,14 @@ export interface ResultSummary {
   redone: number;
 }
 
+/** A summary of nothing done yet. */
+export function emptyResultSummary(): ResultSummary {
+  return { added: 0, updated: 0, deleted: 0, skipped: 0, conflicts: 0, failed: 0, notDone: 0, resumed: 0, redone: 0 };
+}
+
 export interface TransferResult {
   outcome: TransferOutcome;
-  /** Items that succeeded (copies, updates, deletes, conflicts; resumed ones included). */
+  /** Items that succeeded (copies, updates, deletes, conflicts; those of earlier attempts included). */
   successCount: number;
   /** Items the run had to do (skips not included). */
   totalCount: number;
@@ -278,6 +298,8 @@ export interface TransferResult {
   totalSize: number;
   /** Bytes actually moved by this process (server-side copies included). */
   transferredBytes: number;
+  /** Bytes moved by earlier, interrupted attempts of this run (the files it resumed from checkpoints). */
+  resumedBytes?: number;
   timeTakenMs: number;
   startedAt: number;
   finishedAt: number;

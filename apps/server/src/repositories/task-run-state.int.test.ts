@@ -33,19 +33,6 @@ describeEachDialect('task run state', (getDb) => {
     });
   });
 
-  it('keeps the plan figures of a job across clear(), and only for that job', async () => {
-    const store = new TaskCheckpointStore(getDb().kysely, 'task-c');
-    const figures = { jobId: 't-c-1', total: 12, size: 3400, copy: 10, update: 2, delete: 0 };
-    await store.savePlanFigures(figures);
-    await store.markDone('write|target|/s|/t|/x|1||', { action: 'copy', bytes: 1 });
-    expect((await store.tally()).count).toBe(1);
-    await store.clear();
-    expect(await store.count()).toBe(1); // the figures row
-    expect((await store.tally()).count).toBe(0);
-    expect(await store.planFigures('t-c-1')).toEqual(figures);
-    expect(await store.planFigures('t-c-2')).toBeUndefined();
-  });
-
   it('records the folders a run writes temporary files into, keeps them across clear(), forgets them when told', async () => {
     const store = new TaskCheckpointStore(getDb().kysely, 'task-temps');
     const other = new TaskCheckpointStore(getDb().kysely, 'task-temps-2');

@@ -3,6 +3,7 @@ import {
   tempFolderKey,
   type CheckpointInfo,
   type CheckpointStore,
+  type CheckpointTally,
   type TempFolder,
   type TwoWayRecord,
   type TwoWayStateStore,
@@ -10,26 +11,8 @@ import {
 
 const BATCH = 400;
 
-/** A run's plan figures, kept so an attempt resumed after a crash reports the whole run. */
-export interface PlanFigures {
-  jobId: string;
-  total: number;
-  size: number;
-  copy: number;
-  update: number;
-  delete: number;
-}
-
-/** The checkpoint row holding PlanFigures (engine keys start with an action name; rows of the run's own start with '#'). */
-const FIGURES_KEY = '#plan-figures';
 /** Rows recording folders the run writes temporary files into: this prefix and the folder's key. */
 const TEMP_PREFIX = '#temp|';
-
-export interface CheckpointTally {
-  count: number;
-  bytes: number;
-  byAction: Partial<Record<CheckpointInfo['action'], number>>;
-}
 
 /**
  * The engine's checkpoints of one task in the database: every finished file is recorded, so a run
@@ -103,8 +86,8 @@ export class TaskCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * Forgets the finished files; the plan figures stay (a crash right after this must not lose
-   * them), and so do the temporary-file records (forgotten once their leftovers are removed).
+   * Forgets the finished files; the temporary-file records stay (forgotten once their leftovers
+   * are removed).
    */
   async clear(): Promise<void> {
     await this.db
@@ -137,27 +120,6 @@ export class TaskCheckpointStore implements CheckpointStore {
         .where('key', 'in', keys.slice(i, i + BATCH))
         .execute();
     }
-  }
-
-  async savePlanFigures(figures: PlanFigures): Promise<void> {
-    const text = JSON.stringify(figures);
-    await this.db
-      .insertInto('task_checkpoints')
-      .values({ task_id: this.taskId, key: FIGURES_KEY, info: text })
-      .onConflict((oc) => oc.columns(['task_id', 'key']).doUpdateSet({ info: text }))
-      .execute();
-  }
-
-  /** The figures saved by an earlier attempt of the same job, if any. */
-  async planFigures(jobId: string): Promise<PlanFigures | undefined> {
-    const row = await this.db
-      .selectFrom('task_checkpoints')
-      .select('info')
-      .where('task_id', '=', this.taskId)
-      .where('key', '=', FIGURES_KEY)
-      .executeTakeFirst();
-    const figures = row ? (JSON.parse(row.info) as PlanFigures) : undefined;
-    return figures?.jobId === jobId ? figures : undefined;
   }
 
   /**

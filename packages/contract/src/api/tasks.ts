@@ -160,7 +160,17 @@ export const taskResultSchema = z.object({
   updated: z.number().int(),
   deleted: z.number().int(),
   skipped: z.number().int(),
+  /** Files that failed (retry sends them again). */
   failed: z.number().int(),
+  /**
+   * Files changed on both sides of a two-way sync (resolved by the task's conflict rule), and names
+   * the run could not act on (a file and a folder of one name, names differing only in case, a
+   * name that is not valid UTF-8), which are listed in the result list with that reason. Absent in
+   * results of older runs.
+   */
+  conflicts: z.number().int().optional(),
+  /** Files a stopped run (canceled, out of space or traffic) did not get to. Absent in results of older runs. */
+  not_done: z.number().int().optional(),
   /** Why the run stopped, when it did not end normally. */
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   /** Symbolic links the run left alone (the first MAX_SET_ASIDE_ITEMS), each with why; absent when none. */

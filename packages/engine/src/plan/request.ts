@@ -33,9 +33,13 @@ export interface PlanRequest {
   listConcurrency?: number;
   /** Keep skip items in the plan (counts are always kept). Default true; two_way always keeps them. */
   keepSkipped?: boolean;
-  /** Names of the sides used in conflict file names ("... from <name>"). Default 'source'/'target'. */
+  /**
+   * Labels of the sides in conflict copies' names ("report (conflict 2026-11-28 from laptop).txt"):
+   * short, like a cloud's alias or kind; made portable and cut to 24 characters. Default
+   * 'source'/'target'; sides labelled alike are told apart by their folders' names.
+   */
   sideNames?: { source: string; target: string };
-  /** Time written into conflict names. Default now. */
+  /** Date (UTC) written into conflict names. Default now. */
   now?: Date;
   /** Retries of listings and stats that fail with a `retry`-class error. Defaults: 6 retries, 200 ms, 8 s. */
   retries?: { retries?: number; minSleepMs?: number; maxSleepMs?: number };

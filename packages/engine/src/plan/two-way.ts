@@ -1,29 +1,50 @@
 import type { ConflictResolution } from '@skyferry/contract';
-import type { Entry } from '@skyferry/providers';
+import { DEFAULT_NAME_LIMIT, type Entry, type NameLimit } from '@skyferry/providers';
 import type { TwoWayRecord, TwoWayStateStore } from '../stores.ts';
 import type { ConflictPlan, PlanAction, PlanItem, PlanReason, Side } from '../types.ts';
 import { baseName, fingerprintOf } from '../util.ts';
 import { caseClash, kindClash, unreadableName } from './clashes.ts';
+import { conflictLabels, conflictName } from './conflict-name.ts';
 import type { Comparer } from './compare.ts';
 import type { Deletions } from './deletions.ts';
 import type { PlanRequest } from './request.ts';
 import type { PlanTally } from './tally.ts';
 import type { FolderJudge, FolderRef, FolderShape, PairedFolder, Place, Visit, Walked, Walker } from './walk.ts';
 
-/** Conflict file name: "name (conflict 2026-11-22 1030 from target).ext". */
-export function conflictName(name: string, now: Date, from: string, taken: (candidate: string) => boolean): string {
-  const dot = name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  const ext = dot > 0 ? name.slice(dot) : '';
-  const p = (n: number) => String(n).padStart(2, '0');
-  const stamp = `${now.getUTCFullYear()}-${p(now.getUTCMonth() + 1)}-${p(now.getUTCDate())} ${p(now.getUTCHours())}${p(now.getUTCMinutes())}`;
-  for (let i = 1; ; i++) {
-    const candidate = `${stem} (conflict ${stamp} from ${from}${i > 1 ? ` ${i}` : ''})${ext}`;
-    if (!taken(candidate)) return candidate;
+const other = (s: Side): Side => (s === 'source' ? 'target' : 'source');
+
+/**
+ * The names a folder holds on either side (whole listings: names the filter hides and names that
+ * could not be shown too), for conflict copies to avoid; gathered when a conflict first needs them.
+ * Compared without case: a copy must not clash on a disk that ignores it either.
+ */
+class FolderNames {
+  private set: Set<string> | undefined;
+  private readonly f: PairedFolder;
+  constructor(f: PairedFolder) {
+    this.f = f;
+  }
+  private all(): Set<string> {
+    if (!this.set) {
+      const set = new Set<string>();
+      for (const e of this.f.raw.source ?? []) set.add(foldName(e.name));
+      for (const e of this.f.raw.target ?? []) set.add(foldName(e.name));
+      for (const u of this.f.unreadable) set.add(foldName(u.name));
+      this.set = set;
+    }
+    return this.set;
+  }
+  has(name: string): boolean {
+    return this.all().has(foldName(name));
+  }
+  add(name: string): void {
+    this.all().add(foldName(name));
   }
 }
 
-const other = (s: Side): Side => (s === 'source' ? 'target' : 'source');
+function foldName(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
 
 /** What a two-way folder's walk comes to: whether anything is written below it on each side. */
 export interface TwoWayWalk {
@@ -53,6 +74,10 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
   readonly now: Date;
   readonly state: TwoWayStateStore;
   readonly hasState: boolean;
+  /** Both sides' limits on name length (conflict copies go to both). */
+  readonly nameLimits: NameLimit[];
+  /** The sides' labels in conflict names (`conflictLabels`), once the pair's roots are known. */
+  private labels: { source: string; target: string } | undefined;
   /** Files the previous state holds in the folders walked (the emptied-side rule). */
   stateFiles = 0;
 
@@ -74,6 +99,10 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
     this.now = req.now ?? new Date();
     this.state = state;
     this.hasState = hasState;
+    this.nameLimits = [
+      req.source.features.nameLimit ?? DEFAULT_NAME_LIMIT,
+      req.target.features.nameLimit ?? DEFAULT_NAME_LIMIT,
+    ];
   }
 
   /**
@@ -150,7 +179,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
       P.set(key(baseName(r.rel)), r);
       if (r.kind === 'file') this.stateFiles++;
     }
-    const names = new Set<string>([...f.sorted.source.keys, ...f.sorted.target.keys]);
+    const names = new FolderNames(f);
     for (const u of f.unreadable) this.tally.emit(sink, unreadableName(0, ref, u));
     for (const it of f.setAside) this.tally.emit(sink, it);
     const writesTo: Record<Side, boolean> = { source: false, target: false };
@@ -254,7 +283,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
     return { state: { writesTo }, subs };
   }
 
-  conflict(a: Entry, b: Entry, names: Set<string>): ConflictPlan {
+  conflict(a: Entry, b: Entry, names: FolderNames): ConflictPlan {
     const am = a.modTime?.getTime() ?? 0;
     const bm = b.modTime?.getTime() ?? 0;
     const newer: Side = this.compare.isNewer(bm, am) ? 'target' : 'source';
@@ -272,9 +301,9 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
     const plan: ConflictPlan = { resolution: this.resolution, winner };
     if (this.resolution === 'keep_both') {
       const loser = other(winner);
-      const from = this.req.sideNames?.[loser] ?? loser;
-      const name = conflictName(a.name, this.now, from, (c) => names.has(this.walker.key(c)));
-      names.add(this.walker.key(name));
+      this.labels ??= conflictLabels(this.req.sideNames, this.walker.pairs[0] ?? { source: '/', target: '/' });
+      const name = conflictName(a.name, this.now, this.labels[loser], (c) => names.has(c), this.nameLimits);
+      names.add(name);
       plan.loserName = name;
     }
     return plan;
@@ -284,7 +313,7 @@ export class TwoWayDecider implements FolderJudge<TwoWayWalk, TwoWayWalk, TwoWay
   bothSides(
     sink: PlanItem[],
     writesTo: Record<Side, boolean>,
-    names: Set<string>,
+    names: FolderNames,
     fileItem: FileItem,
     r: Place,
     a: Entry,

@@ -62,9 +62,35 @@ describe('names between two local disks', () => {
     const { plan, result } = await sides.run('mirror', 'kind', { confirmDeletes: true });
     expect(actions(plan)).toEqual(['conflict target /x kind_mismatch', 'copy target /ok.txt new']);
     expect(result.outcome).toBe('partial');
-    expect(result.failed.map((f) => `${f.reason} ${f.item.rel}`)).toEqual(['kind_mismatch /x']);
-    expect(result.summary).toMatchObject({ added: 1, failed: 1, deleted: 0 });
+    // Counted as what the plan says it is, a conflict, and listed with its reason; no failure.
+    expect(result.failed.map((f) => `${f.reason} ${f.item.rel} ${f.conflict}`)).toEqual(['kind_mismatch /x true']);
+    expect(plan?.summary.conflict.count).toBe(1);
+    expect(result.summary).toMatchObject({ added: 1, conflicts: 1, failed: 0, deleted: 0, skipped: 0 });
     expect(await tree(B)).toEqual({ 'ok.txt': 'ok', 'x/inner.txt': 'in a folder' });
+  });
+
+  it('a migrated folder whose name is a file in the target is a conflict with its reason, counted as one', async () => {
+    const A = sides.a.remote('/fold');
+    const B = sides.b.remote('/fold-target');
+    await writeFileAt(A, 'Photos/p1.jpg', 'p1', T0);
+    await writeFileAt(A, 'Photos/p2.jpg', 'p2', T0);
+    await writeFileAt(A, 'notes.txt', 'n', T0);
+    await writeFileAt(B, 'Photos', 'a file in the way', T0);
+    const { plan, result } = await runTransfer({
+      source: sides.a.provider,
+      target: sides.b.provider,
+      mode: 'migrate',
+      sourcePaths: ['/fold/Photos', '/fold/notes.txt'],
+      targetPath: '/fold-target',
+    });
+    expect(plan?.errors).toEqual([]);
+    expect(actions(plan)).toEqual(['conflict target / kind_mismatch', 'copy target /notes.txt new']);
+    expect(result.outcome).toBe('partial');
+    expect(result.failed.map((f) => `${f.reason} ${f.sourceFile.parent}/${f.sourceFile.name} ${f.conflict}`)).toEqual([
+      'kind_mismatch /fold/Photos true',
+    ]);
+    expect(result.summary).toMatchObject({ added: 1, conflicts: 1, failed: 0, skipped: 0 });
+    expect(await tree(B)).toEqual({ Photos: 'a file in the way', 'notes.txt': 'n' });
   });
 
   it('a local file whose name is not valid UTF-8 is reported with its reason, not left out', async () => {
@@ -77,6 +103,9 @@ describe('names between two local disks', () => {
     expect(result.outcome).toBe('partial');
     expect(result.failed.map((f) => f.reason)).toEqual(['invalid_name']);
     expect(result.failed[0]?.message).toMatch(/not valid UTF-8/);
+    // Two files: one added, one a conflict with its reason; none failed, none left out.
+    expect(plan?.summary.conflict.count).toBe(1);
+    expect(result.summary).toMatchObject({ added: 1, conflicts: 1, failed: 0, skipped: 0 });
     expect(await readdir(sides.b.remote('/bytes'))).toEqual(['good.txt']);
   });
 });

@@ -32,8 +32,8 @@ describe('same-size edits between two local disks', () => {
     expect(actions(plan)).toEqual(['conflict source /f.txt both_changed']);
     expect(result.outcome).toBe('success');
     expect(await readFile(join(A, 'f.txt'), 'utf8')).toBe('BBBB');
-    expect(await readFile(join(A, 'f (conflict 2026-11-22 1030 from A).txt'), 'utf8')).toBe('AAAA');
-    expect(await readFile(join(B, 'f (conflict 2026-11-22 1030 from A).txt'), 'utf8')).toBe('AAAA');
+    expect(await readFile(join(A, 'f (conflict 2026-11-22 from A).txt'), 'utf8')).toBe('AAAA');
+    expect(await readFile(join(B, 'f (conflict 2026-11-22 from A).txt'), 'utf8')).toBe('AAAA');
   });
 
   it('two-way: the same bytes on both sides settle quietly (no conflict), whatever their times', async () => {
@@ -109,8 +109,8 @@ describe('same-size edits with Apache WebDAV, which keeps no modification times'
     expect(result.outcome).toBe('success');
     const kept = [
       await readFile(join(L, 'f.txt'), 'utf8'),
-      await readFile(join(L, 'f (conflict 2026-11-22 1030 from Laptop).txt'), 'utf8').catch(() => ''),
-      await readFile(join(L, 'f (conflict 2026-11-22 1030 from Server).txt'), 'utf8').catch(() => ''),
+      await readFile(join(L, 'f (conflict 2026-11-22 from Laptop).txt'), 'utf8').catch(() => ''),
+      await readFile(join(L, 'f (conflict 2026-11-22 from Server).txt'), 'utf8').catch(() => ''),
     ].sort();
     expect(kept).toEqual(['', 'LLLL', 'SSSS']);
   });

@@ -50,3 +50,13 @@ export function actions(plan: TransferPlan | undefined): string[] {
     .map((i) => `${i.action} ${i.side} ${i.rel} ${i.reason}`)
     .sort();
 }
+
+/** Why a name would be refused by a Windows, macOS or Linux disk (null: it would not). */
+export function unportable(name: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  if (/[/\\:*?"<>|\u0000-\u001f\u007f]/.test(name)) return 'character';
+  if (/[. ]$/.test(name)) return 'trailing dot or space';
+  if (/^(con|prn|aux|nul|com\d|lpt\d)$/i.test((name.split('.')[0] ?? '').trimEnd())) return 'reserved';
+  if (Buffer.byteLength(name, 'utf8') > 255) return 'longer than 255 bytes';
+  return null;
+}

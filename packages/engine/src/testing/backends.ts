@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 // The S3 backend's s3rver workarounds (copy-source escaping, folder markers) are options of openS3.
-import { openLocal, openS3, openSftp, openWebdav } from '@skyferry/providers';
+import { openFtp, openLocal, openS3, openSftp, openWebdav } from '@skyferry/providers';
 import type { Provider, ReadOptions } from '@skyferry/providers';
-import { run, startApacheWebdav, startS3rver, startSshd } from '@skyferry/testing';
+import { run, startApacheWebdav, startS3rver, startSshd, startVsftpd } from '@skyferry/testing';
 
 /**
  * Real backends on 127.0.0.1 for the engine's integration tests and benchmark, each with the
@@ -48,7 +48,7 @@ export async function localTree(root: string): Promise<Record<string, string>> {
   return out;
 }
 
-export type BackendName = 'local' | 's3' | 'webdav' | 'sftp';
+export type BackendName = 'local' | 's3' | 'webdav' | 'sftp' | 'ftp';
 
 export interface BackendFixture {
   name: BackendName;
@@ -69,6 +69,31 @@ export const RCLONE_ENV: NodeJS.ProcessEnv = { RCLONE_CONFIG: '/dev/null', AWS_C
 
 export async function rcloneObscure(secret: string): Promise<string> {
   return (await run('rclone', ['obscure', secret])).trim();
+}
+
+type Opener = (host: string, port: number) => Promise<{ provider: Provider; remote: (path: string) => string }>;
+
+/** The fixture of a server at `address`, its providers opened by `open`; `stopServer` ends it. */
+async function served(
+  name: BackendName,
+  address: { host: string; port: number },
+  open: Opener,
+  stopServer: () => Promise<void>,
+  rcloneFlags: string[] = [],
+): Promise<BackendFixture> {
+  const main = await open(address.host, address.port);
+  return {
+    name,
+    provider: main.provider,
+    remote: main.remote,
+    rcloneFlags,
+    address,
+    reopen: open,
+    stop: async () => {
+      await main.provider.close?.();
+      await stopServer();
+    },
+  };
 }
 
 export async function startBackend(name: BackendName): Promise<BackendFixture> {
@@ -106,20 +131,14 @@ export async function startBackend(name: BackendName): Promise<BackendFixture> {
           `:s3,provider=Other,env_auth=false,access_key_id=${server.accessKeyId},secret_access_key=${server.secretAccessKey},endpoint='${endpoint}',force_path_style=true:${bucket}${p}`;
         return { provider, remote };
       };
-      const main = await open('127.0.0.1', server.port);
-      return {
+      // s3rver's delimiter listings miss deeper folders; a flat listing sees everything.
+      return served(
         name,
-        provider: main.provider,
-        remote: main.remote,
-        // s3rver's delimiter listings miss deeper folders; a flat listing sees everything.
-        rcloneFlags: ['--fast-list'],
-        address: { host: '127.0.0.1', port: server.port },
-        reopen: (host, port) => open(host, port),
-        stop: async () => {
-          await main.provider.close?.();
-          await server.stop();
-        },
-      };
+        { host: '127.0.0.1', port: server.port },
+        (host, port) => open(host, port),
+        () => server.stop(),
+        ['--fast-list'],
+      );
     }
     case 'webdav': {
       const server = await startApacheWebdav();
@@ -134,19 +153,24 @@ export async function startBackend(name: BackendName): Promise<BackendFixture> {
           `:webdav,url='${u.toString()}',vendor=other,user=${server.username},pass=${pass}:${p.replace(/^\//, '')}`;
         return { provider, remote };
       };
-      const main = await open(url.hostname, Number(url.port));
-      return {
-        name,
-        provider: main.provider,
-        remote: main.remote,
-        rcloneFlags: [],
-        address: { host: url.hostname, port: Number(url.port) },
-        reopen: open,
-        stop: async () => {
-          await main.provider.close?.();
-          await server.stop();
-        },
+      return served(name, { host: url.hostname, port: Number(url.port) }, open, () => server.stop());
+    }
+    case 'ftp': {
+      const server = await startVsftpd();
+      const pass = await rcloneObscure(server.password);
+      const open = async (host: string, port: number) => {
+        const provider = await openFtp({
+          host,
+          port,
+          username: server.username,
+          password: server.password,
+          root: server.root,
+        });
+        const remote = (p: string) =>
+          `:ftp,host=${host},port=${port},user=${server.username},pass=${pass}:${join(server.root, p)}`;
+        return { provider, remote };
       };
+      return served(name, { host: server.host, port: server.port }, open, () => server.stop());
     }
     case 'sftp': {
       const server = await startSshd();
@@ -159,20 +183,10 @@ export async function startBackend(name: BackendName): Promise<BackendFixture> {
           `:sftp,host=${host},port=${port},user=${server.username},key_file='${keyFile}',disable_hashcheck=true:${join(server.dir, p)}`;
         return { provider, remote };
       };
-      const main = await open(server.host, server.port);
-      return {
-        name,
-        provider: main.provider,
-        remote: main.remote,
-        rcloneFlags: [],
-        address: { host: server.host, port: server.port },
-        reopen: open,
-        stop: async () => {
-          await main.provider.close?.();
-          await server.stop();
-          await rm(keyDir, { recursive: true, force: true });
-        },
-      };
+      return served(name, { host: server.host, port: server.port }, open, async () => {
+        await server.stop();
+        await rm(keyDir, { recursive: true, force: true });
+      });
     }
   }
 }

@@ -141,6 +141,14 @@ export interface ChunkWriter {
 }
 
 /** Optional capabilities, discovered from what a backend implements plus flags it declares. */
+/** How long a name may be on a backend: in UTF-8 bytes (disks, SFTP, FTP) or characters (UTF-16 code units). */
+export interface NameLimit {
+  max: number;
+  unit: 'bytes' | 'chars';
+}
+/** The limit of a backend that declares none: 255 bytes, what most disks take. */
+export const DEFAULT_NAME_LIMIT: NameLimit = { max: 255, unit: 'bytes' };
+
 export interface Features {
   /** Server-side copy within one account. */
   copy: boolean;
@@ -162,6 +170,8 @@ export interface Features {
   bucketBased: boolean;
   /** Writing needs the size up front (the executor buffers to disk only then). */
   needsSize: boolean;
+  /** The longest name it takes (default `DEFAULT_NAME_LIMIT`). */
+  nameLimit?: NameLimit;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type TaskResult,
 } from '@skyferry/contract';
 import {
+  emptyResultSummary,
   executePlan,
   planRetry,
   planTransfer,
@@ -32,14 +33,14 @@ import type { Logger } from 'pino';
 import { ApiError } from '../../http/errors.ts';
 import type { ProgressSnapshot, ProgressStore } from '../../repositories/task-progress.ts';
 import { SyncPairLocksRepository } from '../../repositories/sync-pair-locks.ts';
-import { TaskCheckpointStore, TaskTwoWayStateStore, type CheckpointTally } from '../../repositories/task-run-state.ts';
+import { TaskCheckpointStore, TaskTwoWayStateStore } from '../../repositories/task-run-state.ts';
 import type { FailedFileRow, TaskRow, TasksRepository } from '../../repositories/tasks.ts';
 import type { CloudsService } from '../clouds.ts';
 import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
 import type { UsersService } from '../users.ts';
 import type { TaskJob } from './tasks-service.ts';
 import { markRefusedExpired } from './expired.ts';
-import { cloudLabel, parseSource, parseTarget } from './views.ts';
+import { cloudLabel, parseSource, parseTarget, shortCloudLabel } from './views.ts';
 
 export interface TaskRunnerOptions {
   repo: TasksRepository;
@@ -110,38 +111,8 @@ function failedResult(startedAt: number, code: string, message: string): Transfe
     source: { kind: '', paths: [] },
     target: { kind: '', path: '' },
     failed: [],
-    summary: { added: 0, updated: 0, deleted: 0, skipped: 0, conflicts: 0, failed: 0, resumed: 0, redone: 0 },
+    summary: emptyResultSummary(),
     error: { code, message },
-  };
-}
-
-/**
- * A run's figures with what earlier, interrupted attempts of it finished (recorded in its
- * checkpoints) and this attempt neither counted as resumed nor did again (such an item counts once,
- * as this attempt's).
- */
-export function withCarried(result: TransferResult, carried: CheckpointTally): TransferResult {
-  const by = carried.byAction;
-  const countable = (by.copy ?? 0) + (by.update ?? 0) + (by.delete ?? 0) + (by.conflict ?? 0);
-  const extra = Math.max(0, countable - result.summary.resumed - result.summary.redone);
-  if (extra === 0) return result;
-  const copies = Math.min(extra, by.copy ?? 0);
-  const updates = Math.min(extra - copies, by.update ?? 0);
-  const deletes = Math.min(extra - copies - updates, by.delete ?? 0);
-  const bytes = Math.round((carried.bytes * extra) / countable);
-  return {
-    ...result,
-    successCount: result.successCount + extra,
-    totalCount: result.totalCount + extra,
-    totalSize: result.totalSize + bytes,
-    transferredBytes: result.transferredBytes + bytes,
-    summary: {
-      ...result.summary,
-      added: result.summary.added + copies,
-      updated: result.summary.updated + updates,
-      deleted: result.summary.deleted + deletes,
-      resumed: result.summary.resumed + extra,
-    },
   };
 }
 
@@ -179,7 +150,10 @@ export class TaskRunner {
     log.info({ task: taskId, job: job.id, attempt: job.attempt }, 'task run started');
 
     const live = new LiveProgress(this.o.progress, taskId, this.o.progressEveryMs ?? 1000, log);
-    live.set(TaskState.scanning, ZERO, 0, 0);
+    // An attempt resuming the run after a crash goes on from what the one before it showed.
+    const shown = job.attempt > 1 ? await this.o.progress.get(taskId) : undefined;
+    if (shown) live.resumeFrom(shown);
+    else live.set(TaskState.scanning, ZERO, 0, 0);
     let result: TransferResult;
     let plan: TransferPlan | undefined;
     let docsLeftOut = 0;
@@ -365,7 +339,7 @@ export class TaskRunner {
     const db = this.o.db;
     const checkpoints = new TaskCheckpointStore(db, row.id);
     const twoWayState = new TaskTwoWayStateStore(db, row.id);
-    const sideNames = { source: cloudLabel(source.cloud), target: cloudLabel(target.cloud) };
+    const sideNames = { source: shortCloudLabel(source.cloud), target: shortCloudLabel(target.cloud) };
     let plan: TransferPlan;
     try {
       if (row.run_mode === 'retry') {
@@ -400,27 +374,6 @@ export class TaskRunner {
     }
 
     const total = plan.bytesTo.target + plan.bytesTo.source;
-    // The first attempt's figures stand for the run; an attempt resumed after a crash re-plans and
-    // sees only what is left.
-    const jobId = job.id;
-    let figures = await checkpoints.planFigures(jobId);
-    // An earlier attempt of this job planned (and may have done part of) the run: this attempt
-    // resumes it. Its plan may even look the same (with "transfer anyway", files already written
-    // are planned again as updates), so the first attempt's figures are the run's.
-    const earlierAttempt = figures !== undefined;
-    if (!figures) {
-      figures = {
-        jobId,
-        total: plan.filesToTransfer + plan.deletes.count,
-        size: total,
-        copy: plan.summary.copy.count,
-        update: plan.summary.update.count,
-        delete: plan.summary.delete.count,
-      };
-      await checkpoints.savePlanFigures(figures);
-    }
-    const resumedRun =
-      earlierAttempt || figures.total !== plan.filesToTransfer + plan.deletes.count || figures.size !== total;
     await this.o.repo.transition(
       row.id,
       [TaskState.scanning],
@@ -443,8 +396,6 @@ export class TaskRunner {
         },
       };
     }
-    // Files an interrupted attempt finished: the plan may skip them now (they exist on the target).
-    const carried = await checkpoints.tally();
     const executed = await executePlan(plan, {
       source: source.provider,
       target: target.provider,
@@ -464,26 +415,15 @@ export class TaskRunner {
           p.finishedCounts,
         ),
     });
-    let result: TransferResult =
-      resumedRun && executed.outcome === 'success'
-        ? {
-            ...executed,
-            totalCount: figures.total,
-            successCount: figures.total,
-            totalSize: figures.size,
-            transferredBytes: Math.max(executed.transferredBytes, figures.size),
-            summary: { ...executed.summary, added: figures.copy, updated: figures.update, deleted: figures.delete },
-          }
-        : withCarried(executed, carried);
-    // "Partially successful" needs a success: a run whose only items failed (a source folder that
-    // is gone, say) failed.
-    if (result.outcome === 'partial' && result.successCount === 0 && result.failed.length > 0) {
+    // The engine counts what interrupted attempts of this run did (its checkpoints): the figures
+    // are the whole run's. "Partially successful" needs a success: a run whose only items failed
+    // (a source folder that is gone, say) failed.
+    let result: TransferResult = executed;
+    if (result.outcome === 'partial' && result.successCount === 0 && result.summary.failed > 0) {
       result = { ...result, outcome: 'failed' };
     }
-    charged.bytes =
-      billingMode === 'off'
-        ? result.transferredBytes
-        : charged.bytes + (result.transferredBytes - executed.transferredBytes);
+    // Usage: what this attempt moved (or was charged for) and what the attempts before it moved.
+    charged.bytes = (billingMode === 'off' ? result.transferredBytes : charged.bytes) + (result.resumedBytes ?? 0);
     return { plan, result };
   }
 
@@ -510,8 +450,10 @@ export class TaskRunner {
       updated: result.summary.updated,
       deleted: result.summary.deleted,
       // Google Docs the source left out count as skipped (the plan never saw them).
-      skipped: (plan?.summary.skip.count ?? result.summary.skipped) + docsLeftOut,
-      failed: result.failed.length,
+      skipped: result.summary.skipped + docsLeftOut,
+      failed: result.summary.failed,
+      conflicts: result.summary.conflicts,
+      not_done: result.summary.notDone,
       error: result.error ? runError(result.error) : null,
     };
     if (result.setAside && result.setAside.length > 0) {
@@ -609,7 +551,9 @@ export class TaskRunner {
 
 /**
  * The latest progress of a run, written to the progress store at most every `everyMs` and at
- * least that often while the run goes (so pollers see it move even when nothing changed).
+ * least that often while the run goes (so pollers see it move even when nothing changed). The
+ * percentage, the bytes moved and the files finished never go back within a run, across its
+ * attempts too.
  */
 class LiveProgress {
   private latest: ProgressSnapshot | undefined;
@@ -627,9 +571,35 @@ class LiveProgress {
     this.timer.unref();
   }
 
+  /** The most shown so far. */
+  private readonly most = { percentage: 0, transferred: 0, finished: 0 };
+  /** An attempt resuming the run lists again: what the one before it showed stays meanwhile. */
+  private holding = false;
+
+  /** Goes on from what an earlier attempt of the run showed (its figures stay until this one's pass them). */
+  resumeFrom(shown: ProgressSnapshot): void {
+    this.most.percentage = shown.progress.percentage;
+    this.most.transferred = shown.progress.transferred;
+    this.most.finished = shown.finishedCounts;
+    this.latest = { ...shown, updatedAt: Date.now() };
+    this.holding = true;
+  }
+
   set(state: number, progress: TaskProgress, totalCounts: number, finishedCounts: number): void {
+    if (this.holding && state === TaskState.scanning) return;
+    this.holding = false;
+    const most = this.most;
+    most.percentage = Math.max(most.percentage, progress.percentage);
+    most.transferred = Math.max(most.transferred, progress.transferred);
+    most.finished = Math.max(most.finished, finishedCounts);
     const first = this.latest === undefined || this.latest.state !== state;
-    this.latest = { state, progress, totalCounts, finishedCounts, updatedAt: Date.now() };
+    this.latest = {
+      state,
+      progress: { ...progress, percentage: most.percentage, transferred: most.transferred },
+      totalCounts: Math.max(totalCounts, most.finished),
+      finishedCounts: most.finished,
+      updatedAt: Date.now(),
+    };
     if (first) this.flush();
   }
 

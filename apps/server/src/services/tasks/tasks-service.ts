@@ -47,7 +47,15 @@ import { nextRunAfter, type ScheduledTask } from '../scheduler/scheduler.ts';
 import type { UsersService } from '../users.ts';
 import { mapFileError } from '../files/errors.ts';
 import { markRefusedExpired } from './expired.ts';
-import { cloudLabel, kindInfo, parseSource, parseTarget, toFailedFile, toServerTask } from './views.ts';
+import {
+  cloudLabel,
+  kindInfo,
+  parseSource,
+  parseTarget,
+  shortCloudLabel,
+  toFailedFile,
+  toServerTask,
+} from './views.ts';
 
 /** What a task job carries through the queue. */
 export interface TaskJob {
@@ -334,7 +342,7 @@ export class TasksService {
       conflictResolution,
       followLinks: body.follow_links === true,
       twoWayState: new MemoryTwoWayStateStore(),
-      sideNames: { source: cloudLabel(source.cloud), target: cloudLabel(target.cloud) },
+      sideNames: { source: shortCloudLabel(source.cloud), target: shortCloudLabel(target.cloud) },
     };
 
     if (body.dry_run) {
@@ -676,11 +684,10 @@ async function checkTarget(target: Provider, path: string): Promise<void> {
 
 /** A readable default name: "Photos → Backup", "Photos +2 → Backup", the cloud's name for a root. */
 export function defaultTaskName(source: CloudRecord, paths: string[], target: CloudRecord, targetPath: string): string {
-  const short = (cloud: CloudRecord) => cloud.alias || kindInfo(cloud.kind)?.displayName || cloud.kind;
   const first = paths[0] ?? '/';
-  const from = first === '/' ? short(source) : baseName(first);
+  const from = first === '/' ? shortCloudLabel(source) : baseName(first);
   const more = paths.length > 1 ? ` +${paths.length - 1}` : '';
-  const to = targetPath === '/' ? short(target) : baseName(targetPath);
+  const to = targetPath === '/' ? shortCloudLabel(target) : baseName(targetPath);
   return `${from}${more} → ${to}`.slice(0, 255);
 }
 

@@ -38,9 +38,14 @@ export function kindInfo(kind: string): CloudKindInfo | undefined {
 }
 
 /** How a cloud is named to the user: its alias, else the kind's name, with the account. */
+/** A cloud's short name: its alias, else its kind's name (conflict copies say "from <this>"). */
+export function shortCloudLabel(cloud: CloudRecord): string {
+  return cloud.alias || kindInfo(cloud.kind)?.displayName || cloud.kind;
+}
+
 export function cloudLabel(cloud: CloudRecord | undefined): string {
   if (!cloud) return '?';
-  const name = cloud.alias || kindInfo(cloud.kind)?.displayName || cloud.kind;
+  const name = shortCloudLabel(cloud);
   return cloud.cloudAccount ? `${name} (${cloud.cloudAccount})` : name;
 }
 

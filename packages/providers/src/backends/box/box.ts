@@ -135,6 +135,7 @@ export class BoxProvider implements Provider {
     caseInsensitive: true,
     bucketBased: false,
     needsSize: true,
+    nameLimit: { max: 255, unit: 'chars' },
   };
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['sha1']);
   /** Files above this size use chunked upload sessions (Box takes direct uploads up to 50 MB). */

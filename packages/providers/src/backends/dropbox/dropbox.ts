@@ -180,6 +180,7 @@ export class DropboxProvider implements Provider {
     caseInsensitive: true,
     bucketBased: false,
     needsSize: false,
+    nameLimit: { max: 255, unit: 'chars' },
   };
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['dropbox']);
   readonly chunkSize: number;

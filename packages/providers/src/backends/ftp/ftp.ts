@@ -191,6 +191,8 @@ export class FtpProvider implements Provider {
       caseInsensitive: false,
       bucketBased: false,
       needsSize: false,
+      // The server's disk: 255 bytes on most.
+      nameLimit: { max: 255, unit: 'bytes' },
     };
   }
 

@@ -206,6 +206,7 @@ export class GoogleDriveProvider implements Provider {
       caseInsensitive: false,
       bucketBased: false,
       needsSize: false,
+      nameLimit: { max: 255, unit: 'chars' },
     };
     if (!writable) {
       // The read-only variant has no write capabilities at all (features match methods).

@@ -151,6 +151,7 @@ export class LocalProvider implements Provider {
     caseInsensitive: false,
     bucketBased: false,
     needsSize: false,
+    nameLimit: { max: 255, unit: 'bytes' },
   };
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['md5', 'sha1', 'sha256']);
   /** The real path of the root folder. */

@@ -107,6 +107,7 @@ export class OneDriveProvider implements Provider {
     caseInsensitive: true,
     bucketBased: false,
     needsSize: true,
+    nameLimit: { max: 255, unit: 'chars' },
   };
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['quickxor']);
   readonly chunkSize: number;

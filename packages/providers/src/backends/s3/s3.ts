@@ -209,6 +209,8 @@ export class S3Provider implements Provider {
     caseInsensitive: false,
     bucketBased: true,
     needsSize: false,
+    // A whole key is at most 1024 bytes.
+    nameLimit: { max: 1024, unit: 'bytes' },
   };
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['md5']);
   /** Single PUTs send Content-MD5 (checked by S3) or compare the MD5 of what they streamed with the ETag. */

@@ -147,6 +147,7 @@ export class SftpProvider implements Provider {
       caseInsensitive: false,
       bucketBased: false,
       needsSize: false,
+      nameLimit: { max: 255, unit: 'bytes' },
     };
     if (this.features.copy) this.copy = (src, dst, o) => this.copyData(src, dst, o);
     if (hasStatvfs) this.about = () => this.diskUsage();

@@ -142,6 +142,8 @@ export class WebdavProvider implements Provider {
       caseInsensitive: false,
       bucketBased: false,
       needsSize: false,
+      // The server's disk: 255 bytes on most.
+      nameLimit: { max: 255, unit: 'bytes' },
     };
     // Nextcloud/ownCloud keep only the checksums clients send (OC-Checksum): entries carry them
     // when present, but no hash type is promised for every file.
