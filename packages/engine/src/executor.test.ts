@@ -4,7 +4,7 @@ import { ProviderError } from '@skyferry/providers';
 import { executePlan, type ItemEvent } from './executor.ts';
 import { planRetry, planTransfer } from './planner.ts';
 import { runTransfer, type RunRequest } from './run.ts';
-import { MemoryCheckpointStore } from './stores.ts';
+import { MemoryCheckpointStore, type CheckpointInfo } from './stores.ts';
 import { MemoryProvider, MemoryStore, md5Hex } from './testing/memory-provider.ts';
 import { taskStateOf } from './tools.ts';
 import type { TransferProgress } from './types.ts';
@@ -696,6 +696,53 @@ describe('executor', () => {
     expect(progress.at(-1)).toMatchObject({ finishedCounts: 300, totalCounts: 300, percentage: 100 });
     sameFiles(store, '/src', target.store, '/t/src');
   });
+
+  for (const policy of ['skip', 'overwrite'] as const) {
+    it(`a file an attempt wrote but was cut off before recording counts as added on resume, not ${policy === 'skip' ? 'skipped' : 'updated'} (${policy})`, async () => {
+      const store = tree(120, { size: () => 400 });
+      const source = new MemoryProvider({ store });
+      const target = new MemoryProvider({ latencyMs: 1 });
+      // Every third record is lost, as when the process is killed between a write and its record.
+      class Losing extends MemoryCheckpointStore {
+        n = 0;
+        override async markDone(key: string, info: CheckpointInfo): Promise<void> {
+          if (info.action === 'copy' && ++this.n % 3 === 0) return;
+          return super.markDone(key, info);
+        }
+      }
+      const checkpoints = new Losing();
+      const ac = new AbortController();
+      let copied = 0;
+      const first = await migrateSrc(source, target, {
+        checkpoints,
+        sameNamePolicy: policy,
+        transfers: 2,
+        smallFileTransfers: 2,
+        signal: ac.signal,
+        onItem: (e) => {
+          if (e.type === 'done' && ++copied === 45) ac.abort();
+        },
+      });
+      expect(first.result.outcome).toBe('canceled');
+      const written = target.store.files('/t/src').size;
+      expect(checkpoints.done.size).toBeLessThan(written);
+      checkpoints.n = -1_000_000; // the second attempt loses nothing
+      const progress: TransferProgress[] = [];
+      const second = await migrateSrc(source, target, {
+        checkpoints,
+        sameNamePolicy: policy,
+        progressIntervalMs: 2,
+        onProgress: (p) => progress.push(p),
+      });
+      expect(second.result.outcome).toBe('success');
+      expect(second.result.summary).toMatchObject({ added: 120, updated: 0, skipped: 0, failed: 0 });
+      expect(second.result).toMatchObject({ successCount: 120, totalCount: 120 });
+      expect(progress[0]?.totalCounts).toBe(120);
+      expect(progress.at(-1)).toMatchObject({ finishedCounts: 120, totalCounts: 120 });
+      sameFiles(store, '/src', target.store, '/t/src');
+      expect(checkpoints.figures).toBeUndefined(); // forgotten with the run
+    });
+  }
 
   it('a canceled run counts what it did not reach as not done, not as failed', async () => {
     const store = tree(40);

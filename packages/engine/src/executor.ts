@@ -430,7 +430,11 @@ class Execution {
       ...(records ? { records } : {}),
     });
     if (item.action === 'copy') this.summary.added++;
-    else this.summary.updated++;
+    else if (this.copiesPlannedAsUpdates > 0) {
+      // A copy of the first attempt's plan that it wrote without recording it (settleUnrecorded).
+      this.copiesPlannedAsUpdates--;
+      this.summary.added++;
+    } else this.summary.updated++;
     this.opts.onItem?.({
       type: 'done',
       item,
@@ -679,6 +683,50 @@ class Execution {
     this.resumedBytes += bytes;
   }
 
+  /**
+   * Files an earlier attempt wrote but was cut off before recording (killed between a write and its
+   * record): the plan made again sees them as skips (or, overwriting, as updates). The first
+   * attempt's plan figures (`CheckpointStore.savePlanned`) tell how many: skips beyond that plan's
+   * count as added (then updated) as far as its copies (then updates) are not accounted for, and
+   * that many of this plan's extra updates count as added when done. One-way runs only: a two-way
+   * run settles what it finds through its state.
+   */
+  private async settleUnrecorded(resumedCopiesAsUpdates: number): Promise<void> {
+    const store = this.opts.checkpoints;
+    const plan = this.plan;
+    if (!store?.planned || !store.savePlanned || plan.kind !== 'full' || plan.options.mode === 'two_way') return;
+    const now = { copy: plan.summary.copy.count, update: plan.summary.update.count, skip: plan.summary.skip.count };
+    const first = await store.planned();
+    if (!first) {
+      // The first attempt (nothing recorded before it) keeps its figures for those that resume it.
+      if ((this.carried?.count ?? 0) === 0) await store.savePlanned(now);
+      return;
+    }
+    const t = this.carried;
+    // Copies of the first plan written before (no longer planned as copies), less those recorded.
+    let unrecorded = Math.max(0, first.copy - now.copy - (t?.byAction.copy ?? 0));
+    // Overwriting, they are planned again as updates beyond the first plan's.
+    const asUpdates = Math.min(unrecorded, Math.max(0, now.update - first.update - resumedCopiesAsUpdates));
+    this.copiesPlannedAsUpdates = asUpdates;
+    unrecorded -= asUpdates;
+    const extraSkips = Math.max(0, this.summary.skipped - first.skip);
+    const added = Math.min(extraSkips, unrecorded);
+    const updatesLeft = Math.max(0, first.update - now.update - (t?.byAction.update ?? 0));
+    const updated = Math.min(extraSkips - added, updatesLeft);
+    const n = added + updated;
+    if (n === 0) return;
+    this.summary.added += added;
+    this.summary.updated += updated;
+    this.summary.skipped -= n;
+    this.summary.resumed += n;
+    this.successCount += n;
+    this.progress.total += n;
+    this.progress.finished += n;
+  }
+
+  /** Updates of this plan that were copies of the first attempt's, written but not recorded. */
+  private copiesPlannedAsUpdates = 0;
+
   async run(): Promise<TransferResult> {
     const plan = this.plan;
     const opts = this.opts;
@@ -732,6 +780,7 @@ class Execution {
       await this.lookupCheckpoints([...mkdirs, ...transfers, ...deletes]);
       const resumedRecords: TwoWayRecord[] = [];
       const matched = { by: {} as Partial<Record<PlanItem['action'], number>>, bytes: 0 };
+      let resumedCopiesAsUpdates = 0;
       const pending = (list: PlanItem[]) => {
         const out: PlanItem[] = [];
         for (const it of list) {
@@ -755,6 +804,7 @@ class Execution {
             // A file an earlier attempt added is planned again as an update ("transfer anyway"):
             // it counts as what that attempt did.
             const did = it.action === 'update' && info.action === 'copy' ? 'copy' : it.action;
+            if (did !== it.action) resumedCopiesAsUpdates++;
             if (did === 'copy') this.summary.added++;
             else if (did === 'update') this.summary.updated++;
             else if (did === 'conflict') this.summary.conflicts++;
@@ -769,6 +819,7 @@ class Execution {
       const todoTransfers = pending(transfers);
       const todoDeletes = pending(deletes);
       this.carryOver(matched);
+      await this.settleUnrecorded(resumedCopiesAsUpdates);
       await this.stageRecords(resumedRecords);
 
       const need: Record<Side, number> = { source: 0, target: 0 };

@@ -54,6 +54,21 @@ export interface CheckpointStore {
    * run's figures are those of the whole run. Optional: without it such items count as skipped.
    */
   tally?(): Promise<CheckpointTally>;
+  /**
+   * Keeps what the first attempt of the run planned (until `clear`): an attempt resuming it counts
+   * the files an earlier one wrote but was cut off before recording (killed between the write and
+   * its record) by the skips its own plan has beyond the first one's. Optional, with `planned`.
+   */
+  savePlanned?(figures: PlannedFigures): Promise<void>;
+  /** What `savePlanned` kept, if anything. */
+  planned?(): Promise<PlannedFigures | undefined>;
+}
+
+/** Files the first attempt of a run planned, by action (`CheckpointStore.savePlanned`). */
+export interface PlannedFigures {
+  copy: number;
+  update: number;
+  skip: number;
 }
 
 /** Items a checkpoint store holds, by the action recorded, and the bytes they moved. */
@@ -90,6 +105,7 @@ export function tempFolderKey(f: TempFolder): string {
 export class MemoryCheckpointStore implements CheckpointStore {
   readonly done = new Map<string, CheckpointInfo>();
   readonly temps = new Map<string, TempFolder>();
+  figures: PlannedFigures | undefined;
   async get(key: string): Promise<CheckpointInfo | undefined> {
     return this.done.get(key);
   }
@@ -106,9 +122,16 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
   async clear(): Promise<void> {
     this.done.clear();
+    this.figures = undefined;
   }
   async tally(): Promise<CheckpointTally> {
     return tallyOf(this.done.values());
+  }
+  async savePlanned(figures: PlannedFigures): Promise<void> {
+    this.figures = figures;
+  }
+  async planned(): Promise<PlannedFigures | undefined> {
+    return this.figures;
   }
   async addTempFolder(folder: TempFolder): Promise<void> {
     this.temps.set(tempFolderKey(folder), folder);
@@ -278,7 +301,18 @@ export class FileCheckpointStore implements CheckpointStore {
   async clear(): Promise<void> {
     await this.appender.close();
     await rm(this.appender.path, { force: true });
+    await rm(`${this.appender.path}.planned`, { force: true });
     this.done = new Map();
+  }
+  async savePlanned(figures: PlannedFigures): Promise<void> {
+    await writeFile(`${this.appender.path}.planned`, JSON.stringify(figures));
+  }
+  async planned(): Promise<PlannedFigures | undefined> {
+    try {
+      return parseLine<PlannedFigures>(await readFile(`${this.appender.path}.planned`, 'utf8'));
+    } catch {
+      return undefined;
+    }
   }
   async close(): Promise<void> {
     await this.appender.close();

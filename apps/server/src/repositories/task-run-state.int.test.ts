@@ -50,6 +50,21 @@ describeEachDialect('task run state', (getDb) => {
     expect(await other.tempFolders()).toEqual([{ ...a, tag: '12345678' }]);
   });
 
+  it("keeps the first attempt's plan figures until clear(), out of the tally", async () => {
+    const store = new TaskCheckpointStore(getDb().kysely, 'task-planned');
+    expect(await store.planned()).toBeUndefined();
+    await store.savePlanned({ copy: 2000, update: 3, skip: 7 });
+    await store.markDone('write|target|/s|/t|/x|1||', { action: 'copy', bytes: 1 });
+    expect(await new TaskCheckpointStore(getDb().kysely, 'task-planned').planned()).toEqual({
+      copy: 2000,
+      update: 3,
+      skip: 7,
+    });
+    expect((await store.tally()).count).toBe(1);
+    await store.clear();
+    expect(await store.planned()).toBeUndefined();
+  });
+
   it('holds a pair of folders for one run at a time; an expired hold is taken over', async () => {
     const locks = new SyncPairLocksRepository(getDb().kysely);
     const t0 = 1_000_000;

@@ -4,6 +4,7 @@ import {
   type CheckpointInfo,
   type CheckpointStore,
   type CheckpointTally,
+  type PlannedFigures,
   type TempFolder,
   type TwoWayRecord,
   type TwoWayStateStore,
@@ -13,6 +14,8 @@ const BATCH = 400;
 
 /** Rows recording folders the run writes temporary files into: this prefix and the folder's key. */
 const TEMP_PREFIX = '#temp|';
+/** The row keeping the first attempt's plan figures (`savePlanned`). */
+const PLANNED_KEY = '#planned';
 
 /**
  * The engine's checkpoints of one task in the database: every finished file is recorded, so a run
@@ -86,15 +89,23 @@ export class TaskCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * Forgets the finished files; the temporary-file records stay (forgotten once their leftovers
-   * are removed).
+   * Forgets the finished files and the first attempt's figures; the temporary-file records stay
+   * (forgotten once their leftovers are removed).
    */
   async clear(): Promise<void> {
     await this.db
       .deleteFrom('task_checkpoints')
       .where('task_id', '=', this.taskId)
-      .where('key', 'not like', '#%')
+      .where('key', 'not like', `${TEMP_PREFIX}%`)
       .execute();
+  }
+
+  async savePlanned(figures: PlannedFigures): Promise<void> {
+    await this.markDone(PLANNED_KEY, figures as unknown as CheckpointInfo);
+  }
+
+  async planned(): Promise<PlannedFigures | undefined> {
+    return (await this.get(PLANNED_KEY)) as unknown as PlannedFigures | undefined;
   }
 
   async addTempFolder(folder: TempFolder): Promise<void> {
