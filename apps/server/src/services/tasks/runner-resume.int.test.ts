@@ -83,6 +83,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         appUrl: 'http://127.0.0.1',
         log: pino({ level: 'silent' }),
         transfers: 2,
+        progressEveryMs: 10,
       });
       return { db, queue, runner };
     }
@@ -92,7 +93,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
      * files the first one finished are removed from the target in between, and with `oneFails` the
      * target refuses one file the first did not reach, so the run ends partial.
      */
-    async function cutOffAndResume(removed: number, oneFails = false) {
+    async function cutOffAndResume(removed: number, oneFails = false, policy: 'overwrite' | 'skip' = 'overwrite') {
       stores.set('nas', new MemoryStore());
       targets.length = 0;
       refused = [];
@@ -112,11 +113,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           task_type: 0,
           from_cloud: { cloud_id: 'drive', paths: ['/Big'] },
           to_cloud: { cloud_id: 'nas', path: '/Backup' },
-          same_name_policy: 'overwrite',
+          same_name_policy: policy,
         },
         'UTC',
       );
       const id = created.task?.id ?? '';
+      // What the progress call shows while the run goes, across both workers.
+      const progress = new DatabaseProgressStore(fresh.db.kysely);
+      const shown: { finished: number; percentage: number }[] = [];
+      let watching = true;
+      const watch = (async () => {
+        while (watching) {
+          const p = await progress.get(id);
+          if (p) shown.push({ finished: p.finishedCounts, percentage: p.progress.percentage });
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
       const repo = new TasksRepository(fresh.db.kysely);
       const checkpointed = async () =>
         new Set(
@@ -154,6 +166,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await second.queue.close();
       await api.queue.close();
 
+      watching = false;
+      await watch;
+      // Never back, not even while the second worker lists the folders again.
+      expect(new Set(shown.map((x) => x.finished)).size).toBeGreaterThan(3);
+      for (let i = 1; i < shown.length; i++) {
+        expect(shown[i]?.finished, `finished at ${i}`).toBeGreaterThanOrEqual(shown[i - 1]?.finished ?? 0);
+        expect(shown[i]?.percentage, `percentage at ${i}`).toBeGreaterThanOrEqual(shown[i - 1]?.percentage ?? 0);
+      }
       const later = targetWrites()
         .slice(writesBefore)
         .map((p) => p.split('/').pop() ?? '');
@@ -172,6 +192,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(JSON.parse(row?.result ?? '{}')).toMatchObject({
         outcome: failing ? 'partial' : 'success',
         added: done,
+        skipped: 0,
         success_count: done,
         total_count: FILES,
         failed: FILES - done,
@@ -189,6 +210,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it(
       'counts such a file once when the resumed run ends partial (another file fails)',
       () => cutOffAndResume(2, true),
+      60_000,
+    );
+
+    it(
+      'skipping same names, counts the files the first worker copied as added, not skipped',
+      () => cutOffAndResume(0, false, 'skip'),
       60_000,
     );
   });

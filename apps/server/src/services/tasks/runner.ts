@@ -139,7 +139,10 @@ export class TaskRunner {
       await repo.transition(taskId, [TaskState.waitingNoCancel], { state: TaskState.canceled }, { jobId: job.id });
       return;
     }
-    const startedAt = job.attempt > 1 && row.started_at !== null ? row.started_at : Date.now();
+    // An attempt resuming the run (the one before it was cut off while scanning or running, the
+    // task still says so) keeps its start and goes on from the progress that one showed.
+    const resuming = row.state === TaskState.scanning || row.state === TaskState.running;
+    const startedAt = (job.attempt > 1 || resuming) && row.started_at !== null ? row.started_at : Date.now();
     const began = await repo.transition(
       taskId,
       [TaskState.waiting, TaskState.scanning, TaskState.running],
@@ -150,8 +153,7 @@ export class TaskRunner {
     log.info({ task: taskId, job: job.id, attempt: job.attempt }, 'task run started');
 
     const live = new LiveProgress(this.o.progress, taskId, this.o.progressEveryMs ?? 1000, log);
-    // An attempt resuming the run after a crash goes on from what the one before it showed.
-    const shown = job.attempt > 1 ? await this.o.progress.get(taskId) : undefined;
+    const shown = resuming ? await this.o.progress.get(taskId) : undefined;
     if (shown) live.resumeFrom(shown);
     else live.set(TaskState.scanning, ZERO, 0, 0);
     let result: TransferResult;
@@ -405,7 +407,7 @@ export class TaskRunner {
       confirmDeletes: row.confirm_deletes === 1,
       traffic,
       tokenIds: { source: from.cloud_id, target: to.cloud_id },
-      progressIntervalMs: 500,
+      progressIntervalMs: Math.min(500, this.o.progressEveryMs ?? 1000),
       ...(this.o.transfers ? { transfers: this.o.transfers } : {}),
       onProgress: (p: TransferProgress) =>
         live.set(
