@@ -75,7 +75,7 @@ export const CODE_MEANINGS: Record<CodeValue, string> = {
   [Code.ALREADY_EXISTS]: 'A file or folder with this name already exists.',
   [Code.CONFIRM_SAME_CLOUD]: 'Source and target are the same cloud drive; confirm to continue.',
   [Code.CONFIRM_INSUFFICIENT_SPACE]: 'Not enough space on a cloud drive; confirm to continue.',
-  [Code.CONFIRM_DELETIONS]: 'The sync would delete more than half of the target; confirm to continue.',
+  [Code.CONFIRM_DELETIONS]: 'The sync would delete more than half of the files of a side; confirm to continue.',
   [Code.CONFLICT]: 'The request conflicts with the current state of the resource.',
   [Code.PAYLOAD_TOO_LARGE]: 'The request body is too large.',
   [Code.CLOUD_CREDENTIALS_INVALID]: 'The cloud credentials are incorrect.',

@@ -69,7 +69,7 @@ export type PlanQuery = z.infer<typeof planQuerySchema>;
  * Prompts the client can confirm by sending the request again with the flag set:
  * 409003 (same cloud drive; `confirm_same_cloud`), 409004 (not enough space on a side, data
  * `InsufficientSpaceData`; `confirm_insufficient_space`), 409005 (a sync would delete more than
- * half of the target, data `{count, total}`; `confirm_deletions`).
+ * half of the files of a side, data `DeletionsPromptData`; `confirm_deletions`).
  */
 export const createTaskBodySchema = z
   .object({
@@ -298,6 +298,14 @@ export const insufficientSpaceDataSchema = z.object({
 });
 export type InsufficientSpaceData = z.infer<typeof insufficientSpaceDataSchema>;
 
+/** data of the 409005 prompt: the side that would lose more than half of its files, and how many of how many. */
+export const deletionsPromptDataSchema = z.object({
+  count: z.number().int(),
+  total: z.number().int(),
+  side: z.enum(['source', 'target']),
+});
+export type DeletionsPromptData = z.infer<typeof deletionsPromptDataSchema>;
+
 /** POST /api/tasks/list: `completed` 0 lists states 1, 2, 7, 8, 9; 1 lists 0, 3, 4, 5, 6, 10. */
 export const listTasksBodySchema = z.object({
   page: z.number().int().min(1).default(1),
@@ -316,6 +324,15 @@ export const updateTaskBodySchema = z.object({ is_schedule: z.union([z.literal(1
 export type UpdateTaskBody = z.infer<typeof updateTaskBodySchema>;
 
 export const taskIdParamSchema = z.object({ id: idSchema });
+/**
+ * GET /api/tasks/run/{id}. `resync=1` (two-way syncs only): this run merges both folders as they
+ * are, as a first run does (nothing is deleted; files deleted on one side since the last run come
+ * back), and its result becomes the base of the next runs. Given for one run, like a confirmation
+ * to delete: the way past a run stopped because a side was missing or listed no files where the
+ * last run left some (`result.error.code` side_missing or side_emptied).
+ */
+export const runTaskQuerySchema = z.object({ resync: z.enum(['0', '1']).optional() }).strict();
+export type RunTaskQuery = z.infer<typeof runTaskQuerySchema>;
 export const progressParamSchema = z.object({ task_id: idSchema });
 export const cancelTransferQuerySchema = z.object({ task_id: idSchema });
 

@@ -64,6 +64,7 @@ export const ar: Messages = {
   target_not_folder: 'مسار الهدف ملف وليس مجلدًا.',
   confirm_same_cloud: 'المصدر والهدف هما محرك التخزين السحابي نفسه. هل تريد المتابعة؟',
   confirm_deletions: 'ستحذف هذه المزامنة {count} من أصل {total} ملف في الهدف. أكّد للمتابعة.',
+  confirm_deletions_source: 'ستحذف هذه المزامنة {count} من أصل {total} ملف في المصدر. أكّد للمتابعة.',
   photos_only_media: 'يمكن ترحيل الصور ومقاطع الفيديو فقط إلى سحابة الصور.',
   task_not_found: 'المهمة غير موجودة.',
   task_running: 'المهمة قيد التشغيل؛ ألغها أولًا.',

@@ -65,6 +65,8 @@ export const br: Messages = {
   target_not_folder: 'O caminho de destino é um arquivo, não uma pasta.',
   confirm_same_cloud: 'A origem e o destino são o mesmo drive na nuvem. Continuar?',
   confirm_deletions: 'Esta sincronização excluiria {count} de {total} arquivos no destino. Confirme para continuar.',
+  confirm_deletions_source:
+    'Esta sincronização excluiria {count} de {total} arquivos na origem. Confirme para continuar.',
   photos_only_media: 'Somente imagens e vídeos podem ser migrados para uma nuvem de fotos.',
   task_not_found: 'A tarefa não existe.',
   task_running: 'A tarefa está em execução; cancele-a primeiro.',

@@ -69,6 +69,8 @@ export const de: Messages = {
   confirm_same_cloud: 'Quelle und Ziel sind dasselbe Cloud-Laufwerk. Fortfahren?',
   confirm_deletions:
     'Diese Synchronisierung würde {count} von {total} Dateien im Ziel löschen. Bestätigen Sie, um fortzufahren.',
+  confirm_deletions_source:
+    'Diese Synchronisierung würde {count} von {total} Dateien in der Quelle löschen. Bestätigen Sie, um fortzufahren.',
   photos_only_media: 'Nur Bilder und Videos können in eine Foto-Cloud migriert werden.',
   task_not_found: 'Die Aufgabe existiert nicht.',
   task_running: 'Die Aufgabe läuft; brechen Sie sie zuerst ab.',

@@ -67,6 +67,7 @@ export const en = {
   target_not_folder: 'The target path is a file, not a folder.',
   confirm_same_cloud: 'The source and the target are the same cloud drive. Continue?',
   confirm_deletions: 'This sync would delete {count} of {total} files on the target. Confirm to continue.',
+  confirm_deletions_source: 'This sync would delete {count} of {total} files on the source. Confirm to continue.',
   photos_only_media: 'Only pictures and videos can be migrated to a photos cloud.',
   task_not_found: 'The task does not exist.',
   task_running: 'The task is running; cancel it first.',

@@ -68,6 +68,8 @@ export const es: Messages = {
   confirm_same_cloud: 'El origen y el destino son la misma unidad en la nube. ¿Continuar?',
   confirm_deletions:
     'Esta sincronización eliminaría {count} de {total} archivos en el destino. Confirme para continuar.',
+  confirm_deletions_source:
+    'Esta sincronización eliminaría {count} de {total} archivos en el origen. Confirme para continuar.',
   photos_only_media: 'Solo se pueden migrar imágenes y vídeos a una nube de fotos.',
   task_not_found: 'La tarea no existe.',
   task_running: 'La tarea está en curso; cancélela primero.',

@@ -68,6 +68,8 @@ export const fr: Messages = {
   confirm_same_cloud: 'La source et la cible sont le même lecteur cloud. Continuer ?',
   confirm_deletions:
     'Cette synchronisation supprimerait {count} fichiers sur {total} dans la cible. Confirmez pour continuer.',
+  confirm_deletions_source:
+    'Cette synchronisation supprimerait {count} fichiers sur {total} dans la source. Confirmez pour continuer.',
   photos_only_media: 'Seules les images et les vidéos peuvent être migrées vers un cloud de photos.',
   task_not_found: "La tâche n'existe pas.",
   task_running: "La tâche est en cours ; annulez-la d'abord.",

@@ -67,6 +67,8 @@ export const it: Messages = {
   confirm_same_cloud: "L'origine e la destinazione sono la stessa unità cloud. Continuare?",
   confirm_deletions:
     'Questa sincronizzazione eliminerebbe {count} file su {total} nella destinazione. Conferma per continuare.',
+  confirm_deletions_source:
+    "Questa sincronizzazione eliminerebbe {count} file su {total} nell'origine. Conferma per continuare.",
   photos_only_media: 'Solo immagini e video possono essere migrati in un cloud di foto.',
   task_not_found: "L'attività non esiste.",
   task_running: "L'attività è in corso; annullala prima.",

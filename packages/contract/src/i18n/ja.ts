@@ -67,6 +67,8 @@ export const ja: Messages = {
   confirm_same_cloud: '転送元と転送先が同じクラウドドライブです。続行しますか？',
   confirm_deletions:
     'この同期により、転送先の {total} 個のファイルのうち {count} 個が削除されます。続行するには確認してください。',
+  confirm_deletions_source:
+    'この同期により、転送元の {total} 個のファイルのうち {count} 個が削除されます。続行するには確認してください。',
   photos_only_media: 'フォトクラウドに移行できるのは画像と動画のみです。',
   task_not_found: 'タスクが存在しません。',
   task_running: 'タスクは実行中です。先にキャンセルしてください。',

@@ -64,6 +64,7 @@ export const ko: Messages = {
   target_not_folder: '대상 경로가 폴더가 아니라 파일입니다.',
   confirm_same_cloud: '원본과 대상이 같은 클라우드 드라이브입니다. 계속하시겠습니까?',
   confirm_deletions: '이 동기화는 대상의 파일 {total}개 중 {count}개를 삭제합니다. 계속하려면 확인하세요.',
+  confirm_deletions_source: '이 동기화는 원본의 파일 {total}개 중 {count}개를 삭제합니다. 계속하려면 확인하세요.',
   photos_only_media: '사진 클라우드로는 이미지와 동영상만 마이그레이션할 수 있습니다.',
   task_not_found: '작업이 존재하지 않습니다.',
   task_running: '작업이 실행 중입니다. 먼저 취소해 주세요.',

@@ -68,6 +68,8 @@ export const nl: Messages = {
   confirm_same_cloud: 'De bron en het doel zijn dezelfde clouddrive. Doorgaan?',
   confirm_deletions:
     'Deze synchronisatie zou {count} van de {total} bestanden in het doel verwijderen. Bevestig om door te gaan.',
+  confirm_deletions_source:
+    'Deze synchronisatie zou {count} van de {total} bestanden in de bron verwijderen. Bevestig om door te gaan.',
   photos_only_media: "Alleen afbeeldingen en video's kunnen naar een fotocloud worden gemigreerd.",
   task_not_found: 'De taak bestaat niet.',
   task_running: 'De taak wordt uitgevoerd; annuleer deze eerst.',

@@ -39,7 +39,7 @@ export interface TasksTable {
   needed_size: number | null;
   /** The last run's outcome and figures, JSON. */
   result: string | null;
-  /** What the next run does: "full" or "retry" (only the failed part). */
+  /** What the next run does: "full", "retry" (only the failed part) or "resync" (a two-way merge, past the missing or emptied side rail). */
   run_mode: Generated<string>;
   confirm_deletes: Generated<number>;
   job_id: string | null;

@@ -10,6 +10,7 @@ import {
   ok,
   pollProgressDataSchema,
   progressParamSchema,
+  runTaskQuerySchema,
   serverTaskSchema,
   taskDetailSchema,
   taskIdParamSchema,
@@ -40,7 +41,7 @@ export default async function taskRoutes(app: App, ctx: AppContext): Promise<voi
           'inside) the source path, 400 photos targets take only pictures and videos, 404 path missing. Prompts ' +
           'to confirm by sending again with the flag: 409003 same cloud (confirm_same_cloud), 409004 not enough ' +
           'space (confirm_insufficient_space; data: side, cloud_id, cloud_name, needed, available), 409005 a sync ' +
-          'deleting more than half of the target (confirm_deletions). 403001 without a licence when billing is on.',
+          'deleting more than half of the files of a side (confirm_deletions; data: count, total, side). 403001 without a licence when billing is on.',
         security,
         body: createTaskBodySchema,
         response: { 200: envelopeOf(createTaskDataSchema) },
@@ -75,13 +76,18 @@ export default async function taskRoutes(app: App, ctx: AppContext): Promise<voi
       schema: {
         tags: ['tasks'],
         summary: 'Start a task now (also "Restart" after a cancel); answers the task in state 8',
-        description: '409006 while a run is queued, running or stopping.',
+        description:
+          '409006 while a run is queued, running or stopping. resync=1 (two-way syncs only, else 400): this ' +
+          'run merges both folders as they are, deleting nothing, and becomes the base of the next runs; the ' +
+          'way past a run stopped because a side was missing or emptied (result error side_missing, side_emptied).',
         security,
         params: taskIdParamSchema,
+        querystring: runTaskQuerySchema,
         response: { 200: envelopeOf(serverTaskSchema) },
       },
     },
-    async (request) => ok(await ctx.tasks.runNow(userOf(request).userId, request.params.id)),
+    async (request) =>
+      ok(await ctx.tasks.runNow(userOf(request).userId, request.params.id, { resync: request.query.resync === '1' })),
   );
 
   app.get(

@@ -40,7 +40,7 @@ import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
 import type { UsersService } from '../users.ts';
 import type { TaskJob } from './tasks-service.ts';
 import { markRefusedExpired } from './expired.ts';
-import { cloudLabel, parseSource, parseTarget, shortCloudLabel } from './views.ts';
+import { cloudLabel, conflictSideNames, parseSource, parseTarget } from './views.ts';
 
 export interface TaskRunnerOptions {
   repo: TasksRepository;
@@ -341,7 +341,7 @@ export class TaskRunner {
     const db = this.o.db;
     const checkpoints = new TaskCheckpointStore(db, row.id);
     const twoWayState = new TaskTwoWayStateStore(db, row.id);
-    const sideNames = { source: shortCloudLabel(source.cloud), target: shortCloudLabel(target.cloud) };
+    const sideNames = conflictSideNames(source.cloud, target.cloud);
     let plan: TransferPlan;
     try {
       if (row.run_mode === 'retry') {
@@ -361,6 +361,8 @@ export class TaskRunner {
           target: target.provider,
           ...options,
           twoWayState,
+          // Asked for this run (GET /api/tasks/run/{id}?resync=1): a merge, past a side missing or emptied.
+          resync: row.run_mode === 'resync',
           signal: job.signal,
           sideNames,
           keepSkipped: false,
@@ -368,7 +370,10 @@ export class TaskRunner {
         });
       }
     } catch (err) {
-      const code = (err as { code?: string }).code ?? 'unknown';
+      // A two-way side found missing or emptied is named as such: the client offers a resync.
+      const e = err as { code?: string; serviceCode?: string };
+      const code =
+        e.serviceCode === 'side_missing' || e.serviceCode === 'side_emptied' ? e.serviceCode : (e.code ?? 'unknown');
       const message = err instanceof Error ? err.message : String(err);
       const result = failedResult(startedAt, code, message);
       if (job.signal.aborted) result.outcome = 'canceled';

@@ -16,6 +16,7 @@ import {
   type BillingMode,
   type CreateTaskBody,
   type CreateTaskData,
+  type DeletionsPromptData,
   type FileFilter,
   type FilterCategory,
   type ListTasksBody,
@@ -49,6 +50,7 @@ import { mapFileError } from '../files/errors.ts';
 import { markRefusedExpired } from './expired.ts';
 import {
   cloudLabel,
+  conflictSideNames,
   kindInfo,
   parseSource,
   parseTarget,
@@ -342,7 +344,7 @@ export class TasksService {
       conflictResolution,
       followLinks: body.follow_links === true,
       twoWayState: new MemoryTwoWayStateStore(),
-      sideNames: { source: shortCloudLabel(source.cloud), target: shortCloudLabel(target.cloud) },
+      sideNames: conflictSideNames(source.cloud, target.cloud),
     };
 
     if (body.dry_run) {
@@ -356,13 +358,7 @@ export class TasksService {
       const signal = AbortSignal.timeout(this.o.checkBudgetMs);
       const plan = await planTransfer({ ...planRequest, signal }).catch(() => undefined);
       if (plan) {
-        if (!body.confirm_deletions && plan.deletes.needsConfirmation) {
-          // The side that loses more than half of its files (a two-way sync may delete on either).
-          const { target, source } = plan.deletes.sides;
-          const side = target.files * 2 > target.of || source.files === 0 ? target : source;
-          const params = { count: side.files, total: Math.max(side.of, side.files) };
-          throw new ApiError(Code.CONFIRM_DELETIONS, 'confirm_deletions', params, params);
-        }
+        if (!body.confirm_deletions && plan.deletes.needsConfirmation) throw confirmDeletionsError(plan);
         if (!body.confirm_insufficient_space) {
           await this.checkSpace(plan, source, target);
         }
@@ -490,12 +486,16 @@ export class TasksService {
     return this.view(await this.owned(userId, id));
   }
 
-  /** GET /api/tasks/run/{id}: start now (also "Restart" after a cancel). */
-  async runNow(userId: string, id: string): Promise<ServerTask> {
+  /**
+   * GET /api/tasks/run/{id}: start now (also "Restart" after a cancel). `resync` (two-way syncs):
+   * the run merges both sides as a first run does, past a side found missing or emptied.
+   */
+  async runNow(userId: string, id: string, opts: { resync?: boolean } = {}): Promise<ServerTask> {
     const row = await this.owned(userId, id);
+    if (opts.resync && row.sync_mode !== 'two_way') throw errors.badRequest('field_invalid', { field: 'resync' });
     await this.requireLicence(userId);
     await this.requireTraffic(userId);
-    await this.startRun(row, 'full', `t-${id}-${row.run_count + 1}`);
+    await this.startRun(row, opts.resync ? 'resync' : 'full', `t-${id}-${row.run_count + 1}`);
     return this.view(await this.owned(userId, id));
   }
 
@@ -584,7 +584,7 @@ export class TasksService {
    * Puts a task in the queue for a new run (state 8). Refused while a run is queued, running or
    * stopping.
    */
-  private async startRun(row: TaskRow, mode: 'full' | 'retry', jobId: string): Promise<void> {
+  private async startRun(row: TaskRow, mode: 'full' | 'retry' | 'resync', jobId: string): Promise<void> {
     // A finished state is written by the previous run's worker as its last step (only the e-mail
     // follows), so a new run may start as soon as the task shows one.
     if (!(STARTABLE as readonly number[]).includes(row.state)) throw new ApiError(Code.CONFLICT, 'task_running');
@@ -661,6 +661,24 @@ export class TasksService {
     await this.o.progress.delete(taskId);
     this.o.log.warn({ task: taskId, job: jobId, error }, 'task job failed for good');
   }
+}
+
+/**
+ * The 409005 prompt for a plan that deletes more than half of a side's files: the side that loses
+ * them (a two-way sync may delete on either, the source too), how many, of how many.
+ */
+export function confirmDeletionsError(plan: Pick<TransferPlan, 'deletes'>): ApiError {
+  const { target, source } = plan.deletes.sides;
+  const onTarget = target.files * 2 > target.of || source.files === 0;
+  const side = onTarget ? target : source;
+  const params = { count: side.files, total: Math.max(side.of, side.files) };
+  const data: DeletionsPromptData = { ...params, side: onTarget ? 'target' : 'source' };
+  return new ApiError(
+    Code.CONFIRM_DELETIONS,
+    onTarget ? 'confirm_deletions' : 'confirm_deletions_source',
+    params,
+    data,
+  );
 }
 
 /**

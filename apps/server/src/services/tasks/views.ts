@@ -43,6 +43,22 @@ export function shortCloudLabel(cloud: CloudRecord): string {
   return cloud.alias || kindInfo(cloud.kind)?.displayName || cloud.kind;
 }
 
+/**
+ * The sides' labels in conflict copies' names ("... from <label>"): their short names, or where
+ * those read alike (two local folders), the last part of each account (a folder's name).
+ */
+export function conflictSideNames(source: CloudRecord, target: CloudRecord): { source: string; target: string } {
+  const s = shortCloudLabel(source);
+  const t = shortCloudLabel(target);
+  if (s.toLowerCase() !== t.toLowerCase()) return { source: s, target: t };
+  const tail = (c: CloudRecord, fallback: string) =>
+    (c.cloudAccount ?? '')
+      .replace(/[\\/]+$/, '')
+      .split(/[\\/]/)
+      .pop() || fallback;
+  return { source: tail(source, s), target: tail(target, t) };
+}
+
 export function cloudLabel(cloud: CloudRecord | undefined): string {
   if (!cloud) return '?';
   const name = shortCloudLabel(cloud);

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Code, formatDateTime, type ServerTask, type TaskAction } from '@skyferry/contract';
+import { Code, formatDateTime, type ServerTask } from '@skyferry/contract';
 import { Fail, SPOOFED, authData, cloud, mockApi, renderWithProviders, shownBidiMarks } from '../../test/utils.tsx';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
@@ -10,6 +10,7 @@ import { setNavigator } from '../session/navigation.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { shellStore } from '../shell/store.ts';
 import { makeDetail, makeTask } from './fixtures.ts';
+import type { RowAction } from './format.ts';
 import { TaskRow } from './TaskRow.tsx';
 import { TransferDetailsDialog } from './TransferDetailsDialog.tsx';
 import { TransmissionListDialog } from './TransmissionListDialog.tsx';
@@ -163,8 +164,8 @@ describe('a task row in each state (spec section 4)', () => {
   });
 
   it('each button reports its action', async () => {
-    const seen: TaskAction[] = [];
-    const onAction = (a: TaskAction) => {
+    const seen: RowAction[] = [];
+    const onAction = (a: RowAction) => {
       seen.push(a);
     };
     renderWithProviders(
@@ -276,6 +277,47 @@ describe('task actions in the Transmission list', () => {
     await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
     await userEvent.click(await screen.findByTestId('task-retry'));
     await waitFor(() => expect(api.find('GET /api/tasks/retry/a')).toHaveLength(1));
+  });
+
+  it('a two-way sync stopped because a side was emptied offers Resync, which asks first and runs with resync=1', async () => {
+    const result = {
+      outcome: 'failed' as const,
+      success_count: 0,
+      total_count: 0,
+      total_size: 0,
+      time_taken: 0,
+      added: 0,
+      updated: 0,
+      deleted: 0,
+      skipped: 0,
+      failed: 0,
+      error: { code: 'side_emptied', message: 'the target lists no files where the last run left 4 (/Two)' },
+    };
+    const stopped = makeTask({ id: 'a', state: 3, task_type: 1, sync_mode: 'two_way', result });
+    const api = serve([], [stopped]);
+    openDialog();
+    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    expect(await screen.findByTestId('task-failed')).toHaveTextContent('the target lists no files');
+    await userEvent.click(await screen.findByTestId('task-resync'));
+    expect(await screen.findByText(/nothing is deleted, and files deleted on one side/)).toBeInTheDocument();
+    await answer('No');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: /Please confirm/ })).toBeNull());
+    expect(api.find('GET /api/tasks/run/a')).toHaveLength(0);
+    await userEvent.click(screen.getByTestId('task-resync'));
+    await answer('Yes');
+    await waitFor(() => expect(api.find('GET /api/tasks/run/a')).toHaveLength(1));
+    expect(api.find('GET /api/tasks/run/a')[0]?.query.get('resync')).toBe('1');
+  });
+
+  it('Resync is offered only for that stop of a two-way sync', () => {
+    const error = { code: 'side_missing', message: 'the target folder /x is missing' };
+    const base = { outcome: 'failed' as const, success_count: 0, total_count: 0, total_size: 0, time_taken: 0 };
+    const result = { ...base, added: 0, updated: 0, deleted: 0, skipped: 0, failed: 0, error };
+    renderRow(makeTask({ id: 'm', state: 3, task_type: 1, sync_mode: 'mirror', result }));
+    renderRow(makeTask({ id: 'o', state: 3, task_type: 1, sync_mode: 'two_way', result: { ...result, error: null } }));
+    expect(screen.queryByTestId('task-resync')).toBeNull();
+    renderRow(makeTask({ id: 't', state: 3, task_type: 1, sync_mode: 'two_way', result }));
+    expect(screen.getAllByTestId('task-resync')).toHaveLength(1);
   });
 
   it('Restart on a canceled task runs it again', async () => {

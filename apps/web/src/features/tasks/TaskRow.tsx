@@ -15,12 +15,20 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cloudLabel } from '../shell/clouds.ts';
-import { formatSpeed, hasProgress, percentText, progressAmount, showsSchedule } from './format.ts';
+import {
+  formatSpeed,
+  hasProgress,
+  offersResync,
+  percentText,
+  progressAmount,
+  showsSchedule,
+  type RowAction,
+} from './format.ts';
 import { Name } from '../../lib/Name.tsx';
 
 export interface TaskRowProps {
   task: ServerTask;
-  onAction: (action: TaskAction, task: ServerTask) => Promise<void> | void;
+  onAction: (action: RowAction, task: ServerTask) => Promise<void> | void;
 }
 
 /** Badge colours, outlined in shade 9 so the small text keeps AA contrast on white. */
@@ -44,9 +52,10 @@ const STATE_COLOURS: Record<number, string> = {
  */
 export function TaskRow({ task, onAction }: TaskRowProps) {
   const { t } = useTranslation('transmission');
-  const [busy, setBusy] = useState<TaskAction | null>(null);
+  const [busy, setBusy] = useState<RowAction | null>(null);
   const actions = taskActions(task.state);
-  const act = async (action: TaskAction) => {
+  const resync = offersResync(task);
+  const act = async (action: RowAction) => {
     setBusy(action);
     try {
       await onAction(action, task);
@@ -144,7 +153,7 @@ export function TaskRow({ task, onAction }: TaskRowProps) {
             </Text>
           </Group>
         )}
-        {actions.some((a) => a !== 'delete' && a !== 'toggle_schedule') && (
+        {(resync || actions.some((a) => a !== 'delete' && a !== 'toggle_schedule')) && (
           <Group gap="xs" justify="flex-end">
             {actions.includes('details') && (
               <Button
@@ -158,6 +167,18 @@ export function TaskRow({ task, onAction }: TaskRowProps) {
               </Button>
             )}
             {button('view', t('view'))}
+            {resync && (
+              <Button
+                size="compact-sm"
+                variant="light"
+                loading={busy === 'resync'}
+                onClick={() => void act('resync')}
+                data-testid="task-resync"
+                title={t('resyncHint')}
+              >
+                {t('resync')}
+              </Button>
+            )}
             {button('retry', t('retry'))}
             {button('restart', t('restart'))}
             {button('start_now', t('startNow'))}

@@ -1,4 +1,4 @@
-import { isRunningState, toggleSchedule, TaskState, type ServerTask, type TaskAction } from '@skyferry/contract';
+import { isRunningState, toggleSchedule, TaskState, type ServerTask } from '@skyferry/contract';
 import { i18n } from '../../i18n/index.ts';
 import { confirm } from '../messages/store.ts';
 import { toast } from '../messages/toast.ts';
@@ -7,6 +7,7 @@ import { selectVisibleClouds, sessionStore } from '../session/store.ts';
 import { cloudHref } from '../shell/clouds.ts';
 import { closeShellDialog } from '../shell/store.ts';
 import { tasksApi } from './api.ts';
+import type { RowAction } from './format.ts';
 import { reportTaskError } from './errors.ts';
 import { openDetails, patchTask, transmission, transmissionStore, type ListKind } from './store.ts';
 
@@ -30,7 +31,7 @@ export function targetHref(task: ServerTask, now = Date.now()): string | null {
  * Restart and Start now queue a run; the tick box flips the schedule; the detail icon opens the
  * Transfer Details dialog. Resolves once the lists are read again.
  */
-export async function runTaskAction(action: TaskAction, task: ServerTask): Promise<void> {
+export async function runTaskAction(action: RowAction, task: ServerTask): Promise<void> {
   const t = tr();
   try {
     switch (action) {
@@ -68,6 +69,12 @@ export async function runTaskAction(action: TaskAction, task: ServerTask): Promi
         await tasksApi.run(task.id);
         await transmission.refreshAll();
         return;
+      case 'resync': {
+        if ((await confirm({ message: t('confirmResync') })) !== 'yes') return;
+        await tasksApi.run(task.id, { resync: true });
+        await transmission.refreshAll();
+        return;
+      }
       case 'toggle_schedule': {
         const updated = await tasksApi.setSchedule(task.id, toggleSchedule(task.is_schedule));
         patchTask(task.id, updated);

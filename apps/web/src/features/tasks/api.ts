@@ -21,8 +21,12 @@ export const tasksApi = {
   remove: (taskId: string) => api<null>(`/api/tasks/${id(taskId)}`, { method: 'DELETE' }),
   setSchedule: (taskId: string, isSchedule: 1 | 2) =>
     api<ServerTask>(`/api/tasks/${id(taskId)}`, { method: 'PUT', body: { is_schedule: isSchedule } }),
-  /** Start now, and Restart after a cancel. */
-  run: (taskId: string) => api<ServerTask>(`/api/tasks/run/${id(taskId)}`, { method: 'GET' }),
+  /** Start now, and Restart after a cancel; `resync` (two-way syncs) merges both sides, deleting nothing. */
+  run: (taskId: string, opts: { resync?: boolean } = {}) =>
+    api<ServerTask>(`/api/tasks/run/${id(taskId)}`, {
+      method: 'GET',
+      ...(opts.resync ? { query: { resync: '1' } } : {}),
+    }),
   /** Retransmit the failed part. */
   retry: (taskId: string) => api<ServerTask>(`/api/tasks/retry/${id(taskId)}`, { method: 'GET' }),
   poll: (taskId: string) => api<PollProgressData>(`/api/cloud-manager/poll-progress/${id(taskId)}`, { method: 'GET' }),

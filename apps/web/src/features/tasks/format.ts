@@ -1,4 +1,17 @@
-import { TaskState, formatBytes, isRunningState, type ServerTask } from '@skyferry/contract';
+import { TaskState, formatBytes, isRunningState, type ServerTask, type TaskAction } from '@skyferry/contract';
+
+/** What a task row can ask for: an action of its state, or a two-way sync's resync. */
+export type RowAction = TaskAction | 'resync';
+
+/** A two-way sync stopped because a side was missing or emptied: a resync is the way on. */
+export function offersResync(task: Pick<ServerTask, 'state' | 'sync_mode' | 'result'>): boolean {
+  const code = task.result?.error?.code;
+  return (
+    task.state === TaskState.failed &&
+    task.sync_mode === 'two_way' &&
+    (code === 'side_missing' || code === 'side_emptied')
+  );
+}
 
 /** A duration in ms as h:mm:ss (m:ss under an hour), language-neutral. */
 export function formatDuration(ms: number): string {

@@ -393,6 +393,30 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     await waitFor(() => expect(shellStore.getState().transmissionOpen).toBe(true));
   });
 
+  it('the many-deletions prompt names the side that loses the files (a two-way sync may empty the source)', async () => {
+    const api = serve({
+      'POST /api/cloud-manager/list': listHandler,
+      'POST /api/tasks': (body) => {
+        const b = body as CreateTaskBody;
+        if (b.dry_run) return { data: { task: null, plan: plan([item('copy', '/notes.txt')]) } };
+        if (!b.confirm_deletions) {
+          const data = { count: 30, total: 40, side: 'source' };
+          return { fail: { code: Code.CONFIRM_DELETIONS, msg: 'many deletions', status: 409, data } };
+        }
+        return { data: { task: makeTask({ state: 8 }), plan: null } };
+      },
+    });
+    renderPage();
+    await tick('/notes.txt');
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    await userEvent.click(await screen.findByTestId('preview-start'));
+    const dialog = await screen.findByRole('dialog', { name: 'Please confirm' });
+    expect(dialog.textContent).toContain('This sync would delete 30 of the 40 files on the source. Continue?');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Yes' }));
+    await waitFor(() => expect(api.tasks()).toHaveLength(3));
+    expect(api.tasks()[2]?.confirm_deletions).toBe(true);
+  });
+
   it('a photos target takes only pictures and videos', async () => {
     const api = serve({
       'POST /api/cloud-manager/list': listHandler,

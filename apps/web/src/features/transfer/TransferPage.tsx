@@ -199,7 +199,10 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
             })) === 'yes',
           deletions: async (data) =>
             (await confirm({
-              message: t('confirmManyDeletions', { count: data?.count ?? 0, total: data?.total ?? 0 }),
+              message: t(data?.side === 'source' ? 'confirmManyDeletionsSource' : 'confirmManyDeletions', {
+                count: data?.count ?? 0,
+                total: data?.total ?? 0,
+              }),
               danger: true,
             })) === 'yes',
         },

@@ -14,6 +14,7 @@ import {
   type FileFilter,
   type FilterCategory,
   type GoogleDocsMode,
+  type DeletionsPromptData,
   type InsufficientSpaceData,
   type SameNamePolicy,
   type ScheduleDialogValue,
@@ -159,7 +160,7 @@ export function taskBody(form: TransferForm, kind: TransferKind, clouds: readonl
 export interface CreatePrompts {
   sameCloud(): Promise<boolean>;
   insufficientSpace(data: InsufficientSpaceData | null): Promise<boolean>;
-  deletions(data: { count: number; total: number } | null): Promise<boolean>;
+  deletions(data: DeletionsPromptData | null): Promise<boolean>;
 }
 
 /**
@@ -184,7 +185,7 @@ export async function createWithPrompts(
         if (!(await prompts.insufficientSpace((err.data as InsufficientSpaceData | null) ?? null))) return null;
         current = { ...current, confirm_insufficient_space: true };
       } else if (err.code === Code.CONFIRM_DELETIONS && !current.confirm_deletions) {
-        if (!(await prompts.deletions((err.data as { count: number; total: number } | null) ?? null))) return null;
+        if (!(await prompts.deletions((err.data as DeletionsPromptData | null) ?? null))) return null;
         current = { ...current, confirm_deletions: true };
       } else {
         throw err;
