@@ -17,6 +17,8 @@ interface Stumble {
   status: number;
   left: number;
   path?: RegExp;
+  /** Instead of answering: pass the request on, and drop the connection once the server has answered it (the answer is lost). */
+  lose?: boolean;
 }
 
 interface StumblingProxy {
@@ -39,6 +41,20 @@ async function startStumblingProxy(target: URL, stumbles: Stumble[]): Promise<St
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
     const s = stumbles.find((x) => x.left > 0 && x.method === method && (!x.path || x.path.test(path)));
+    if (s?.lose) {
+      s.left -= 1;
+      const up = request(
+        { host: target.hostname, port: Number(target.port), method, path, headers: req.headers, agent },
+        (r) => {
+          seen.push({ method, path, status: r.statusCode ?? 0 });
+          r.resume();
+          r.on('end', () => res.socket?.destroy());
+        },
+      );
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+      return;
+    }
     if (s) {
       s.left -= 1;
       req.resume();
@@ -99,6 +115,23 @@ describe('webdav: opening a cloud while the server briefly answers 5xx', () => {
         expect(propfinds.slice(0, 3)).toEqual([503, 500, 207]);
         await dav.put('/after-retry.txt', Readable.from([Buffer.from('ok')]), { size: 2 });
         expect((await dav.list('/')).entries.map((e) => e.name)).toContain('after-retry.txt');
+      } finally {
+        await dav.close();
+      }
+    });
+
+    it('a write whose MOVE into place went through but whose answer was lost succeeds when the MOVE is sent again', async () => {
+      proxy = await startStumblingProxy(new URL(apache.url), [{ method: 'MOVE', status: 0, left: 1, lose: true }]);
+      const dav = await openWebdav({ url: proxy.url('/'), username: apache.username, password: apache.password });
+      try {
+        const body = Buffer.from('moved once, answered never');
+        const entry = await dav.put('/lost-answer.txt', Readable.from([body]), { size: body.length });
+        expect(entry.size).toBe(body.length);
+        // The first MOVE was done by the server; the one sent again found its source gone.
+        expect(proxy.seen.filter((r) => r.method === 'MOVE').map((r) => r.status)).toEqual([201, 404]);
+        const names = (await dav.list('/')).entries.map((e) => e.name);
+        expect(names).toContain('lost-answer.txt');
+        expect(names.filter((n) => n.startsWith('.skyferry-tmp-'))).toEqual([]);
       } finally {
         await dav.close();
       }

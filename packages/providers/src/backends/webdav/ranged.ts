@@ -9,8 +9,8 @@ export interface RangedDav {
   readonly accountKey: string;
   readonly http: DavHttp;
   url(path: string, dir?: boolean): URL;
-  /** Moves a finished temporary upload onto its path (tried again while a concurrent write races it). */
-  moveIntoPlace(tmp: string, path: string, signal?: AbortSignal): Promise<void>;
+  /** Moves a finished temporary upload of `size` bytes onto its path (tried again while a concurrent write races it). */
+  moveIntoPlace(tmp: string, path: string, signal?: AbortSignal, size?: number): Promise<void>;
   deleteQuietly(path: string): Promise<void>;
   /** The entry just written, once the server shows it. */
   statAfterWrite(path: string): Promise<Entry>;
@@ -154,7 +154,7 @@ export function openRangedChunkWriter(dav: RangedDav, path: string, tmp: string,
         if (src.size >= 0 && written !== src.size) {
           throw new ProviderError('corrupted', `size mismatch writing ${path}: expected ${src.size}, sent ${written}`);
         }
-        await dav.moveIntoPlace(tmp, path);
+        await dav.moveIntoPlace(tmp, path, undefined, written);
       } catch (err) {
         await dav.deleteQuietly(tmp);
         throw err;

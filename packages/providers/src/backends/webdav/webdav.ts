@@ -469,7 +469,7 @@ export class WebdavProvider implements Provider {
         throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, sent ${written}`);
       }
       if (tmp) {
-        await this.moveIntoPlace(tmp, p, opts.signal);
+        await this.moveIntoPlace(tmp, p, opts.signal, written);
         tmp = undefined;
       }
     } catch (err) {
@@ -580,9 +580,11 @@ export class WebdavProvider implements Provider {
    * file may then be replaced (MOVE over a folder would delete the folder). When another write
    * replaces the same path at that moment, Apache mod_dav answers the MOVE with 404 or 403 (it
    * deletes the destination the other request already replaced): while our temporary file is
-   * still there, try again.
+   * still there, try again. With the temporary file gone and `size` bytes at the path, a MOVE sent
+   * before went through and only its answer was lost (the pacer sends a MOVE again after a network
+   * error): done.
    */
-  async moveIntoPlace(tmp: string, p: string, signal?: AbortSignal): Promise<void> {
+  async moveIntoPlace(tmp: string, p: string, signal?: AbortSignal, size?: number): Promise<void> {
     let overwrite = false;
     for (let attempt = 0; ; attempt += 1) {
       try {
@@ -595,9 +597,22 @@ export class WebdavProvider implements Provider {
           continue;
         }
         const raced = ProviderError.is(err, 'not_found') || ProviderError.is(err, 'permission');
-        if (!raced || attempt >= 5 || signal?.aborted || !(await this.tempStillThere(tmp, signal))) throw err;
+        if (!raced || attempt >= 5 || signal?.aborted) throw err;
+        if (!(await this.tempStillThere(tmp, signal))) {
+          if (size !== undefined && size >= 0 && (await this.sizeAt(p, signal)) === size) return;
+          throw err;
+        }
         await new Promise((r) => setTimeout(r, 10 * 2 ** attempt * (0.5 + Math.random())));
       }
+    }
+  }
+
+  private async sizeAt(p: string, signal?: AbortSignal): Promise<number | undefined> {
+    try {
+      const st = await this.stat(p, { signal });
+      return st.kind === 'file' ? st.size : undefined;
+    } catch {
+      return undefined;
     }
   }
 
