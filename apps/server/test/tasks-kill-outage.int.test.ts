@@ -10,15 +10,14 @@ import { startLatencyProxy, startRcloneServe, type LatencyProxy, type RcloneServ
 import { Proc, fetchEnvelope } from './support/process.ts';
 
 // Issue 35: a 2,000-file migration to a WebDAV server (rclone serve webdav, which writes an upload
-// straight into its temporary file, so a cut-off upload stays as debris) on a worker process that
-// is killed with SIGKILL mid-run, then, on the worker that takes the run over, an outage of the
-// target (the proxy in front of it goes away for two seconds and comes back). Afterwards: no
+// straight into its temporary file, so a cut-off upload stays as debris) on a server process (API
+// and worker in one) that is killed with SIGKILL mid-run, then, on the server started in its place
+// that takes the run over, an outage of the target (the proxy in front of it goes away for two seconds and comes back). Afterwards: no
 // `.skyferry-tmp-*` file anywhere on the target, `rclone check` finds no difference, every file is
 // counted once (2,000 added; none skipped, failed or left out), and the progress the API showed
 // never went back, neither across the kill nor through the outage.
 
 const SERVER = join(import.meta.dirname, '../src/main.ts');
-const WORKER = join(import.meta.dirname, '../src/worker.ts');
 const FILES = 2000;
 const LARGE = 20;
 
@@ -30,12 +29,7 @@ interface Seen {
   percentage: number;
 }
 
-/** Every name below a folder, its subfolders' too. */
-function allNames(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).map((e) => e.name);
-}
-
-describe('a 2,000-file run through a worker killed with SIGKILL and an outage of its WebDAV target', () => {
+describe('a 2,000-file run through a server killed with SIGKILL and an outage of its WebDAV target', () => {
   const root = mkdtempSync(join(tmpdir(), 'skyferry-kill-'));
   const localRoot = join(root, 'local');
   const src = join(localRoot, 'source');
@@ -70,10 +64,8 @@ describe('a 2,000-file run through a worker killed with SIGKILL and an outage of
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'info',
+      SKYFERRY_WORKERS: '1',
     };
-    const api = new Proc(SERVER, { ...env, SKYFERRY_WORKERS: '0' });
-    procs.push(api);
-    url = String((await api.ready).url);
   }, 120_000);
 
   afterAll(async () => {
@@ -84,6 +76,9 @@ describe('a 2,000-file run through a worker killed with SIGKILL and an outage of
   });
 
   it('leaves no temporary file, no difference, and counts every file once', async () => {
+    const doomed = new Proc(SERVER, env);
+    procs.push(doomed);
+    url = String((await doomed.ready).url);
     const call = <T>(method: string, path: string, body?: unknown, token?: string) =>
       fetchEnvelope<T>(url, method, path, body, token);
     const signup = await call<AuthorizationData>('POST', '/api/account/signup', {
@@ -103,9 +98,6 @@ describe('a 2,000-file run through a worker killed with SIGKILL and an outage of
     );
     expect([local.code, target.code], `${local.msg} ${target.msg}`).toEqual([0, 0]);
 
-    const doomed = new Proc(WORKER, { ...env, SKYFERRY_WORKERS: '1' });
-    procs.push(doomed);
-    await doomed.ready;
     const created = await call<CreateTaskData>(
       'POST',
       '/api/tasks',
@@ -142,14 +134,14 @@ describe('a 2,000-file run through a worker killed with SIGKILL and an outage of
       }
     };
 
-    // 1. The worker is killed mid-run, with uploads under way.
+    // 1. The server is killed mid-run, with uploads under way.
     const beforeKill = await until('a quarter done', (s) => s.finished >= FILES / 4);
     doomed.child.kill('SIGKILL');
     expect(beforeKill.finished).toBeLessThan(FILES);
-    // Another worker takes the run over once the killed one's lease runs out.
-    const survivor = new Proc(WORKER, { ...env, SKYFERRY_WORKERS: '1' });
+    // A server started in its place takes the run over once the killed one's lease runs out.
+    const survivor = new Proc(SERVER, env);
     procs.push(survivor);
-    await survivor.ready;
+    url = String((await survivor.ready).url);
     await until('the run to go on', (s) => s.status === 2 && s.finished > beforeKill.finished + 50);
 
     // 2. The target goes away for two seconds, uploads under way are cut off, and comes back.
@@ -159,7 +151,8 @@ describe('a 2,000-file run through a worker killed with SIGKILL and an outage of
 
     const end = await until('the run to end', (s) => ![1, 2, 7, 8, 9].includes(s.status), 120_000);
     const detail = (await call<TaskDetail>('GET', `/api/tasks/${id}`, undefined, token)).data;
-    expect(detail.result_list.map((f) => `${f.sourceFile.name}: ${f.reason} ${f.message}`)).toEqual([]);
+    const listed = detail.result_list.map((f) => `${f.sourceFile.name}: ${f.reason} ${f.message}`);
+    expect(listed, `the result lists ${JSON.stringify(listed)}`).toEqual([]);
     expect(end.status).toBe(0);
     // The run was resumed: the survivor's log says so.
     expect(survivor.lines.some((l) => l.msg === 'task run started' && l.task === id)).toBe(true);
@@ -189,7 +182,10 @@ describe('a 2,000-file run through a worker killed with SIGKILL and an outage of
     }
 
     // No debris of the cut-off uploads, and the target is the source's copy to the byte.
-    expect(allNames(davDir).filter((n) => n.startsWith('.skyferry-tmp-'))).toEqual([]);
+    const debris = readdirSync(davDir, { recursive: true, encoding: 'utf8' }).filter((p) =>
+      (p.split('/').pop() ?? '').startsWith('.skyferry-tmp-'),
+    );
+    expect(debris, `left on the target: ${JSON.stringify(debris)}`).toEqual([]);
     const check = spawnSync(
       'rclone',
       ['check', join(src, 'Data'), join(davDir, 'Backup', 'Data'), '--download', '--config', '/dev/null'],
