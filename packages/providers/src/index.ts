@@ -7,4 +7,5 @@ export * from './encoding.ts';
 export * from './chunks.ts';
 export * from './recycle.ts';
 export * from './map-limit.ts';
+export * from './net/index.ts';
 export * from './backends/index.ts';

@@ -20,6 +20,8 @@ export type ProviderErrorCode =
   | 'canceled'
   | 'host_key_changed'
   | 'corrupted'
+  /** The outbound-connection guard refused the server's address (net/guard.ts). */
+  | 'address_not_allowed'
   | 'unknown';
 
 /** retry: try again after a pause; no_retry: this item failed, go on; fatal: stop the whole run. */
@@ -46,6 +48,7 @@ const DEFAULT_RETRY: Record<ProviderErrorCode, RetryClass> = {
   canceled: 'fatal',
   host_key_changed: 'fatal',
   corrupted: 'retry',
+  address_not_allowed: 'fatal',
   unknown: 'no_retry',
 };
 

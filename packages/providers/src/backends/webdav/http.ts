@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { ProviderError } from '../../api/errors.ts';
 import { RingHttp, type RingResponse } from '../../http-read.ts';
+import type { OutboundGuard } from '../../net/guard.ts';
 import { BufferRing, FILE_READ_SIZE } from '../../recycle.ts';
 import { sendHttp } from '../../http-send.ts';
 import type { Pacer } from '../../pacer.ts';
@@ -39,14 +40,19 @@ export class DavHttp {
   private readonly objects: RingHttp;
 
   private readonly pacer: Pacer | undefined;
+  private readonly guard: OutboundGuard | undefined;
+  /** A request whose server stays silent this long fails (default 300 s). */
+  private readonly timeoutMs: number;
 
   constructor(
     base: URL,
     username: string,
     password: string,
-    opts: { rejectUnauthorized?: boolean; pacer?: Pacer } = {},
+    opts: { rejectUnauthorized?: boolean; pacer?: Pacer; guard?: OutboundGuard; timeoutMs?: number } = {},
   ) {
     this.pacer = opts.pacer;
+    this.guard = opts.guard;
+    this.timeoutMs = opts.timeoutMs ?? 300_000;
     this.secure = base.protocol === 'https:';
     const agentOpts = { keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: 16, keepAliveMsecs: 10_000 };
     this.agent = this.secure
@@ -62,6 +68,7 @@ export class DavHttp {
       maxIdle: 16,
       maxConnections: MAX_CONNECTIONS,
       bigRing: new BufferRing(FILE_READ_SIZE, 16),
+      ...(opts.guard ? { guard: opts.guard } : {}),
     });
   }
 
@@ -77,7 +84,7 @@ export class DavHttp {
         path: url.pathname + url.search,
         headers: { authorization: this.authorization, ...headers },
         signal,
-        timeoutMs: 300_000,
+        timeoutMs: this.timeoutMs,
         what,
       });
     return this.retried(once, what, signal);
@@ -124,8 +131,9 @@ export class DavHttp {
       url,
       options: { method, headers, agent: this.agent, signal },
       body,
-      timeoutMs: 300_000,
+      timeoutMs: this.timeoutMs,
       what: `${method} ${url.pathname}`,
+      guard: this.guard,
     });
   }
 

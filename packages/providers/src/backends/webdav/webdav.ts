@@ -3,6 +3,8 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
+import type { OutboundGuard } from '../../net/guard.ts';
+import { keepErrorListener } from '../../net/listeners.ts';
 import { pacerFor } from '../../pacer.ts';
 import { relayErrors } from '../../recycle.ts';
 import { STALE_TEMP_MS, TEMP_NAME, TEMP_PREFIX, activeTemps, markSwept, sweepDue } from '../../temp-files.ts';
@@ -48,6 +50,10 @@ export interface WebdavOptions {
   rateLimitPerSecond?: number;
   /** Age from which a leftover temporary file is removed (default WEBDAV_STALE_TEMP_MS). */
   staleTempMs?: number;
+  /** Checks the server's address on every connection (unset: any address). */
+  guard?: OutboundGuard;
+  /** A request whose server stays silent this long fails (default 300 s). */
+  timeoutMs?: number;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -118,6 +124,8 @@ export class WebdavProvider implements Provider {
     this.http = new DavHttp(base, username, password, {
       rejectUnauthorized: !opts.insecureSkipVerify,
       pacer: pacerFor(this.accountKey, { rateLimitPerSecond: opts.rateLimitPerSecond }),
+      guard: opts.guard,
+      timeoutMs: opts.timeoutMs,
     });
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
     this.staleTempMs = opts.staleTempMs ?? WEBDAV_STALE_TEMP_MS;
@@ -337,7 +345,7 @@ export class WebdavProvider implements Provider {
         throw new ProviderError('is_dir', `is a folder: ${p}`);
       }
     }
-    const out = new PassThrough({ highWaterMark: 256 * 1024 });
+    const out = keepErrorListener(new PassThrough({ highWaterMark: 256 * 1024 }));
     const stages: NodeJS.ReadWriteStream[] = [];
     if (status === 200 && headers.range)
       stages.push(sliceStream(start, end === undefined ? undefined : end - start + 1));
@@ -763,7 +771,12 @@ export async function openWebdav(
   ctx: ProviderContext = {},
   options: WebdavOptions = {},
 ): Promise<WebdavProvider> {
-  const opts: WebdavOptions = { rateLimitPerSecond: ctx.rateLimitPerSecond, ...options };
+  const opts: WebdavOptions = {
+    rateLimitPerSecond: ctx.rateLimitPerSecond,
+    guard: ctx.outbound,
+    timeoutMs: ctx.timeoutMs,
+    ...options,
+  };
   const rawUrl = stringOpt(credentials, 'url');
   if (!rawUrl) throw new ProviderError('invalid_name', 'a WebDAV URL is required', { retry: 'fatal' });
   let base: URL;
@@ -793,6 +806,8 @@ export async function openWebdav(
     const probe = new DavHttp(base, username, password, {
       rejectUnauthorized: !insecure,
       pacer: pacerFor(webdavAccountKey(username, base), { rateLimitPerSecond: opts.rateLimitPerSecond }),
+      guard: opts.guard,
+      timeoutMs: opts.timeoutMs,
     });
     try {
       vendor = await detectVendor(probe, base);
