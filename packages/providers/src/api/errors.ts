@@ -107,7 +107,8 @@ export function toProviderError(err: unknown): ProviderError {
     'UND_ERR_HEADERS_TIMEOUT',
     'UND_ERR_BODY_TIMEOUT',
   ];
-  if (e?.code && networkCodes.includes(e.code))
+  // HPE_*: an answer that is not HTTP; EPROTO, ERR_SSL_*: a server that does not speak TLS.
+  if (e?.code && (networkCodes.includes(e.code) || /^(HPE_|ERR_SSL_)|^EPROTO$/.test(e.code)))
     return new ProviderError('network', e.message ?? e.code, { cause: err, serviceCode: e.code });
   return new ProviderError('unknown', e?.message ?? String(err), { cause: err });
 }
