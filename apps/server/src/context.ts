@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createDb, type Db } from '@skyferry/db';
+import { OutboundGuard } from '@skyferry/providers';
 import type { Config } from './config.ts';
 import { CloudsRepository } from './repositories/clouds.ts';
 import { PlansRepository } from './repositories/plans.ts';
@@ -79,6 +80,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     log,
     localRoots: config.localRoots,
     oauthConfigured: (service) => config.oauth[service] !== undefined,
+    outbound: new OutboundGuard(config.allowPrivateNetworks),
+    cloudTimeoutMs: config.cloudTimeoutMs,
   });
   const files = new FilesService({ clouds, box: secrets, log });
   closers.push(() => files.close());

@@ -80,4 +80,6 @@ export const ar: Messages = {
     'قدّم الخادم {host} شهادة TLS ببصمة SHA-256 هي {fingerprint}، وليست البصمة المُدخلة. لم تُرسَل كلمة المرور.',
   tls_certificate_untrusted:
     'قدّم الخادم {host} شهادة TLS غير موثوقة (موقّعة ذاتيًا؟). أدخل بصمة SHA-256 الخاصة بها للوثوق بها.',
+  cloud_address_not_allowed:
+    'لا يتصل Skyferry بهذا الخادم: عنوانه على شبكة استرجاع (loopback) أو شبكة خاصة أو محجوزة. يمكن لمشغّل الخادم السماح بهذه الشبكات (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

@@ -82,4 +82,6 @@ export const br: Messages = {
     'O servidor {host} apresentou um certificado TLS com a impressão digital SHA-256 {fingerprint}, diferente da informada. A senha não foi enviada.',
   tls_certificate_untrusted:
     'O servidor {host} apresentou um certificado TLS não confiável (autoassinado?). Informe a impressão digital SHA-256 dele para confiar nele.',
+  cloud_address_not_allowed:
+    'O Skyferry não se conecta a este servidor: o endereço dele está em uma rede de loopback, privada ou reservada. O operador do servidor pode permitir essas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

@@ -87,4 +87,6 @@ export const de: Messages = {
     'Der Server {host} hat ein TLS-Zertifikat mit dem SHA-256-Fingerabdruck {fingerprint} vorgelegt, nicht mit dem eingegebenen. Das Passwort wurde nicht gesendet.',
   tls_certificate_untrusted:
     'Der Server {host} hat ein nicht vertrauenswürdiges TLS-Zertifikat vorgelegt (selbst signiert?). Geben Sie seinen SHA-256-Fingerabdruck ein, um ihm zu vertrauen.',
+  cloud_address_not_allowed:
+    'Skyferry verbindet sich nicht mit diesem Server: Seine Adresse liegt in einem Loopback-, privaten oder reservierten Netz. Der Betreiber des Servers kann solche Netze erlauben (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

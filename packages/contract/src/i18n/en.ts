@@ -83,6 +83,8 @@ export const en = {
     'The server {host} presented a TLS certificate with the SHA-256 fingerprint {fingerprint}, not the one entered. The password was not sent.',
   tls_certificate_untrusted:
     'The server {host} presented a TLS certificate that is not trusted (self-signed?). Enter its SHA-256 fingerprint to trust it.',
+  cloud_address_not_allowed:
+    "Skyferry does not connect to this server: its address is on a loopback, private or reserved network. The server's operator can allow such networks (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -87,4 +87,6 @@ export const es: Messages = {
     'El servidor {host} presentó un certificado TLS con la huella SHA-256 {fingerprint}, que no es la introducida. No se envió la contraseña.',
   tls_certificate_untrusted:
     'El servidor {host} presentó un certificado TLS que no es de confianza (¿autofirmado?). Introduzca su huella SHA-256 para confiar en él.',
+  cloud_address_not_allowed:
+    'Skyferry no se conecta a este servidor: su dirección está en una red de loopback, privada o reservada. El operador del servidor puede permitir esas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

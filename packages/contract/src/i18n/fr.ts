@@ -87,4 +87,6 @@ export const fr: Messages = {
     "Le serveur {host} a présenté un certificat TLS d'empreinte SHA-256 {fingerprint}, qui n'est pas celle saisie. Le mot de passe n'a pas été envoyé.",
   tls_certificate_untrusted:
     'Le serveur {host} a présenté un certificat TLS non approuvé (auto-signé ?). Saisissez son empreinte SHA-256 pour lui faire confiance.',
+  cloud_address_not_allowed:
+    "Skyferry ne se connecte pas à ce serveur : son adresse se trouve sur un réseau de bouclage, privé ou réservé. L'opérateur du serveur peut autoriser ces réseaux (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
 };

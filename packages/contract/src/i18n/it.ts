@@ -84,4 +84,6 @@ export const it: Messages = {
     'Il server {host} ha presentato un certificato TLS con impronta SHA-256 {fingerprint}, diversa da quella inserita. La password non è stata inviata.',
   tls_certificate_untrusted:
     'Il server {host} ha presentato un certificato TLS non attendibile (autofirmato?). Inserisci la sua impronta SHA-256 per considerarlo attendibile.',
+  cloud_address_not_allowed:
+    "Skyferry non si connette a questo server: il suo indirizzo è su una rete di loopback, privata o riservata. L'operatore del server può consentire queste reti (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
 };

@@ -83,4 +83,6 @@ export const ja: Messages = {
     'サーバー {host} が提示した TLS 証明書の SHA-256 フィンガープリントは {fingerprint} で、入力されたものと一致しません。パスワードは送信されていません。',
   tls_certificate_untrusted:
     'サーバー {host} が信頼されていない TLS 証明書（自己署名?）を提示しました。信頼するには SHA-256 フィンガープリントを入力してください。',
+  cloud_address_not_allowed:
+    'Skyferry はこのサーバーに接続しません。アドレスがループバック、プライベート、または予約済みのネットワーク上にあります。サーバーの管理者はこれらのネットワークを許可できます（SKYFERRY_ALLOW_PRIVATE_NETWORKS）。',
 };

@@ -80,4 +80,6 @@ export const ko: Messages = {
     '서버 {host}이(가) 제시한 TLS 인증서의 SHA-256 지문은 {fingerprint}(으)로, 입력한 지문과 다릅니다. 비밀번호는 전송되지 않았습니다.',
   tls_certificate_untrusted:
     '서버 {host}이(가) 신뢰할 수 없는 TLS 인증서(자체 서명?)를 제시했습니다. 신뢰하려면 SHA-256 지문을 입력하세요.',
+  cloud_address_not_allowed:
+    'Skyferry는 이 서버에 연결하지 않습니다. 주소가 루프백, 사설 또는 예약된 네트워크에 있습니다. 서버 운영자가 이러한 네트워크를 허용할 수 있습니다(SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

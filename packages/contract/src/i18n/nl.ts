@@ -86,4 +86,6 @@ export const nl: Messages = {
     'De server {host} toonde een TLS-certificaat met SHA-256-vingerafdruk {fingerprint}, niet de ingevoerde. Het wachtwoord is niet verzonden.',
   tls_certificate_untrusted:
     'De server {host} toonde een TLS-certificaat dat niet vertrouwd wordt (zelfondertekend?). Voer de SHA-256-vingerafdruk in om het te vertrouwen.',
+  cloud_address_not_allowed:
+    'Skyferry maakt geen verbinding met deze server: het adres ligt in een loopback-, privé- of gereserveerd netwerk. De beheerder van de server kan zulke netwerken toestaan (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };
