@@ -93,6 +93,13 @@ export async function startHostilePeer(opts: HostilePeerOptions): Promise<Hostil
     return part.length > 0 ? part : undefined;
   };
 
+  /** Sends `last` and closes cleanly (FIN, no reset): what comes after is read and dropped. */
+  const closeGracefully = (c: Conn, last: Buffer) => {
+    c.cut = true;
+    c.client.end(last);
+    setTimeout(() => c.client.destroy(), 2000).unref();
+  };
+
   const openUpstream = (c: Conn) => {
     if (!opts.target || c.upstream) return;
     const up = connect({ host: opts.target.host, port: opts.target.port });
@@ -108,7 +115,8 @@ export async function startHostilePeer(opts: HostilePeerOptions): Promise<Hostil
         if (part) c.client.write(part);
       } else if (mode === 'close-mid-handshake' && !c.cut) {
         c.cut = true;
-        c.client.end(chunk.subarray(0, Math.max(1, Math.floor(chunk.length / 2))), () => destroy(c));
+        up.destroy();
+        closeGracefully(c, chunk.subarray(0, Math.max(1, Math.floor(chunk.length / 2))));
       }
     });
   };
@@ -136,8 +144,7 @@ export async function startHostilePeer(opts: HostilePeerOptions): Promise<Hostil
           client.write(garbage());
           break;
         case 'close-mid-handshake':
-          if (c.upstream) c.upstream.write(chunk);
-          else destroy(c);
+          if (!c.cut) c.upstream?.write(chunk);
           break;
         case 'tarpit':
           break;
@@ -150,7 +157,7 @@ export async function startHostilePeer(opts: HostilePeerOptions): Promise<Hostil
         break;
       case 'close-mid-handshake':
         if (opts.target) openUpstream(c);
-        else client.end(opts.greeting ?? '', () => destroy(c));
+        else closeGracefully(c, Buffer.from(opts.greeting ?? ''));
         break;
       case 'garbage':
         client.write(garbage());

@@ -1,5 +1,6 @@
+import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startHostilePeer, type HostileMode, type HostilePeer } from '@skyferry/testing';
+import { startHostilePeer, startSshd, type HostileMode, type HostilePeer } from '@skyferry/testing';
 import { ProviderError } from '../api/errors.ts';
 import type { ProviderContext } from '../api/registry.ts';
 import type { Provider } from '../api/types.ts';
@@ -36,7 +37,7 @@ const kinds: Record<string, Open> = {
 
 /** What each protocol's server says first, for a peer that closes right after. */
 const GREETINGS: Record<string, string> = {
-  sftp: 'SSH-2.0-OpenSSH_9.2p1\r\n\0\0\x01',
+  sftp: 'SSH-2.0-OpenSSH_9.2p1\r\n',
   ftp: '220-hello\r\n',
   ftps: '220 ready\r\n',
   webdav: '',
@@ -78,4 +79,36 @@ describe('backends against hostile peers', () => {
       await new Promise((r) => setTimeout(r, 2 * TIMEOUT_MS));
     }, 60_000);
   }
+
+  it('SFTP calls racing a dropped connection all settle (ssh2 leaves requests on a closed channel unanswered)', async () => {
+    const ssh = await startSshd();
+    try {
+      for (const mode of ['close-mid-handshake', 'half-open'] as const) {
+        const peer = await startHostilePeer({ mode: 'pass', target: { host: ssh.host, port: ssh.port } });
+        peers.push(peer);
+        const login = { host: peer.host, port: peer.port, username: ssh.username, private_key: ssh.privateKey };
+        const sftp = await openSftp(login, ctx);
+        const MiB = Buffer.alloc(1024 * 1024, 1);
+        await sftp.put(`/${mode}.bin`, Readable.from([MiB]), { size: MiB.length });
+        peer.setMode(mode);
+        const started = Date.now();
+        const settled = await Promise.allSettled([
+          sftp.list('/'),
+          sftp.put(`/${mode}-2.bin`, Readable.from([MiB]), { size: MiB.length }),
+          sftp.openRead(`/${mode}.bin`).then(async (s) => {
+            for await (const chunk of s) void chunk;
+          }),
+        ]);
+        // A half-open peer lets a short listing through; everything else fails, as a network error.
+        for (const [i, r] of settled.entries()) {
+          if (r.status === 'fulfilled') expect([mode, i]).toEqual(['half-open', 0]);
+          else expect((r.reason as ProviderError).code, `${mode} call ${i}`).toBe('network');
+        }
+        expect(Date.now() - started, mode).toBeLessThan(30_000);
+        await sftp.close?.();
+      }
+    } finally {
+      await ssh.stop();
+    }
+  }, 90_000);
 });

@@ -67,6 +67,34 @@ function openSocket(host: string, port: number, timeoutMs: number, guard?: Outbo
   });
 }
 
+/**
+ * Once its channel or connection has ended, ssh2 neither sends nor fails a new SFTP request: the
+ * request waits for an answer forever (a call racing a dropped connection, a pooled channel not
+ * yet seen closed). From then on every request fails at once, and so does any still waiting.
+ */
+function failRequestsAfterClose(sftp: SFTPWrapper, client: Client): void {
+  type Pending = Record<string, { cb?: (err: Error) => void } | undefined>;
+  const lost = () => new Error('No response from server (connection closed)');
+  let done = false;
+  const refuse = () => {
+    if (done) return;
+    done = true;
+    const waiting = (sftp as unknown as { _requests?: Pending })._requests ?? {};
+    const table = new Proxy({} as Pending, {
+      set(_target, _id, req: { cb?: (err: Error) => void } | undefined) {
+        queueMicrotask(() => req?.cb?.(lost()));
+        return true;
+      },
+    });
+    Object.defineProperty(sftp, '_requests', { get: () => table, set: () => undefined, configurable: true });
+    for (const req of Object.values(waiting)) queueMicrotask(() => req?.cb?.(lost()));
+  };
+  sftp.once('end', refuse);
+  sftp.once('close', refuse);
+  client.once('end', refuse);
+  client.once('close', refuse);
+}
+
 /** Connects, verifies the host key, logs in and opens the SFTP subsystem. */
 export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
   const timeout = login.readyTimeoutMs ?? 20_000;
@@ -134,14 +162,22 @@ export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
         );
       }
     };
+    // A server that closes after its banner ends the connection without an error from ssh2 (and
+    // ssh2 stops its handshake timer then): the connect fails on that close too.
+    const onClosed = () =>
+      onError(Object.assign(new Error('connection closed during the SSH handshake'), { level: 'protocol' }));
     const onReady = () => {
       if (settled) return;
       settled = true;
       client.removeListener('error', onError);
+      client.removeListener('close', onClosed);
+      client.removeListener('end', onClosed);
       resolve();
     };
     client.once('ready', onReady);
     client.on('error', onError);
+    client.once('close', onClosed);
+    client.once('end', onClosed);
     try {
       client.connect(config);
     } catch (err) {
@@ -158,6 +194,7 @@ export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
     client.end();
     throw err;
   });
+  failRequestsAfterClose(sftp, client);
   const extensions = (sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? {};
   const conn: SftpConnection = { client, sftp, hostKey: seenKey ?? '', extensions, busy: 0, closed: false };
   const markClosed = () => {
@@ -176,6 +213,7 @@ export async function openChannel(base: SftpConnection): Promise<SftpConnection>
   const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
     base.client.sftp((err, s) => (err ? reject(toProviderError(err)) : resolve(keepErrorListener(s))));
   });
+  failRequestsAfterClose(sftp, base.client);
   const extensions = (sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? base.extensions;
   const conn: SftpConnection = {
     client: base.client,
