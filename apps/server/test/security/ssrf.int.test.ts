@@ -1,19 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, message, type Cloud } from '@skyferry/contract';
-import {
-  startApacheWebdav,
-  startFtpSrv,
-  startHostilePeer,
-  startS3rver,
-  startSshd,
-  type FtpServer,
-  type HostilePeer,
-  type S3rverServer,
-  type SshServer,
-  type WebdavServer,
-} from '@skyferry/testing';
+import { startFtpSrv, startHostilePeer, type HostilePeer } from '@skyferry/testing';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import {
+  ADDRESS_KINDS,
+  startProtocolServers,
+  type AddressKind,
+  type ProtocolServers,
+} from './support/protocol-servers.ts';
 
 /**
  * Issue 34, finding 3 (server-side request forgery): clouds reached by an address the user gives
@@ -50,91 +45,32 @@ async function startInternal(): Promise<Internal> {
   return svc;
 }
 
-/** How each kind names its server: a host field, or a URL whose host is `host`. */
-type Target = (host: string, port: number) => { cloud_name: string; credentials: Record<string, unknown> };
-
 describe('security: the outbound-connection guard (SSRF)', () => {
   let deny: TestApp;
   let lan: TestApp;
-  let ssh: SshServer;
-  let ftp: FtpServer;
-  let ftps: FtpServer;
-  let dav: WebdavServer;
-  let s3: S3rverServer;
+  let servers: ProtocolServers;
   let internal: Internal;
   const peers: Record<string, HostilePeer> = {};
-  let targets: Record<string, Target>;
+  const target = (kind: AddressKind, host: string, port: number) => servers.connect(kind, host, port);
 
   beforeAll(async () => {
     // Default: SKYFERRY_ALLOW_PRIVATE_NETWORKS unset (an empty value counts as unset).
-    [deny, lan, ssh, ftp, ftps, dav, s3, internal] = await Promise.all([
+    [deny, lan, servers, internal] = await Promise.all([
       startTestApp({ env: { SKYFERRY_ALLOW_PRIVATE_NETWORKS: '' } }),
       startTestApp({ env: { SKYFERRY_ALLOW_PRIVATE_NETWORKS: '127.0.0.1/32' } }),
-      startSshd(),
-      startFtpSrv(),
-      startFtpSrv({ tls: true }),
-      startApacheWebdav(),
-      startS3rver({ buckets: ['b'] }),
+      startProtocolServers(),
       startInternal(),
     ]);
-    const behind = {
-      sftp: { host: ssh.host, port: ssh.port },
-      ftp: { host: ftp.host, port: ftp.port },
-      ftps: { host: ftps.host, port: ftps.port },
-      webdav: { host: '127.0.0.1', port: Number(new URL(dav.url).port) },
-      s3: { host: '127.0.0.1', port: s3.port },
-    };
-    for (const [kind, target] of Object.entries(behind)) {
-      peers[kind] = await startHostilePeer({ mode: 'pass', target });
-    }
-    const url = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
-    targets = {
-      sftp: (host, port) => ({
-        cloud_name: 'sftp',
-        credentials: { host, port, username: ssh.username, private_key: ssh.privateKey },
-      }),
-      ftp: (host, port) => ({
-        cloud_name: 'ftp',
-        credentials: { host, port, username: ftp.username, password: ftp.password },
-      }),
-      ftps: (host, port) => ({
-        cloud_name: 'ftp',
-        credentials: {
-          host,
-          port,
-          username: ftps.username,
-          password: ftps.password,
-          secure: true,
-          tls_fingerprint: ftps.certFingerprint256,
-        },
-      }),
-      webdav: (host, port) => ({
-        cloud_name: 'webdav',
-        credentials: { url: url(host, port), username: dav.username, password: dav.password },
-      }),
-      s3: (host, port) => ({
-        cloud_name: 's3_compatible',
-        credentials: {
-          endpoint: url(host, port).replace(/\/$/, ''),
-          bucket: 'b',
-          access_key_id: s3.accessKeyId,
-          secret_access_key: s3.secretAccessKey,
-          region: s3.region,
-          path_style: true,
-        },
-      }),
-    };
+    // A peer that passes traffic on to each real server, counting the connections made to it.
+    for (const kind of ADDRESS_KINDS)
+      peers[kind] = await startHostilePeer({ mode: 'pass', target: servers.behind[kind] });
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all([
       deny?.close(),
       lan?.close(),
-      ssh?.stop(),
-      ftp?.stop(),
-      ftps?.stop(),
-      dav?.stop(),
-      s3?.stop(),
+      servers?.stop(),
       ...Object.values(peers).map((p) => p.stop()),
       new Promise((r) => internal?.server.close(r)),
     ]);
@@ -147,17 +83,16 @@ describe('security: the outbound-connection guard (SSRF)', () => {
     return { status: res.statusCode, code: env.code, msg: env.msg, data: env.data, ms: Date.now() - started };
   };
 
-  const KINDS = ['sftp', 'ftp', 'ftps', 'webdav', 's3'];
   // Loopback as an address, as a decimal number, as a name that resolves to it, as IPv4-mapped IPv6.
   const SPELLINGS = ['127.0.0.1', '2130706433', 'localhost', '::ffff:127.0.0.1'];
 
-  it.each(KINDS)(
+  it.each(ADDRESS_KINDS)(
     '%s: an anonymous visitor cannot reach loopback in any spelling; nothing is contacted',
     async (kind) => {
       const visitor = await deny.visitor();
       const peer = peers[kind]!;
       for (const host of SPELLINGS) {
-        const res = await connect(deny, visitor.headers, targets[kind]!(host, peer.port));
+        const res = await connect(deny, visitor.headers, target(kind, host, peer.port));
         expect([res.status, res.code, res.msg], `${kind} at ${host}`).toEqual([
           422,
           Code.CLOUD_CREDENTIALS_INVALID,
@@ -179,16 +114,16 @@ describe('security: the outbound-connection guard (SSRF)', () => {
       '0.0.0.0',
       'fd00::1',
     ]) {
-      const res = await connect(deny, user.headers, targets.sftp!(host, 22));
+      const res = await connect(deny, user.headers, target('sftp', host, 22));
       expect([res.status, res.code, res.msg], host).toEqual([422, Code.CLOUD_CREDENTIALS_INVALID, REFUSED]);
     }
-    const de = await connect(deny, { ...user.headers, 'x-language': 'de' }, targets.webdav!('::1', 80));
+    const de = await connect(deny, { ...user.headers, 'x-language': 'de' }, target('webdav', '::1', 80));
     expect([de.status, de.msg]).toEqual([422, message('de', 'cloud_address_not_allowed')]);
   });
 
   it('an anonymous visitor cannot read an internal HTTP service through the file API', async () => {
     const visitor = await deny.visitor();
-    const res = await connect(deny, visitor.headers, targets.webdav!('127.0.0.1', internal.port));
+    const res = await connect(deny, visitor.headers, target('webdav', '127.0.0.1', internal.port));
     expect([res.status, res.msg]).toEqual([422, REFUSED]);
     expect(internal.requests).toBe(0);
   });
@@ -200,9 +135,9 @@ describe('security: the outbound-connection guard (SSRF)', () => {
     const closedPort = closed.port;
     await closed.stop();
     try {
-      for (const kind of KINDS) {
-        const open = await connect(deny, user.headers, targets[kind]!('127.0.0.1', tarpit.port));
-        const shut = await connect(deny, user.headers, targets[kind]!('127.0.0.1', closedPort));
+      for (const kind of ADDRESS_KINDS) {
+        const open = await connect(deny, user.headers, target(kind, '127.0.0.1', tarpit.port));
+        const shut = await connect(deny, user.headers, target(kind, '127.0.0.1', closedPort));
         expect([open.status, open.code, open.msg], kind).toEqual([shut.status, shut.code, shut.msg]);
         expect(open.msg).toBe(REFUSED);
         // Refused before connecting: neither waits for the network.
@@ -218,16 +153,16 @@ describe('security: the outbound-connection guard (SSRF)', () => {
     const user = await lan.signUp();
     // 127.0.0.1/32 is allowed: by address, as a number, and by a name that resolves to it.
     for (const host of ['127.0.0.1', '2130706433']) {
-      const res = await connect(lan, user.headers, targets.sftp!(host, peers.sftp!.port));
+      const res = await connect(lan, user.headers, target('sftp', host, peers.sftp!.port));
       expect(res.code, `sftp at ${host}: ${res.msg}`).toBe(0);
     }
-    const named = await connect(lan, user.headers, targets.webdav!('localhost', peers.webdav!.port));
+    const named = await connect(lan, user.headers, target('webdav', 'localhost', peers.webdav!.port));
     expect(named.code, named.msg).toBe(0);
     const before = Object.values(peers).reduce((n, p) => n + p.accepted, 0);
     // Other loopback addresses, IPv6 loopback, and private networks stay refused.
     for (const host of ['127.0.0.2', '::1', '10.0.0.1', '192.168.0.1']) {
-      for (const kind of KINDS) {
-        const res = await connect(lan, user.headers, targets[kind]!(host, peers[kind]!.port));
+      for (const kind of ADDRESS_KINDS) {
+        const res = await connect(lan, user.headers, target(kind, host, peers[kind]!.port));
         expect([res.status, res.msg], `${kind} at ${host}`).toEqual([422, REFUSED]);
       }
     }
@@ -246,8 +181,8 @@ describe('security: the outbound-connection guard (SSRF)', () => {
     const port = (redirector.address() as { port: number }).port;
     const before = internal.requests;
     try {
-      for (const kind of ['webdav', 's3']) {
-        const res = await connect(lan, user.headers, targets[kind]!('127.0.0.1', port));
+      for (const kind of ['webdav', 's3'] as const) {
+        const res = await connect(lan, user.headers, target(kind, '127.0.0.1', port));
         expect(res.code, kind).not.toBe(0);
         expect(res.status, `${kind}: ${res.msg}`).toBeGreaterThanOrEqual(400);
         expect(res.status, `${kind}: ${res.msg}`).toBeLessThan(500);
