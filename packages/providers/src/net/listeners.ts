@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import type { Agent } from 'node:http';
 
 const ignore = (): void => undefined;
 
@@ -11,4 +12,15 @@ const ignore = (): void => undefined;
 export function keepErrorListener<T extends EventEmitter>(emitter: T): T {
   emitter.on('error', ignore);
   return emitter;
+}
+
+/** Every socket `agent` opens keeps an error listener for its whole life, busy or idle. */
+export function keepSocketErrorListeners<A extends Agent>(agent: A): A {
+  const make = agent.createConnection.bind(agent);
+  agent.createConnection = (options, callback) => {
+    const socket = make(options, callback);
+    if (socket) keepErrorListener(socket);
+    return socket;
+  };
+  return agent;
 }

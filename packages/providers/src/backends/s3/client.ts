@@ -12,6 +12,7 @@ import { ProviderError } from '../../api/errors.ts';
 import { RingHttp } from '../../http-read.ts';
 import { sendHttp } from '../../http-send.ts';
 import type { OutboundGuard } from '../../net/guard.ts';
+import { keepSocketErrorListeners } from '../../net/listeners.ts';
 import { SigV4Signer, UNSIGNED_PAYLOAD, amzDate, canonicalQuery, uriEncode } from './sigv4.ts';
 
 /**
@@ -238,7 +239,7 @@ export class S3Http {
       maxFreeSockets: 64,
       scheduling: 'lifo' as const,
     };
-    this.agent = this.secure ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts);
+    this.agent = keepSocketErrorListeners(this.secure ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts));
     // As many idle connections kept as the engine runs files at once (a lane of 64 small ones
     // beside 8 others): fewer would close and open connections (a round trip each) between the
     // files of a busy run. Idle ones close after 4 s.

@@ -5,6 +5,7 @@ import { Transform } from 'node:stream';
 import { ProviderError } from '../../api/errors.ts';
 import { RingHttp, type RingResponse } from '../../http-read.ts';
 import type { OutboundGuard } from '../../net/guard.ts';
+import { keepSocketErrorListeners } from '../../net/listeners.ts';
 import { BufferRing, FILE_READ_SIZE } from '../../recycle.ts';
 import { sendHttp } from '../../http-send.ts';
 import type { Pacer } from '../../pacer.ts';
@@ -55,9 +56,11 @@ export class DavHttp {
     this.timeoutMs = opts.timeoutMs ?? 300_000;
     this.secure = base.protocol === 'https:';
     const agentOpts = { keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: 16, keepAliveMsecs: 10_000 };
-    this.agent = this.secure
-      ? new HttpsAgent({ ...agentOpts, rejectUnauthorized: opts.rejectUnauthorized ?? true })
-      : new HttpAgent(agentOpts);
+    this.agent = keepSocketErrorListeners(
+      this.secure
+        ? new HttpsAgent({ ...agentOpts, rejectUnauthorized: opts.rejectUnauthorized ?? true })
+        : new HttpAgent(agentOpts),
+    );
     this.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
     this.origin = base.origin;
     this.objects = new RingHttp({
