@@ -33,7 +33,10 @@ function portOpen(port: number): Promise<boolean> {
  * temporary folder, with a user and password. SFTP needs `--vfs-cache-mode writes` so that
  * out-of-order (pipelined) writes work.
  */
-export async function startRcloneServe(protocol: 'webdav' | 'sftp'): Promise<RcloneServer> {
+export async function startRcloneServe(
+  protocol: 'webdav' | 'sftp',
+  opts: { readOnly?: boolean } = {},
+): Promise<RcloneServer> {
   const rclone = await requireProgram('rclone', 'rclone');
   const root = mkdtempSync(join(tmpdir(), `skyferry-rclone-${protocol}-`));
   const dir = join(root, 'data');
@@ -62,6 +65,8 @@ export async function startRcloneServe(protocol: 'webdav' | 'sftp'): Promise<Rcl
     '--log-level',
     'ERROR',
   ];
+  // Refuses every change (rclone answers PUT with 404, MKCOL and DELETE with 405, MOVE with 403).
+  if (opts.readOnly) args.push('--read-only');
   // Write-back at once: files still waiting in the VFS cache get lost when their folder is renamed.
   if (protocol === 'sftp')
     args.push('--vfs-cache-mode', 'writes', '--vfs-write-back', '0s', '--key', await hostKey(root));

@@ -198,7 +198,9 @@ export async function statusError(res: DavAnswer, what: string): Promise<Provide
     case 410:
       return new ProviderError('not_found', msg, opts);
     case 405:
-      return new ProviderError('exists', msg, opts);
+      // The method is not allowed on this resource (a read-only share). MKCOL's 405 for a folder
+      // that is already there is told apart by looking (WebdavProvider.makeDir).
+      return new ProviderError('permission', msg, opts);
     case 409:
       return new ProviderError('not_found', msg, opts);
     case 412:

@@ -390,6 +390,7 @@ export class WebdavProvider implements Provider {
     }
     const err = await statusError(res, `MKCOL ${d}`);
     // Already there (405), or made by someone else meanwhile (some servers answer 403): look.
+    // Nothing there: the server refused to make it (a read-only share), a permission error.
     const st = await this.stat(d).catch(() => undefined);
     if (st?.kind === 'dir') return;
     if (st) throw new ProviderError('exists', `a file exists at ${d}`);
@@ -462,7 +463,14 @@ export class WebdavProvider implements Provider {
         body: body.pipe(counter),
         signal: opts.signal,
       });
-      if (!isOk(res)) throw await statusError(res, `PUT ${p}`);
+      if (!isOk(res)) {
+        const err = await statusError(res, `PUT ${p}`);
+        // A PUT into a folder that is there answered "not found": the share refuses writes
+        // (rclone serve --read-only answers so).
+        if (res.statusCode === 404 && (await this.stat(parentPath(p)).catch(() => undefined))?.kind === 'dir')
+          throw new ProviderError('permission', `the server refuses writes: PUT ${p}`, { serviceCode: 404 });
+        throw err;
+      }
       await drain(res);
       if (src.size >= 0 && written !== src.size) {
         throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, sent ${written}`);
