@@ -99,7 +99,9 @@ describe('security: hostile peers cannot take the server down', () => {
           });
           return { status: res.status, ...((await res.json()) as { code: number; msg: string }) };
         });
-        return { what: `connect ${kind} to a ${mode} peer`, r, accepted: peer.accepted };
+        const what = `connect ${kind} to a ${mode} peer`;
+        await expectAlive(what);
+        return { what, r, accepted: peer.accepted };
       }),
     );
     for (const { what, r, accepted } of await Promise.all(runs)) {
@@ -152,6 +154,7 @@ describe('security: hostile peers cannot take the server down', () => {
           return { status: res.status, ...((await res.json()) as { code: number; msg: string }) };
         }),
       ]);
+      await expectAlive(`${kind} behind a ${mode} peer`);
       return { kind, mode, list, upload, download };
     });
     for (const { kind, mode, list, upload, download } of await Promise.all(runs)) {
