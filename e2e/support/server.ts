@@ -21,7 +21,16 @@ export async function startSkyferry(env: Record<string, string> = {}, dataDirOf?
   const dataDir = dataDirOf ?? mkdtempSync(join(tmpdir(), 'skyferry-e2e-'));
   let logs = '';
   const child = fork(MAIN, [], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SKYFERRY_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SKYFERRY_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      // The journeys' protocol servers listen on loopback, which the outbound guard refuses by default.
+      SKYFERRY_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8,::1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   child.stdout?.on('data', (c: Buffer) => (logs += c.toString()));

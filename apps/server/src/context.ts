@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { MetaRepository, createDb, type Db } from '@skyferry/db';
+import { OutboundGuard } from '@skyferry/providers';
 import type { Config } from './config.ts';
 import { secureDataDir } from './data-dir.ts';
 import { CloudsRepository } from './repositories/clouds.ts';
@@ -104,6 +105,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     log,
     authz,
     oauthConfigured: (service) => config.oauth[service] !== undefined,
+    outbound: new OutboundGuard(config.allowPrivateNetworks),
+    cloudTimeoutMs: config.cloudTimeoutMs,
   });
   const files = new FilesService({ clouds, box: secrets, log });
   closers.push(() => files.close());

@@ -1,7 +1,8 @@
 /**
  * Response codes carried in the envelope's `code`. 0 is success.
  * The spec's own codes (section 8) keep their numbers; Skyferry's additions use six-digit codes
- * whose first three digits are the HTTP status they travel with.
+ * whose first three digits are the HTTP status they travel with, except those that report what a
+ * cloud did (see CLOUD_SIDE below).
  */
 export const Code = {
   OK: 0,
@@ -91,9 +92,21 @@ export const CODE_MEANINGS: Record<CodeValue, string> = {
   [Code.OPERATOR_REQUIRED]: "Only the server's operator may do this.",
 };
 
+/**
+ * Codes that report a cloud's failure (it answered an error, could not be reached, is full):
+ * Skyferry itself worked, and whoever chose the cloud's server chose the failure, so these travel
+ * with 424 Failed Dependency. No request answers 5xx because of what a cloud's server did.
+ */
+const CLOUD_SIDE: ReadonlySet<number> = new Set([
+  Code.CLOUD_OPERATION_ERROR,
+  Code.CLOUD_UNAVAILABLE,
+  Code.INSUFFICIENT_TARGET_STORAGE,
+]);
+
 /** The HTTP status each code travels with. */
 export function httpStatusOf(code: number): number {
   if (code === Code.OK) return 200;
+  if (CLOUD_SIDE.has(code)) return 424;
   if (code === Code.BAD_REQUEST || code === Code.CLOUD_AUTH_EXPIRED || code === Code.NOT_FOUND) return code;
   if (code === Code.UNAUTHENTICATED || code === Code.REFRESH_REJECTED) return 401;
   if (code === Code.EMAIL_FORMAT) return 400;

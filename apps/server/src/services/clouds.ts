@@ -24,6 +24,7 @@ import {
   openProvider,
   registeredKinds,
   toProviderError,
+  type OutboundGuard,
   type Provider,
   type ProviderContext,
 } from '@skyferry/providers';
@@ -68,6 +69,10 @@ export interface CloudsServiceOptions {
   authz: Authorization;
   /** OAuth clients the operator configured (google, microsoft, dropbox, box). */
   oauthConfigured: (provider: OAuthProviderName) => boolean;
+  /** The outbound-connection guard every cloud reached by address connects through. */
+  outbound: OutboundGuard;
+  /** How long a cloud's server may stay silent before a call fails (undefined: backend defaults). */
+  cloudTimeoutMs?: number | undefined;
   now?: () => number;
 }
 
@@ -215,8 +220,12 @@ export class CloudsService {
   private readonly authz: Authorization;
   private readonly oauthConfigured: (provider: OAuthProviderName) => boolean;
   private readonly now: () => number;
+  private readonly outbound: OutboundGuard;
+  private readonly cloudTimeoutMs: number | undefined;
 
   constructor(options: CloudsServiceOptions) {
+    this.outbound = options.outbound;
+    this.cloudTimeoutMs = options.cloudTimeoutMs;
     this.repo = options.repo;
     this.users = options.users;
     this.box = options.box;
@@ -364,11 +373,13 @@ export class CloudsService {
     state: Record<string, unknown>,
     machine: LocalAccess | undefined,
   ): ProviderContext {
-    const ctx: ProviderContext = { localRoots: [], state };
+    // Every kind gets the guard; those reached by an address the user gave connect through it.
+    const ctx: ProviderContext = { localRoots: [], state, outbound: this.outbound };
     if (machine?.allowed) {
       ctx.localRoots = machine.roots;
       ctx.localProtected = machine.protectedPaths;
     }
+    if (this.cloudTimeoutMs !== undefined) ctx.timeoutMs = this.cloudTimeoutMs;
     ctx.saveState = async (next) => {
       Object.assign(state, next);
       if (!id) return;
@@ -418,6 +429,8 @@ export class CloudsService {
         });
       case 'transaction_cap':
         return new ApiError(Code.TRANSACTION_CAP, 'transaction_cap');
+      case 'address_not_allowed':
+        return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'cloud_address_not_allowed');
       case 'network':
         if (kind === 'ftp' && isUntrustedCertificate(err)) {
           return new ApiError(Code.CLOUD_CREDENTIALS_INVALID, 'tls_certificate_untrusted', {

@@ -93,4 +93,6 @@ export const ar: Messages = {
     'لا يُسمح بأي مجلد على الخادم: يحدد المشغّل SKYFERRY_LOCAL_ROOTS (وبدونه لا يُسمح بمجلد المنزل إلا في تثبيت لمستخدم واحد يستمع على 127.0.0.1).',
   operator_only: 'لا يمكن القيام بهذا إلا لمشغّل الخادم.',
   local_folder_taken: 'لدى مستخدم آخر المجلد {name} بالفعل.',
+  cloud_address_not_allowed:
+    'لا يتصل Skyferry بهذا الخادم: عنوانه على شبكة استرجاع (loopback) أو شبكة خاصة أو محجوزة. يمكن لمشغّل الخادم السماح بهذه الشبكات (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

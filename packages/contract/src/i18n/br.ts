@@ -97,4 +97,6 @@ export const br: Messages = {
     'Nenhuma pasta do servidor é permitida: o operador define SKYFERRY_LOCAL_ROOTS (sem ela, a pasta pessoal só é permitida numa instalação de um único usuário que escuta em 127.0.0.1).',
   operator_only: 'Somente o operador do servidor pode fazer isso.',
   local_folder_taken: 'Outro usuário já tem a pasta {name}.',
+  cloud_address_not_allowed:
+    'O Skyferry não se conecta a este servidor: o endereço dele está em uma rede de loopback, privada ou reservada. O operador do servidor pode permitir essas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

@@ -103,4 +103,6 @@ export const de: Messages = {
     'Kein Ordner auf dem Server ist erlaubt: Der Betreiber legt SKYFERRY_LOCAL_ROOTS fest (ohne diese Einstellung ist der Home-Ordner nur bei einer Installation mit einem einzigen Konto erlaubt, die auf 127.0.0.1 lauscht).',
   operator_only: 'Nur der Betreiber des Servers darf das tun.',
   local_folder_taken: 'Ein anderer Benutzer hat den Ordner {name} bereits.',
+  cloud_address_not_allowed:
+    'Skyferry verbindet sich nicht mit diesem Server: Seine Adresse liegt in einem Loopback-, privaten oder reservierten Netz. Der Betreiber des Servers kann solche Netze erlauben (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

@@ -97,6 +97,8 @@ export const en = {
     'No folder on the server is allowed: the operator sets SKYFERRY_LOCAL_ROOTS (without it, the home folder is allowed only on a single-user install listening on 127.0.0.1).',
   operator_only: "Only the server's operator may do this.",
   local_folder_taken: 'Another user already has the folder {name}.',
+  cloud_address_not_allowed:
+    "Skyferry does not connect to this server: its address is on a loopback, private or reserved network. The server's operator can allow such networks (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
 } as const;
 
 export type MessageKey = keyof typeof en;

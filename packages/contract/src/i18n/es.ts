@@ -103,4 +103,6 @@ export const es: Messages = {
     'No se permite ninguna carpeta del servidor: el operador define SKYFERRY_LOCAL_ROOTS (sin ella, la carpeta personal solo se permite en una instalación de un solo usuario que escucha en 127.0.0.1).',
   operator_only: 'Solo el operador del servidor puede hacer esto.',
   local_folder_taken: 'Otro usuario ya tiene la carpeta {name}.',
+  cloud_address_not_allowed:
+    'Skyferry no se conecta a este servidor: su dirección está en una red de loopback, privada o reservada. El operador del servidor puede permitir esas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

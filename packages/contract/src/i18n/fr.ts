@@ -102,4 +102,6 @@ export const fr: Messages = {
     "Aucun dossier du serveur n'est autorisé : l'opérateur définit SKYFERRY_LOCAL_ROOTS (sans elle, le dossier personnel n'est autorisé que sur une installation à un seul compte qui écoute sur 127.0.0.1).",
   operator_only: "Seul l'opérateur du serveur peut faire cela.",
   local_folder_taken: 'Un autre utilisateur a déjà le dossier {name}.',
+  cloud_address_not_allowed:
+    "Skyferry ne se connecte pas à ce serveur : son adresse se trouve sur un réseau de bouclage, privé ou réservé. L'opérateur du serveur peut autoriser ces réseaux (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
 };

@@ -98,4 +98,6 @@ export const it: Messages = {
     "Nessuna cartella del server è consentita: l'operatore imposta SKYFERRY_LOCAL_ROOTS (senza di essa, la cartella home è consentita solo in un'installazione con un solo utente in ascolto su 127.0.0.1).",
   operator_only: "Solo l'operatore del server può farlo.",
   local_folder_taken: 'Un altro utente ha già la cartella {name}.',
+  cloud_address_not_allowed:
+    "Skyferry non si connette a questo server: il suo indirizzo è su una rete di loopback, privata o riservata. L'operatore del server può consentire queste reti (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
 };

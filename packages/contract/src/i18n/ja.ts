@@ -98,4 +98,6 @@ export const ja: Messages = {
     'サーバー上のフォルダーは許可されていません。運営者が SKYFERRY_LOCAL_ROOTS を設定します（設定がない場合、ホームフォルダーは 127.0.0.1 で待ち受けるユーザー 1 人だけのインストールでのみ許可されます）。',
   operator_only: 'この操作はサーバーの運営者だけが行えます。',
   local_folder_taken: 'フォルダー {name} はすでに別のユーザーのものです。',
+  cloud_address_not_allowed:
+    'Skyferry はこのサーバーに接続しません。アドレスがループバック、プライベート、または予約済みのネットワーク上にあります。サーバーの管理者はこれらのネットワークを許可できます（SKYFERRY_ALLOW_PRIVATE_NETWORKS）。',
 };

@@ -93,4 +93,6 @@ export const ko: Messages = {
     '허용된 서버 폴더가 없습니다. 운영자가 SKYFERRY_LOCAL_ROOTS를 설정합니다(설정하지 않으면 홈 폴더는 127.0.0.1에서 수신하는 사용자 한 명뿐인 설치에서만 허용됩니다).',
   operator_only: '서버 운영자만 이 작업을 할 수 있습니다.',
   local_folder_taken: '다른 사용자가 이미 {name} 폴더를 가지고 있습니다.',
+  cloud_address_not_allowed:
+    'Skyferry는 이 서버에 연결하지 않습니다. 주소가 루프백, 사설 또는 예약된 네트워크에 있습니다. 서버 운영자가 이러한 네트워크를 허용할 수 있습니다(SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

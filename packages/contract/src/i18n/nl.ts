@@ -101,4 +101,6 @@ export const nl: Messages = {
     'Geen enkele map op de server is toegestaan: de beheerder stelt SKYFERRY_LOCAL_ROOTS in (zonder die instelling is de thuismap alleen toegestaan op een installatie met één gebruiker die op 127.0.0.1 luistert).',
   operator_only: 'Alleen de beheerder van de server mag dit doen.',
   local_folder_taken: 'Een andere gebruiker heeft de map {name} al.',
+  cloud_address_not_allowed:
+    'Skyferry maakt geen verbinding met deze server: het adres ligt in een loopback-, privé- of gereserveerd netwerk. De beheerder van de server kan zulke netwerken toestaan (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
 };

@@ -420,7 +420,9 @@ export class FilesService {
           contentType: mimeOf(single.name, single.mimeType),
           open: async (range) => {
             try {
-              return await provider.openRead(single.path, range ? { range, signal } : { signal });
+              const stream = await provider.openRead(single.path, range ? { range, signal } : { signal });
+              await firstBytes(stream);
+              return stream;
             } catch (err) {
               throw await this.failure(err, lease);
             }
@@ -583,6 +585,32 @@ const THUMBNAIL_MAX_SOURCE = 20 * 1024 * 1024;
 /** The longest side of a thumbnail when the call names no size (pixels). */
 const THUMBNAIL_DEFAULT_SIZE = 256;
 const THUMBNAIL_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Waits for a download's first bytes (or its end): a cloud that fails before it sends anything
+ * then answers an error envelope, where the answer's head would otherwise have gone out already.
+ */
+function firstBytes(stream: Readable): Promise<void> {
+  if (stream.errored) return Promise.reject(stream.errored);
+  if (stream.readableLength > 0 || stream.readableEnded) return Promise.resolve();
+  if (stream.destroyed) return Promise.reject(new ProviderError('network', 'the download ended early'));
+  return new Promise<void>((resolve, reject) => {
+    const done = (err?: Error) => {
+      stream.off('readable', onReady);
+      stream.off('end', onReady);
+      stream.off('error', done);
+      stream.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onClose = () => done(stream.errored ?? new ProviderError('network', 'the download ended early'));
+    stream.once('readable', onReady);
+    stream.once('end', onReady);
+    stream.once('error', done);
+    stream.once('close', onClose);
+  });
+}
 
 function rootEntry(): Entry {
   return { path: '/', name: '', kind: 'dir', size: 0 };

@@ -2,6 +2,8 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
+import type { OutboundGuard } from '../../net/guard.ts';
+import { keepErrorListener } from '../../net/listeners.ts';
 import { pacerFor } from '../../pacer.ts';
 import { relayErrors } from '../../recycle.ts';
 import {
@@ -59,6 +61,10 @@ export interface WebdavOptions {
   rateLimitPerSecond?: number;
   /** Age from which a leftover temporary file is removed (default WEBDAV_STALE_TEMP_MS). */
   staleTempMs?: number;
+  /** Checks the server's address on every connection (unset: any address). */
+  guard?: OutboundGuard;
+  /** A request whose server stays silent this long fails (default 300 s). */
+  timeoutMs?: number;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -125,6 +131,8 @@ export class WebdavProvider implements Provider {
     this.http = new DavHttp(base, username, password, {
       rejectUnauthorized: !opts.insecureSkipVerify,
       pacer: pacerFor(this.accountKey, { rateLimitPerSecond: opts.rateLimitPerSecond }),
+      guard: opts.guard,
+      timeoutMs: opts.timeoutMs,
     });
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
     this.staleTempMs = opts.staleTempMs ?? WEBDAV_STALE_TEMP_MS;
@@ -344,7 +352,7 @@ export class WebdavProvider implements Provider {
         throw new ProviderError('is_dir', `is a folder: ${p}`);
       }
     }
-    const out = new PassThrough({ highWaterMark: 256 * 1024 });
+    const out = keepErrorListener(new PassThrough({ highWaterMark: 256 * 1024 }));
     const stages: NodeJS.ReadWriteStream[] = [];
     if (status === 200 && headers.range)
       stages.push(sliceStream(start, end === undefined ? undefined : end - start + 1));
@@ -389,6 +397,7 @@ export class WebdavProvider implements Provider {
     }
     const err = await statusError(res, `MKCOL ${d}`);
     // Already there (405), or made by someone else meanwhile (some servers answer 403): look.
+    // Nothing there: the server refused to make it (a read-only share), a permission error.
     const st = await this.stat(d).catch(() => undefined);
     if (st?.kind === 'dir') return;
     if (st) throw new ProviderError('exists', `a file exists at ${d}`);
@@ -461,7 +470,14 @@ export class WebdavProvider implements Provider {
         body: body.pipe(counter),
         signal: opts.signal,
       });
-      if (!isOk(res)) throw await statusError(res, `PUT ${p}`);
+      if (!isOk(res)) {
+        const err = await statusError(res, `PUT ${p}`);
+        // A PUT into a folder that is there answered "not found": the share refuses writes
+        // (rclone serve --read-only answers so).
+        if (res.statusCode === 404 && (await this.stat(parentPath(p)).catch(() => undefined))?.kind === 'dir')
+          throw new ProviderError('permission', `the server refuses writes: PUT ${p}`, { serviceCode: 404 });
+        throw err;
+      }
       await drain(res);
       if (src.size >= 0 && written !== src.size) {
         throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, sent ${written}`);
@@ -792,7 +808,12 @@ export async function openWebdav(
   ctx: ProviderContext = {},
   options: WebdavOptions = {},
 ): Promise<WebdavProvider> {
-  const opts: WebdavOptions = { rateLimitPerSecond: ctx.rateLimitPerSecond, ...options };
+  const opts: WebdavOptions = {
+    rateLimitPerSecond: ctx.rateLimitPerSecond,
+    guard: ctx.outbound,
+    timeoutMs: ctx.timeoutMs,
+    ...options,
+  };
   const rawUrl = stringOpt(credentials, 'url');
   if (!rawUrl) throw new ProviderError('invalid_name', 'a WebDAV URL is required', { retry: 'fatal' });
   let base: URL;
@@ -822,6 +843,8 @@ export async function openWebdav(
     const probe = new DavHttp(base, username, password, {
       rejectUnauthorized: !insecure,
       pacer: pacerFor(webdavAccountKey(username, base), { rateLimitPerSecond: opts.rateLimitPerSecond }),
+      guard: opts.guard,
+      timeoutMs: opts.timeoutMs,
     });
     try {
       vendor = await detectVendor(probe, base);
