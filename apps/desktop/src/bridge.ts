@@ -5,7 +5,8 @@ import type {
   DesktopUpdateState,
   SkyferryDesktopBridge,
 } from '@skyferry/contract';
-import { CHANNELS, EVENTS, type ConnectionChoice } from './ipc/channels.ts';
+import type { ConnectionChoice } from './ipc/channels.ts';
+import { CHANNELS, EVENTS } from './ipc/names.ts';
 
 /**
  * The preload's bridge: `window.skyferryDesktop` as the web client reads it. It holds no logic but

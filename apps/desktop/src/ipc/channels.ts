@@ -1,46 +1,7 @@
 import { z } from 'zod';
+import { CHANNELS, type Channel } from './names.ts';
 
-/**
- * Every IPC channel between the preload bridge and the main process, and the schema of the
- * arguments each accepts. The router refuses a call whose arguments do not match exactly, so the
- * page can send nothing the main process did not expect.
- */
-export const CHANNELS = {
-  windowMinimize: 'window:minimize',
-  windowToggleMaximize: 'window:toggle-maximize',
-  windowClose: 'window:close',
-  windowIsMaximized: 'window:is-maximized',
-  chooseDirectory: 'dialog:choose-directory',
-  updateCheck: 'update:check',
-  updateDownload: 'update:download',
-  updateInstall: 'update:install',
-  updateState: 'update:state',
-  logOpenFolder: 'log:open-folder',
-  logRead: 'log:read',
-  downloadGetPath: 'download:get-path',
-  downloadSetPath: 'download:set-path',
-  downloadSave: 'download:save',
-  downloadOpen: 'download:open',
-  downloadShow: 'download:show',
-  traySetTransfers: 'tray:set-transfers',
-  notifyTaskEnded: 'notify:task-ended',
-  connectionGet: 'connection:get',
-  connectionChange: 'connection:change',
-  connectionSet: 'connection:set',
-  oauthRedirectUri: 'oauth:redirect-uri',
-} as const;
-
-export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
-
-/** Messages the main process sends to the page. */
-export const EVENTS = {
-  maximized: 'event:maximized',
-  updateState: 'event:update-state',
-  download: 'event:download',
-  connectionStatus: 'event:connection-status',
-} as const;
-
-export type EventName = (typeof EVENTS)[keyof typeof EVENTS];
+export { CHANNELS, EVENTS, type Channel, type EventName } from './names.ts';
 
 const none = z.tuple([]);
 /** A path on this computer, as a folder chooser or the download list gives it. */
@@ -57,6 +18,10 @@ export const connectionChoiceSchema = z.discriminatedUnion('mode', [
 ]);
 export type ConnectionChoice = z.infer<typeof connectionChoiceSchema>;
 
+/**
+ * The schema of the arguments each channel accepts. The router refuses a call whose arguments do
+ * not match exactly, so the page can send nothing the main process did not expect.
+ */
 export const CHANNEL_ARGS = {
   [CHANNELS.windowMinimize]: none,
   [CHANNELS.windowToggleMaximize]: none,
