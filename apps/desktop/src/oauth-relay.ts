@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
+import { DESKTOP_OAUTH_REDIRECT_PATH } from '@skyferry/contract';
 
 /** The loopback redirect's path (RFC 8252 section 7.3); the operator registers the whole address. */
-export const OAUTH_REDIRECT_PATH = '/oauth/callback';
+export const OAUTH_REDIRECT_PATH = DESKTOP_OAUTH_REDIRECT_PATH;
 /** The parameters a service sends back; nothing else is passed on. */
 const RELAYED = ['code', 'state', 'error', 'error_description'];
 

@@ -120,6 +120,34 @@ export interface SkyferryDesktopBridge {
   oauthRedirectUri?(): Promise<string | null>;
 }
 
+/** The path of the desktop client's loopback OAuth redirect (RFC 8252 section 7.3). */
+export const DESKTOP_OAUTH_REDIRECT_PATH = '/oauth/callback';
+
+/**
+ * Whether an address is a desktop client's loopback OAuth redirect: plain http on a loopback IP
+ * literal (127.0.0.1 or [::1], never a name that could resolve elsewhere) with a port, at
+ * DESKTOP_OAUTH_REDIRECT_PATH, and nothing else.
+ */
+export function isLoopbackRedirectUri(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (
+    url.protocol === 'http:' &&
+    (url.hostname === '127.0.0.1' || url.hostname === '[::1]') &&
+    url.port !== '' &&
+    url.pathname === DESKTOP_OAUTH_REDIRECT_PATH &&
+    url.search === '' &&
+    url.hash === '' &&
+    url.username === '' &&
+    url.password === '' &&
+    url.href === value
+  );
+}
+
 /** The runtime environment of spec section 3 for a desktop platform (Linux builds count as Windows). */
 export function desktopRuntime(platform: DesktopPlatform): RuntimeEnv {
   return platform === 'darwin' ? 'app-mac' : 'app-win';
