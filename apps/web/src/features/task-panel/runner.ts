@@ -225,7 +225,7 @@ export async function startDownload(
     const bridge = desktopBridge();
     if (bridge?.saveUrl) {
       // The desktop client saves it into the download folder, no dialog, and knows where it went.
-      const saved = await bridge.saveUrl({ url: link.url, name });
+      const saved = await bridge.saveUrl({ url: new URL(link.url, window.location.href).toString(), name });
       if (job?.controller.signal.aborted) return task;
       patchTask(task.id, { status: localStatusOfDownloadEvent('completed'), progress: 100, local_path: saved.path });
       return task;
