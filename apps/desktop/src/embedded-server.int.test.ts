@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedServerEnv, startEmbeddedServer, type EmbeddedServer } from './embedded-server.ts';
 import { serverEntry } from './paths.ts';
+import { stageServer } from '../scripts/stage.ts';
 
 // "On this computer" as the shell starts it: the real server in a child process on loopback, its
 // own data folder, /healthz before the window loads it, and a clean stop.
@@ -142,6 +143,43 @@ setInterval(() => {}, 1000);
     parent.kill('SIGKILL');
     expect(await waitFor(() => !alive(pid), 15_000)).toBe(true);
     expect(existsSync(join(dir, 'data'))).toBe(true);
+  });
+
+  it('runs the server as an installed app has it: compiled to JavaScript under node_modules', async () => {
+    // Inside the repository, so the staged server finds its dependencies in the repository's node_modules.
+    const out = join(resolve(import.meta.dirname, '..', 'stage'), `test-${process.pid}`);
+    dirs.push(out);
+    stageServer(out, { install: false });
+    const entry = serverEntry({ packaged: true, appPath: '', resourcesPath: dirname(out) }).replace(
+      join(dirname(out), 'server'),
+      out,
+    );
+    expect(existsSync(entry)).toBe(true);
+    const staged = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(Object.keys(staged.dependencies)).toEqual(expect.arrayContaining(['better-sqlite3', 'fastify', 'zod']));
+    expect(Object.keys(staged.dependencies).some((d) => d.startsWith('@skyferry/') || d.startsWith('node:'))).toBe(
+      false,
+    );
+    const server = await startEmbeddedServer({
+      execPath: process.execPath,
+      entry,
+      dataDir: tempDir('sf-desktop-staged-'),
+      port: 0,
+      localRoots: '',
+      runAsNode: false,
+      webDist: tempDir('sf-desktop-web-'),
+    });
+    servers.push(server);
+    const signup = await fetch(`${server.url}/api/account/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'staged@example.com', password: 'correct horse battery' }),
+    });
+    expect(signup.status).toBe(200);
+    // The account pages' assets came along.
+    expect((await fetch(`${server.url}/account/signin`)).status).toBe(200);
   });
 
   it('refuses a start whose server cannot run, with its last words', async () => {

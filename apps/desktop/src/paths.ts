@@ -15,7 +15,7 @@ export interface Layout {
 
 export function serverEntry(layout: Layout): string {
   return layout.packaged
-    ? join(layout.resourcesPath, 'server', 'apps', 'server', 'src', 'main.js')
+    ? join(layout.resourcesPath, 'server', 'node_modules', '@skyferry', 'server', 'src', 'main.js')
     : resolve(layout.appPath, '..', 'server', 'src', 'main.ts');
 }
 
