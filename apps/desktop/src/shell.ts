@@ -144,7 +144,7 @@ export function runShell(options: ShellOptions): void {
   });
 
   const relay = new OAuthRelay({
-    port: Number(env.SKYFERRY_OAUTH_PORT ?? DEFAULT_OAUTH_PORT) || DEFAULT_OAUTH_PORT,
+    port: /^\d{1,5}$/.test(env.SKYFERRY_OAUTH_PORT ?? '') ? Number(env.SKYFERRY_OAUTH_PORT) : DEFAULT_OAUTH_PORT,
     deliver: (query) => {
       if (!oauthPopup || oauthPopup.isDestroyed() || !serverOrigin) return false;
       // The pop-up holds the sign-in's browser binding and its opener: the server's callback page
@@ -429,6 +429,6 @@ export function runShell(options: ShellOptions): void {
       await setConnection({ mode: 'remote', url: settings.get().remoteUrl }).catch(() => undefined);
 
     // A silent check some time after start: a mandatory upgrade opens the modal (the web app listens).
-    setTimeout(() => void updates.check(), 15_000);
+    setTimeout(() => void updates.check(), 15_000).unref();
   });
 }
