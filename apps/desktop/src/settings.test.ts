@@ -48,7 +48,7 @@ describe('log file', () => {
 
 describe('tray menu', () => {
   it('lists running transfers with their progress, then Show and Quit', () => {
-    const actions = { show: () => undefined, quit: () => undefined };
+    const actions = { show: () => undefined, changeServer: () => undefined, quit: () => undefined };
     const empty = trayMenu([], ENGLISH_TRAY_LABELS, actions);
     expect(empty.tooltip).toBe('Skyferry: no transfers running');
     const many: DesktopTransfer[] = Array.from({ length: TRAY_LISTED + 2 }, (_, i) => ({
@@ -63,6 +63,6 @@ describe('tray menu', () => {
     expect(labels).toContain('Scanning');
     expect(labels).toContain('Photos → Backup 3 — 3%');
     expect(labels).toContain('+2');
-    expect(labels.slice(-3)).toEqual(['separator', 'Show Skyferry', 'Quit']);
+    expect(labels.slice(-4)).toEqual(['separator', 'Show Skyferry', 'Change server…', 'Quit']);
   });
 });

@@ -245,6 +245,10 @@ export function runShell(options: ShellOptions): void {
         win?.show();
         win?.focus();
       },
+      changeServer: () => {
+        win?.show();
+        void showStart();
+      },
       quit: () => app.quit(),
     });
     tray.setToolTip(menu.tooltip);

@@ -12,6 +12,7 @@ export interface TrayLabels {
   none: string;
   running: (count: number) => string;
   show: string;
+  changeServer: string;
   quit: string;
 }
 
@@ -23,11 +24,11 @@ function line(t: DesktopTransfer): string {
   return t.percent === null ? name : `${name} — ${Math.round(t.percent)}%`;
 }
 
-/** The tray's menu: the running transfers (by name and progress), then Show and Quit. */
+/** The tray's menu: the running transfers (by name and progress), then Show, Change server and Quit. */
 export function trayMenu(
   transfers: readonly DesktopTransfer[],
   labels: TrayLabels,
-  actions: { show(): void; quit(): void },
+  actions: { show(): void; changeServer(): void; quit(): void },
 ): { tooltip: string; items: TrayMenuItem[] } {
   const tooltip = transfers.length ? labels.running(transfers.length) : labels.none;
   const items: TrayMenuItem[] = [{ label: tooltip, enabled: false }];
@@ -36,6 +37,7 @@ export function trayMenu(
   items.push(
     { type: 'separator' },
     { label: labels.show, click: actions.show },
+    { label: labels.changeServer, click: actions.changeServer },
     { label: labels.quit, click: actions.quit },
   );
   return { tooltip, items };
@@ -45,5 +47,6 @@ export const ENGLISH_TRAY_LABELS: TrayLabels = {
   none: 'Skyferry: no transfers running',
   running: (n) => `Skyferry: ${n} transfer${n === 1 ? '' : 's'} running`,
   show: 'Show Skyferry',
+  changeServer: 'Change server…',
   quit: 'Quit',
 };
