@@ -106,4 +106,18 @@ describe('downloads', () => {
     await expect(canceled).rejects.toThrow('canceled');
     expect(remembered).toEqual([]);
   });
+
+  it('fails the wait of a download that never begins', async () => {
+    const m = new DownloadManager({
+      downloadDir: () => '/d',
+      emit: () => undefined,
+      remember: () => undefined,
+      startTimeoutMs: 20,
+    });
+    await expect(m.expect('http://x/never', 'n.bin')).rejects.toThrow('The download did not start.');
+    // A later download of the same address is not taken for it.
+    const item = new FakeItem('http://x/never', 'server.bin', 1);
+    m.handle(item);
+    expect(item.savePath).toBe(join('/d', 'server.bin'));
+  });
 });

@@ -52,6 +52,7 @@ export interface DownloadManagerOptions {
   /** Told when a download ends (a notification). */
   onFinished?(download: DesktopDownload): void;
   exists?(path: string): boolean;
+  startTimeoutMs?: number;
 }
 
 interface Expected {
@@ -59,7 +60,11 @@ interface Expected {
   directory?: string;
   resolve(download: DesktopDownload): void;
   reject(err: Error): void;
+  timer: ReturnType<typeof setTimeout>;
 }
+
+/** How long an expected download may take to begin before its wait fails. */
+export const DOWNLOAD_START_TIMEOUT_MS = 60_000;
 
 /**
  * Saves downloads without a save dialog: into the folder the user chose (or the folder an export
@@ -79,15 +84,23 @@ export class DownloadManager {
   expect(url: string, name: string, directory?: string): Promise<DesktopDownload> {
     return new Promise((resolve, reject) => {
       const list = this.expected.get(url) ?? [];
-      list.push({ name, ...(directory ? { directory } : {}), resolve, reject });
+      const entry: Expected = {
+        name,
+        ...(directory ? { directory } : {}),
+        resolve,
+        reject,
+        // A download that never begins (the session refused it) must not leave the page waiting.
+        timer: setTimeout(() => {
+          const waiting = this.expected.get(url);
+          const i = waiting?.indexOf(entry) ?? -1;
+          if (waiting && i >= 0) waiting.splice(i, 1);
+          if (waiting?.length === 0) this.expected.delete(url);
+          reject(new Error('The download did not start.'));
+        }, this.options.startTimeoutMs ?? DOWNLOAD_START_TIMEOUT_MS),
+      };
+      list.push(entry);
       this.expected.set(url, list);
     });
-  }
-
-  /** Drops a wait whose download never started (the page went away). */
-  forget(url: string, reason: Error): void {
-    for (const e of this.expected.get(url) ?? []) e.reject(reason);
-    this.expected.delete(url);
   }
 
   /** Session 'will-download': chooses where the item goes and follows it. */
@@ -96,6 +109,7 @@ export class DownloadManager {
     const waiting = this.expected.get(url);
     const expected = waiting?.shift();
     if (waiting && waiting.length === 0) this.expected.delete(url);
+    if (expected) clearTimeout(expected.timer);
     const exists = this.options.exists ?? existsSync;
     const dir = expected?.directory ?? this.options.downloadDir();
     const path = uniquePath(
