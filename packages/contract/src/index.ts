@@ -17,3 +17,4 @@ export * from './clouds.ts';
 export * from './credentials.ts';
 export * from './i18n/index.ts';
 export * from './api/index.ts';
+export * from './desktop.ts';

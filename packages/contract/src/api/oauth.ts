@@ -22,6 +22,12 @@ export const oauthStartBodySchema = z.object({
   cloud_id: idSchema.optional(),
   /** The client's origin, where the result is posted; must be an allowed origin (default: the server's). */
   origin: z.string().max(300).optional(),
+  /**
+   * The desktop client's loopback redirect (http://127.0.0.1:<port>/oauth/callback): the service's
+   * sign-in runs in the system browser, which comes back there, and the client finishes the flow at
+   * /api/clouds/oauth/callback with the same query. Default: the server's own callback.
+   */
+  redirect_uri: z.string().max(100).optional(),
 });
 export type OAuthStartBody = z.infer<typeof oauthStartBodySchema>;
 

@@ -9,6 +9,7 @@ import { patchSettings } from '../../features/session/store.ts';
 import { SettingsDialog } from '../../features/settings/SettingsPanel.tsx';
 import { ShellDialogs } from '../../features/shell/ShellDialogs.tsx';
 import { runStartup, watchNetwork } from '../../features/startup/startup.ts';
+import { DesktopTaskReporter } from '../../features/tasks/desktop-reporter.ts';
 
 /**
  * Above every route: lets non-component code navigate, watches the network, and hosts the dialogs
@@ -42,6 +43,7 @@ export function RootLayout() {
       <ShellDialogs />
       <MessageHost />
       <TipOverlay />
+      <DesktopTaskReporter />
     </>
   );
 }

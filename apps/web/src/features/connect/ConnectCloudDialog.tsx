@@ -28,6 +28,7 @@ import { selectVisibleClouds, sessionStore, useSession } from '../session/store.
 import type { Cloud } from '../session/types.ts';
 import { CloudIcon } from '../shell/CloudIcon.tsx';
 import { cloudHref, kindName, markCloudUsed } from '../shell/clouds.ts';
+import { desktopBridge } from '../shell/desktop.ts';
 import { connectApi, isOAuthResult } from './api.ts';
 import { credentialsOf, selectValue, validateConnectForm, type FieldError, type FieldValues } from './form.ts';
 
@@ -258,7 +259,11 @@ function KindForm({
     popup.current = win;
     setBusy(true);
     try {
-      const { authorize_url } = await connectApi.oauthStart(kind.cloud_name, reauthorize?.id);
+      const redirectUri =
+        (await desktopBridge()
+          ?.oauthRedirectUri?.()
+          .catch(() => null)) ?? undefined;
+      const { authorize_url } = await connectApi.oauthStart(kind.cloud_name, reauthorize?.id, redirectUri);
       if (win) win.location.href = authorize_url;
       else window.location.href = authorize_url;
     } catch (err) {

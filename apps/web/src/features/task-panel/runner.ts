@@ -3,6 +3,7 @@ import { ApiRequestError, NetworkError } from '../../api/client.ts';
 import { i18n } from '../../i18n/index.ts';
 import { filesApi, sendBytes, uploadUrl } from '../explorer/api.ts';
 import type { Picked } from '../explorer/dropped.ts';
+import { desktopBridge } from '../shell/desktop.ts';
 import { browserDownload } from './browser-download.ts';
 import { addTasks, dropAllTasks, dropTask, patchTask, taskPanelStore, type LocalTask } from './store.ts';
 
@@ -221,6 +222,14 @@ export async function startDownload(
       single ? undefined : name.replace(/\.zip$/, ''),
     );
     const job = jobs.get(task.id);
+    const bridge = desktopBridge();
+    if (bridge?.saveUrl) {
+      // The desktop client saves it into the download folder, no dialog, and knows where it went.
+      const saved = await bridge.saveUrl({ url: new URL(link.url, window.location.href).toString(), name });
+      if (job?.controller.signal.aborted) return task;
+      patchTask(task.id, { status: localStatusOfDownloadEvent('completed'), progress: 100, local_path: saved.path });
+      return task;
+    }
     const outcome = await browserDownload(link.url, {
       fallbackReason: i18n.t('tasks:downloadNotStarted'),
       signal: job?.controller.signal,

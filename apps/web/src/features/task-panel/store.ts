@@ -22,6 +22,8 @@ export interface LocalTask {
   start_time: number;
   /** The failure's message, '' when none. */
   error: string;
+  /** Desktop client: where the downloaded file was saved on this computer. */
+  local_path?: string;
 }
 
 export interface TaskPanelState {
