@@ -1,21 +1,16 @@
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
-import { ExplorerPage } from '../features/explorer/ExplorerPage.tsx';
-import { ManagePage } from '../features/manage/ManagePage.tsx';
-import { PhotosPage } from '../features/photos/PhotosPage.tsx';
 import { PlaceholderPage } from '../features/placeholder/PlaceholderPage.tsx';
-import { SettingsPage } from '../features/settings/SettingsPanel.tsx';
-import { SlimPage } from '../features/slim/SlimPage.tsx';
-import { SlimExplore } from '../features/slim/SlimExplore.tsx';
-import { TransferPage } from '../features/transfer/TransferPage.tsx';
 import {
   CallbackLoginPage,
   CallbackLogoutPage,
   ErrorPage,
   LoadingPage,
   StartupGate,
+  WhenStarted,
 } from '../features/startup/pages.tsx';
 import { AppLayout } from './layout/AppLayout.tsx';
 import { RootLayout } from './layout/RootLayout.tsx';
+import { ExplorerPage, ManagePage, PhotosPage, SettingsPage, SlimExplore, SlimPage, TransferPage } from './screens.ts';
 
 /**
  * Routes inside the sidebar layout (spec section 2). `narrow` marks the narrow-sidebar screens.
@@ -59,7 +54,7 @@ export const ROUTE_NAMES: Record<string, string> = {
   '/ecology/app': 'EcologyApp',
 };
 
-/** Routes outside the layout that still run start-up. */
+/** Routes outside the layout that still run start-up (they wait for it full screen). */
 export const BARE_ROUTES: RouteObject[] = [
   { path: '/ecology/app', element: <PlaceholderPage titleKey="page.ecology" />, handle: { name: 'EcologyApp' } },
 ];
@@ -90,7 +85,7 @@ export function appRoutes(): RouteObject[] {
                 handle: { narrow: narrow === true, titleKey, name: ROUTE_NAMES[path] },
               })),
             },
-            ...BARE_ROUTES,
+            { element: <WhenStarted />, children: BARE_ROUTES },
             { path: '*', element: <Navigate to="/transfer" replace /> },
           ],
         },

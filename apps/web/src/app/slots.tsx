@@ -6,10 +6,17 @@ import type { ComponentType } from 'react';
 import type { DialogSlotProps } from './slot-types.ts';
 
 export type { DialogSlotProps };
-import { ConnectCloudDialog as ConnectCloud } from '../features/connect/ConnectCloudDialog.tsx';
 import { PlaceholderAppTabs } from '../features/shell/placeholders/PlaceholderAppTabs.tsx';
 import { PlaceholderFeedback } from '../features/shell/placeholders/PlaceholderFeedback.tsx';
-import { TransmissionListDialog as TransmissionList } from '../features/tasks/TransmissionListDialog.tsx';
+import { lazyDialog } from './lazy-dialog.tsx';
+
+// The larger dialogs are fetched when first opened (lazyDialog), not with the first page.
+const TransmissionList = lazyDialog(() =>
+  import('../features/tasks/TransmissionListDialog.tsx').then((m) => m.TransmissionListDialog),
+);
+const ConnectCloud = lazyDialog(() =>
+  import('../features/connect/ConnectCloudDialog.tsx').then((m) => m.ConnectCloudDialog),
+);
 
 /** Tabs of open third-party apps in the header (the apps issue). */
 export const AppTabs: ComponentType = PlaceholderAppTabs;

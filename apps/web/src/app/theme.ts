@@ -19,12 +19,20 @@ export const theme = createTheme({
     'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans Arabic", "Noto Sans JP", "Noto Sans KR", sans-serif',
 });
 
-/** The theme with the translated label of every dialog's close button (icon-only buttons need one). */
-export function localizedTheme(closeLabel: string): MantineThemeOverride {
+/**
+ * The theme with the translated label of every dialog's close button (icon-only buttons need one);
+ * on phones (`fullScreenDialogs`) every dialog fills the screen.
+ */
+export function localizedTheme(closeLabel: string, fullScreenDialogs = false): MantineThemeOverride {
   return {
     ...theme,
     components: {
-      Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
+      Modal: Modal.extend({
+        defaultProps: {
+          closeButtonProps: { 'aria-label': closeLabel },
+          ...(fullScreenDialogs ? { fullScreen: true, radius: 0 } : {}),
+        },
+      }),
       Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
       // Toasts' close buttons too (Mantine's notifications render Notification).
       Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
