@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchBrowser } from '../e2e/support/browser.ts';
-import { startSkyferry } from '../e2e/support/server.ts';
+import { startSkyferry, visitorWithLocalFolder } from '../e2e/support/server.ts';
 import { quietShell } from '../e2e/support/shell.ts';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 100_000);
@@ -48,16 +48,7 @@ async function main(): Promise<void> {
   const server = await startSkyferry({ SKYFERRY_LOCAL_ROOTS: root, LOG_LEVEL: 'error' });
   const browser = await launchBrowser();
   try {
-    const token = ((await (await fetch(`${server.url}/api/token`)).json()) as { data: { access_token: string } }).data
-      .access_token;
-    const connect = (await (
-      await fetch(`${server.url}/api/clouds`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-temp-authorization': token },
-        body: JSON.stringify({ cloud_name: 'local', alias: 'Big folder', credentials: { path: folder } }),
-      })
-    ).json()) as { code: number; msg: string };
-    if (connect.code !== 0) throw new Error(`connect failed: ${connect.msg}`);
+    const token = await visitorWithLocalFolder(server, 'Big folder', folder);
 
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     await quietShell(context);

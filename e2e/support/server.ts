@@ -51,3 +51,22 @@ export async function startSkyferry(env: Record<string, string> = {}): Promise<R
     },
   };
 }
+
+/**
+ * A new visitor of the server, with a local folder connected as a cloud named `alias` (through
+ * the API; the server must allow the folder in SKYFERRY_LOCAL_ROOTS). Returns the visitor's token,
+ * which a page uses as its `skyferry.temp_token`.
+ */
+export async function visitorWithLocalFolder(server: RunningSkyferry, alias: string, path: string): Promise<string> {
+  const token = ((await (await fetch(`${server.url}/api/token`)).json()) as { data: { access_token: string } }).data
+    .access_token;
+  const connect = (await (
+    await fetch(`${server.url}/api/clouds`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-temp-authorization': token },
+      body: JSON.stringify({ cloud_name: 'local', alias, credentials: { path } }),
+    })
+  ).json()) as { code: number; msg: string };
+  if (connect.code !== 0) throw new Error(`connect failed: ${connect.msg}`);
+  return token;
+}
