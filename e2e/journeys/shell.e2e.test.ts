@@ -208,6 +208,8 @@ describe('a visitor', () => {
       await page.goto(server.url + path);
       const nav = page.getByRole('navigation', { name: 'Main menu' });
       await nav.waitFor();
+      // The menu shows before the screen: scan the screen, not its loader.
+      await page.locator('main h2').first().waitFor();
       await page.waitForLoadState('networkidle');
       expect((await nav.boundingBox())!.width, path).toBeGreaterThan(200);
       await screenshot(page, name);

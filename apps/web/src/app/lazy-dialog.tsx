@@ -1,6 +1,16 @@
 import { lazy, Suspense, useEffect, useState, type ComponentType, type ReactNode } from 'react';
 import { withRestStyles } from './lazy-styles.ts';
 
+const loaders: Array<() => Promise<unknown>> = [];
+
+/**
+ * Fetches every lazy dialog's chunk (once the page has nothing better to do: see Hosts), so that
+ * opening one later is immediate.
+ */
+export function preloadLazyDialogs(): void {
+  for (const load of loaders) void load().catch(() => undefined);
+}
+
 /** Tells its parent once its children have mounted. */
 function OnMount({ children, onMount }: { children: ReactNode; onMount: () => void }) {
   useEffect(onMount, [onMount]);
@@ -14,7 +24,10 @@ function OnMount({ children, onMount }: { children: ReactNode; onMount: () => vo
  * on close), not when it mounts.
  */
 export function lazyDialog<P extends { opened: boolean }>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
-  const Dialog = lazy(() => withRestStyles(load).then((component) => ({ default: component })));
+  let loading: Promise<ComponentType<P>> | undefined;
+  const once = () => (loading ??= withRestStyles(load));
+  loaders.push(once);
+  const Dialog = lazy(() => once().then((component) => ({ default: component })));
   return function LazyDialog(props: P) {
     const [wanted, setWanted] = useState(props.opened);
     const [mounted, setMounted] = useState(false);
