@@ -1,11 +1,4 @@
-import {
-  createTheme,
-  Drawer,
-  Modal,
-  Notification,
-  type CSSVariablesResolver,
-  type MantineThemeOverride,
-} from '@mantine/core';
+import { createTheme, type CSSVariablesResolver, type MantineThemeOverride } from '@mantine/core';
 
 /**
  * Colours are one shade darker than Mantine's default so that white text on filled buttons and
@@ -26,16 +19,18 @@ export const theme = createTheme({
 export function localizedTheme(closeLabel: string, fullScreenDialogs = false): MantineThemeOverride {
   return {
     ...theme,
+    // Plain objects, not Modal.extend(...) and the like: those would bring the dialogs' code into
+    // the first page's chunk.
     components: {
-      Modal: Modal.extend({
+      Modal: {
         defaultProps: {
           closeButtonProps: { 'aria-label': closeLabel },
           ...(fullScreenDialogs ? { fullScreen: true, radius: 0 } : {}),
         },
-      }),
-      Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
+      },
+      Drawer: { defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } },
       // Toasts' close buttons too (Mantine's notifications render Notification).
-      Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
+      Notification: { defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } },
     },
   };
 }
