@@ -10,7 +10,9 @@
  *   - the compressed JavaScript the first useful paint needed (every script requested before the
  *     app first put its header in the page), and all bytes received until the screen showed
  *     (Resource Timing's transferSize: headers and body, 0 from cache),
- *   - layout shift after the first useful paint (the sum of 'layout-shift' entries, as CLS).
+ *   - layout shift after the first useful paint (the sum of 'layout-shift' entries, as CLS),
+ *   - the renderer main thread's CPU time until the first useful paint (thread ticks: the page's own
+ *     work, which the wall-clock figures include along with any wait for a CPU on a busy machine).
  *
  *   npm run build && npm run bench:web
  *   BENCH_RUNS=3 npm run bench:web
@@ -18,8 +20,9 @@
  * Exits 1 when a target is missed (BENCH_NO_FAIL=1: 0). Not part of CI: timings depend on the machine.
  */
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import { resolve } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { launchBrowser } from '../e2e/support/browser.ts';
 import { startSkyferry, type RunningSkyferry } from '../e2e/support/server.ts';
 
@@ -50,6 +53,8 @@ const TARGETS = {
 };
 
 interface Sample {
+  /** Main-thread CPU time from the response to (just after) the first useful paint. */
+  cpu: number;
   firstPaint: number;
   usefulPaint: number;
   screen: number;
@@ -109,8 +114,12 @@ function instrument(): void {
   }).observe(g.document, { childList: true, subtree: true });
 }
 
-async function throttle(page: Page, profile: Profile): Promise<void> {
+/** The page's DevTools session with its network throttled (none: not throttled). */
+async function devtools(page: Page, profile: Profile | null): Promise<CDPSession> {
   const cdp = await page.context().newCDPSession(page);
+  // CPU time (thread ticks), not wall time: the page's own work whatever else the machine runs.
+  await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
+  if (!profile) return cdp;
   await cdp.send('Network.enable');
   await cdp.send('Network.emulateNetworkConditions', {
     offline: false,
@@ -118,23 +127,35 @@ async function throttle(page: Page, profile: Profile): Promise<void> {
     downloadThroughput: profile.throughput || -1,
     uploadThroughput: profile.throughput || -1,
   });
+  return cdp;
+}
+
+/** CPU time the page's renderer main thread has used so far, in ms. */
+async function mainThreadMs(cdp: CDPSession): Promise<number> {
+  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> };
+  return (metrics.find((m) => m.name === 'ThreadTime')?.value ?? NaN) * 1000;
 }
 
 /** Opens the route once and reads the page's figures when its screen has shown and the network is quiet. */
-async function load(page: Page, url: string): Promise<Sample> {
-  await page.goto(url, { waitUntil: 'load' });
-  await page.waitForFunction(
-    () => {
-      const b = (globalThis as unknown as { __bench?: PageBench }).__bench;
-      return b !== undefined && 'shell' in b.elements && 'screen' in b.elements;
-    },
-    undefined,
-    { timeout: 60_000, polling: 50 },
-  );
+async function load(page: Page, url: string, cdp: CDPSession): Promise<Sample> {
+  await page.goto(url, { waitUntil: 'commit' });
+  const cpuAtStart = await mainThreadMs(cdp);
+  const painted = (what: string) =>
+    page.waitForFunction(
+      (id: string) => {
+        const b = (globalThis as unknown as { __bench?: PageBench }).__bench;
+        return b !== undefined && id in b.elements;
+      },
+      what,
+      { timeout: 60_000, polling: 20 },
+    );
+  await painted('shell');
+  const cpu = (await mainThreadMs(cdp)) - cpuAtStart;
+  await painted('screen');
   await page.waitForLoadState('networkidle');
   // Let late work (tips, the QR panel) settle so shifts it causes are counted.
   await page.waitForTimeout(1000);
-  return page.evaluate(() => {
+  const figures = await page.evaluate(() => {
     type Resource = { name: string; startTime: number; transferSize: number; responseEnd: number };
     const g = globalThis as unknown as {
       __bench: PageBench;
@@ -156,6 +177,7 @@ async function load(page: Page, url: string): Promise<Sample> {
       encodings: [],
     };
   });
+  return { ...figures, cpu };
 }
 
 async function newContext(browser: Browser): Promise<BrowserContext> {
@@ -169,13 +191,13 @@ async function cold(browser: Browser, server: RunningSkyferry, profile: Profile)
   const context = await newContext(browser);
   try {
     const page = await context.newPage();
-    await throttle(page, profile);
+    const cdp = await devtools(page, profile);
     const encodings = new Set<string>();
     page.on('response', (r) => {
       if (r.url().includes('/assets/') && r.url().endsWith('.js'))
         void r.allHeaders().then((h) => encodings.add(h['content-encoding'] ?? 'identity'));
     });
-    const sample = await load(page, server.url + ROUTE);
+    const sample = await load(page, server.url + ROUTE, cdp);
     return { ...sample, encodings: [...encodings] };
   } finally {
     await context.close();
@@ -187,11 +209,10 @@ async function warm(browser: Browser, server: RunningSkyferry, profile: Profile)
   const context = await newContext(browser);
   try {
     const first = await context.newPage();
-    await load(first, server.url + ROUTE);
+    await load(first, server.url + ROUTE, await devtools(first, null));
     await first.close();
     const page = await context.newPage();
-    await throttle(page, profile);
-    return await load(page, server.url + ROUTE);
+    return await load(page, server.url + ROUTE, await devtools(page, profile));
   } finally {
     await context.close();
   }
@@ -226,6 +247,7 @@ async function main(): Promise<void> {
         const row = {
           firstPaint: m((s) => s.firstPaint),
           usefulPaint: m((s) => s.usefulPaint),
+          cpu: m((s) => s.cpu),
           screen: m((s) => s.screen),
           js: m((s) => s.jsBeforePaint),
           bytes: m((s) => s.bytes),
@@ -237,6 +259,7 @@ async function main(): Promise<void> {
           cache,
           ms(row.firstPaint),
           ms(row.usefulPaint),
+          ms(row.cpu),
           ms(row.screen),
           kb(row.js),
           kb(row.bytes),
@@ -264,6 +287,7 @@ async function main(): Promise<void> {
     'cache',
     'first paint',
     'first useful paint',
+    'main-thread CPU to it',
     'screen',
     'JS before useful paint',
     'bytes until screen',
@@ -272,7 +296,13 @@ async function main(): Promise<void> {
   ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
-  console.log(`\nGET ${ROUTE} as a first-time visitor, 1440x900, median of ${RUNS} runs (${dist})\n`);
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  console.log(
+    `\nGET ${ROUTE} as a first-time visitor, 1440x900, median of ${RUNS} runs (${dist}; load average ${load})\n`,
+  );
   console.log(line(head));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   for (const r of rows) console.log(line(r));
