@@ -1,12 +1,13 @@
 import { DirectionProvider, MantineProvider, useDirection } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { RouterProvider } from 'react-router';
+import { BrowserRouter } from 'react-router';
 import { isRtl, toLanguage } from '@skyferry/contract';
 import { configureSessionClient } from '../features/session/client-setup.ts';
 import { patchSettings } from '../features/session/store.ts';
-import { createAppRouter } from './routes.tsx';
+import { ErrorBoundary } from './ErrorBoundary.tsx';
+import { AppRoutes } from './routes.tsx';
 import { PHONE_SCREEN } from '../lib/media.ts';
 import { cssVariablesResolver, localizedTheme } from './theme.ts';
 import './global.css';
@@ -29,12 +30,15 @@ export function App() {
   const { t } = useTranslation();
   const fullScreenDialogs = useMediaQuery(PHONE_SCREEN, false, { getInitialValueInEffect: false });
   const theme = useMemo(() => localizedTheme(t('common:close'), fullScreenDialogs), [t, fullScreenDialogs]);
-  const [router] = useState(() => createAppRouter());
   return (
     <DirectionProvider>
       <LanguageSync />
       <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={cssVariablesResolver}>
-        <RouterProvider router={router} />
+        <ErrorBoundary>
+          <BrowserRouter>
+            <AppRoutes />
+          </BrowserRouter>
+        </ErrorBoundary>
       </MantineProvider>
     </DirectionProvider>
   );

@@ -1,8 +1,8 @@
 import { AppShell, Box } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Outlet, useLocation, useMatches } from 'react-router';
+import { matchRoutes, Outlet, useLocation, type RouteObject } from 'react-router';
 import { useGuideSteps } from '../../features/guide/steps.ts';
 import { BannerBox, ServiceNoticeBox } from '../../features/messages/Overlays.tsx';
 import { qrPanelVisible } from '../../features/messages/rules.ts';
@@ -12,6 +12,7 @@ import { Sidebar } from '../../features/shell/Sidebar.tsx';
 import { ScreenLoader } from '../../features/startup/pages.tsx';
 import { STORAGE_KEYS, readJson } from '../../lib/storage.ts';
 import { preloadScreen } from '../screens.ts';
+import { ErrorBoundary } from '../ErrorBoundary.tsx';
 import { lazyDialog } from '../lazy-dialog.tsx';
 import { withRestStyles } from '../lazy-styles.ts';
 import { useFirstPaintDone } from './first-paint.ts';
@@ -29,7 +30,10 @@ const QrPanel = lazy(() =>
   withRestStyles(() => import('../../features/messages/QrPanel.tsx')).then((m) => ({ default: m.QrPanel })),
 );
 
-/** Route handles the layout reads: `narrow` selects the narrow sidebar; `titleKey` names the page. */
+/**
+ * Handles of the layout's routes (given as `routes`): `narrow` selects the narrow sidebar;
+ * `titleKey` names the page.
+ */
 export interface LayoutHandle {
   narrow?: boolean;
   titleKey?: string;
@@ -39,13 +43,17 @@ export interface LayoutHandle {
  * The sidebar layout: header, sidebar (narrow on some screens; a drawer on phones), notices, and
  * the current screen. The header and menu show before start-up has answered; the screen waits.
  */
-export function AppLayout() {
+export function AppLayout({ routes = [] }: { routes?: RouteObject[] }) {
   const { t } = useTranslation('shell');
-  const matches = useMatches();
-  const { pathname, search } = useLocation();
-  const narrow = matches.some((m) => (m.handle as LayoutHandle | undefined)?.narrow === true);
-  const titleKey = [...matches].reverse().find((m) => (m.handle as LayoutHandle | undefined)?.titleKey)?.handle as
-    LayoutHandle | undefined;
+  const location = useLocation();
+  const { pathname, search } = location;
+  // The screen's route among the layout's own (`routes`), for its handle.
+  const handles = useMemo(
+    () => (matchRoutes(routes, location) ?? []).map((m) => m.route.handle as LayoutHandle | undefined),
+    [routes, location],
+  );
+  const narrow = handles.some((h) => h?.narrow === true);
+  const titleKey = [...handles].reverse().find((h) => h?.titleKey);
   const pageTitle = titleKey?.titleKey ? t(`common:${titleKey.titleKey}`) : '';
   useEffect(() => {
     document.title = pageTitle ? `${pageTitle} · Skyferry` : 'Skyferry';
@@ -99,9 +107,11 @@ export function AppLayout() {
         <BannerBox />
         <Box>
           {started ? (
-            <Suspense fallback={<ScreenLoader />}>
-              <Outlet />
-            </Suspense>
+            <ErrorBoundary key={pathname}>
+              <Suspense fallback={<ScreenLoader />}>
+                <Outlet />
+              </Suspense>
+            </ErrorBoundary>
           ) : (
             <ScreenLoader />
           )}
