@@ -2,7 +2,9 @@
  * The first load in Chromium: index.html draws the shell's outline before any script runs; the
  * scripts come compressed; what the app needs before it first shows its header and menu is under
  * 200 KB of compressed JavaScript; the first screen shows without the other screens' and the
- * dialogs' chunks (a screen's come when its route is opened) and with one language's translations.
+ * dialogs' chunks (a screen's come when its route is opened) and with one language's translations;
+ * and nothing on the page moves once the shell has shown (no layout shift), on a first visit with
+ * the banner, the QR panel, the tips and a service notice, on a desktop and on a phone.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -32,7 +34,11 @@ const OTHER_LANGUAGES = ['ar', 'br', 'de', 'es', 'fr', 'it', 'ja', 'ko', 'nl'];
 const chunkName = (url: string) => new URL(url).pathname.replace(/^\/assets\//, '').replace(/-[\w-]{8}\.js$/, '');
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startSkyferry(), launchBrowser()]);
+  // A service notice: it shows above the screen once start-up has answered.
+  [server, browser] = await Promise.all([
+    startSkyferry({ SKYFERRY_SERVICE_NOTICE: 'Maintenance on Sunday from 8 to 9.' }),
+    launchBrowser(),
+  ]);
   context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   await quietShell(context);
   // When the app first puts its header in the page (mutation callbacks run before the next paint).
@@ -113,4 +119,45 @@ it('another screen’s chunk comes when its route is opened', async () => {
   await page.getByRole('link', { name: 'Manage' }).click();
   await page.getByTestId('home').waitFor();
   expect(scripts.map((s) => s.name)).toContain('ManagePage');
+});
+
+it.each([
+  ['desktop', 1440, 900],
+  ['phone', 390, 844],
+])('nothing moves after the shell shows (%s, first visit, with a service notice)', async (_name, width, height) => {
+  const fresh = await browser.newContext({ viewport: { width, height } });
+  await fresh.addInitScript(() => {
+    type Shift = { value: number; startTime: number; hadRecentInput: boolean };
+    const g = globalThis as unknown as {
+      __shifts: Shift[];
+      __shellAt?: number;
+      document: { querySelector(s: string): unknown };
+      performance: { now(): number };
+      PerformanceObserver: new (cb: (l: { getEntries(): unknown[] }) => void) => { observe(o: object): void };
+      MutationObserver: new (cb: () => void) => { observe(t: unknown, o: object): void };
+    };
+    g.__shifts = [];
+    new g.PerformanceObserver((l) => g.__shifts.push(...(l.getEntries() as Shift[]))).observe({
+      type: 'layout-shift',
+      buffered: true,
+    });
+    new g.MutationObserver(() => {
+      if (g.__shellAt === undefined && g.document.querySelector('header h1')) g.__shellAt = g.performance.now();
+    }).observe(g.document, { childList: true, subtree: true });
+  });
+  try {
+    const p = await fresh.newPage();
+    await p.goto(server.url + '/transfer');
+    await p.getByTestId('migrate-page').waitFor();
+    await p.getByTestId('service-notice').waitFor();
+    await p.waitForLoadState('networkidle');
+    await p.waitForTimeout(1000);
+    const shifts = await p.evaluate(() => {
+      const g = globalThis as unknown as { __shifts: Array<{ value: number; startTime: number }>; __shellAt: number };
+      return g.__shifts.filter((s) => s.startTime >= g.__shellAt).map((s) => s.value);
+    });
+    expect(shifts).toEqual([]);
+  } finally {
+    await fresh.close();
+  }
 });

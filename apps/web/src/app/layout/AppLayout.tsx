@@ -103,9 +103,14 @@ export function AppLayout({ routes = [] }: { routes?: RouteObject[] }) {
       </AppShell.Navbar>
       <NavDrawer opened={drawerOpened} onClose={() => setDrawerOpened(false)} />
       <AppShell.Main component="main" id="main-content" tabIndex={-1}>
-        <ServiceNoticeBox />
-        <BannerBox />
-        <Box>
+        {/* The notices come with the screen (a new box, keyed): nothing on the page moves down. */}
+        {started && (
+          <>
+            <ServiceNoticeBox />
+            <BannerBox />
+          </>
+        )}
+        <Box key={started ? 'screen' : 'starting'}>
           {started ? (
             <ErrorBoundary key={pathname}>
               <Suspense fallback={<ScreenLoader />}>
