@@ -171,7 +171,8 @@ describe('an account', () => {
     await openUserPanel(page);
     await page.getByText('Settings', { exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
-    expect(await dialog.getByTestId('plan-table').isVisible()).toBe(true);
+    // The dialog's chunk may still be on its way.
+    await dialog.getByTestId('plan-table').waitFor();
     expect(await dialog.getByTestId('renew-upgrade').textContent()).toBe('Upgrade');
     await screenshot(page, 'account-settings-general-billing');
     expect(await axeSeriousViolations(page)).toEqual([]);

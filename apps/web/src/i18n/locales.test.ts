@@ -1,6 +1,6 @@
 import { LANGUAGES } from '@skyferry/contract';
 import { describe, expect, it } from 'vitest';
-import { NAMESPACES, resources } from './index.ts';
+import { NAMESPACES, resources } from './resources.ts';
 import { SAME_AS_ENGLISH } from './same-as-english.ts';
 
 type Tree = Record<string, unknown>;

@@ -1,7 +1,9 @@
 import { Modal, ScrollArea, Tabs, Title } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { IconAdjustments, IconBell, IconFileExport, IconLanguage, IconUser, IconUsers } from '@tabler/icons-react';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { NARROW_SCREEN } from '../../lib/media.ts';
 import { selectLoggedIn, useSession } from '../session/store.ts';
 import { closeSettings, setSettingsTab, useShell, type SettingsTab } from '../shell/store.ts';
 import { DefaultsTab } from './DefaultsTab.tsx';
@@ -22,6 +24,8 @@ export function SettingsPanel() {
   const requested = useShell((s) => s.settingsTab);
   const tab: SettingsTab =
     (requested === 'notification' && !loggedIn) || (requested === 'operator' && !operator) ? 'general' : requested;
+  // Small screens: the tabs run across the top instead of down the side.
+  const narrow = useMediaQuery(NARROW_SCREEN, false, { getInitialValueInEffect: false });
   useEffect(() => {
     if (tab !== requested) setSettingsTab(tab);
   }, [tab, requested]);
@@ -29,7 +33,7 @@ export function SettingsPanel() {
     <Tabs
       value={tab}
       onChange={(v) => v && setSettingsTab(v as SettingsTab)}
-      orientation="vertical"
+      orientation={narrow ? 'horizontal' : 'vertical'}
       keepMounted={false}
       data-testid="settings-tabs"
     >

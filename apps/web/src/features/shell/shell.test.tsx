@@ -244,15 +244,11 @@ describe('sidebar cloud list', () => {
 
 describe('layout', () => {
   it('uses the narrow sidebar on /manage/photos and /slim/explore only', () => {
-    const routes = [
-      {
-        element: <AppLayout />,
-        children: [
-          { path: '/transfer', element: <p>transfer</p> },
-          { path: '/slim/explore', element: <p>explore</p>, handle: { narrow: true } },
-        ],
-      },
+    const children = [
+      { path: '/transfer', element: <p>transfer</p> },
+      { path: '/slim/explore', element: <p>explore</p>, handle: { narrow: true } },
     ];
+    const routes = [{ element: <AppLayout routes={children} />, children }];
     const { router } = renderWithProviders(<p>root</p>, { path: '/transfer', routes });
     expect(screen.getByTestId('sidebar')).not.toHaveAttribute('data-narrow');
     expect(screen.getByRole('link', { name: 'Transfer' })).toHaveAttribute('aria-current', 'page');

@@ -86,7 +86,14 @@ function ItemRow({
             <Name value={item.name} />
           </Text>
           {!folder && (
-            <Badge size="xs" variant="outline" color="gray.7" style={{ flex: 'none' }} data-testid="slim-row-category">
+            <Badge
+              size="xs"
+              variant="outline"
+              color="gray.7"
+              style={{ flex: 'none' }}
+              data-testid="slim-row-category"
+              visibleFrom="xs"
+            >
               {t(`categories.${item.category}`)}
             </Badge>
           )}
@@ -95,10 +102,11 @@ function ItemRow({
           <Name value={extra ?? parentOf(item.path)} />
         </Text>
       </Table.Td>
-      <Table.Td w={110}>
+      <Table.Td w={110} style={{ whiteSpace: 'nowrap' }}>
         <Text size="sm">{formatBytes(item.size)}</Text>
       </Table.Td>
-      <Table.Td w={170}>
+      {/* Phones: the name and size only. */}
+      <Table.Td w={170} visibleFrom="xs">
         <Text size="sm">{date(item.modified)}</Text>
       </Table.Td>
     </Table.Tr>
@@ -329,7 +337,7 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
               <Table.Th />
               <Table.Th>{t('columns.name')}</Table.Th>
               <Table.Th>{t('columns.size')}</Table.Th>
-              <Table.Th>{t('columns.modified')}</Table.Th>
+              <Table.Th visibleFrom="xs">{t('columns.modified')}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>

@@ -24,17 +24,42 @@ function FullScreenLoader({ label }: { label: string }) {
   );
 }
 
-/** Runs start-up once per page load before showing the screens that need a session. */
+/**
+ * Runs start-up once per page load. What it holds renders at once: the sidebar layout shows its
+ * header and menu while start-up runs and waits only with the screen (see AppLayout), the other
+ * routes wait inside WhenStarted.
+ */
 export function StartupGate() {
-  const { t } = useTranslation('startup');
   const started = useSession((s) => s.started);
   useEffect(() => {
     if (!started) void runStartup();
     // Only on mount: later start-ups are run by /loading and the network watcher.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+  return <Outlet />;
+}
+
+/** The screens that need a session, full screen: a loader until start-up has finished. */
+export function WhenStarted() {
+  const { t } = useTranslation('startup');
+  const started = useSession((s) => s.started);
   if (!started) return <FullScreenLoader label={t('starting')} />;
   return <Outlet />;
+}
+
+/** Where a screen appears inside the layout while start-up runs or its chunk loads. */
+export function ScreenLoader() {
+  const { t } = useTranslation('startup');
+  return (
+    <Center mih={200} role="status" aria-live="polite" data-testid="screen-loader">
+      <Stack align="center" gap="sm">
+        <Loader aria-hidden />
+        <Text size="sm" c="dimmed">
+          {t('loading')}
+        </Text>
+      </Stack>
+    </Center>
+  );
 }
 
 /** /loading: runs start-up again (after a light logout) and goes to the default route. */

@@ -58,7 +58,13 @@ export function TaskPanel() {
       role="region"
       aria-label={t('title', { count: tasks.length })}
       data-testid="task-panel"
-      style={{ position: 'fixed', insetInlineEnd: 16, bottom: 16, width: 380, zIndex: 150 }}
+      style={{
+        position: 'fixed',
+        insetInlineEnd: 16,
+        bottom: 16,
+        width: 'min(380px, calc(100vw - 32px))',
+        zIndex: 150,
+      }}
     >
       <Group justify="space-between" px="sm" py={6} wrap="nowrap">
         <Text fw={600} size="sm" data-testid="task-panel-title">
