@@ -14,6 +14,7 @@ import {
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { resetRunner } from '../task-panel/runner.ts';
+import { messagesStore } from '../messages/store.ts';
 import { ExplorerPage } from './ExplorerPage.tsx';
 
 const item = (name: string, type: 0 | 1, size = 0, modified = 0): FileItem => ({
@@ -64,6 +65,8 @@ afterEach(() => {
   if (sizes.clientHeight) Object.defineProperty(Element.prototype, 'clientHeight', sizes.clientHeight);
   if (sizes.clientWidth) Object.defineProperty(Element.prototype, 'clientWidth', sizes.clientWidth);
   resetRunner();
+  // A prompt left open by one test belongs to its screen, not the next test's.
+  messagesStore.setState({ dialogs: [], loading: 0 });
   vi.unstubAllGlobals();
 });
 
