@@ -46,6 +46,9 @@ const envSchema = z.object({
   BOX_CLIENT_ID: z.string().min(1).optional(),
   BOX_CLIENT_SECRET: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // The run history of tasks (issue 35).
+  SKYFERRY_RUN_HISTORY_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  SKYFERRY_RUN_FILE_ROWS: z.coerce.number().int().min(0).max(100_000_000).default(100_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -95,6 +98,10 @@ export interface Config {
   /** OAuth clients of the cloud services; a kind whose client is missing is unavailable. */
   oauth: Partial<Record<OAuthService, OAuthClient>>;
   logLevel: Env['LOG_LEVEL'];
+  /** Days a task's run (and its files) is kept after it ends. */
+  runHistoryDays: number;
+  /** Most file rows one run keeps for each outcome (its counts stay whole). */
+  runFileRows: number;
 }
 
 export type OAuthService = 'google' | 'microsoft' | 'dropbox' | 'box';
@@ -277,5 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     allowedHosts: parseAllowedHosts(e.SKYFERRY_ALLOWED_HOSTS),
     oauth: oauthClients(e),
     logLevel: e.LOG_LEVEL,
+    runHistoryDays: e.SKYFERRY_RUN_HISTORY_DAYS,
+    runFileRows: e.SKYFERRY_RUN_FILE_ROWS,
   };
 }

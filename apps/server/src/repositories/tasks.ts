@@ -1,4 +1,5 @@
 import type { Database, Insertable, Kysely, Selectable, TasksTable, Updateable } from '@skyferry/db';
+import { withTotal } from './paging.ts';
 
 export type TaskRow = Selectable<TasksTable>;
 export type NewTaskRow = Insertable<TasksTable>;
@@ -64,11 +65,7 @@ export class TasksRepository {
       .limit(pageSize)
       .offset((page - 1) * pageSize)
       .execute();
-    const first = found[0];
-    if (first) return { rows: found.map(({ _total, ...row }) => row), total: Number(first._total) };
-    // A page past the end carries no count: ask for it alone.
-    const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows: [], total: Number(count.n) };
+    return withTotal(found, () => base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow());
   }
 
   async delete(userId: string, id: string): Promise<boolean> {
@@ -79,6 +76,10 @@ export class TasksRepository {
         this.db.deleteFrom(table).where('task_id', '=', id).execute(),
       ),
     );
+    // The run history goes with the task.
+    const runs = this.db.selectFrom('task_runs').select('id').where('task_id', '=', id);
+    await this.db.deleteFrom('task_run_files').where('run_id', 'in', runs).execute();
+    await this.db.deleteFrom('task_runs').where('task_id', '=', id).execute();
     return true;
   }
 

@@ -88,4 +88,12 @@ export const br: Messages = {
   login_slowed:
     'Muitas tentativas de login com falha daqui para esta conta. Aguarde {seconds} segundos e tente novamente.',
   bind_requires_sign_in: 'Para manter essas nuvens, faça login novamente neste navegador e associe-as imediatamente.',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Esta execução não está no histórico da tarefa.',
+  verify_running: 'Uma verificação desta tarefa já está em andamento; aguarde até que termine.',
+  task_edit_running:
+    'O que as execuções fazem não pode mudar enquanto a tarefa está em execução; aguarde o fim da execução ou cancele-a.',
+  confirm_edit_deletions:
+    'Com estas configurações, a próxima execução excluiria {count} arquivos. Confirme para salvar.',
+  field_not_for_task: '{field} não se aplica a esta tarefa.',
 };

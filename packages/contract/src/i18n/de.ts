@@ -94,4 +94,12 @@ export const de: Messages = {
     'Zu viele fehlgeschlagene Anmeldungen von hier für dieses Konto. Bitte warten Sie {seconds} Sekunden und versuchen Sie es erneut.',
   bind_requires_sign_in:
     'Um diese Cloud-Laufwerke zu behalten, melden Sie sich in diesem Browser erneut an und verknüpfen Sie sie sofort.',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Dieser Lauf ist nicht im Verlauf der Aufgabe.',
+  verify_running: 'Eine Überprüfung dieser Aufgabe läuft bereits; bitte warten Sie, bis sie fertig ist.',
+  task_edit_running:
+    'Was Läufe tun, kann nicht geändert werden, während die Aufgabe läuft; warten Sie das Ende des Laufs ab oder brechen Sie ihn ab.',
+  confirm_edit_deletions:
+    'Mit diesen Einstellungen würde der nächste Lauf {count} Dateien löschen. Zum Speichern bestätigen.',
+  field_not_for_task: '{field} gilt nicht für diese Aufgabe.',
 };

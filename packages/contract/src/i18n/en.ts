@@ -88,6 +88,12 @@ export const en = {
     'This server does not answer at the address {host}. Open it at its configured address, or ask the operator to add this name to SKYFERRY_ALLOWED_HOSTS.',
   login_slowed: 'Too many failed sign-ins from here for this account. Please wait {seconds} seconds and try again.',
   bind_requires_sign_in: 'To keep these cloud drives, sign in again in this browser and associate them right away.',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: "This run is not in the task's history.",
+  verify_running: 'A verification of this task is already running; wait for it to finish.',
+  task_edit_running: 'What runs do cannot change while the task is running; wait for the run to end or cancel it.',
+  confirm_edit_deletions: 'With these settings the next run would delete {count} files. Confirm to save.',
+  field_not_for_task: '{field} does not apply to this task.',
 } as const;
 
 export type MessageKey = keyof typeof en;

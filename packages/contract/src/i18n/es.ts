@@ -94,4 +94,11 @@ export const es: Messages = {
     'Demasiados inicios de sesión fallidos desde aquí para esta cuenta. Espere {seconds} segundos e inténtelo de nuevo.',
   bind_requires_sign_in:
     'Para conservar estas nubes, vuelva a iniciar sesión en este navegador y asócielas de inmediato.',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Esta ejecución no está en el historial de la tarea.',
+  verify_running: 'Ya se está verificando esta tarea; espere a que termine.',
+  task_edit_running:
+    'Lo que hacen las ejecuciones no puede cambiar mientras la tarea se ejecuta; espere a que termine la ejecución o cancélela.',
+  confirm_edit_deletions: 'Con estos ajustes, la próxima ejecución eliminaría {count} archivos. Confirme para guardar.',
+  field_not_for_task: '{field} no se aplica a esta tarea.',
 };

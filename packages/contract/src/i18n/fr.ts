@@ -93,4 +93,12 @@ export const fr: Messages = {
   login_slowed:
     'Trop de connexions échouées depuis cet endroit pour ce compte. Veuillez patienter {seconds} secondes puis réessayer.',
   bind_requires_sign_in: 'Pour conserver ces clouds, reconnectez-vous dans ce navigateur et associez-les aussitôt.',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: "Cette exécution n'est pas dans l'historique de la tâche.",
+  verify_running: "Une vérification de cette tâche est déjà en cours ; attendez qu'elle se termine.",
+  task_edit_running:
+    "Ce que font les exécutions ne peut pas changer pendant que la tâche s'exécute ; attendez la fin de l'exécution ou annulez-la.",
+  confirm_edit_deletions:
+    'Avec ces réglages, la prochaine exécution supprimerait {count} fichiers. Confirmez pour enregistrer.',
+  field_not_for_task: "{field} ne s'applique pas à cette tâche.",
 };

@@ -89,4 +89,12 @@ export const it: Messages = {
     "Questo server non risponde all'indirizzo {host}. Aprilo al suo indirizzo configurato, oppure chiedi all'operatore di aggiungere questo nome a SKYFERRY_ALLOWED_HOSTS.",
   login_slowed: 'Troppi accessi non riusciti da qui per questo account. Attendi {seconds} secondi e riprova.',
   bind_requires_sign_in: 'Per conservare questi cloud, accedi di nuovo in questo browser e associali subito.',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: "Questa esecuzione non è nella cronologia dell'attività.",
+  verify_running: 'Una verifica di questa attività è già in corso; attendi che finisca.',
+  task_edit_running:
+    "Ciò che fanno le esecuzioni non può cambiare mentre l'attività è in corso; attendi la fine dell'esecuzione o annullala.",
+  confirm_edit_deletions:
+    'Con queste impostazioni la prossima esecuzione eliminerebbe {count} file. Conferma per salvare.',
+  field_not_for_task: '{field} non si applica a questa attività.',
 };

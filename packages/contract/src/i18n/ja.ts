@@ -89,4 +89,10 @@ export const ja: Messages = {
   login_slowed: 'ここからこのアカウントへのサインインの失敗が多すぎます。{seconds}秒待ってからもう一度お試しください。',
   bind_requires_sign_in:
     'これらのクラウドドライブを残すには、このブラウザーでもう一度サインインし、すぐに関連付けてください。',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'この実行はタスクの履歴にありません。',
+  verify_running: 'このタスクの検証はすでに実行中です。終わるまでお待ちください。',
+  task_edit_running: 'タスクの実行中は実行内容を変更できません。実行が終わるまで待つか、キャンセルしてください。',
+  confirm_edit_deletions: 'この設定では次回の実行で {count} 個のファイルが削除されます。保存するには確認してください。',
+  field_not_for_task: '{field} はこのタスクには適用されません。',
 };

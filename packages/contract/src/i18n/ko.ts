@@ -85,4 +85,10 @@ export const ko: Messages = {
     '이 서버는 주소 {host}에서 응답하지 않습니다. 설정된 주소로 열거나 운영자에게 이 이름을 SKYFERRY_ALLOWED_HOSTS에 추가해 달라고 요청하세요.',
   login_slowed: '이 계정에 대해 여기에서 실패한 로그인이 너무 많습니다. {seconds}초 기다린 후 다시 시도해 주세요.',
   bind_requires_sign_in: '이 클라우드 드라이브를 유지하려면 이 브라우저에서 다시 로그인한 후 바로 연결하세요.',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: '이 실행은 작업 기록에 없습니다.',
+  verify_running: '이 작업의 검증이 이미 진행 중입니다. 끝날 때까지 기다려 주세요.',
+  task_edit_running: '작업이 실행 중일 때는 실행 내용을 바꿀 수 없습니다. 실행이 끝날 때까지 기다리거나 취소하세요.',
+  confirm_edit_deletions: '이 설정이면 다음 실행에서 파일 {count}개가 삭제됩니다. 저장하려면 확인하세요.',
+  field_not_for_task: '{field}은(는) 이 작업에 적용되지 않습니다.',
 };

@@ -92,4 +92,12 @@ export const nl: Messages = {
   login_slowed:
     'Te veel mislukte aanmeldingen van hier voor dit account. Wacht {seconds} seconden en probeer het opnieuw.',
   bind_requires_sign_in: 'Meld u opnieuw aan in deze browser en koppel deze clouddrives meteen om ze te behouden.',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Deze uitvoering staat niet in de geschiedenis van de taak.',
+  verify_running: 'Er loopt al een controle van deze taak; wacht tot die klaar is.',
+  task_edit_running:
+    'Wat uitvoeringen doen kan niet veranderen terwijl de taak loopt; wacht tot de uitvoering klaar is of annuleer haar.',
+  confirm_edit_deletions:
+    'Met deze instellingen zou de volgende uitvoering {count} bestanden verwijderen. Bevestig om op te slaan.',
+  field_not_for_task: '{field} geldt niet voor deze taak.',
 };

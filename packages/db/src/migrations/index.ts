@@ -7,6 +7,7 @@ import * as m0005 from './0005_cleanup.ts';
 import * as m0006 from './0006_task_google_docs.ts';
 import * as m0007 from './0007_cleanup_delete_lease.ts';
 import * as m0009 from './0009_session_sign_in_nonce.ts';
+import * as m0012 from './0012_task_runs.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006_task_google_docs': m0006,
   '0007_cleanup_delete_lease': m0007,
   '0009_session_sign_in_nonce': m0009,
+  '0012_task_runs': m0012,
 };
