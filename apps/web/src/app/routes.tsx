@@ -7,6 +7,9 @@ import { SettingsPage } from '../features/settings/SettingsPanel.tsx';
 import { SlimPage } from '../features/slim/SlimPage.tsx';
 import { SlimExplore } from '../features/slim/SlimExplore.tsx';
 import { TransferPage } from '../features/transfer/TransferPage.tsx';
+import { RunPage } from '../features/taskpage/RunPage.tsx';
+import { TaskPage } from '../features/taskpage/TaskPage.tsx';
+import { TasksPage } from '../features/taskpage/TasksPage.tsx';
 import {
   CallbackLoginPage,
   CallbackLogoutPage,
@@ -48,6 +51,10 @@ export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string
     element: <PlaceholderPage titleKey="page.ecologyDetail" />,
   },
   { path: '/user', titleKey: 'page.user', element: <SettingsPage /> },
+  // The Tasks page (DECISIONS: beyond the spec's screens): every task, its runs and their files.
+  { path: '/tasks', titleKey: 'page.tasks', element: <TasksPage /> },
+  { path: '/tasks/:id', titleKey: 'page.task', element: <TaskPage /> },
+  { path: '/tasks/:id/runs/:runId', titleKey: 'page.run', element: <RunPage /> },
 ];
 
 /** Route names the spec gives (slim, SlimExplore, Error, Loading, EcologyApp). */

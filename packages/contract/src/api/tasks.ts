@@ -144,10 +144,10 @@ export const taskResultSchema = z.object({
   skipped: z.number().int(),
   /** Files that failed (a stopped run's files it did not get to are `not_done`, not failed). */
   failed: z.number().int(),
-  /** Two-way conflicts resolved (both versions kept, or the rule's winner). */
-  conflicts: z.number().int(),
-  /** Files a stopped run (canceled, out of space or traffic, a fatal error) did not get to. */
-  not_done: z.number().int(),
+  /** Two-way conflicts resolved (both versions kept, or the rule's winner); the server always sends it. */
+  conflicts: z.number().int().optional(),
+  /** Files a stopped run (canceled, out of space or traffic, a fatal error) did not get to; always sent. */
+  not_done: z.number().int().optional(),
   /** Why the run stopped, when it did not end normally. */
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
 });
