@@ -6,7 +6,7 @@
  * did not reach as not done, the completion e-mail, and the one default same-name policy.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -491,15 +491,26 @@ for (const cfg of CONFIGS) {
       expect(pending.data.items.every((i) => i.state === 7)).toBe(true);
     });
 
-    it('a task made without a same-name policy takes the contract’s default', async () => {
-      writeTree(srcDir, { 'Policy/same.txt': 'a longer source version' });
+    it('a task made without a same-name policy takes the contract’s default; skipped files are listed with why', async () => {
+      writeTree(srcDir, { 'Policy/same.txt': 'a longer source version', 'Policy/kept.txt': 'twin' });
       writeTree(dstDir, { 'PolicyCopy/Policy/same.txt': 'short' });
+      // The target's copy of kept.txt is as large and newer: the default policy leaves it alone.
+      const kept = join(dstDir, 'PolicyCopy/Policy/kept.txt');
+      writeTree(dstDir, { 'PolicyCopy/Policy/kept.txt': 'TWIN' });
+      const later = new Date(Date.now() + 3600_000);
+      utimesSync(kept, later, later);
       const task = await migrate(['/Policy'], '/PolicyCopy');
       expect(task.same_name_policy).toBe(DEFAULT_SAME_NAME_POLICY);
       expect(DEFAULT_SAME_NAME_POLICY).toBe('size_differs_or_newer');
       await waitForState(call, headers(), task.id);
       // Of another size: replaced (skip would have kept the target's).
       expect(readFileSync(join(dstDir, 'PolicyCopy/Policy/same.txt'), 'utf8')).toBe('a longer source version');
+      expect(readFileSync(kept, 'utf8')).toBe('TWIN');
+      const [run] = (await runs(task.id)).items;
+      expect(run).toMatchObject({ counts: { updated: 1, skipped: 1 } });
+      expect((await files(task.id, run?.id ?? '', 'outcome=skipped')).items).toMatchObject([
+        { path: '/PolicyCopy/Policy/kept.txt', reason: 'not_newer', side: 'target', size: 4 },
+      ]);
     });
 
     it('e-mails the run with its conflicts and deletions by name and a link to the run', async () => {

@@ -375,9 +375,11 @@ function FileLine({ file, showOutcome }: { file: RunFile; showOutcome: boolean }
           </Text>
         )}
         <Group gap="sm" wrap="wrap">
-          <Text size="xs" c="dimmed">
-            {t(file.side === 'source' ? 'run.onSourceSide' : 'run.onTargetSide')}
-          </Text>
+          {file.outcome !== 'conflict' && (
+            <Text size="xs" c="dimmed">
+              {t(file.side === 'source' ? 'run.onSourceSide' : 'run.onTargetSide')}
+            </Text>
+          )}
           {file.size !== null && file.kind === 'file' && (
             <Text size="xs" c="dimmed">
               {formatBytes(file.size)}

@@ -216,8 +216,8 @@ export function TaskPage() {
 
 function Setting({ label, value, testId }: { label: string; value: string; testId?: string }) {
   return (
-    <Group gap={6} wrap="nowrap" align="baseline" style={{ minWidth: 0 }}>
-      <Text size="sm" c="dimmed" style={{ flex: 'none' }}>
+    <Group gap={6} wrap="wrap" align="baseline" style={{ minWidth: 0 }}>
+      <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
         {label}:
       </Text>
       <Text size="sm" data-testid={testId} style={{ overflowWrap: 'anywhere' }}>
@@ -241,7 +241,6 @@ function RunRow({ task, run }: { task: ServerTask; run: TaskRun }) {
       data-testid="run-row"
       data-run-id={run.id}
       data-kind={run.kind}
-      aria-label={t(run.kind === 'verify' ? 'run.verifyTitle' : 'run.title', { time: when(run.started_at) })}
     >
       <Group justify="space-between" wrap="nowrap" gap="xs">
         <Stack gap={4} style={{ minWidth: 0 }}>
