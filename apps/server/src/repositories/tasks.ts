@@ -1,5 +1,4 @@
 import type { Database, Insertable, Kysely, Selectable, TasksTable, Updateable } from '@skyferry/db';
-import { withTotal } from './paging.ts';
 
 export type TaskRow = Selectable<TasksTable>;
 export type NewTaskRow = Insertable<TasksTable>;
@@ -65,7 +64,11 @@ export class TasksRepository {
       .limit(pageSize)
       .offset((page - 1) * pageSize)
       .execute();
-    return withTotal(found, () => base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow());
+    const first = found[0];
+    if (first) return { rows: found.map(({ _total, ...row }) => row), total: Number(first._total) };
+    // A page past the end carries no count: ask for it alone.
+    const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows: [], total: Number(count.n) };
   }
 
   async delete(userId: string, id: string): Promise<boolean> {

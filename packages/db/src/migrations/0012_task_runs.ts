@@ -22,7 +22,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('figures', 'text', (c) => c.notNull())
     .addColumn('error', 'text')
     .execute();
-  await db.schema.createIndex('task_runs_task').on('task_runs').columns(['task_id', 'started_at']).execute();
+  await db.schema.createIndex('task_runs_task').on('task_runs').columns(['task_id', 'started_at', 'id']).execute();
   await db.schema.createIndex('task_runs_job').on('task_runs').columns(['job_id']).execute();
   await db.schema.createIndex('task_runs_finished').on('task_runs').columns(['finished_at']).execute();
 

@@ -229,7 +229,7 @@ export class VerifyService {
       if (target && target !== source) await target.close?.().catch(() => undefined);
     }
     await rows.close();
-    await this.repo.finish(runId, {
+    const ended = await this.repo.finish(runId, {
       outcome,
       finished_at: Date.now(),
       counts: JSON.stringify(found),
@@ -237,6 +237,8 @@ export class VerifyService {
       figures: JSON.stringify(figures),
       error: error ? JSON.stringify(error) : null,
     });
+    // The task (and its history) was deleted meanwhile: the rows written since go too.
+    if (!ended) await this.repo.deleteRunFiles(runId);
     this.o.log.info({ task: taskId, run: runId, outcome }, 'verification finished');
   };
 
