@@ -12,14 +12,15 @@
  * network. The rows are written straight through the repositories (as runs write them, in
  * multi-row INSERTs): 1,000 finished runs of one task, and one run whose 1,000,000 files are
  * 90% added, 5% updated, 3% skipped, 1% conflicts and 1% failed. Each request asks a random
- * page: of the runs (50 a page), of the run's files (100 a page, all outcomes or one, from a
- * random place in the run), and a search by name (reported, no target).
+ * page: of the runs (the Tasks page's 20, with the target, and 100), of the run's files (100 a
+ * page, all outcomes or one, from a random place in the run), and a search by name (reported).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { RUNS_PAGE_SIZE } from '@skyferry/contract';
 import { sql } from '@skyferry/db';
 import { createDatabase, startPostgres, type PostgresServer } from '@skyferry/testing';
 import { buildApp } from '../apps/server/src/app.ts';
@@ -191,12 +192,14 @@ async function bench(dialect: string, postgres: PostgresServer | undefined): Pro
     const get = async (url: string) => (await app.inject({ method: 'GET', url, headers })).statusCode;
     const pick = (n: number) => Math.floor(Math.random() * n);
     const base = `/api/tasks/${taskId}/runs`;
-    const pages = Math.ceil(RUNS / 50);
     return [
       await measure(
-        `${dialect}: runs page (50 of ${RUNS})`,
-        () => get(`${base}?page=${1 + pick(pages)}&page_size=50`),
+        `${dialect}: runs page (${RUNS_PAGE_SIZE} of ${RUNS}, the Tasks page's)`,
+        () => get(`${base}?page=${1 + pick(Math.ceil(RUNS / RUNS_PAGE_SIZE))}`),
         TARGETS.runs,
+      ),
+      await measure(`${dialect}: runs page (100 of ${RUNS})`, () =>
+        get(`${base}?page=${1 + pick(Math.ceil(RUNS / 100))}&page_size=100`),
       ),
       await measure(`${dialect}: one run`, () => get(`${base}/${bigRun}`)),
       await measure(

@@ -95,7 +95,8 @@ export const taskRunSchema = z.object({
 });
 export type TaskRun = z.infer<typeof taskRunSchema>;
 
-export const RUNS_PAGE_SIZE = 50;
+/** Runs a page of the history holds by default (the Tasks page's page). */
+export const RUNS_PAGE_SIZE = 20;
 export const MAX_RUNS_PAGE_SIZE = 200;
 
 /** GET /api/tasks/{id}/runs: newest first. */

@@ -14,7 +14,14 @@ import {
   Title,
 } from '@mantine/core';
 import { IconChevronRight } from '@tabler/icons-react';
-import { TaskType, formatDateTime, type ListRunsData, type ServerTask, type TaskRun } from '@skyferry/contract';
+import {
+  RUNS_PAGE_SIZE,
+  TaskType,
+  formatDateTime,
+  type ListRunsData,
+  type ServerTask,
+  type TaskRun,
+} from '@skyferry/contract';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
@@ -37,7 +44,7 @@ import {
 import { TaskActions } from './TaskActions.tsx';
 
 /** Runs a page of the history shows. */
-export const RUNS_PAGE = 20;
+export const RUNS_PAGE = RUNS_PAGE_SIZE;
 /** How often the page is read again while a run or a verification goes on. */
 export const TASK_REFRESH_MS = 2500;
 
