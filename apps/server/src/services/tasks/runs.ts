@@ -359,9 +359,10 @@ export class RunsService {
    * the same job still open was interrupted, and this one resumes it.
    */
   async begin(row: TaskRow, jobId: string, attempt: number): Promise<RunRecorder> {
-    const trigger = runTrigger(row, jobId, attempt);
     const now = Date.now();
-    await this.o.repo.closeOpen(jobId, 'interrupted', now);
+    // A job handed back by a worker that shut down starts again as attempt 1: its open run says it resumes.
+    const interrupted = await this.o.repo.closeOpen(jobId, 'interrupted', now);
+    const trigger = interrupted > 0 ? 'resume' : runTrigger(row, jobId, attempt);
     const id = await this.open({
       taskId: row.id,
       userId: row.user_id,
