@@ -38,7 +38,7 @@ export const TASK_STATE_INFO: Record<TaskStateValue, TaskStateInfo> = {
   6: { state: 6, label: 'Insufficient target cloud storage', displayClass: 3, actions: ['retry', 'delete'] },
   7: { state: 7, label: 'Pending', displayClass: null, actions: ['start_now', 'toggle_schedule', 'delete'] },
   8: { state: 8, label: 'Waiting', displayClass: null, actions: ['cancel', 'delete'] },
-  9: { state: 9, label: 'Waiting', displayClass: null, actions: ['delete'] },
+  9: { state: 9, label: 'Cancelling', displayClass: null, actions: ['delete'] },
   10: { state: 10, label: 'Not enough traffic', displayClass: null, actions: ['delete'] },
 };
 

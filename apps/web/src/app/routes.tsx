@@ -11,7 +11,18 @@ import {
 } from '../features/startup/pages.tsx';
 import { AppLayout } from './layout/AppLayout.tsx';
 import { RootLayout } from './layout/RootLayout.tsx';
-import { ExplorerPage, ManagePage, PhotosPage, SettingsPage, SlimExplore, SlimPage, TransferPage } from './screens.ts';
+import {
+  ExplorerPage,
+  ManagePage,
+  PhotosPage,
+  RunPage,
+  SettingsPage,
+  SlimExplore,
+  SlimPage,
+  TaskPage,
+  TasksPage,
+  TransferPage,
+} from './screens.ts';
 
 /**
  * Routes inside the sidebar layout (spec section 2). `narrow` marks the narrow-sidebar screens.
@@ -44,6 +55,10 @@ export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string
     element: <PlaceholderPage titleKey="page.ecologyDetail" />,
   },
   { path: '/user', titleKey: 'page.user', element: <SettingsPage /> },
+  // The Tasks page (DECISIONS: beyond the spec's screens): every task, its runs and their files.
+  { path: '/tasks', titleKey: 'page.tasks', element: <TasksPage /> },
+  { path: '/tasks/:id', titleKey: 'page.task', element: <TaskPage /> },
+  { path: '/tasks/:id/runs/:runId', titleKey: 'page.run', element: <RunPage /> },
 ];
 
 /** Route names the spec gives (slim, SlimExplore, Error, Loading, EcologyApp). */

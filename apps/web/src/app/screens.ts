@@ -20,6 +20,10 @@ const loaders = {
   slim: () => withRestStyles(() => import('../features/slim/SlimPage.tsx')).then((m) => ({ default: m.SlimPage })),
   slimExplore: () =>
     withRestStyles(() => import('../features/slim/SlimExplore.tsx')).then((m) => ({ default: m.SlimExplore })),
+  tasks: () =>
+    withRestStyles(() => import('../features/taskpage/TasksPage.tsx')).then((m) => ({ default: m.TasksPage })),
+  task: () => withRestStyles(() => import('../features/taskpage/TaskPage.tsx')).then((m) => ({ default: m.TaskPage })),
+  run: () => withRestStyles(() => import('../features/taskpage/RunPage.tsx')).then((m) => ({ default: m.RunPage })),
 };
 
 export const TransferPage = lazy(loaders.transfer);
@@ -29,6 +33,9 @@ export const PhotosPage = lazy(loaders.photos);
 export const SettingsPage = lazy(loaders.settings);
 export const SlimPage = lazy(loaders.slim);
 export const SlimExplore = lazy(loaders.slimExplore);
+export const TasksPage = lazy(loaders.tasks);
+export const TaskPage = lazy(loaders.task);
+export const RunPage = lazy(loaders.run);
 
 const BY_PATH: Record<string, () => Promise<unknown>> = {
   '/transfer': loaders.transfer,
@@ -39,6 +46,7 @@ const BY_PATH: Record<string, () => Promise<unknown>> = {
   '/user': loaders.settings,
   '/slim': loaders.slim,
   '/slim/explore': loaders.slimExplore,
+  '/tasks': loaders.tasks,
 };
 
 /** Starts fetching the screen of `pathname` (the module loader keeps it; the lazy screen then finds it). */

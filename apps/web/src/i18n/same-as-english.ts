@@ -36,4 +36,7 @@ export const SAME_AS_ENGLISH: ReadonlySet<string> = new Set([
   'Backblaze B2',
   'Amazon S3',
   'Minute',
+  // The Tasks page: a range of rows, and a schedule with its time zone (placeholders only).
+  '{{from}}–{{to}}',
+  '{{schedule}} ({{zone}})',
 ]);

@@ -99,4 +99,12 @@ export const br: Messages = {
   local_folder_taken: 'Outro usuário já tem a pasta {name}.',
   cloud_address_not_allowed:
     'O Skyferry não se conecta a este servidor: o endereço dele está em uma rede de loopback, privada ou reservada. O operador do servidor pode permitir essas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Esta execução não está no histórico da tarefa.',
+  verify_running: 'Uma verificação desta tarefa já está em andamento; aguarde até que termine.',
+  task_edit_running:
+    'O que as execuções fazem não pode mudar enquanto a tarefa está em execução; aguarde o fim da execução ou cancele-a.',
+  confirm_edit_deletions:
+    'Com estas configurações, a próxima execução excluiria {count} arquivos. Confirme para salvar.',
+  field_not_for_task: '{field} não se aplica a esta tarefa.',
 };

@@ -105,4 +105,12 @@ export const de: Messages = {
   local_folder_taken: 'Ein anderer Benutzer hat den Ordner {name} bereits.',
   cloud_address_not_allowed:
     'Skyferry verbindet sich nicht mit diesem Server: Seine Adresse liegt in einem Loopback-, privaten oder reservierten Netz. Der Betreiber des Servers kann solche Netze erlauben (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Dieser Lauf ist nicht im Verlauf der Aufgabe.',
+  verify_running: 'Eine Überprüfung dieser Aufgabe läuft bereits; bitte warten Sie, bis sie fertig ist.',
+  task_edit_running:
+    'Was Läufe tun, kann nicht geändert werden, während die Aufgabe läuft; warten Sie das Ende des Laufs ab oder brechen Sie ihn ab.',
+  confirm_edit_deletions:
+    'Mit diesen Einstellungen würde der nächste Lauf {count} Dateien löschen. Zum Speichern bestätigen.',
+  field_not_for_task: '{field} gilt nicht für diese Aufgabe.',
 };

@@ -99,6 +99,12 @@ export const en = {
   local_folder_taken: 'Another user already has the folder {name}.',
   cloud_address_not_allowed:
     "Skyferry does not connect to this server: its address is on a loopback, private or reserved network. The server's operator can allow such networks (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: "This run is not in the task's history.",
+  verify_running: 'A verification of this task is already running; wait for it to finish.',
+  task_edit_running: 'What runs do cannot change while the task is running; wait for the run to end or cancel it.',
+  confirm_edit_deletions: 'With these settings the next run would delete {count} files. Confirm to save.',
+  field_not_for_task: '{field} does not apply to this task.',
 } as const;
 
 export type MessageKey = keyof typeof en;

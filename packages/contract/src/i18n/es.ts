@@ -105,4 +105,11 @@ export const es: Messages = {
   local_folder_taken: 'Otro usuario ya tiene la carpeta {name}.',
   cloud_address_not_allowed:
     'Skyferry no se conecta a este servidor: su dirección está en una red de loopback, privada o reservada. El operador del servidor puede permitir esas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Esta ejecución no está en el historial de la tarea.',
+  verify_running: 'Ya se está verificando esta tarea; espere a que termine.',
+  task_edit_running:
+    'Lo que hacen las ejecuciones no puede cambiar mientras la tarea se ejecuta; espere a que termine la ejecución o cancélela.',
+  confirm_edit_deletions: 'Con estos ajustes, la próxima ejecución eliminaría {count} archivos. Confirme para guardar.',
+  field_not_for_task: '{field} no se aplica a esta tarea.',
 };

@@ -104,4 +104,12 @@ export const fr: Messages = {
   local_folder_taken: 'Un autre utilisateur a déjà le dossier {name}.',
   cloud_address_not_allowed:
     "Skyferry ne se connecte pas à ce serveur : son adresse se trouve sur un réseau de bouclage, privé ou réservé. L'opérateur du serveur peut autoriser ces réseaux (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: "Cette exécution n'est pas dans l'historique de la tâche.",
+  verify_running: "Une vérification de cette tâche est déjà en cours ; attendez qu'elle se termine.",
+  task_edit_running:
+    "Ce que font les exécutions ne peut pas changer pendant que la tâche s'exécute ; attendez la fin de l'exécution ou annulez-la.",
+  confirm_edit_deletions:
+    'Avec ces réglages, la prochaine exécution supprimerait {count} fichiers. Confirmez pour enregistrer.',
+  field_not_for_task: "{field} ne s'applique pas à cette tâche.",
 };

@@ -100,4 +100,12 @@ export const it: Messages = {
   local_folder_taken: 'Un altro utente ha già la cartella {name}.',
   cloud_address_not_allowed:
     "Skyferry non si connette a questo server: il suo indirizzo è su una rete di loopback, privata o riservata. L'operatore del server può consentire queste reti (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: "Questa esecuzione non è nella cronologia dell'attività.",
+  verify_running: 'Una verifica di questa attività è già in corso; attendi che finisca.',
+  task_edit_running:
+    "Ciò che fanno le esecuzioni non può cambiare mentre l'attività è in corso; attendi la fine dell'esecuzione o annullala.",
+  confirm_edit_deletions:
+    'Con queste impostazioni la prossima esecuzione eliminerebbe {count} file. Conferma per salvare.',
+  field_not_for_task: '{field} non si applica a questa attività.',
 };

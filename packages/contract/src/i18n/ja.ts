@@ -100,4 +100,10 @@ export const ja: Messages = {
   local_folder_taken: 'フォルダー {name} はすでに別のユーザーのものです。',
   cloud_address_not_allowed:
     'Skyferry はこのサーバーに接続しません。アドレスがループバック、プライベート、または予約済みのネットワーク上にあります。サーバーの管理者はこれらのネットワークを許可できます（SKYFERRY_ALLOW_PRIVATE_NETWORKS）。',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'この実行はタスクの履歴にありません。',
+  verify_running: 'このタスクの検証はすでに実行中です。終わるまでお待ちください。',
+  task_edit_running: 'タスクの実行中は実行内容を変更できません。実行が終わるまで待つか、キャンセルしてください。',
+  confirm_edit_deletions: 'この設定では次回の実行で {count} 個のファイルが削除されます。保存するには確認してください。',
+  field_not_for_task: '{field} はこのタスクには適用されません。',
 };

@@ -103,4 +103,12 @@ export const nl: Messages = {
   local_folder_taken: 'Een andere gebruiker heeft de map {name} al.',
   cloud_address_not_allowed:
     'Skyferry maakt geen verbinding met deze server: het adres ligt in een loopback-, privé- of gereserveerd netwerk. De beheerder van de server kan zulke netwerken toestaan (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Deze uitvoering staat niet in de geschiedenis van de taak.',
+  verify_running: 'Er loopt al een controle van deze taak; wacht tot die klaar is.',
+  task_edit_running:
+    'Wat uitvoeringen doen kan niet veranderen terwijl de taak loopt; wacht tot de uitvoering klaar is of annuleer haar.',
+  confirm_edit_deletions:
+    'Met deze instellingen zou de volgende uitvoering {count} bestanden verwijderen. Bevestig om op te slaan.',
+  field_not_for_task: '{field} geldt niet voor deze taak.',
 };

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_SAME_NAME_POLICY,
   FILTER_CATEGORIES,
   SAME_NAME_POLICIES,
   type FilterCategory,
@@ -37,7 +38,7 @@ export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
 
 export const DEFAULT_TRANSFER_DEFAULTS: TransferDefaults = {
   downloadPath: '',
-  sameNamePolicy: 'size_differs_or_newer',
+  sameNamePolicy: DEFAULT_SAME_NAME_POLICY,
   fileFilter: null,
 };
 

@@ -52,7 +52,7 @@ describe('a task row in each state (spec section 4)', () => {
       { state: 6, label: 'Insufficient target cloud storage', actions: ['retry'] },
       { state: 7, label: 'Pending', actions: ['start_now'] },
       { state: 8, label: 'Waiting', actions: ['cancel'] },
-      { state: 9, label: 'Waiting', actions: [] },
+      { state: 9, label: 'Cancelling', actions: [] },
       {
         state: 10,
         label: 'Not enough traffic',
@@ -87,6 +87,15 @@ describe('a task row in each state (spec section 4)', () => {
     expect(screen.getByTestId('task-speed').textContent).toBe('2.00 KB/s');
     expect(screen.getByTestId('task-amount').textContent).toBe('450.00 KB/1000.00 KB');
     expect(screen.getByTestId('task-state').textContent).toBe('Transferring');
+  });
+
+  it('state 9 (being canceled) reads "Cancelling" and keeps the progress it had, not "Waiting for a free worker"', () => {
+    renderRow(makeTask({ state: 9, finished_counts: 3, total_counts: 7, progress: running }));
+    expect(screen.getByTestId('task-state').textContent).toBe('Cancelling');
+    expect(screen.getByRole('progressbar', { name: /Progress of/ })).toHaveAttribute('aria-valuenow', '45.6');
+    expect(screen.getByTestId('task-amount').textContent).toBe('45% · 450.00 KB/1000.00 KB');
+    expect(screen.getByTestId('task-item').textContent).not.toContain('Waiting for a free worker');
+    expect(screen.getByTestId('task-cancelling').textContent).toContain('Cancelling');
   });
 
   it('state 2 deleting only shows finished/total counts', () => {

@@ -24,7 +24,7 @@ export interface TaskRowProps {
 }
 
 /** Badge colours, outlined in shade 9 so the small text keeps AA contrast on white. */
-const STATE_COLOURS: Record<number, string> = {
+export const STATE_COLOURS: Record<number, string> = {
   0: 'teal.9',
   1: 'blue.9',
   2: 'blue.9',
@@ -185,6 +185,30 @@ function StateLine({ task }: { task: ServerTask }) {
         <Text size="xs" data-testid="task-loading">
           {t('loadingItems', { count: task.total_counts })}
         </Text>
+      );
+    case TaskState.waitingNoCancel:
+      // Stopping after a cancel: the progress it had stays until its worker has stopped.
+      return (
+        <Stack gap={2} data-testid="task-cancelling">
+          {hasProgress(task) && (
+            <Progress
+              value={Math.min(100, task.progress.percentage)}
+              size="sm"
+              color="gray"
+              aria-label={t('progressLabel', { name: task.task_name })}
+            />
+          )}
+          <Group justify="space-between" gap="xs">
+            <Text size="xs" c="dimmed">
+              {t('cancelling')}
+            </Text>
+            {hasProgress(task) && (
+              <Text size="xs" c="dimmed" data-testid="task-amount">
+                {percentText(task.progress.percentage)} · {progressAmount(task)}
+              </Text>
+            )}
+          </Group>
+        </Stack>
       );
     case TaskState.running:
       if (!hasProgress(task)) {
