@@ -94,7 +94,7 @@ describe('user hover panel', () => {
     expect(entries).toEqual(['settings', 'guide', 'support', 'feedback', 'about', 'updates']);
   });
 
-  it('Log out asks "Are you sure to log out?"; No keeps the session', async () => {
+  it('Log out asks "Are you sure you want to log out?"; No keeps the session', async () => {
     applyAuth(authData());
     renderWithProviders(
       <>
@@ -103,9 +103,9 @@ describe('user hover panel', () => {
       </>,
     );
     await userEvent.click(screen.getByText('Log out'));
-    expect(await screen.findByText('Are you sure to log out?')).toBeInTheDocument();
+    expect(await screen.findByText('Are you sure you want to log out?')).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'No' }));
-    await waitFor(() => expect(screen.queryByText('Are you sure to log out?')).not.toBeInTheDocument());
+    await waitFor(() => expect(screen.queryByText('Are you sure you want to log out?')).not.toBeInTheDocument());
     expect(sessionStore.getState().user.access_token).toBe('access-1');
   });
 });
