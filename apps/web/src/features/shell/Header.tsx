@@ -21,6 +21,7 @@ import { patchSettings, selectBillingOn, selectPaid, useSession } from '../sessi
 import { desktopBridge } from './desktop.ts';
 import { openTransmissionList } from './store.ts';
 import { UserPanel } from './UserPanel.tsx';
+import { VisitorBadge } from './VisitorNotice.tsx';
 import classes from './Header.module.css';
 
 /** The header: logo and name, back/forward, home (Mac), app tabs, Premium, user panel, task list, window controls. */
@@ -95,6 +96,7 @@ export function Header() {
             {t('header.premium')}
           </Anchor>
         )}
+        <VisitorBadge />
         <UserMenu />
         {billingOn && (
           <Tooltip label={paidUser ? t('header.premiumActive') : t('header.premiumInactive')}>

@@ -19,6 +19,7 @@ import { selectBillingOn, selectLoggedIn, selectPaid, useSession } from '../sess
 import { desktopBridge } from './desktop.ts';
 import { packetUsage, planLine } from './plan.ts';
 import { openAbout, openFeedback, openSettings, openSupport, openUserGuide } from './store.ts';
+import { VisitorNotice } from './VisitorNotice.tsx';
 
 /** Asks "Are you sure to log out?" and logs out on Yes. */
 export async function confirmLogout(t: (key: string) => string): Promise<void> {
@@ -74,9 +75,12 @@ export function UserPanel({ onAction }: { onAction?: () => void }) {
             {user.email}
           </Text>
         ) : (
-          <Anchor component="button" type="button" fw={600} size="sm" onClick={act(() => void openLogin())}>
-            {t('user.loginHere')}
-          </Anchor>
+          <Stack gap="xs">
+            <Anchor component="button" type="button" fw={600} size="sm" onClick={act(() => void openLogin())}>
+              {t('user.loginHere')}
+            </Anchor>
+            <VisitorNotice onAction={onAction} />
+          </Stack>
         )}
       </Box>
       {loggedIn && billingOn && (

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppLayout } from '../../app/layout/AppLayout.tsx';
 import { authData, cloud, initData, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { authUiStore, resetAuthUi } from '../auth/store.ts';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
 import { guideStore } from '../guide/store.ts';
@@ -23,6 +24,7 @@ beforeEach(() => {
   sessionStore.setState({ init: initData(), started: true, cloudsLoaded: true });
   messagesStore.setState({ dialogs: [], loading: 0 });
   guideStore.setState({ acknowledged: {}, chain: null, pending: false });
+  resetAuthUi();
 });
 afterEach(() => {
   delete window.skyferryDesktop;
@@ -113,6 +115,41 @@ describe('user hover panel', () => {
 function desktop(platform: SkyferryDesktopBridge['platform']): SkyferryDesktopBridge {
   return { platform, minimize: vi.fn(), toggleMaximize: vi.fn(), close: vi.fn(), isMaximized: () => false };
 }
+
+describe('a visitor', () => {
+  it('sees in the header that they are not signed in and that their clouds are temporary', async () => {
+    renderWithProviders(<Header />);
+    const badge = screen.getByTestId('visitor-badge');
+    expect(badge).toHaveTextContent('Not signed in');
+    expect(badge).toHaveAccessibleName(
+      'Not signed in. Cloud drives you connect now are temporary: they are forgotten 30 days after you last use them. Create an account or log in to keep them.',
+    );
+    await userEvent.click(badge);
+    await waitFor(() => expect(authUiStore.getState().loginOpen).toBe(true));
+    expect(authUiStore.getState().loginPage).toBe('signin');
+  });
+
+  it('is offered to create an account from the user panel, which opens the sign-up', async () => {
+    renderWithProviders(<UserPanel />);
+    const notice = screen.getByTestId('visitor-notice');
+    expect(notice).toHaveTextContent('temporary');
+    await userEvent.click(within(notice).getByRole('button', { name: 'Create account' }));
+    await waitFor(() => expect(authUiStore.getState().loginPage).toBe('signup'));
+    expect(authUiStore.getState().loginOpen).toBe(true);
+  });
+
+  it('a signed-in user sees neither', () => {
+    applyAuth(authData());
+    renderWithProviders(
+      <>
+        <Header />
+        <UserPanel />
+      </>,
+    );
+    expect(screen.queryByTestId('visitor-badge')).toBeNull();
+    expect(screen.queryByTestId('visitor-notice')).toBeNull();
+  });
+});
 
 describe('header', () => {
   it('on the web: no window controls and no home button; labelled icon buttons', () => {

@@ -105,7 +105,9 @@ export function TransferDetailsDialog({ taskId, onClose }: { taskId: string | nu
                     {load.task.result_list.map((f, i) => (
                       <Table.Tr key={`${f.sourceFile.parent}/${f.sourceFile.name}/${i}`} data-testid="failed-file">
                         <Table.Td style={{ wordBreak: 'break-all' }}>{f.sourceFile.name}</Table.Td>
-                        <Table.Td style={{ wordBreak: 'break-all' }}>{f.sourceFile.parent}</Table.Td>
+                        <Table.Td style={{ wordBreak: 'break-all' }} className="sf-value">
+                          {f.sourceFile.parent}
+                        </Table.Td>
                         <Table.Td>
                           <Text size="xs">{t(reasonKey(f.reason), { defaultValue: f.reason })}</Text>
                           {f.message && (
