@@ -109,7 +109,9 @@ describe('first meeting', () => {
     await page.getByTestId('tip-panel').waitFor();
     const badge = page.getByTestId('visitor-badge');
     expect(await badge.textContent()).toBe('Not signed in');
-    expect(await badge.getAttribute('aria-label')).toContain('Cloud drives you connect now are temporary');
+    expect(await page.locator(`[id="${await badge.getAttribute('aria-describedby')}"]`).textContent()).toContain(
+      'Cloud drives you connect now are temporary',
+    );
     await screenshot(page, 'words-first-visit');
     // While the tip shows, the rest of the page works: the menu navigates.
     await page.getByRole('link', { name: 'Sync', exact: true }).click();

@@ -1,6 +1,7 @@
-import { Alert, Badge, Button, Group, Text, Tooltip, UnstyledButton } from '@mantine/core';
+import { Alert, Badge, Button, Group, Text, Tooltip, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { IconUserQuestion } from '@tabler/icons-react';
 import { LIMITS } from '@skyferry/contract';
+import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { openLogin } from '../auth/login.ts';
 import { selectLoggedIn, useSession } from '../session/store.ts';
@@ -12,28 +13,28 @@ import { selectLoggedIn, useSession } from '../session/store.ts';
 export function VisitorBadge() {
   const { t } = useTranslation('shell');
   const loggedIn = useSession(selectLoggedIn);
+  const explainedId = useId();
   if (loggedIn) return null;
   const explained = t('visitor.temporary', { count: LIMITS.tempCloudExpiryDays });
   return (
-    <Tooltip label={explained} multiline w={260}>
-      <UnstyledButton
-        onClick={() => void openLogin()}
-        aria-label={`${t('visitor.badge')}. ${explained}`}
-        data-testid="visitor-badge"
-      >
-        <Badge
-          variant="light"
-          color="yellow"
-          c="dark.7"
-          size="lg"
-          radius="sm"
-          leftSection={<IconUserQuestion size={14} aria-hidden />}
-          style={{ cursor: 'pointer', textTransform: 'none' }}
-        >
-          {t('visitor.badge')}
-        </Badge>
-      </UnstyledButton>
-    </Tooltip>
+    <>
+      <Tooltip label={explained} multiline w={260}>
+        <UnstyledButton onClick={() => void openLogin()} aria-describedby={explainedId} data-testid="visitor-badge">
+          <Badge
+            variant="light"
+            color="yellow"
+            c="dark.7"
+            size="lg"
+            radius="sm"
+            leftSection={<IconUserQuestion size={14} aria-hidden />}
+            style={{ cursor: 'pointer', textTransform: 'none' }}
+          >
+            {t('visitor.badge')}
+          </Badge>
+        </UnstyledButton>
+      </Tooltip>
+      <VisuallyHidden id={explainedId}>{explained}</VisuallyHidden>
+    </>
   );
 }
 

@@ -121,8 +121,9 @@ describe('a visitor', () => {
     renderWithProviders(<Header />);
     const badge = screen.getByTestId('visitor-badge');
     expect(badge).toHaveTextContent('Not signed in');
-    expect(badge).toHaveAccessibleName(
-      'Not signed in. Cloud drives you connect now are temporary: they are forgotten 30 days after you last use them. Create an account or log in to keep them.',
+    expect(badge).toHaveAccessibleName('Not signed in');
+    expect(badge).toHaveAccessibleDescription(
+      'Cloud drives you connect now are temporary: they are forgotten 30 days after you last use them. Create an account or log in to keep them.',
     );
     await userEvent.click(badge);
     await waitFor(() => expect(authUiStore.getState().loginOpen).toBe(true));
