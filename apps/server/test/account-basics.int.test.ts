@@ -151,6 +151,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(done.data).toEqual({ email: newEmail });
       expect((await signIn(newEmail, PASSWORD)).code).toBe(0);
       expect((await signIn(user.email, PASSWORD)).code).toBe(Code.BAD_REQUEST);
+      // Sessions go on: a client naming the account by its id refreshes as before.
+      const grant = await call('POST', '/api/v2/authorizations', {
+        body: { grant_type: 'refresh_token', refresh_token: user.refreshToken, username: user.uid },
+      });
+      expect(grant.code).toBe(0);
       const changed = await mailTo(user.email, 'Your Skyferry email address was changed');
       expect(changed.text).toContain(newEmail);
       const again = await call('POST', '/api/account/email/confirm', { body: { token: tokenOf(link) } });
