@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES } from '@skyferry/contract';
+import { LANGUAGES, MESSAGES } from '@skyferry/contract';
+import { PAGE_STRINGS } from '../../account-pages/strings.ts';
+import { MAIL_EN } from './catalogue.ts';
 import { ACCOUNT_MAIL_EN, ACCOUNT_MAIL_STRINGS, type AccountMailKey } from './account-catalogue.ts';
 import { accountEmail } from './account-mail.ts';
 
@@ -39,5 +41,15 @@ describe('account mail catalogue', () => {
     const told = accountEmail({ kind: 'email_changed', language: 'en', email: 'new@example.com', link, appUrl: 'x' });
     expect(told.text).not.toContain(link);
     expect(told.text).toContain('new@example.com');
+  });
+
+  it('spells "email" one way in every English text of the server: messages, account pages, e-mails', () => {
+    const english = [
+      ...Object.values(MESSAGES.en),
+      ...Object.values(PAGE_STRINGS.en),
+      ...Object.values(MAIL_EN),
+      ...Object.values(ACCOUNT_MAIL_EN),
+    ];
+    expect(english.filter((text) => /e-mail/i.test(text))).toEqual([]);
   });
 });
