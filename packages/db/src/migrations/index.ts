@@ -8,7 +8,7 @@ import * as m0006 from './0006_task_google_docs.ts';
 import * as m0007 from './0007_cleanup_delete_lease.ts';
 import * as m0008 from './0008_operator_role.ts';
 import * as m0009 from './0009_session_sign_in_nonce.ts';
-import * as m0010 from './0010_account_basics.ts';
+import * as m0013 from './0013_account_basics.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -24,5 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007_cleanup_delete_lease': m0007,
   '0008_operator_role': m0008,
   '0009_session_sign_in_nonce': m0009,
-  '0010_account_basics': m0010,
+  '0013_account_basics': m0013,
 };

@@ -43,14 +43,14 @@ export interface SessionsTable {
   revoked_reason: string | null;
   /** SHA-256 (hex) of the sign-in nonce the signing-in browser sent (migration 0009); null when none. */
   sign_in_nonce_hash: string | null;
-  /** The browser or client that started the session (its User-Agent, cut to 512 characters; migration 0010). */
+  /** The browser or client that started the session (its User-Agent, cut to 512 characters; migration 0013). */
   user_agent: string | null;
-  /** The address it was last used from (migration 0010). */
+  /** The address it was last used from (migration 0013). */
   ip: string | null;
 }
 
 /**
- * A single-use link Skyferry mailed (migration 0010): `password_reset`, or `email_change` to the
+ * A single-use link Skyferry mailed (migration 0013): `password_reset`, or `email_change` to the
  * new address in `email`. Only the token's SHA-256 hash (hex) is stored.
  */
 export interface AccountTokensTable {
