@@ -91,7 +91,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         body: { email: u.email.toUpperCase(), password: 'another password' },
       });
       expect(dup.status).toBe(409);
-      expect(dup.msg).toBe('An account with this e-mail already exists.');
+      expect(dup.msg).toBe('An account with this email already exists.');
       const bad = await call('POST', '/api/account/signup', {
         body: { email: 'not-an-email', password: 'long enough pw' },
       });
@@ -118,11 +118,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         body: { email: u.email, password: 'password one three' },
       });
       expect(wrong.status).toBe(400);
-      expect(wrong.msg).toBe('The e-mail or password is incorrect.');
+      expect(wrong.msg).toBe('The email or password is incorrect.');
       const nobody = await call('POST', '/api/account/login', {
         body: { email: 'nobody@example.com', password: 'whatever123' },
       });
-      expect(nobody.msg).toBe('The e-mail or password is incorrect.');
+      expect(nobody.msg).toBe('The email or password is incorrect.');
     });
 
     it('answers 140013 (HTTP 401) for a missing, unknown, expired or malformed access token', async () => {
@@ -244,7 +244,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const r = await call('POST', '/api/account/login', {
           body: { email: u.email, password: `wrong password ${i}` },
         });
-        expect(r.msg).toBe('The e-mail or password is incorrect.');
+        expect(r.msg).toBe('The email or password is incorrect.');
       }
       // The last attempt dated to now: the next meets the whole first wait, however slow the machine.
       await t.ctx.db.kysely

@@ -83,6 +83,11 @@ export class CleanupRepository {
     return this.owned(owner).where('cloud_id', '=', cloudId).execute();
   }
 
+  /** Every scan of the owner (deleting an account). */
+  async ofOwner(owner: CloudOwner): Promise<CleanupTaskRow[]> {
+    return this.owned(owner).execute();
+  }
+
   /** Deletes a scan and its results. */
   async deleteTask(id: string): Promise<void> {
     await this.db.deleteFrom('cleanup_items').where('task_id', '=', id).execute();

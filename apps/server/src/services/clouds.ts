@@ -235,22 +235,18 @@ export class CloudsService {
     this.now = options.now ?? Date.now;
   }
 
-  /** Whether a kind can be connected on this server (for anyone), and why not. */
-  availability(kind: string): { available: boolean; reason: string | null } {
+  /**
+   * Whether a kind can be connected on this server (for anyone), and why not, in words for the
+   * user ("Not set up on this server."): how to set it up is the operator's guide's business.
+   */
+  availability(kind: string, language: Language = 'en'): { available: boolean; reason: string | null } {
     const info = kindInfo(kind);
-    if (!info) return { available: false, reason: 'unknown kind' };
-    if (info.auth === 'oauth') {
-      const provider = info.oauthProvider ?? 'google';
-      if (!this.oauthConfigured(provider)) {
-        const env = provider.toUpperCase();
-        return {
-          available: false,
-          reason: `The operator has not configured a ${provider} OAuth client (${env}_CLIENT_ID and ${env}_CLIENT_SECRET).`,
-        };
-      }
+    if (!info) return { available: false, reason: message(language, 'kind_not_available') };
+    if (info.auth === 'oauth' && !this.oauthConfigured(info.oauthProvider ?? 'google')) {
+      return { available: false, reason: message(language, 'kind_not_set_up') };
     }
     if (!registeredKinds().includes(kind)) {
-      return { available: false, reason: 'This server has no backend for this kind yet.' };
+      return { available: false, reason: message(language, 'kind_not_available') };
     }
     return { available: true, reason: null };
   }
@@ -260,7 +256,7 @@ export class CloudsService {
     const owner = caller ? ownerOf(caller) : undefined;
     return Promise.all(
       CLOUD_KINDS.map(async (kind) => {
-        const { available, reason } = this.availability(kind);
+        const { available, reason } = this.availability(kind, language);
         if (!available || !SERVER_MACHINE_KINDS.has(kind)) return systemCloudKind(kind, available, reason);
         const access = await this.authz.localAccess(owner);
         if (!access.allowed) return systemCloudKind(kind, false, message(language, access.error.key));

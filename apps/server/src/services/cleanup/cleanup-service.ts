@@ -223,6 +223,14 @@ export class CleanupService {
     return this.view(await this.owned(owner, taskId));
   }
 
+  /** Deleting an account: its running scans are canceled, and every scan goes with its results. */
+  async removeAllOf(userId: string): Promise<void> {
+    for (const row of await this.o.repo.ofOwner({ userId })) {
+      if (row.status === CleanupStatus.scanning && row.job_id) await this.o.queue.cancel(row.job_id).catch(() => false);
+      await this.o.repo.deleteTask(row.id);
+    }
+  }
+
   /** A scan whose job used all its attempts fails. */
   async jobFailed(taskId: string, error: string): Promise<void> {
     const now = this.o.now();

@@ -596,6 +596,14 @@ export class TasksService {
     this.o.log.info({ task: id }, 'task deleted');
   }
 
+  /** Deleting an account: every task of the user is canceled where it runs, and removed. */
+  async removeAllOf(userId: string): Promise<number> {
+    const ids = await this.o.repo.idsOf(userId);
+    for (const id of ids)
+      await this.remove(userId, id).catch((err: unknown) => this.o.log.warn({ err, task: id }, 'task not removed'));
+    return ids.length;
+  }
+
   /**
    * Puts a task in the queue for a new run (state 8). Refused while a run is queued, running or
    * stopping.

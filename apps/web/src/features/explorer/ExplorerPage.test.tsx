@@ -184,7 +184,7 @@ describe('explorer', () => {
     );
     await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
     const dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent('Are you sure to delete "a.txt"?');
+    expect(dialog).toHaveTextContent('Delete "a.txt"?');
     expect(api.find('POST /api/cloud-manager/delete')).toHaveLength(0);
     await userEvent.click(within(dialog).getByRole('button', { name: 'Yes' }));
     await waitFor(() => expect(api.find('POST /api/cloud-manager/delete')).toHaveLength(1));

@@ -107,9 +107,7 @@ describe('/manage', () => {
     });
     await userEvent.click(within(card('a')).getByRole('button', { name: 'Remove' }));
     let dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent(
-      'Are you sure to remove "Alpha" from Skyferry? Its files stay in the cloud drive.',
-    );
+    expect(dialog).toHaveTextContent('Remove "Alpha" from Skyferry? Its files stay in the cloud drive.');
     await userEvent.click(within(dialog).getByRole('button', { name: 'No' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(api.find('DELETE /api/clouds/a')).toHaveLength(0);

@@ -102,7 +102,7 @@ export function GeneralTab() {
                   </Table.Th>
                   <Table.Td>
                     {row === 'cleanup' ? (
-                      t('general.firstResults', { n: LIMITS.freeCleanupResults })
+                      t('general.firstResults', { count: LIMITS.freeCleanupResults })
                     ) : (
                       <No label={t('general.notIncluded')} />
                     )}

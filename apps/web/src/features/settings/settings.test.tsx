@@ -31,11 +31,12 @@ describe('settings tabs', () => {
     expect(tabs).toEqual(['General', 'Language', 'Export Setting', 'Transfer defaults']);
   });
 
-  it('a signed-in user also has Notification', () => {
+  it('a signed-in user also has Account and Notification', () => {
     applyAuth(authData());
     renderWithProviders(<SettingsPanel />);
     expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual([
       'General',
+      'Account',
       'Language',
       'Notification',
       'Export Setting',
@@ -201,7 +202,7 @@ describe('Notification', () => {
 
   it('Save is enabled only when the e-mail is not empty', async () => {
     renderWithProviders(<NotificationTab />);
-    const email = screen.getByRole('textbox', { name: /E-mail/ });
+    const email = screen.getByRole('textbox', { name: /Email/ });
     const save = screen.getByRole('button', { name: 'Save' });
     expect(email).toHaveValue('ada@example.com');
     expect(save).toBeEnabled();
@@ -216,10 +217,10 @@ describe('Notification', () => {
   it('shows the server message as the e-mail error and clears it when the text changes', async () => {
     const api = mockApi({ 'POST /api/users/notify-email': () => new Fail(312212, 'Email format error.') });
     renderWithProviders(<NotificationTab />);
-    const email = screen.getByRole('textbox', { name: /E-mail/ });
+    const email = screen.getByRole('textbox', { name: /Email/ });
     await userEvent.clear(email);
     await userEvent.type(email, 'not-an-address');
-    await userEvent.click(screen.getByRole('checkbox', { name: 'E-mail me when a transfer ends' }));
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Email me when a transfer ends' }));
     await userEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByText('Email format error.')).toBeInTheDocument();
     expect(email).toHaveAttribute('aria-invalid', 'true');

@@ -173,8 +173,8 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
     if (ids.length === 0) return;
     const whole = kind === 'duplicate_files' ? wholeGroups(groups, selected) : [];
     const message = [
-      task.has_trash ? t('confirmTrash', { n: ids.length }) : t('confirmPermanent', { n: ids.length }),
-      whole.length > 0 ? t('confirmAllCopies', { n: whole.length }) : '',
+      task.has_trash ? t('confirmTrash', { count: ids.length }) : t('confirmPermanent', { count: ids.length }),
+      whole.length > 0 ? t('confirmAllCopies', { count: whole.length }) : '',
     ]
       .filter(Boolean)
       .join(' ');
@@ -190,7 +190,8 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
   const removeAll = async () => {
     if (!data) return;
     const n = data.total;
-    const message = kind === 'duplicate_files' ? t('confirmAllDuplicates', { n }) : t('confirmAll', { n });
+    const message =
+      kind === 'duplicate_files' ? t('confirmAllDuplicates', { count: n }) : t('confirmAll', { count: n });
     if ((await confirm({ title: t('confirmTitle'), message, danger: true })) !== 'yes') return;
     setSelected(new Set());
     await deleteResults(
@@ -317,7 +318,7 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
               <Group gap="xs" mb={4}>
                 <Badge variant="light">{t(`categories.${g.category}`)}</Badge>
                 <Text size="sm" c="dimmed">
-                  {t('group', { n: g.files.length, size: formatBytes(g.size) })}
+                  {t('group', { count: g.files.length, size: formatBytes(g.size) })}
                 </Text>
               </Group>
               <Table verticalSpacing={4}>
@@ -351,7 +352,7 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
                     folder
                     extra={
                       f.nested_count > 0
-                        ? `${parentOf(f.path)} · ${t('nested', { n: f.nested_count })}`
+                        ? `${parentOf(f.path)} · ${t('nested', { count: f.nested_count })}`
                         : parentOf(f.path)
                     }
                   />
@@ -374,12 +375,12 @@ export function Results({ task }: { task: CleanupTask }) {
   const [kind, setKind] = useState<CleanupKind>(modes[0] ?? 'duplicate_files');
   const summary: Record<CleanupKind, string> = {
     duplicate_files: t('summary.duplicate', {
-      n: task.duplicate.count,
+      count: task.duplicate.count,
       groups: task.duplicate.group_count,
       size: formatBytes(task.duplicate.size),
     }),
-    large_files: t('summary.large', { n: task.large.count, size: formatBytes(task.large.size) }),
-    empty_folders: t('summary.empty', { n: task.empty.count }),
+    large_files: t('summary.large', { count: task.large.count, size: formatBytes(task.large.size) }),
+    empty_folders: t('summary.empty', { count: task.empty.count }),
   };
   return (
     <Stack gap="sm" data-testid="slim-results">

@@ -60,14 +60,14 @@ function DoneView({ report, onRescan }: { report: DeletionReport; onRescan: () =
         <IconCircleCheck size={28} color="var(--mantine-color-green-6)" aria-hidden />
         <Title order={3}>{t('done')}</Title>
       </Group>
-      <Text>{t('doneSummary', { n: report.deleted, size: formatBytes(report.freed) })}</Text>
+      <Text>{t('doneSummary', { count: report.deleted, size: formatBytes(report.freed) })}</Text>
       {report.deleted > 0 && (
         <Text size="sm" c="dimmed">
           {report.trashed ? t('doneTrash') : t('donePermanent')}
         </Text>
       )}
       {report.failed.length > 0 && (
-        <Alert color="yellow" variant="light" title={t('doneFailed', { n: report.failed.length })}>
+        <Alert color="yellow" variant="light" title={t('doneFailed', { count: report.failed.length })}>
           <List size="sm">
             {report.failed.map((f) => (
               <List.Item key={f.id}>

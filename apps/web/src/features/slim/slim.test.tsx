@@ -278,7 +278,7 @@ describe('/slim/explore', () => {
     await userEvent.click(screen.getByRole('checkbox', { name: '/E/cat.jpg' }));
     await userEvent.click(screen.getByRole('button', { name: 'Delete selected' }));
     expect(
-      await screen.findByText(/You selected every copy of 1 files, so they will be gone altogether\./),
+      await screen.findByText(/You selected every copy of 1 file, so it will be gone altogether\./),
     ).toBeInTheDocument();
     await answer('No');
     expect(api.find('DELETE /api/cleanup/duplicate-files')).toHaveLength(0);
@@ -327,8 +327,8 @@ describe('/slim/explore', () => {
       within(list)
         .getAllByRole('tab')
         .map((t) => t.textContent),
-    ).toEqual(['All', 'Videos', 'Audios', 'Documents', 'Others', 'Pictures']);
-    await userEvent.click(screen.getByRole('tab', { name: 'Audios' }));
+    ).toEqual(['All', 'Videos', 'Audio', 'Documents', 'Others', 'Pictures']);
+    await userEvent.click(screen.getByRole('tab', { name: 'Audio' }));
     expect(await screen.findByTestId('slim-nothing')).toHaveTextContent('Nothing found here.');
     expect(api.find('GET /api/cleanup/large-files').at(-1)?.query.get('category')).toBe('audio');
   });

@@ -124,7 +124,9 @@ describe('task panel', () => {
     addTasks([task('a'), task('b', { status: LocalTaskStatus.progressing, progress: 5 })]);
     await userEvent.click(await screen.findByRole('button', { name: 'Clear all' }));
     let dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent('Some tasks have not completed yet, are you sure to clear the current tasks?');
+    expect(dialog).toHaveTextContent(
+      'Some tasks have not finished yet. Are you sure you want to clear the current tasks?',
+    );
     await userEvent.click(within(dialog).getByRole('button', { name: 'No' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(rows()).toHaveLength(2);

@@ -228,8 +228,8 @@ describe('task actions in the Transmission list', () => {
   it('shows both tabs with their counts and clear all', async () => {
     serve([makeTask({ id: 'a', state: 8 })], [makeTask({ id: 'b', state: 0 }), makeTask({ id: 'c', state: 4 })]);
     openDialog();
-    expect(await screen.findByText('Transferring(1)')).toBeInTheDocument();
-    expect(await screen.findByText('Transfer complete(2)')).toBeInTheDocument();
+    expect(await screen.findByText('Transferring (1)')).toBeInTheDocument();
+    expect(await screen.findByText('Completed (2)')).toBeInTheDocument();
     expect(screen.getByTestId('tasks-clear-running')).toHaveTextContent('Clear all');
   });
 
@@ -239,16 +239,16 @@ describe('task actions in the Transmission list', () => {
     const api = serve([makeTask({ id: 'a', state: 8 })], []);
     openDialog();
     expect(await screen.findByTestId('tasks-empty-running')).toHaveTextContent('There are no tasks here.');
-    expect(screen.getByText('Transferring(0)')).toBeInTheDocument();
-    expect(screen.getByText('Transfer complete(0)')).toBeInTheDocument();
+    expect(screen.getByText('Transferring (0)')).toBeInTheDocument();
+    expect(screen.getByText('Completed (0)')).toBeInTheDocument();
     expect(api.calls).toEqual([]);
   });
 
-  it('Cancel asks "Are you sure to cancel the task?" and cancels only on Yes', async () => {
+  it('Cancel asks "Are you sure you want to cancel the task?" and cancels only on Yes', async () => {
     const api = serve([makeTask({ id: 'a', state: 8 })], []);
     openDialog();
     await userEvent.click(await screen.findByTestId('task-cancel'));
-    expect(await screen.findByText('Are you sure to cancel the task?')).toBeInTheDocument();
+    expect(await screen.findByText('Are you sure you want to cancel the task?')).toBeInTheDocument();
     await answer('No');
     await waitFor(() => expect(screen.queryByRole('dialog', { name: /Please confirm/ })).toBeNull());
     expect(api.find('DELETE /api/cloud-manager/cancel-transfer')).toHaveLength(0);
@@ -260,12 +260,12 @@ describe('task actions in the Transmission list', () => {
     await waitFor(() => expect(api.find('POST /api/tasks/list').length).toBeGreaterThanOrEqual(4));
   });
 
-  it('Delete record asks "Are you sure to delete the task?"', async () => {
+  it('Delete record asks "Are you sure you want to delete the task?"', async () => {
     const api = serve([], [makeTask({ id: 'b', state: 0 })]);
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-delete'));
-    expect(await screen.findByText('Are you sure to delete the task?')).toBeInTheDocument();
+    expect(await screen.findByText('Are you sure you want to delete the task?')).toBeInTheDocument();
     await answer('Yes');
     await waitFor(() => expect(api.find('DELETE /api/tasks/b')).toHaveLength(1));
   });
@@ -282,7 +282,7 @@ describe('task actions in the Transmission list', () => {
     const failed = makeTask({ id: 'a', state: 3 });
     const api = serve([], [failed]);
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-retry'));
     await waitFor(() => expect(api.find('GET /api/tasks/retry/a')).toHaveLength(1));
   });
@@ -290,7 +290,7 @@ describe('task actions in the Transmission list', () => {
   it('Restart on a canceled task runs it again', async () => {
     const api = serve([], [makeTask({ id: 'a', state: 4 })]);
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-restart'));
     await waitFor(() => expect(api.find('GET /api/tasks/run/a')).toHaveLength(1));
   });
@@ -317,7 +317,7 @@ describe('task actions in the Transmission list', () => {
     setNavigator(go);
     serve([], [makeTask({ id: 'b', state: 0 })]);
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-view'));
     expect(go).toHaveBeenCalledTimes(1);
     expect(go.mock.calls[0]?.[0]).toMatch(/^\/manage\/explorer\?cloud_index=1&is_open=1&_=\d+&path=%2FBackup$/);
@@ -362,9 +362,9 @@ describe('task actions in the Transmission list', () => {
     });
     const api = serve([], [partial], { 'GET /api/tasks/a': () => detail });
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     expect(screen.getByTestId('task-counts').textContent).toBe('8 of 10 done, 2 failed');
-    await userEvent.click(screen.getByRole('button', { name: 'View reason(s)' }));
+    await userEvent.click(screen.getByRole('button', { name: 'View reasons' }));
     const dialog = await screen.findByRole('dialog', { name: 'Transfer Details' });
     await within(dialog).findByTestId('transfer-result');
     expect(within(dialog).getByTestId('result-success').textContent).toBe('Succeeded8');
@@ -403,13 +403,13 @@ describe('task actions in the Transmission list', () => {
     openDialog();
     await userEvent.click(await screen.findByTestId('tasks-clear-running'));
     expect(
-      await screen.findByText('Some tasks have not completed yet, are you sure to clear the current tasks?'),
+      await screen.findByText('Some tasks have not finished yet. Are you sure you want to clear the current tasks?'),
     ).toBeInTheDocument();
     await answer('Yes');
     await waitFor(() => expect(api.find('DELETE /api/tasks/a')).toHaveLength(1));
     expect(api.find('DELETE /api/tasks/b')).toHaveLength(1);
     expect(await screen.findByTestId('tasks-empty-running')).toBeInTheDocument();
-    expect(screen.getByText('Transferring(0)')).toBeInTheDocument();
+    expect(screen.getByText('Transferring (0)')).toBeInTheDocument();
   });
 });
 
@@ -429,7 +429,7 @@ describe('error codes on task actions (spec section 8)', () => {
       'GET /api/tasks/retry/a': () => new Fail(Code.LICENSE_EXPIRED, 'Your current license has expired.', 402),
     });
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-retry'));
     expect(await screen.findByText('Your current license has expired.')).toBeInTheDocument();
     await answer('Renew');
@@ -444,7 +444,7 @@ describe('error codes on task actions (spec section 8)', () => {
       'GET /api/tasks/run/a': () => new Fail(Code.TRAFFIC_INSUFFICIENT, 'insufficient', 402),
     });
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-restart'));
     expect(
       await screen.findByText(
@@ -460,7 +460,7 @@ describe('error codes on task actions (spec section 8)', () => {
       'GET /api/tasks/run/a': () => new Fail(Code.TRANSACTION_CAP, 'cap', 429),
     });
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-restart'));
     expect(
       await screen.findByText('Transaction cap exceeded, see the Caps & Alerts page to increase your cap'),

@@ -115,7 +115,7 @@ export function TaskRow({ task, onAction }: TaskRowProps) {
           <Text size="xs" c="dimmed" truncate data-testid="task-route">
             <Name value={cloudLabel(task.from_cloud)} />
           </Text>
-          <IconArrowRight size={12} aria-label={t('to')} style={{ flex: 'none' }} />
+          <IconArrowRight size={12} aria-label={t('to')} style={{ flex: 'none' }} className="sf-flip-rtl" />
           <Text size="xs" c="dimmed" truncate>
             <Name value={cloudLabel(task.to_cloud)} />
             {task.to_cloud.path !== '/' && (

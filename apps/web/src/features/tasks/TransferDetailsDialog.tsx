@@ -108,7 +108,7 @@ export function TransferDetailsDialog({ taskId, onClose }: { taskId: string | nu
                         <Table.Td style={{ wordBreak: 'break-all' }}>
                           <Name value={f.sourceFile.name} />
                         </Table.Td>
-                        <Table.Td style={{ wordBreak: 'break-all' }}>
+                        <Table.Td style={{ wordBreak: 'break-all' }} className="sf-value">
                           <Name value={f.sourceFile.parent} />
                         </Table.Td>
                         <Table.Td>

@@ -250,7 +250,7 @@ describe('transmission polling', () => {
     const view = renderWithProviders(<TransmissionListDialog opened onClose={() => undefined} />);
     await vi.advanceTimersByTimeAsync(0);
     expect(s.lists(0)).toHaveLength(1);
-    expect(screen.getByTestId('tab-running').textContent).toBe('Transferring(1)');
+    expect(screen.getByTestId('tab-running').textContent).toBe('Transferring (1)');
     expect(screen.getByTestId('task-percent').textContent).toBe('10%');
     await vi.advanceTimersByTimeAsync(3000);
     expect(s.polls('a')).toHaveLength(1);

@@ -342,7 +342,7 @@ function PlanItems({
                     </Text>
                   )}
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }} data-testid="plan-item-path">
+                <Table.Td style={{ wordBreak: 'break-all' }} className="sf-value" data-testid="plan-item-path">
                   <Name value={path} />
                 </Table.Td>
                 <Table.Td ta="end">{item.kind === 'file' ? formatBytes(item.size) : ''}</Table.Td>

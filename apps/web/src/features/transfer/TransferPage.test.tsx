@@ -242,9 +242,9 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     expect(dryBody?.sync_mode).toBeUndefined();
     const summary = within(preview).getByTestId('plan-summary');
     expect(within(summary).getByTestId('summary-copy').textContent).toBe('Copy22.93 KB');
-    expect(within(summary).getByTestId('summary-update').textContent).toBe('Update1500.00 B');
+    expect(within(summary).getByTestId('summary-update').textContent).toBe('Update1500 B');
     expect(within(summary).getByTestId('summary-delete').textContent).toBe('Delete00 B');
-    expect(within(summary).getByTestId('summary-skip').textContent).toBe('Skip170.00 B');
+    expect(within(summary).getByTestId('summary-skip').textContent).toBe('Skip170 B');
     expect(within(summary).getByTestId('summary-conflict').textContent).toBe('Conflict00 B');
     expect(within(preview).getByTestId('plan-totals').textContent).toBe('Files to transfer: 3 (3.42 KB).');
     expect(within(preview).getAllByTestId('plan-item')).toHaveLength(4);
@@ -575,12 +575,12 @@ describe('the Sync screen', { timeout: 30_000 }, () => {
     expect(screen.getByTestId('target-path')).toHaveValue('/Backup');
     await userEvent.click(screen.getByTestId('transfer-start'));
     const preview = await screen.findByTestId('plan-preview');
-    expect(within(preview).getByTestId('summary-delete').textContent).toBe('Delete2100.00 B');
-    expect(preview.textContent).toContain('2 files and folders (100.00 B) will be deleted.');
+    expect(within(preview).getByTestId('summary-delete').textContent).toBe('Delete2100 B');
+    expect(preview.textContent).toContain('2 files and folders (100 B) will be deleted.');
     await userEvent.click(within(preview).getByTestId('preview-start'));
     const confirmView = await screen.findByTestId('deletions-confirm');
     expect(confirmView.textContent).toContain(
-      'These 2 files and folders (100.00 B) will be deleted on Archive. Are you sure?',
+      'These 2 files and folders (100 B) will be deleted on Archive. Are you sure?',
     );
     await waitFor(() =>
       expect(
