@@ -86,6 +86,25 @@ describe('/manage', () => {
     expect(api.find('POST /api/cloud-manager/info')[0]?.body).toEqual({ cloud_id: 'a' });
   });
 
+  it('refreshes every cloud’s space, not only the first (CONST-38)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const ids = ['a', 'b', 'c', 'd'];
+      for (const [i, id] of ids.entries()) space[id] = { space_amount: 10 * GB, space_used: (i + 1) * GB };
+      const api = render(ids.map((id) => cloud(id, { space: 0, used_space: 0 })));
+      // Four clouds, at most 2 s each.
+      for (let s = 0; s < 8; s++) await vi.advanceTimersByTimeAsync(1_000);
+      expect(api.find('POST /api/cloud-manager/info').map((c) => (c.body as { cloud_id: string }).cloud_id)).toEqual(
+        ids,
+      );
+      for (const [i, id] of ids.entries()) {
+        expect(within(card(id)).getByText(`${i + 1}.00 GB of 10.00 GB used`)).toBeInTheDocument();
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('renames a cloud’s alias with PUT /api/clouds/{id}', async () => {
     const api = render([cloud('a', { cloud_alias_name: 'Old' })], {
       'PUT /api/clouds/a': (c) => cloud('a', { cloud_alias_name: (c.body as { alias: string }).alias }),
