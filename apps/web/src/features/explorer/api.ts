@@ -1,7 +1,5 @@
 import {
-  Code,
   MAX_LIST_PAGE_SIZE,
-  isEnvelope,
   type CloudInfoData,
   type DeleteFilesData,
   type DownloadLinkData,
@@ -9,7 +7,7 @@ import {
   type ListFilesData,
   type UploadSession,
 } from '@skyferry/contract';
-import { ApiRequestError, NetworkError, api, requestHeaders } from '../../api/client.ts';
+import { ApiRequestError, api, networkError, readEnvelope, requestHeaders } from '../../api/client.ts';
 import { refreshAfterUnauthenticated } from '../session/actions.ts';
 
 /** The file calls of a connected cloud (contract api/files.ts). */
@@ -88,17 +86,9 @@ export async function sendBytes<T>(url: string, body: Blob, signal?: AbortSignal
       });
     } catch (err) {
       if (signal?.aborted) throw err;
-      throw new NetworkError('Network Error', false);
+      throw networkError(false);
     }
-    let json: unknown;
-    try {
-      json = await res.json();
-    } catch {
-      throw new ApiRequestError(Code.INTERNAL, 'Server did not respond, please try again later.', res.status, null);
-    }
-    if (!isEnvelope(json)) throw new ApiRequestError(Code.INTERNAL, 'An unknown error occurred', res.status, null);
-    if (json.code !== Code.OK) throw new ApiRequestError(json.code, json.msg, res.status, json.data);
-    return json.data as T;
+    return (await readEnvelope<T>(res)).data;
   };
   try {
     return await attempt();
