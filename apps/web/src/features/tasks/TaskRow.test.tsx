@@ -9,7 +9,7 @@ import { applyAuth } from '../session/actions.ts';
 import { setNavigator } from '../session/navigation.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { shellStore } from '../shell/store.ts';
-import { makeDetail, makeTask } from './fixtures.ts';
+import { failedResult, makeDetail, makeTask } from './fixtures.ts';
 import { TaskRow } from './TaskRow.tsx';
 import { TransmissionListDialog } from './TransmissionListDialog.tsx';
 import { resetTransmission, transmission } from './store.ts';
@@ -45,7 +45,7 @@ describe('a task row in each state (spec section 4)', () => {
     [
       { state: 0, label: 'Completed', actions: ['view'], text: /Size: 3\.00 MB/ },
       { state: 1, label: 'Scanning', actions: ['cancel'], extra: { total_counts: 42 }, text: /Loading 42 items/ },
-      { state: 3, label: 'Failed', actions: ['retry'] },
+      { state: 3, label: 'Failed', actions: ['retry', 'details'], text: /Migration Failed/ },
       { state: 4, label: 'Canceled', actions: ['restart'] },
       { state: 5, label: 'Partially Success', actions: ['retry', 'details'] },
       { state: 6, label: 'Insufficient target cloud storage', actions: ['retry'] },
@@ -120,7 +120,14 @@ describe('a task row in each state (spec section 4)', () => {
       }),
     );
     expect(screen.getByTestId('task-retry')).toHaveAttribute('title', 'Retransmit the failed part');
-    expect(screen.getByTestId('task-failed').textContent).toBe('Failed: Permission denied');
+    expect(screen.getByTestId('task-failed').textContent).toBe('Migration Failed: Permission denied');
+    // Its reasons are a click away, as a partly failed task's are (MSG-25).
+    expect(screen.getByTestId('task-details')).toHaveTextContent('View reason(s)');
+  });
+
+  it('a failed sync says "Sync Failed" (MSG-20)', () => {
+    renderRow(makeTask({ state: 3, task_type: 1, sync_mode: 'two_way' }));
+    expect(screen.getByTestId('task-failed').textContent).toBe('Sync Failed');
   });
 
   it('state 6 shows the size still needed', () => {
@@ -372,6 +379,20 @@ describe('task actions in the Transmission list', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Retry all' }));
     await waitFor(() => expect(api.find('GET /api/tasks/retry/a')).toHaveLength(1));
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Transfer Details' })).toBeNull());
+  });
+
+  it('a fully failed task (state 3) opens Transfer Details with why the run stopped and its failed files (MSG-25)', async () => {
+    const error = { code: 'not_found', message: 'The source folder no longer exists' };
+    const failed = makeTask({ id: 'a', state: 3, result: failedResult(error) });
+    serve([], [failed], { 'GET /api/tasks/a': () => makeDetail({ ...failed, result_list: [], result_total: 0 }) });
+    openDialog();
+    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(screen.getByRole('button', { name: 'View reason(s)' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Transfer Details' });
+    const why = await within(dialog).findByTestId('details-error');
+    expect(why).toHaveTextContent('Migration Failed');
+    expect(why).toHaveTextContent('The source folder no longer exists');
+    expect(within(dialog).queryByText('No file failed.')).toBeNull();
   });
 
   it('clear all with unfinished tasks asks with the spec’s words and deletes every task of the list', async () => {

@@ -1,8 +1,11 @@
-import { Code, INTERVALS, PAGE_SIZES, isRunningState, type ServerTask } from '@skyferry/contract';
+import { Code, INTERVALS, PAGE_SIZES, TaskState, isRunningState, type ServerTask } from '@skyferry/contract';
 import { ApiRequestError } from '../../api/client.ts';
+import { i18n } from '../../i18n/index.ts';
 import { createStore, useStore } from '../../lib/store.ts';
+import { toast } from '../messages/toast.ts';
 import { onSessionEvent } from '../session/events.ts';
 import { tasksApi } from './api.ts';
+import { failedLine } from './format.ts';
 
 /** One of the two task lists (spec section 3: list, page, page_size, total). */
 export interface TaskListState {
@@ -75,6 +78,8 @@ export class TransmissionPolling {
    * them would otherwise be in neither list.
    */
   private readonly seenRunning = new Set<string>();
+  /** Tasks seen running that have left the running states since: the next completed list says how they ended. */
+  private readonly ended = new Set<string>();
   private active = false;
   private readonly random: () => number;
 
@@ -106,6 +111,7 @@ export class TransmissionPolling {
     for (const timer of this.taskTimers.values()) clearTimeout(timer);
     this.taskTimers.clear();
     this.seenRunning.clear();
+    this.ended.clear();
   }
 
   /** Reads one list's current page again; the running list also starts or stops task polls. */
@@ -127,12 +133,16 @@ export class TransmissionPolling {
         [kind]: { ...s[kind], list: data.items, total, loaded: true },
         error: null,
       }));
+      if (kind === 'completed') this.noticeFailures(data.items);
       if (kind === 'running') {
         this.track(data.items);
         // A task that left the running list (finished, canceled after stopping) shows in the completed one now.
         const now = new Set(data.items.map((t) => t.id));
         const gone = [...this.seenRunning].filter((id) => !now.has(id));
-        for (const id of gone) this.seenRunning.delete(id);
+        for (const id of gone) {
+          this.seenRunning.delete(id);
+          this.ended.add(id);
+        }
         if (this.active && options.completedToo !== false && gone.length > 0) void this.refresh('completed');
       }
     } catch (err) {
@@ -153,6 +163,14 @@ export class TransmissionPolling {
   async refreshAll(): Promise<void> {
     await this.refresh('running', { completedToo: false });
     await this.refresh('completed');
+  }
+
+  /** "Migration Failed" / "Sync Failed" (MSG-19, MSG-20) for each watched task that ended in state 3. */
+  private noticeFailures(list: readonly ServerTask[]): void {
+    for (const task of list) {
+      if (!this.ended.delete(task.id) || task.state !== TaskState.failed) continue;
+      toast.error(`${failedLine(task, i18n.t)} · ${task.task_name}`);
+    }
   }
 
   private track(list: readonly ServerTask[]): void {
@@ -199,6 +217,7 @@ export class TransmissionPolling {
     }
     // The task left states 1-2 (or is gone): stop polling it and read both lists again.
     this.taskTimers.delete(id);
+    this.ended.add(id);
     await this.refreshAll();
   }
 }
