@@ -448,7 +448,7 @@ describe('error codes on task actions (spec section 8)', () => {
     expect(shellStore.getState().transmissionOpen).toBe(false);
   });
 
-  it('4001001: the data message with Buy now goes to /buy', async () => {
+  it('4001001: "Insufficient transfer traffic", the data message, and Buy now goes to /buy (MSG-08)', async () => {
     const go = vi.fn();
     setNavigator(go);
     serve([], [makeTask({ id: 'a', state: 4 })], {
@@ -457,12 +457,36 @@ describe('error codes on task actions (spec section 8)', () => {
     openDialog();
     await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
     await userEvent.click(await screen.findByTestId('task-restart'));
+    const dialog = await screen.findByRole('dialog', { name: 'Insufficient transfer traffic' });
     expect(
-      await screen.findByText(
+      within(dialog).getByText(
         'Your current remaining transfer data is insufficient. You can get more additional data by purchasing a data package',
       ),
     ).toBeInTheDocument();
-    await answer('Buy now');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Buy now' }));
+    await waitFor(() => expect(go).toHaveBeenCalledWith('/buy', undefined));
+  });
+
+  it('a watched run that stops in state 10 says "Insufficient transfer traffic" with the size needed and offers a data package (MSG-08)', async () => {
+    const go = vi.fn();
+    setNavigator(go);
+    let running = [makeTask({ id: 'a', state: 2, progress: running0() })];
+    let completed: ServerTask[] = [];
+    mockApi({
+      'POST /api/tasks/list': (c) => {
+        const items = (c.body as { completed: number }).completed === 0 ? running : completed;
+        return { items, total: items.length };
+      },
+      'GET /api/cloud-manager/poll-progress/a': () => {
+        running = [];
+        completed = [makeTask({ id: 'a', state: 10, needed_size: 5 * 1024 ** 3 })];
+        return { status: 10, progress: running0(), total_counts: 10, finished_counts: 4 };
+      },
+    });
+    openDialog();
+    const dialog = await screen.findByRole('dialog', { name: 'Insufficient transfer traffic' }, { timeout: 5000 });
+    expect(within(dialog).getByText('Not enough traffic available, need 5.00 GB in total')).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Buy a data package' }));
     await waitFor(() => expect(go).toHaveBeenCalledWith('/buy', undefined));
   });
 

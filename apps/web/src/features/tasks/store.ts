@@ -5,6 +5,7 @@ import { createStore, useStore } from '../../lib/store.ts';
 import { toast } from '../messages/toast.ts';
 import { onSessionEvent } from '../session/events.ts';
 import { tasksApi } from './api.ts';
+import { offerDataPackage } from './errors.ts';
 import { failedLine } from './format.ts';
 
 /** One of the two task lists (spec section 3: list, page, page_size, total). */
@@ -165,11 +166,15 @@ export class TransmissionPolling {
     await this.refresh('completed');
   }
 
-  /** "Migration Failed" / "Sync Failed" (MSG-19, MSG-20) for each watched task that ended in state 3. */
+  /**
+   * For each watched task that has just ended: "Migration Failed" / "Sync Failed" (MSG-19, MSG-20)
+   * for state 3, "Insufficient transfer traffic" with the offer of a data package for state 10 (MSG-08).
+   */
   private noticeFailures(list: readonly ServerTask[]): void {
     for (const task of list) {
-      if (!this.ended.delete(task.id) || task.state !== TaskState.failed) continue;
-      toast.error(`${failedLine(task, i18n.t)} · ${task.task_name}`);
+      if (!this.ended.delete(task.id)) continue;
+      if (task.state === TaskState.failed) toast.error(`${failedLine(task, i18n.t)} · ${task.task_name}`);
+      if (task.state === TaskState.notEnoughTraffic) void offerDataPackage(task);
     }
   }
 
