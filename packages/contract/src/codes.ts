@@ -51,6 +51,9 @@ export const Code = {
   LOCAL_FOLDER_FORBIDDEN: 403004,
   /** Only the server's operator may make this call. */
   OPERATOR_REQUIRED: 403005,
+  // Clean-up.
+  /** Another deletion of the same clean-up scan holds its lease (409006 stays "try the upload part again"). */
+  CLEANUP_DELETION_RUNNING: 409007,
 } as const;
 
 export type CodeName = keyof typeof Code;
@@ -89,6 +92,7 @@ export const CODE_MEANINGS: Record<CodeValue, string> = {
   [Code.LOCAL_FOLDER_FORBIDDEN]:
     'Folders on the server are not open to this identity (visitors, users the operator has not allowed).',
   [Code.OPERATOR_REQUIRED]: "Only the server's operator may do this.",
+  [Code.CLEANUP_DELETION_RUNNING]: 'A deletion of this clean-up scan is already running; try again when it ends.',
 };
 
 /** The HTTP status each code travels with. */

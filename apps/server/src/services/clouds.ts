@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   CLOUD_KINDS,
   CLOUD_KIND_INFO,
+  CONTROL_CHARS_RE,
   Code,
   CloudType,
   CredentialsError,
@@ -103,10 +104,9 @@ function aadOf(id: string, what: 'credentials' | 'state'): string {
   return `cloud:${id}:${what}`;
 }
 
-/** A cloud's display name problems: control characters, or only spaces. */
+/** A cloud's display name problems: control characters. */
 function aliasProblem(alias: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return /[\u0000-\u001f\u007f]/.test(alias);
+  return CONTROL_CHARS_RE.test(alias);
 }
 
 function hostOfUrl(url: string): string {
@@ -562,6 +562,14 @@ export class CloudsService {
     patch: { space?: number; used_space?: number; alias?: string },
   ): Promise<CloudRecord> {
     const set: CloudPatch = { updated_at: this.now() };
+    if (patch.space !== undefined || patch.used_space !== undefined) {
+      // Used space above a known total is a contradiction, whichever of the two this call changes.
+      const current = await this.get(identity, id);
+      const space = patch.space ?? current.space;
+      if (space > 0 && (patch.used_space ?? current.usedSpace) > space) {
+        throw errors.badRequest('field_invalid', { field: 'used_space' });
+      }
+    }
     if (patch.space !== undefined) set.space = Math.floor(patch.space);
     if (patch.used_space !== undefined) set.used_space = Math.floor(patch.used_space);
     if (patch.alias !== undefined) {
@@ -589,7 +597,9 @@ export class CloudsService {
     if (!Array.isArray(ids) || ids.length > 1000 || !ids.every((v) => typeof v === 'string' || typeof v === 'number')) {
       throw errors.badRequest('field_invalid', { field: 'sort_val' });
     }
-    const wanted = [...new Set(ids.map(String))];
+    const wanted = ids.map(String);
+    // Each cloud has one place: an id listed twice leaves its place unclear.
+    if (new Set(wanted).size !== wanted.length) throw errors.badRequest('field_invalid', { field: 'sort_val' });
     const owner = ownerOf(identity);
     const owned = await this.repo.list(owner);
     const ownedIds = new Set(owned.map((r) => r.id));

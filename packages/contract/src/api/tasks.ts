@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PAGE_SIZES } from '../constants.ts';
 import { scheduleSchema } from '../schedule.ts';
 import { CONFLICT_RESOLUTIONS, fileFilterSchema, sameNamePolicySchema, syncModeSchema } from '../transfer.ts';
-import { cloudPathSchema, idSchema } from './common.ts';
+import { cloudPathSchema, displayNameSchema, idSchema } from './common.ts';
 
 /**
  * Server tasks: migrations (task_type 0) and syncs (task_type 1) that run on the server's workers
@@ -74,7 +74,7 @@ export type PlanQuery = z.infer<typeof planQuerySchema>;
 export const createTaskBodySchema = z
   .object({
     task_type: z.number().int().min(0).max(1),
-    task_name: z.string().trim().min(1).max(MAX_TASK_NAME_LENGTH).optional(),
+    task_name: displayNameSchema(MAX_TASK_NAME_LENGTH, 1).optional(),
     from_cloud: taskFromCloudBodySchema,
     to_cloud: taskToCloudBodySchema,
     /** Syncs only; default one_way. */

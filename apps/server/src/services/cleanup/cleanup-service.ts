@@ -341,7 +341,7 @@ export class CleanupService {
    * every duplicate group it touches still exists before it removes the others, so two calls at
    * once (two tabs keeping different copies) cannot remove every copy. In this process they queue;
    * across processes sharing the database each holds a lease on the scan's row (`leased`), and a
-   * call that cannot get it within `deletionWaitMs` answers 409006 "a deletion of this scan is
+   * call that cannot get it within `deletionWaitMs` answers 409007 "a deletion of this scan is
    * already running".
    */
   async delete(identity: CloudIdentity, kindName: CleanupKind, body: DeleteCleanupBody): Promise<DeleteCleanupData> {
@@ -370,7 +370,7 @@ export class CleanupService {
     for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
       const at = now();
       if (await repo.claimDeletion(taskId, token, at, at + deletionLeaseMs)) break;
-      if (Date.now() >= deadline) throw new ApiError(Code.CONFLICT, 'cleanup_deletion_running');
+      if (Date.now() >= deadline) throw new ApiError(Code.CLEANUP_DELETION_RUNNING, 'cleanup_deletion_running');
       await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
     }
     // A long deletion renews its lease; one whose process dies lets it expire.
