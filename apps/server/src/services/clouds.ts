@@ -668,7 +668,11 @@ export class CloudsService {
    * decrypted. An expired cloud answers 401 "Authorization has expired, please reauthorize."; a
    * local folder whose owner may no longer use local folders answers 403004.
    */
-  async open(identity: CloudIdentity, id: string): Promise<{ cloud: CloudRecord; provider: Provider }> {
+  async open(
+    identity: CloudIdentity,
+    id: string,
+    opts: { touch?: boolean } = {},
+  ): Promise<{ cloud: CloudRecord; provider: Provider }> {
     const owner = ownerOf(identity);
     const row = await this.repo.find(owner, id);
     if (!row) throw errors.notFound();
@@ -689,7 +693,8 @@ export class CloudsService {
       }
       throw err;
     }
-    await this.touch(id);
+    // Opened for the app's own reads (touch false): not a use that keeps a temporary cloud.
+    if (opts.touch !== false) await this.touch(id);
     return { cloud, provider };
   }
 

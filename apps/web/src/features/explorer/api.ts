@@ -15,7 +15,7 @@ export const filesApi = {
   list: (
     cloudId: string,
     path: string,
-    opts: { pageToken?: string | null; pageSize?: number; refresh?: boolean } = {},
+    opts: { pageToken?: string | null; pageSize?: number; refresh?: boolean; background?: boolean } = {},
   ) =>
     api<ListFilesData>('/api/cloud-manager/list', {
       body: {
@@ -24,6 +24,7 @@ export const filesApi = {
         page_token: opts.pageToken ?? null,
         page_size: opts.pageSize,
         refresh: opts.refresh,
+        ...(opts.background ? { background: true } : {}),
       },
     }),
   mkdir: (cloudId: string, path: string, folderName: string, notAllowConflict = false) =>
@@ -34,7 +35,11 @@ export const filesApi = {
     api<FileItem>('/api/cloud-manager/rename', { body: { cloud_id: cloudId, path, new_name: newName } }),
   delete: (cloudId: string, files: string[]) =>
     api<DeleteFilesData>('/api/cloud-manager/delete', { body: { cloud_id: cloudId, files } }),
-  info: (cloudId: string) => api<CloudInfoData>('/api/cloud-manager/info', { body: { cloud_id: cloudId } }),
+  /** `background`: the app's own refresh, not the user's use of the cloud. */
+  info: (cloudId: string, background = false) =>
+    api<CloudInfoData>('/api/cloud-manager/info', {
+      body: { cloud_id: cloudId, ...(background ? { background: true } : {}) },
+    }),
   downloadLink: (cloudId: string, paths: string[], name?: string) =>
     api<DownloadLinkData>('/api/cloud-manager/download-link', { body: { cloud_id: cloudId, paths, name } }),
   createUpload: (cloudId: string, path: string, size: number, modified?: number) =>
@@ -51,6 +56,8 @@ export async function listAll(
   refresh = false,
   /** Told after each page with everything so far (a large folder shows its first rows at once). */
   onPage?: (items: FileItem[], done: boolean) => void,
+  /** A listing the app makes on its own: not the user's use of the cloud. */
+  background = false,
 ): Promise<FileItem[]> {
   const items: FileItem[] = [];
   let token: string | null = null;
@@ -60,6 +67,7 @@ export async function listAll(
       pageToken: token,
       pageSize: MAX_LIST_PAGE_SIZE,
       refresh: refresh && first,
+      background,
     });
     first = false;
     for (const item of page.items) items.push(item);

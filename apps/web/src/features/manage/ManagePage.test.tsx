@@ -83,7 +83,8 @@ describe('/manage', () => {
     await waitFor(() => expect(within(card('a')).getByText('5.00 GB of 10.00 GB used')).toBeInTheDocument(), {
       timeout: 4_000,
     });
-    expect(api.find('POST /api/cloud-manager/info')[0]?.body).toEqual({ cloud_id: 'a' });
+    // The page's own refresh is no use of the cloud (only the user's actions count at sign-in).
+    expect(api.find('POST /api/cloud-manager/info')[0]?.body).toEqual({ cloud_id: 'a', background: true });
   });
 
   it('refreshes every cloud’s space, not only the first (CONST-38)', async () => {

@@ -68,7 +68,7 @@ export function ManagePage() {
   useEffect(() => {
     if (stopRefresh.current || clouds.length === 0) return;
     stopRefresh.current = refreshSpaceStaggered(clouds, async (cloud) => {
-      const info = await filesApi.info(cloud.id);
+      const info = await filesApi.info(cloud.id, true);
       patchCloud(cloud.id, { space: info.space_amount, used_space: info.space_used });
     });
   }, [clouds]);

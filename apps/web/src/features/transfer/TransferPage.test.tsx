@@ -184,6 +184,14 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     await waitFor(() => row(sourceTree(), '/Photos/a.jpg'));
     expect(listed()).toContain('/Photos');
     expect(listed()).not.toContain('/Photos/Trip');
+    // Showing a cloud's tree on opening the page is no use of it; opening a folder is the user's.
+    const background = (path: string) =>
+      api
+        .bodies('POST /api/cloud-manager/list')
+        .filter((b) => (b as { path: string }).path === path)
+        .map((b) => (b as { background?: boolean }).background === true);
+    expect(new Set(background('/'))).toEqual(new Set([true]));
+    expect(background('/Photos')).toEqual([false]);
     await tick('/Photos/a.jpg');
     expect(screen.getByTestId('source-summary').textContent).toBe('1 item selected');
     await tick('/Photos');
