@@ -65,8 +65,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(d.auto_login_token).toMatch(/^sk_al_/);
       expect(d.uid).toBeTruthy();
       expect(d.user_info.email).toBe('new.person@example.com');
-      // Billing off: every account is premium with no cap.
-      expect(d.user_info).toMatchObject({ type: 1, expired: 0, is_paid: true, remind_me: 1 });
+      // Billing off: every account is premium with no cap. No SMTP_URL here: completion e-mails start off.
+      expect(d.user_info).toMatchObject({ type: 1, expired: 0, is_paid: true, remind_me: 0 });
       expect(d.user_info.expire * 1000).toBeGreaterThan(Date.now() + 50 * 365 * 86_400_000);
       expect(d.my_data_packet).toEqual({ base: [], additional: [] });
       expect(d.licenses.map((l) => l.id)).toEqual(['month', 'quarter', 'year']);
@@ -414,6 +414,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         [
           'billing_mode',
           'licenses',
+          'mail_delivery',
           'mandatory_upgrade',
           'popup_nps_rules',
           'service_notice',
@@ -630,3 +631,28 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('completion e-mails start on only where the server can send mail', () => {
+  it.each([
+    ['without SMTP_URL: off, and init says mail cannot be sent', {}, 0, false],
+    ['with SMTP_URL: on', { SMTP_URL: 'smtp://127.0.0.1:2525' }, 1, true],
+  ] as const)('%s', async (_what, env, remind, delivery) => {
+    const t = await startTestApp({ env });
+    try {
+      const call = client(() => t);
+      const init = await call<InitData>('GET', '/api/v2/init');
+      expect(init.data.mail_delivery).toBe(delivery);
+      const u = await t.signUp();
+      const info = await call<UsersMeData>('GET', '/api/users/me', { headers: u.headers });
+      expect(info.data.user_info.remind_me).toBe(remind);
+      // Either way the user may change it.
+      const on = await call('POST', '/api/users/notify-email', {
+        headers: u.headers,
+        body: { notify_email: 'me@example.org', remind_me: 1 },
+      });
+      expect(on.code).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});

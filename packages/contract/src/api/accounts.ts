@@ -75,6 +75,8 @@ export const initDataSchema = z.object({
   temp_token: z.string(),
   billing_mode: z.enum(BILLING_MODES),
   service_notice: serviceNoticeSchema.nullable(),
+  /** Whether the server can send e-mail (SMTP_URL is set); without it completion e-mails start off. */
+  mail_delivery: z.boolean(),
 });
 export type InitData = z.infer<typeof initDataSchema>;
 

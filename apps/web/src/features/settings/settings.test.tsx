@@ -229,6 +229,18 @@ describe('Notification', () => {
     expect(email).not.toHaveAttribute('aria-invalid', 'true');
   });
 
+  it('says why completion e-mails are off when the server cannot send mail (no SMTP_URL)', () => {
+    sessionStore.setState({ init: initData({ mail_delivery: false }) });
+    const view = renderWithProviders(<NotificationTab />);
+    expect(screen.getByTestId('notify-no-mail')).toHaveTextContent(
+      'This server cannot send e-mail yet: no mail server (SMTP_URL) is set up.',
+    );
+    view.unmount();
+    sessionStore.setState({ init: initData({ mail_delivery: true }) });
+    renderWithProviders(<NotificationTab />);
+    expect(screen.queryByTestId('notify-no-mail')).toBeNull();
+  });
+
   it('shows the server message after a save too', async () => {
     mockApi({
       'POST /api/users/notify-email': () => null,
