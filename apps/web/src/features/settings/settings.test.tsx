@@ -186,6 +186,10 @@ describe('in the desktop client', () => {
     expect(JSON.parse(localStorage.getItem(STORAGE_KEYS.transferDefaults) ?? '{}').downloadPath).toBe(
       '/home/ada/Downloads/Skyferry',
     );
+    // The settings state carries the file save path (ENT-SET-05), now and after a reload.
+    expect(sessionStore.getState().settings.file_save_path).toBe('/home/ada/Downloads/Skyferry');
+    resetSessionStore();
+    expect(sessionStore.getState().settings.file_save_path).toBe('/home/ada/Downloads/Skyferry');
   });
 
   it('the web client has no folder chooser', () => {
