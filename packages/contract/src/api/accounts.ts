@@ -115,6 +115,11 @@ export const dataPacketItemSchema = z.object({
   size: z.number().int(),
   /** Unix seconds. */
   end_time: z.number().int(),
+  /**
+   * The deduction date (Unix seconds): from when transfers are deducted from this packet, the start
+   * of its licence month for a base packet, the day it was bought for an additional one.
+   */
+  deduction_time: z.number().int(),
 });
 export type DataPacketItem = z.infer<typeof dataPacketItemSchema>;
 

@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { formatDate } from '@skyferry/contract';
 import { Fail, authData, cloud, initData, mockApi, renderWithProviders } from '../../test/utils.tsx';
 import { STORAGE_KEYS } from '../../lib/storage.ts';
 import { applyAuth } from '../session/actions.ts';
@@ -99,7 +100,15 @@ describe('settings tabs', () => {
     applyAuth(
       authData({
         my_data_packet: {
-          base: [{ name: '1 Month', usage: 1024 ** 3, size: 150 * 1024 ** 3, end_time: 1_900_000_000 }],
+          base: [
+            {
+              name: '1 Month',
+              usage: 1024 ** 3,
+              size: 150 * 1024 ** 3,
+              end_time: 1_900_000_000,
+              deduction_time: 1_897_000_000,
+            },
+          ],
           additional: [],
         },
       }),
@@ -109,6 +118,8 @@ describe('settings tabs', () => {
     const row = screen.getByTestId('packet-row');
     expect(row).toHaveTextContent('1.00 GB / 150.00 GB');
     expect(row).toHaveTextContent(/ends \d{4}\/\d{2}\/\d{2}/);
+    // The packet's deduction date (ENT-USR-10).
+    expect(row).toHaveTextContent(`counted from ${formatDate(1_897_000_000_000)}`);
     expect(within(screen.getByTestId('plan-table')).getByText('Cloud data sync')).toBeInTheDocument();
     expect(screen.getByTestId('renew-upgrade')).toHaveTextContent('Upgrade');
   });
