@@ -19,6 +19,7 @@ import {
 } from '@mantine/core';
 import { IconFilter, IconSortAscending, IconSortDescending, IconTrash } from '@tabler/icons-react';
 import {
+  LIMITS,
   PAGE_SIZES,
   formatBytes,
   formatDateTime,
@@ -188,13 +189,19 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
     setSmart(keep);
   };
   const smartKeeps = (keep: 'newest' | 'oldest') => t(keep === 'newest' ? 'smartKeepsNewest' : 'smartKeepsOldest');
+  // Where deletions go to the cloud's trash, the spec's restore window (30 days) is said before they happen.
+  const restoreNote = task.has_trash ? t('common:restoreWithin', { days: LIMITS.restoreDeletedDays }) : '';
 
   const removeSmart = async (keep: 'newest' | 'oldest') => {
     if (!dupes) return;
     const n = dupes.surplus_count;
-    const message = [task.has_trash ? t('confirmTrash', { n }) : t('confirmPermanent', { n }), smartKeeps(keep)].join(
-      ' ',
-    );
+    const message = [
+      task.has_trash ? t('confirmTrash', { n }) : t('confirmPermanent', { n }),
+      smartKeeps(keep),
+      restoreNote,
+    ]
+      .filter(Boolean)
+      .join(' ');
     if ((await confirm({ title: t('confirmTitle'), message, danger: true })) !== 'yes') return;
     setSmart(null);
     await deleteResults(
@@ -212,6 +219,7 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
     const message = [
       task.has_trash ? t('confirmTrash', { n: ids.length }) : t('confirmPermanent', { n: ids.length }),
       whole.length > 0 ? t('confirmAllCopies', { n: whole.length }) : '',
+      restoreNote,
     ]
       .filter(Boolean)
       .join(' ');
@@ -227,7 +235,12 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
   const removeAll = async () => {
     if (!data) return;
     const n = data.total;
-    const message = kind === 'duplicate_files' ? t('confirmAllDuplicates', { n }) : t('confirmAll', { n });
+    const message = [
+      kind === 'duplicate_files' ? t('confirmAllDuplicates', { n }) : t('confirmAll', { n }),
+      restoreNote,
+    ]
+      .filter(Boolean)
+      .join(' ');
     if ((await confirm({ title: t('confirmTitle'), message, danger: true })) !== 'yes') return;
     select([]);
     await deleteResults(

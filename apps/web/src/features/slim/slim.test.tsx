@@ -252,12 +252,18 @@ describe('/slim/explore', () => {
     expect(screen.getByTestId('slim-selected')).toHaveTextContent('3 selected');
 
     await userEvent.click(screen.getByRole('button', { name: 'Delete selected' }));
-    expect(await screen.findByText("Move 3 selected items to the cloud drive's trash?")).toBeInTheDocument();
+    // Before anything goes, the spec's restore window is said.
+    expect(
+      await screen.findByText(
+        "Move 3 selected items to the cloud drive's trash? Deleted items can be restored from the cloud drive's deleted files within 30 days.",
+      ),
+    ).toBeInTheDocument();
     await answer('Yes');
     await waitFor(() => expect(screen.getByTestId('slim-explore')).toHaveAttribute('data-stage', 'deleting'));
     release();
     await waitFor(() => expect(screen.getByTestId('slim-explore')).toHaveAttribute('data-stage', 'done'));
     expect(screen.getByText('3 items deleted, 2.93 KB freed.')).toBeInTheDocument();
+    expect(screen.getByTestId('slim-done')).toHaveTextContent('within 30 days');
     const sent = api.find('DELETE /api/cleanup/duplicate-files')[0]?.body as Record<string, unknown>;
     expect(sent).toEqual({ task_id: 't1', ids: expect.arrayContaining(['b', 'c', 'd']) });
     expect(sent.delete_all_copies).toBeUndefined();
@@ -347,7 +353,7 @@ describe('/slim/explore', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Delete selected' }));
     expect(
       await screen.findByText(
-        "Move 16 selected items to the cloud drive's trash? The oldest copy of each group is kept.",
+        "Move 16 selected items to the cloud drive's trash? The oldest copy of each group is kept. Deleted items can be restored from the cloud drive's deleted files within 30 days.",
       ),
     ).toBeInTheDocument();
     await answer('Yes');
@@ -391,7 +397,9 @@ describe('/slim/explore', () => {
     await screen.findAllByTestId('slim-group');
     await userEvent.click(screen.getByRole('button', { name: 'Delete all, keep the newest' }));
     expect(
-      await screen.findByText('Delete the copies in all 2 groups? The newest copy of each file is kept.'),
+      await screen.findByText(
+        "Delete the copies in all 2 groups? The newest copy of each file is kept. Deleted items can be restored from the cloud drive's deleted files within 30 days.",
+      ),
     ).toBeInTheDocument();
     await answer('Yes');
     expect(await screen.findByTestId('slim-done')).toHaveTextContent('no longer among the results');
