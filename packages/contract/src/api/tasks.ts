@@ -267,6 +267,11 @@ export const taskPlanSchema = z.object({
   total_items: z.number().int(),
   /** Folders that could not be listed. */
   errors: z.array(z.object({ side: z.enum(['source', 'target']), path: z.string(), message: z.string() })),
+  /**
+   * Whether each side keeps the modification times a run gives the files it writes there (a
+   * WebDAV server without X-OC-Mtime or PROPPATCH, say, does not: they show the transfer's time).
+   */
+  times_kept: z.object({ source: z.boolean(), target: z.boolean() }),
 });
 export type TaskPlan = z.infer<typeof taskPlanSchema>;
 

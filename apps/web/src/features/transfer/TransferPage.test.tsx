@@ -72,6 +72,7 @@ function plan(items: PlanItemView[], extra: Partial<TaskPlan> = {}): TaskPlan {
     items,
     total_items: items.length,
     errors: [],
+    times_kept: { source: true, target: true },
     ...extra,
   };
 }
@@ -210,6 +211,21 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
           .map((b) => (b as { path: string }).path)
           .sort(),
       ).toEqual(['/', '/Photos']),
+    );
+  });
+
+  it('the preview says when the target keeps no modification times (a plain WebDAV server)', async () => {
+    const dry = plan([item('copy', '/Photos/a.jpg', 1000)], { times_kept: { source: true, target: false } });
+    serve({
+      'POST /api/cloud-manager/list': listHandler,
+      'POST /api/tasks': () => ({ data: { task: null, plan: dry } }),
+    });
+    renderPage();
+    await tick('/Photos');
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    const preview = await screen.findByTestId('plan-preview');
+    expect(within(preview).getByTestId('plan-times-not-kept')).toHaveTextContent(
+      'Archive does not keep modification times: files written there show the time of the transfer.',
     );
   });
 
