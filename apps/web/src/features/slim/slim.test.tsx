@@ -346,7 +346,9 @@ describe('/slim/explore', () => {
     // The total of the whole result, before anything is deleted.
     const line = screen.getByTestId('slim-selected');
     expect(line).toHaveAttribute('data-scope', 'all-pages');
-    expect(line).toHaveTextContent('16 copies selected on all pages (15.63 KB) The oldest copy of each group is kept.');
+    expect(line).toHaveTextContent(
+      `16 copies selected on all pages (${formatBytes(16_000)}) The oldest copy of each group is kept.`,
+    );
     // This page shows the picks: the two newer copies of each group.
     expect(screen.getByRole('checkbox', { name: '/A/0.jpg' })).toBeChecked();
     expect(screen.getByRole('checkbox', { name: '/B/0.jpg' })).not.toBeChecked();

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Code, formatDateTime, type ServerTask, type TaskAction } from '@skyferry/contract';
+import { Code, formatBytes, formatDateTime, type ServerTask, type TaskAction } from '@skyferry/contract';
 import { Fail, authData, cloud, mockApi, renderWithProviders } from '../../test/utils.tsx';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
@@ -207,6 +207,19 @@ function serve(running: ServerTask[], completed: ServerTask[], extra: Parameters
   });
 }
 
+/** A server whose two lists the test changes as it goes (`lists.running`, `lists.completed`). */
+function liveLists(running: ServerTask[], extra: Parameters<typeof mockApi>[0] = {}) {
+  const lists = { running, completed: [] as ServerTask[] };
+  mockApi({
+    'POST /api/tasks/list': (c) => {
+      const items = (c.body as { completed: number }).completed === 0 ? lists.running : lists.completed;
+      return { items, total: items.length };
+    },
+    ...extra,
+  });
+  return lists;
+}
+
 function openDialog() {
   return renderWithProviders(
     <>
@@ -395,6 +408,27 @@ describe('task actions in the Transmission list', () => {
     expect(within(dialog).queryByText('No file failed.')).toBeNull();
   });
 
+  it('a run started from the list that fails before any read shows it running still says "Migration Failed" (MSG-19)', async () => {
+    const lists = liveLists([makeTask({ id: 'a', state: 7, task_name: 'Quick failure' })], {
+      'GET /api/tasks/run/a': () => {
+        // The run is over before the lists are read again.
+        lists.running = [];
+        lists.completed = [
+          makeTask({
+            id: 'a',
+            state: 3,
+            task_name: 'Quick failure',
+            result: failedResult({ code: 'not_found', message: 'The path does not exist.' }),
+          }),
+        ];
+        return makeTask({ id: 'a', state: 8 });
+      },
+    });
+    openDialog();
+    await userEvent.click(await screen.findByTestId('task-start_now'));
+    expect(await screen.findByText('Migration Failed: The path does not exist. · Quick failure')).toBeInTheDocument();
+  });
+
   it('clear all with unfinished tasks asks with the spec’s words and deletes every task of the list', async () => {
     let running = [makeTask({ id: 'a', state: 2, progress: running0() }), makeTask({ id: 'b', state: 7 })];
     const api = mockApi({
@@ -470,22 +504,18 @@ describe('error codes on task actions (spec section 8)', () => {
   it('a watched run that stops in state 10 says "Insufficient transfer traffic" with the size needed and offers a data package (MSG-08)', async () => {
     const go = vi.fn();
     setNavigator(go);
-    let running = [makeTask({ id: 'a', state: 2, progress: running0() })];
-    let completed: ServerTask[] = [];
-    mockApi({
-      'POST /api/tasks/list': (c) => {
-        const items = (c.body as { completed: number }).completed === 0 ? running : completed;
-        return { items, total: items.length };
-      },
+    const lists = liveLists([makeTask({ id: 'a', state: 2, progress: running0() })], {
       'GET /api/cloud-manager/poll-progress/a': () => {
-        running = [];
-        completed = [makeTask({ id: 'a', state: 10, needed_size: 5 * 1024 ** 3 })];
+        lists.running = [];
+        lists.completed = [makeTask({ id: 'a', state: 10, needed_size: 5 * 1024 ** 3 })];
         return { status: 10, progress: running0(), total_counts: 10, finished_counts: 4 };
       },
     });
     openDialog();
     const dialog = await screen.findByRole('dialog', { name: 'Insufficient transfer traffic' }, { timeout: 5000 });
-    expect(within(dialog).getByText('Not enough traffic available, need 5.00 GB in total')).toBeInTheDocument();
+    expect(
+      within(dialog).getByText(`Not enough traffic available, need ${formatBytes(5 * 1024 ** 3)} in total`),
+    ).toBeInTheDocument();
     await userEvent.click(within(dialog).getByRole('button', { name: 'Buy a data package' }));
     await waitFor(() => expect(go).toHaveBeenCalledWith('/buy', undefined));
   });

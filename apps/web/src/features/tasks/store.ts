@@ -92,6 +92,14 @@ export class TransmissionPolling {
     return this.active;
   }
 
+  /**
+   * Watches a task the user just started (a run queued from the list or the Transfer screen): a
+   * run that ends before any read of the running list shows it still gets its notice.
+   */
+  watch(id: string): void {
+    this.seenRunning.add(id);
+  }
+
   /** Task ids being polled now (for tests and the dialog). */
   polled(): string[] {
     return [...this.taskTimers.keys()];
