@@ -101,6 +101,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     tokens,
     limits: rateLimits,
     operators: authz,
+    mailDelivers: config.smtpUrl !== undefined,
   });
   const operator = new OperatorService({ users: usersRepo, authz, log });
   const clouds = new CloudsService({

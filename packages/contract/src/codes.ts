@@ -59,6 +59,9 @@ export const Code = {
   OPERATOR_SUCCESSOR_REQUIRED: 409030,
   /** A mailed link (password reset, e-mail confirmation) has expired, was used, or never existed. */
   ACCOUNT_LINK_INVALID: 410030,
+  // Clean-up.
+  /** Another deletion of the same clean-up scan holds its lease (409006 stays "try the upload part again"). */
+  CLEANUP_DELETION_RUNNING: 409007,
 } as const;
 
 export type CodeName = keyof typeof Code;
@@ -101,6 +104,7 @@ export const CODE_MEANINGS: Record<CodeValue, string> = {
   [Code.OPERATOR_SUCCESSOR_REQUIRED]:
     'The last operator must name another account to become the operator before deleting theirs.',
   [Code.ACCOUNT_LINK_INVALID]: 'The mailed link has expired or has already been used.',
+  [Code.CLEANUP_DELETION_RUNNING]: 'A deletion of this clean-up scan is already running; try again when it ends.',
 };
 
 /**

@@ -150,6 +150,7 @@ export class AccountsService {
   private readonly limits: RateLimitsRepository;
   private readonly operators: { claimFirstOperator(userId: string): Promise<boolean> };
   private readonly now: () => number;
+  private readonly mailDelivers: boolean;
   private dummyHash: Promise<string> | undefined;
 
   constructor(deps: {
@@ -160,6 +161,8 @@ export class AccountsService {
     /** The authorization module: the install's first account becomes its operator. */
     operators: { claimFirstOperator(userId: string): Promise<boolean> };
     now?: () => number;
+    /** Mail reaches people (SMTP_URL is set): new accounts start with completion e-mails on. Default true. */
+    mailDelivers?: boolean;
   }) {
     this.users = deps.users;
     this.userService = deps.userService;
@@ -167,6 +170,7 @@ export class AccountsService {
     this.limits = deps.limits;
     this.operators = deps.operators;
     this.now = deps.now ?? Date.now;
+    this.mailDelivers = deps.mailDelivers ?? true;
   }
 
   /** The answer of every successful sign-in or grant. */
@@ -210,7 +214,8 @@ export class AccountsService {
       mobile: '',
       avatar: '',
       notify_email: '',
-      remind_me: 1,
+      // Without a mail server the reminders could only land in the outbox: off until asked for.
+      remind_me: this.mailDelivers ? 1 : 0,
       language: client.language,
       created_at: now,
       updated_at: now,

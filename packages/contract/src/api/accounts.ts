@@ -75,6 +75,8 @@ export const initDataSchema = z.object({
   temp_token: z.string(),
   billing_mode: z.enum(BILLING_MODES),
   service_notice: serviceNoticeSchema.nullable(),
+  /** Whether the server can send e-mail (SMTP_URL is set); without it completion e-mails start off. */
+  mail_delivery: z.boolean(),
 });
 export type InitData = z.infer<typeof initDataSchema>;
 
@@ -113,6 +115,11 @@ export const dataPacketItemSchema = z.object({
   size: z.number().int(),
   /** Unix seconds. */
   end_time: z.number().int(),
+  /**
+   * The deduction date (Unix seconds): from when transfers are deducted from this packet, the start
+   * of its licence month for a base packet, the day it was bought for an additional one.
+   */
+  deduction_time: z.number().int(),
 });
 export type DataPacketItem = z.infer<typeof dataPacketItemSchema>;
 

@@ -48,7 +48,10 @@ describe('user hover panel', () => {
     sessionStore.setState({ init: initData({ billing_mode: 'test' }) });
     applyAuth(
       authData({
-        my_data_packet: { base: [{ name: 'Free', usage: 10, size: 100, end_time: 0 }], additional: [] },
+        my_data_packet: {
+          base: [{ name: 'Free', usage: 10, size: 100, end_time: 0, deduction_time: 0 }],
+          additional: [],
+        },
       }),
     );
     renderWithProviders(<UserPanel />);

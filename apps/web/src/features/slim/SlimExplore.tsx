@@ -1,6 +1,6 @@
 import { Alert, Box, Button, Group, List, Loader, Progress, Stack, Text, Title } from '@mantine/core';
 import { IconCircleCheck, IconRefresh } from '@tabler/icons-react';
-import { CleanupStatus, INTERVALS, formatBytes, type CleanupTask } from '@skyferry/contract';
+import { CleanupStatus, INTERVALS, LIMITS, formatBytes, type CleanupTask } from '@skyferry/contract';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -63,7 +63,9 @@ function DoneView({ report, onRescan }: { report: DeletionReport; onRescan: () =
       <Text>{t('doneSummary', { count: report.deleted, size: formatBytes(report.freed) })}</Text>
       {report.deleted > 0 && (
         <Text size="sm" c="dimmed">
-          {report.trashed ? t('doneTrash') : t('donePermanent')}
+          {report.trashed
+            ? `${t('doneTrash')} ${t('common:restoreWithin', { days: LIMITS.restoreDeletedDays })}`
+            : t('donePermanent')}
         </Text>
       )}
       {report.failed.length > 0 && (

@@ -23,6 +23,13 @@ const task = (id: string, overrides: Partial<LocalTask> = {}): LocalTask => ({
   path: `/docs/${id}.txt`,
   start_time: 0,
   error: '',
+  progress_text: '',
+  downloadId: '',
+  directory: '',
+  is_multi: false,
+  real_index: 0,
+  task_object: { kind: 'upload', cloud_id: 'c2', folder: '/docs', relative_path: `${id}.txt` },
+  object: { name: `${id}.txt`, size: 1000, type: 'text/plain', modified: 0 },
   ...overrides,
 });
 

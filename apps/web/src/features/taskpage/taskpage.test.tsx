@@ -68,6 +68,7 @@ const plan = (deletes: number): TaskPlan => ({
   bytes_to_source: 0,
   files_to_transfer: 1,
   deletes: { count: deletes, files: deletes, needs_confirmation: false },
+  times_kept: { source: true, target: true },
   items: [
     {
       action: 'delete',

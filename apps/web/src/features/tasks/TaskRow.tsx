@@ -15,7 +15,7 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cloudLabel } from '../shell/clouds.ts';
-import { formatSpeed, hasProgress, percentText, progressAmount, showsSchedule } from './format.ts';
+import { failedLine, formatSpeed, hasProgress, percentText, progressAmount, showsSchedule } from './format.ts';
 import { Name } from '../../lib/Name.tsx';
 
 export interface TaskRowProps {
@@ -241,7 +241,7 @@ function StateLine({ task }: { task: ServerTask }) {
     case TaskState.failed:
       return (
         <Text size="xs" c="red.9" data-testid="task-failed">
-          {task.result?.error?.message ? t('failedBecause', { reason: task.result.error.message }) : t('failed')}
+          {failedLine(task, t)}
         </Text>
       );
     case TaskState.partial:

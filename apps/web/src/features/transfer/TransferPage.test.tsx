@@ -72,6 +72,7 @@ function plan(items: PlanItemView[], extra: Partial<TaskPlan> = {}): TaskPlan {
     items,
     total_items: items.length,
     errors: [],
+    times_kept: { source: true, target: true },
     ...extra,
   };
 }
@@ -184,6 +185,14 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     await waitFor(() => row(sourceTree(), '/Photos/a.jpg'));
     expect(listed()).toContain('/Photos');
     expect(listed()).not.toContain('/Photos/Trip');
+    // Showing a cloud's tree on opening the page is no use of it; opening a folder is the user's.
+    const background = (path: string) =>
+      api
+        .bodies('POST /api/cloud-manager/list')
+        .filter((b) => (b as { path: string }).path === path)
+        .map((b) => (b as { background?: boolean }).background === true);
+    expect(new Set(background('/'))).toEqual(new Set([true]));
+    expect(background('/Photos')).toEqual([false]);
     await tick('/Photos/a.jpg');
     expect(screen.getByTestId('source-summary').textContent).toBe('1 item selected');
     await tick('/Photos');
@@ -202,6 +211,21 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
           .map((b) => (b as { path: string }).path)
           .sort(),
       ).toEqual(['/', '/Photos']),
+    );
+  });
+
+  it('the preview says when the target keeps no modification times (a plain WebDAV server)', async () => {
+    const dry = plan([item('copy', '/Photos/a.jpg', 1000)], { times_kept: { source: true, target: false } });
+    serve({
+      'POST /api/cloud-manager/list': listHandler,
+      'POST /api/tasks': () => ({ data: { task: null, plan: dry } }),
+    });
+    renderPage();
+    await tick('/Photos');
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    const preview = await screen.findByTestId('plan-preview');
+    expect(within(preview).getByTestId('plan-times-not-kept')).toHaveTextContent(
+      'Archive does not keep modification times: files written there show the time of the transfer.',
     );
   });
 
