@@ -21,7 +21,16 @@ export async function startSkyferry(env: Record<string, string> = {}, dataDirOf?
   const dataDir = dataDirOf ?? mkdtempSync(join(tmpdir(), 'skyferry-e2e-'));
   let logs = '';
   const child = fork(MAIN, [], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SKYFERRY_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SKYFERRY_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      // The journeys' protocol servers listen on loopback, which the outbound guard refuses by default.
+      SKYFERRY_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8,::1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   child.stdout?.on('data', (c: Buffer) => (logs += c.toString()));
@@ -53,4 +62,27 @@ export async function startSkyferry(env: Record<string, string> = {}, dataDirOf?
       if (!dataDirOf) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A new visitor of the server, with a cloud of the given kind connected as `alias` through the API
+ * (visitors get no local folders: a loopback WebDAV server serves their test files). Returns the
+ * visitor's token, which a page uses as its `skyferry.temp_token`.
+ */
+export async function visitorWithCloud(
+  server: RunningSkyferry,
+  alias: string,
+  cloud: { cloud_name: string; credentials: Record<string, unknown> },
+): Promise<string> {
+  const token = ((await (await fetch(`${server.url}/api/token`)).json()) as { data: { access_token: string } }).data
+    .access_token;
+  const connect = (await (
+    await fetch(`${server.url}/api/clouds`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-temp-authorization': token },
+      body: JSON.stringify({ ...cloud, alias }),
+    })
+  ).json()) as { code: number; msg: string };
+  if (connect.code !== 0) throw new Error(`connect failed: ${connect.msg}`);
+  return token;
 }

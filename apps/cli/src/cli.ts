@@ -170,6 +170,8 @@ holding secrets itself must be readable by you alone (chmod 600). Or let skyferr
     access_key_id=AK... secret_access_key=@env:PHOTOS_SECRET
   skyferry remotes add nas sftp host=nas.lan username=me private_key=@file:~/.ssh/id_ed25519
   (field=- reads a value from standard input: echo "$PASS" | skyferry remotes add dav webdav ... password=-)
+Remotes may be at any address, this machine's and the LAN's included: skyferry runs as you (the
+server's private-network guard does not apply here).
 Resume files, two-way state and the lock that keeps a second run of the same pair from starting:
 $SKYFERRY_STATE_DIR or ~/.local/state/skyferry.
 

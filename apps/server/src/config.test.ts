@@ -175,6 +175,34 @@ describe('SKYFERRY_TRUST_PROXY', () => {
   );
 });
 
+describe('SKYFERRY_ALLOW_PRIVATE_NETWORKS and SKYFERRY_CLOUD_TIMEOUT_MS', () => {
+  it("allows no private network by default, and keeps the backends' own timeouts", () => {
+    const config = loadConfig({}, cwd);
+    expect(config.allowPrivateNetworks).toEqual([]);
+    expect(config.cloudTimeoutMs).toBeUndefined();
+    expect(loadConfig({ SKYFERRY_ALLOW_PRIVATE_NETWORKS: ' ' }, cwd).allowPrivateNetworks).toEqual([]);
+  });
+
+  it('takes true, or addresses and CIDR ranges', () => {
+    expect(loadConfig({ SKYFERRY_ALLOW_PRIVATE_NETWORKS: 'True' }, cwd).allowPrivateNetworks).toBe(true);
+    const list = loadConfig({ SKYFERRY_ALLOW_PRIVATE_NETWORKS: '192.168.1.0/24, 10.0.0.7,fd00::/8' }, cwd);
+    expect(list.allowPrivateNetworks).toHaveLength(3);
+    expect(loadConfig({ SKYFERRY_CLOUD_TIMEOUT_MS: '1500' }, cwd).cloudTimeoutMs).toBe(1500);
+  });
+
+  it.each(['yes', 'nas.local', '10.0.0.0/33', '192.168.1.0/24,lan', '2130706433', 'loopback'])(
+    'refuses %s at start, naming the variable',
+    (value) => {
+      expect(errorOf({ SKYFERRY_ALLOW_PRIVATE_NETWORKS: value })).toContain('SKYFERRY_ALLOW_PRIVATE_NETWORKS');
+    },
+  );
+
+  it('refuses a timeout that is not a number of milliseconds', () => {
+    expect(errorOf({ SKYFERRY_CLOUD_TIMEOUT_MS: 'soon' })).toContain('SKYFERRY_CLOUD_TIMEOUT_MS');
+    expect(errorOf({ SKYFERRY_CLOUD_TIMEOUT_MS: '5' })).toContain('SKYFERRY_CLOUD_TIMEOUT_MS');
+  });
+});
+
 describe('the generated secret', () => {
   it('is generated once, with mode 0600, and reused', () => {
     const first = loadConfig({}, cwd);

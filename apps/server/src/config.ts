@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { BILLING_MODES } from '@skyferry/contract';
+import { parseAllowList, type Cidr } from '@skyferry/providers';
 
 /**
  * Configuration from the environment, validated once at start. Every variable is documented in
@@ -47,6 +48,12 @@ const envSchema = z.object({
   BOX_CLIENT_ID: z.string().min(1).optional(),
   BOX_CLIENT_SECRET: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Outbound connections to the clouds users connect by address (see outboundNetworks below).
+  SKYFERRY_ALLOW_PRIVATE_NETWORKS: z.string().max(2000).optional(),
+  SKYFERRY_CLOUD_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
+  // The run history of tasks (issue 35).
+  SKYFERRY_RUN_HISTORY_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  SKYFERRY_RUN_FILE_ROWS: z.coerce.number().int().min(0).max(100_000_000).default(100_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -103,6 +110,17 @@ export interface Config {
   /** OAuth clients of the cloud services; a kind whose client is missing is unavailable. */
   oauth: Partial<Record<OAuthService, OAuthClient>>;
   logLevel: Env['LOG_LEVEL'];
+  /**
+   * Networks that clouds reached by address (WebDAV, S3-compatible, SFTP, FTP) may be on although
+   * they are loopback, private or otherwise reserved: true for every address; empty, none.
+   */
+  allowPrivateNetworks: true | Cidr[];
+  /** How long such a cloud's server may stay silent before a call fails; undefined: each backend's default. */
+  cloudTimeoutMs: number | undefined;
+  /** Days a task's run (and its files) is kept after it ends. */
+  runHistoryDays: number;
+  /** Most file rows one run keeps for each outcome (its counts stay whole). */
+  runFileRows: number;
 }
 
 export type OAuthService = 'google' | 'microsoft' | 'dropbox' | 'box';
@@ -211,6 +229,15 @@ function parseAdminEmails(value: string | undefined): string[] {
   return [...new Set(emails)];
 }
 
+/** SKYFERRY_ALLOW_PRIVATE_NETWORKS: unset, no private network (the outbound guard refuses them all). */
+function outboundNetworks(value: string | undefined): true | Cidr[] {
+  try {
+    return value === undefined ? [] : parseAllowList(value);
+  } catch (err) {
+    throw new ConfigError(`SKYFERRY_ALLOW_PRIVATE_NETWORKS: ${(err as Error).message} (or true)`);
+  }
+}
+
 function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === 'localhost' || host === '::1';
 }
@@ -299,5 +326,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     allowedHosts: parseAllowedHosts(e.SKYFERRY_ALLOWED_HOSTS),
     oauth: oauthClients(e),
     logLevel: e.LOG_LEVEL,
+    allowPrivateNetworks: outboundNetworks(e.SKYFERRY_ALLOW_PRIVATE_NETWORKS),
+    cloudTimeoutMs: e.SKYFERRY_CLOUD_TIMEOUT_MS,
+    runHistoryDays: e.SKYFERRY_RUN_HISTORY_DAYS,
+    runFileRows: e.SKYFERRY_RUN_FILE_ROWS,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Response codes carried in the envelope's `code`. 0 is success.
  * The spec's own codes (section 8) keep their numbers; Skyferry's additions use six-digit codes
- * whose first three digits are the HTTP status they travel with.
+ * whose first three digits are the HTTP status they travel with, except those that report what a
+ * cloud did (see CLOUD_SIDE below).
  */
 export const Code = {
   OK: 0,
@@ -51,6 +52,16 @@ export const Code = {
   LOCAL_FOLDER_FORBIDDEN: 403004,
   /** Only the server's operator may make this call. */
   OPERATOR_REQUIRED: 403005,
+  // Account basics.
+  /** The password given to confirm an account change is not the account's. */
+  PASSWORD_INCORRECT: 403030,
+  /** The last operator deletes their account while others exist: name the account that takes over. */
+  OPERATOR_SUCCESSOR_REQUIRED: 409030,
+  /** A mailed link (password reset, e-mail confirmation) has expired, was used, or never existed. */
+  ACCOUNT_LINK_INVALID: 410030,
+  // Clean-up.
+  /** Another deletion of the same clean-up scan holds its lease (409006 stays "try the upload part again"). */
+  CLEANUP_DELETION_RUNNING: 409007,
 } as const;
 
 export type CodeName = keyof typeof Code;
@@ -89,11 +100,28 @@ export const CODE_MEANINGS: Record<CodeValue, string> = {
   [Code.LOCAL_FOLDER_FORBIDDEN]:
     'Folders on the server are not open to this identity (visitors, users the operator has not allowed).',
   [Code.OPERATOR_REQUIRED]: "Only the server's operator may do this.",
+  [Code.PASSWORD_INCORRECT]: 'The password is incorrect.',
+  [Code.OPERATOR_SUCCESSOR_REQUIRED]:
+    'The last operator must name another account to become the operator before deleting theirs.',
+  [Code.ACCOUNT_LINK_INVALID]: 'The mailed link has expired or has already been used.',
+  [Code.CLEANUP_DELETION_RUNNING]: 'A deletion of this clean-up scan is already running; try again when it ends.',
 };
+
+/**
+ * Codes that report a cloud's failure (it answered an error, could not be reached, is full):
+ * Skyferry itself worked, and whoever chose the cloud's server chose the failure, so these travel
+ * with 424 Failed Dependency. No request answers 5xx because of what a cloud's server did.
+ */
+const CLOUD_SIDE: ReadonlySet<number> = new Set([
+  Code.CLOUD_OPERATION_ERROR,
+  Code.CLOUD_UNAVAILABLE,
+  Code.INSUFFICIENT_TARGET_STORAGE,
+]);
 
 /** The HTTP status each code travels with. */
 export function httpStatusOf(code: number): number {
   if (code === Code.OK) return 200;
+  if (CLOUD_SIDE.has(code)) return 424;
   if (code === Code.BAD_REQUEST || code === Code.CLOUD_AUTH_EXPIRED || code === Code.NOT_FOUND) return code;
   if (code === Code.UNAUTHENTICATED || code === Code.REFRESH_REJECTED) return 401;
   if (code === Code.EMAIL_FORMAT) return 400;

@@ -3,6 +3,8 @@ import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { ProviderError, toProviderError } from './api/errors.ts';
+import type { OutboundGuard } from './net/guard.ts';
+import { keepErrorListener } from './net/listeners.ts';
 import { BufferRing } from './recycle.ts';
 
 /**
@@ -47,6 +49,8 @@ export interface RingHttpOptions {
    * answers keep small buffers.
    */
   bigRing?: BufferRing;
+  /** Checks the server's address on every new connection (unset: any address). */
+  guard?: OutboundGuard;
 }
 
 export interface RingRequest {
@@ -74,6 +78,12 @@ export class RingResponse extends Readable {
   onRead: (() => void) | undefined;
   /** Called when the stream is destroyed before its end. */
   onAbandon: ((err: Error | null) => void) | undefined;
+
+  constructor(opts: ConstructorParameters<typeof Readable>[0]) {
+    super(opts);
+    // A connection lost before the reader listens must not end the process.
+    keepErrorListener(this);
+  }
 
   override _read(): void {
     this.onRead?.();
@@ -232,16 +242,21 @@ export class RingHttp {
         return false;
       },
     };
-    const { hostname, port } = this.opts;
+    const { hostname, port, guard } = this.opts;
+    // Through the guard, the socket connects only to an address it checked (see request()).
+    const target: { host: string; lookup?: ConnectionOptions['lookup'] } = guard
+      ? guard.connectTarget(hostname)
+      : { host: hostname };
     c.socket = this.opts.secure
       ? tlsConnect({
-          host: hostname,
+          ...target,
           port,
           ...(isIP(hostname) ? {} : { servername: hostname }),
           ...this.opts.tls,
           onread,
         } as ConnectionOptions)
-      : netConnect({ host: hostname, port, onread, noDelay: true });
+      : netConnect({ ...target, port, onread, noDelay: true });
+    keepErrorListener(c.socket);
     this.opened += 1;
     const gone = (err: Error) => {
       if (c.gone) return;
@@ -327,6 +342,8 @@ export class RingHttp {
 
   private async request(req: RingRequest): Promise<RingResponse> {
     if (req.signal?.aborted) throw new ProviderError('canceled', 'canceled');
+    // An IP literal is judged here, before a slot is taken; names when each connection is made.
+    this.opts.guard?.checkHost(this.opts.hostname);
     const lines = this.requestHead(req);
     await this.slot(req.signal);
     const first = this.acquire();
@@ -523,6 +540,10 @@ export class RingHttp {
       c.onGone = (err) => {
         if (phase === 'body' && framing.kind === 'close') {
           finish();
+          return;
+        }
+        if (ProviderError.is(err, 'address_not_allowed')) {
+          fail(err);
           return;
         }
         const e = (err as { timeout?: boolean }).timeout

@@ -2,6 +2,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage, type 
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { ProviderError, toProviderError } from './api/errors.ts';
+import type { OutboundGuard } from './net/guard.ts';
 import { chunksOf, recycle } from './recycle.ts';
 
 export interface HttpSend {
@@ -15,6 +16,8 @@ export interface HttpSend {
   timeoutMs: number;
   /** Names the request in the timeout message. */
   what: string;
+  /** Checks the server's address on every new connection (unset: any address). */
+  guard?: OutboundGuard;
 }
 
 /**
@@ -24,12 +27,17 @@ export interface HttpSend {
  * error answer before the body is all sent stops the sending and destroys the stream); an abort
  * through `options.signal` rejects 'canceled', other failures as ProviderErrors.
  */
-export function sendHttp({ secure, url, options, body, timeoutMs, what }: HttpSend): Promise<IncomingMessage> {
+export function sendHttp({ secure, url, options, body, timeoutMs, what, guard }: HttpSend): Promise<IncomingMessage> {
   const signal = options.signal;
   const doRequest = secure ? httpsRequest : httpRequest;
   const failure = (err: unknown) =>
     signal?.aborted ? new ProviderError('canceled', 'canceled', { cause: err }) : toProviderError(err);
   return new Promise<IncomingMessage>((resolve, reject) => {
+    if (guard) {
+      // An IP literal is judged now; a name by the lookup, on each connection the agent opens.
+      guard.checkHost(url ? url.hostname : (options.hostname ?? options.host ?? ''));
+      options = { ...options, lookup: guard.lookup };
+    }
     const r = url ? doRequest(url, options) : doRequest(options);
     r.setTimeout(timeoutMs, () => r.destroy(new ProviderError('network', `timeout: ${what}`)));
     let settled = false;
@@ -51,7 +59,8 @@ export function sendHttp({ secure, url, options, body, timeoutMs, what }: HttpSe
       }
       resolve(res);
     });
-    r.once('error', (err) => {
+    // Kept for the request's whole life: a socket may fail again after the first error settled it.
+    r.on('error', (err) => {
       if (settled) return;
       settled = true;
       reject(failure(err));

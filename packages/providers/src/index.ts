@@ -7,5 +7,6 @@ export * from './encoding.ts';
 export * from './chunks.ts';
 export * from './recycle.ts';
 export * from './map-limit.ts';
+export * from './net/index.ts';
 export * from './backends/index.ts';
 export { TEMP_PREFIX, TEMP_TAG, isTempName } from './temp-files.ts';

@@ -50,9 +50,11 @@ async function httpOk(url: string, auth: string): Promise<boolean> {
 
 /**
  * Starts Apache httpd with mod_dav and mod_dav_fs (Debian's `apache2`) on 127.0.0.1, serving a
- * temporary folder with basic authentication, from a generated minimal configuration.
+ * temporary folder with basic authentication, from a generated minimal configuration. With
+ * `readOnly`, the signed-in user may read but every change is refused (403), as a read-only
+ * share is usually configured.
  */
-export async function startApacheWebdav(): Promise<ApacheWebdavServer> {
+export async function startApacheWebdav(opts: { readOnly?: boolean } = {}): Promise<ApacheWebdavServer> {
   const apache = await requireProgram('apache2', 'apache2');
   const root = mkdtempSync(join(tmpdir(), 'skyferry-apache-'));
   const dir = join(root, 'data');
@@ -102,7 +104,16 @@ export async function startApacheWebdav(): Promise<ApacheWebdavServer> {
     '  AuthType Basic',
     '  AuthName "skyferry"',
     `  AuthUserFile ${root}/htpasswd`,
-    '  Require valid-user',
+    ...(opts.readOnly
+      ? [
+          '  <Limit GET HEAD OPTIONS PROPFIND>',
+          '    Require valid-user',
+          '  </Limit>',
+          '  <LimitExcept GET HEAD OPTIONS PROPFIND>',
+          '    Require all denied',
+          '  </LimitExcept>',
+        ]
+      : ['  Require valid-user']),
     '  Options None',
     '  AllowOverride None',
     '</Directory>',

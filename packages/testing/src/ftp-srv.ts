@@ -5,12 +5,21 @@ import { freePort } from './process.ts';
 import type { FtpServer } from './vsftpd.ts';
 import { selfSignedCert } from './vsftpd.ts';
 
+export interface FtpSrvOptions {
+  /** Explicit FTPS (AUTH TLS) with a self-signed certificate. */
+  tls?: boolean;
+  /** The address PASV answers name (default the client's own); data connections are still served on 127.0.0.1. */
+  pasvAddress?: string;
+  /** Refuse EPSV (502), so clients must use PASV. */
+  refuseEpsv?: boolean;
+}
+
 /**
  * Starts the npm `ftp-srv` server in this process on 127.0.0.1 over a temporary folder, with one
  * user and password; with `tls`, explicit FTPS (AUTH TLS) with a self-signed certificate.
  */
 export async function startFtpSrv(
-  opts: { tls?: boolean } = {},
+  opts: FtpSrvOptions = {},
 ): Promise<
   FtpServer & { /** Changes the user's password for logins from now on. */ changePassword(password: string): void }
 > {
@@ -26,7 +35,10 @@ export async function startFtpSrv(
   const cert = opts.tls ? await selfSignedCert(root) : undefined;
   const server = new FtpSrv({
     url: `ftp://127.0.0.1:${port}`,
-    pasv_url: '127.0.0.1',
+    // A function, as ftp-srv answers a string with the client's own address when it is local.
+    // (ftp-srv takes one, though its types do not say so).
+    pasv_url: (opts.pasvAddress ? () => opts.pasvAddress : '127.0.0.1') as string,
+    ...(opts.refuseEpsv ? { blacklist: ['EPSV'] } : {}),
     pasv_min: pasvMin,
     pasv_max: pasvMin + 200,
     anonymous: false,

@@ -11,3 +11,4 @@ export * from './s3rver.ts';
 export * from './emulators/index.ts';
 export * from './latency-proxy.ts';
 export * from './faulty-proxy.ts';
+export * from './hostile-peers.ts';

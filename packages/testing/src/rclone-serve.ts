@@ -43,6 +43,8 @@ export interface RcloneServeOptions {
   password?: string;
   /** More flags for `rclone serve` (`--vfs-case-insensitive`: a server that finds names whatever their case). */
   args?: string[];
+  /** Refuse every change, as a read-only share does. */
+  readOnly?: boolean;
 }
 
 /**
@@ -83,6 +85,8 @@ export async function startRcloneServe(
     'ERROR',
     ...(opts.args ?? []),
   ];
+  // Refuses every change (rclone answers PUT with 404, MKCOL and DELETE with 405, MOVE with 403).
+  if (opts.readOnly) args.push('--read-only');
   // Write-back at once: files still waiting in the VFS cache get lost when their folder is renamed.
   if (protocol === 'sftp') {
     if ((opts.vfsCacheMode ?? 'writes') === 'writes') args.push('--vfs-cache-mode', 'writes', '--vfs-write-back', '0s');

@@ -51,7 +51,7 @@ export interface TestContext {
  * A real configuration and AppContext for tests: a temporary data dir, a generated secret, a
  * captured log, and a fresh database of the chosen dialect. The defaults keep tests independent of
  * the machine: no task workers, no built web app (SKYFERRY_WEB_DIST points at an empty folder path),
- * and local folders limited to a temporary root.
+ * local folders limited to a temporary root, and clouds allowed on loopback (the protocol servers').
  */
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
   const dialect = options.dialect ?? 'sqlite';
@@ -71,6 +71,8 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     SKYFERRY_WEB_DIST: join(root, 'no-web-build'),
     SKYFERRY_WORKERS: '0',
     LOG_LEVEL: 'info',
+    // The tests' protocol servers listen on loopback, which the outbound guard refuses by default.
+    SKYFERRY_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8,::1',
     ...options.env,
   };
   for (const name of options.unset ?? []) delete env[name];

@@ -20,6 +20,8 @@ export type ProviderErrorCode =
   | 'canceled'
   | 'host_key_changed'
   | 'corrupted'
+  /** The outbound-connection guard refused the server's address (net/guard.ts). */
+  | 'address_not_allowed'
   | 'unknown';
 
 /** retry: try again after a pause; no_retry: this item failed, go on; fatal: stop the whole run. */
@@ -46,6 +48,7 @@ const DEFAULT_RETRY: Record<ProviderErrorCode, RetryClass> = {
   canceled: 'fatal',
   host_key_changed: 'fatal',
   corrupted: 'retry',
+  address_not_allowed: 'fatal',
   unknown: 'no_retry',
 };
 
@@ -104,7 +107,8 @@ export function toProviderError(err: unknown): ProviderError {
     'UND_ERR_HEADERS_TIMEOUT',
     'UND_ERR_BODY_TIMEOUT',
   ];
-  if (e?.code && networkCodes.includes(e.code))
+  // HPE_*: an answer that is not HTTP; EPROTO, ERR_SSL_*: a server that does not speak TLS.
+  if (e?.code && (networkCodes.includes(e.code) || /^(HPE_|ERR_SSL_)|^EPROTO$/.test(e.code)))
     return new ProviderError('network', e.message ?? e.code, { cause: err, serviceCode: e.code });
   return new ProviderError('unknown', e?.message ?? String(err), { cause: err });
 }

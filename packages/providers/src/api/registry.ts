@@ -1,3 +1,4 @@
+import type { OutboundGuard } from '../net/guard.ts';
 import type { Provider } from './types.ts';
 
 /** What a backend may need from its host beyond the cloud's own credentials. */
@@ -17,6 +18,17 @@ export interface ProviderContext {
   saveState?: (state: Record<string, unknown>) => Promise<void>;
   /** Per-account request rate limit (requests per second), enforced by the pacer. */
   rateLimitPerSecond?: number;
+  /**
+   * The outbound-connection guard for clouds reached by an address the user gave (WebDAV,
+   * S3-compatible, SFTP, FTP): every connection they make goes to an address it checked. Unset
+   * (the command line, on the user's own machine): any address.
+   */
+  outbound?: OutboundGuard;
+  /**
+   * How long a server reached by address may stay silent (connecting, in its handshake, or in the
+   * middle of a request) before the call fails; unset: each backend's own default.
+   */
+  timeoutMs?: number;
 }
 
 export type ProviderFactory = (credentials: Record<string, unknown>, ctx: ProviderContext) => Promise<Provider>;

@@ -119,6 +119,7 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
           pageToken: b.page_token,
           pageSize: b.page_size,
           refresh: b.refresh,
+          background: b.background,
         }),
       );
     },
@@ -204,7 +205,7 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(cloudInfoDataSchema) },
       },
     },
-    async (request) => ok(await files.info(identityOf(request), request.body)),
+    async (request) => ok(await files.info(identityOf(request), request.body, { background: request.body.background })),
   );
 
   app.put(
@@ -225,13 +226,19 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
       if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function')
         throw errors.badRequest('invalid_request', { detail: 'no body' });
       const signal = abortOnClose(request, reply);
-      const item = await files.upload(identityOf(request), q.cloud_id, q.path, detachedBody(body), {
-        size: declaredLength(request) ?? -1,
-        overwrite: q.overwrite !== '0',
-        modTime: q.modified ? new Date(q.modified) : undefined,
-        signal,
-      });
-      return ok(item);
+      try {
+        const item = await files.upload(identityOf(request), q.cloud_id, q.path, detachedBody(body), {
+          size: declaredLength(request) ?? -1,
+          overwrite: q.overwrite !== '0',
+          modTime: q.modified ? new Date(q.modified) : undefined,
+          signal,
+        });
+        return ok(item);
+      } catch (err) {
+        // The rest of a body nobody reads would hold the connection (and a server's shutdown) open.
+        if (!body.complete) reply.header('connection', 'close');
+        throw err;
+      }
     },
   );
 

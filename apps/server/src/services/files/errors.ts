@@ -49,6 +49,8 @@ export function mapFileError(err: unknown, cloud?: { id: string; label: string }
       return { error: make(Code.FORBIDDEN, 'cloud_read_only'), expired: false };
     case 'invalid_name':
       return { error: make(Code.BAD_REQUEST, 'name_forbidden_chars'), expired: false };
+    case 'address_not_allowed':
+      return { error: make(Code.FORBIDDEN, 'cloud_address_not_allowed'), expired: false };
     case 'dir_not_empty':
     case 'conflict':
       return {

@@ -82,6 +82,12 @@ export function cloudLabel(cloud: CloudRecord): string {
   return cloud.alias || cloud.cloudAccount || cloud.kind;
 }
 
+/**
+ * The permission a call needs, and whether it counts as using the cloud (`touch`, default true:
+ * reads the app makes on its own do not; see ProviderPool.acquire).
+ */
+type Access = number | { need: number; touch: boolean };
+
 /** Throws the naming rule's message (400) when a name is not acceptable. */
 export function checkName(name: string): void {
   const problem = validateName(name);
@@ -139,9 +145,10 @@ export class FilesService {
     return id;
   }
 
-  private async lease(identity: CloudIdentity, ref: CloudRef | string, need: number): Promise<ProviderLease> {
+  private async lease(identity: CloudIdentity, ref: CloudRef | string, access: Access): Promise<ProviderLease> {
     const id = typeof ref === 'string' ? ref : FilesService.cloudIdOf(ref);
-    const lease = await this.pool.acquire(identity, id);
+    const need = typeof access === 'number' ? access : access.need;
+    const lease = await this.pool.acquire(identity, id, typeof access === 'number' ? {} : { touch: access.touch });
     if (typeof ref !== 'string' && ref.cloud_type && ref.cloud_type !== lease.cloud.kind) {
       lease.release();
       throw errors.notFound();
@@ -170,10 +177,10 @@ export class FilesService {
   private async run<T>(
     identity: CloudIdentity,
     ref: CloudRef | string,
-    need: number,
+    access: Access,
     work: (lease: ProviderLease) => Promise<T>,
   ): Promise<T> {
-    const lease = await this.lease(identity, ref, need);
+    const lease = await this.lease(identity, ref, access);
     try {
       return await work(lease);
     } catch (err) {
@@ -188,11 +195,12 @@ export class FilesService {
     identity: CloudIdentity,
     ref: CloudRef,
     path: string,
-    opts: { pageToken?: string | null; pageSize?: number; refresh?: boolean } = {},
+    opts: { pageToken?: string | null; pageSize?: number; refresh?: boolean; background?: boolean } = {},
   ): Promise<ListFilesData> {
     const pageSize = opts.pageSize ?? PAGE_SIZES.files;
     const token = opts.pageToken || null;
-    return this.run(identity, ref, Permission.read, async ({ cloud, provider }) => {
+    const access = { need: Permission.read, touch: !opts.background };
+    return this.run(identity, ref, access, async ({ cloud, provider }) => {
       if (!opts.refresh) {
         const hit = this.cache.get(cloud.id, path, token, pageSize);
         if (hit) return hit;
@@ -285,8 +293,9 @@ export class FilesService {
   }
 
   /** The space the service reports now, stored on the cloud. */
-  async info(identity: CloudIdentity, ref: CloudRef): Promise<CloudInfoData> {
-    return this.run(identity, ref, Permission.none, async ({ cloud, provider }) => {
+  async info(identity: CloudIdentity, ref: CloudRef, opts: { background?: boolean } = {}): Promise<CloudInfoData> {
+    const access = { need: Permission.none, touch: !opts.background };
+    return this.run(identity, ref, access, async ({ cloud, provider }) => {
       if (!provider.about) return { space_amount: cloud.space, space_used: cloud.usedSpace };
       const about = await provider.about();
       const total = about.total ?? 0;
@@ -420,7 +429,9 @@ export class FilesService {
           contentType: mimeOf(single.name, single.mimeType),
           open: async (range) => {
             try {
-              return await provider.openRead(single.path, range ? { range, signal } : { signal });
+              const stream = await provider.openRead(single.path, range ? { range, signal } : { signal });
+              await firstBytes(stream);
+              return stream;
             } catch (err) {
               throw await this.failure(err, lease);
             }
@@ -583,6 +594,32 @@ const THUMBNAIL_MAX_SOURCE = 20 * 1024 * 1024;
 /** The longest side of a thumbnail when the call names no size (pixels). */
 const THUMBNAIL_DEFAULT_SIZE = 256;
 const THUMBNAIL_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Waits for a download's first bytes (or its end): a cloud that fails before it sends anything
+ * then answers an error envelope, where the answer's head would otherwise have gone out already.
+ */
+function firstBytes(stream: Readable): Promise<void> {
+  if (stream.errored) return Promise.reject(stream.errored);
+  if (stream.readableLength > 0 || stream.readableEnded) return Promise.resolve();
+  if (stream.destroyed) return Promise.reject(new ProviderError('network', 'the download ended early'));
+  return new Promise<void>((resolve, reject) => {
+    const done = (err?: Error) => {
+      stream.off('readable', onReady);
+      stream.off('end', onReady);
+      stream.off('error', done);
+      stream.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onClose = () => done(stream.errored ?? new ProviderError('network', 'the download ended early'));
+    stream.once('readable', onReady);
+    stream.once('end', onReady);
+    stream.once('error', done);
+    stream.once('close', onClose);
+  });
+}
 
 function rootEntry(): Entry {
   return { path: '/', name: '', kind: 'dir', size: 0 };

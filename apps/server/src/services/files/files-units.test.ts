@@ -100,10 +100,11 @@ describe('provider errors to envelope codes', () => {
     };
     expect(code(new ProviderError('not_found', 'x'))).toEqual([Code.NOT_FOUND, 404, false]);
     expect(code(new ProviderError('auth_expired', 'x'))).toEqual([Code.CLOUD_AUTH_EXPIRED, 401, true]);
-    expect(code(new ProviderError('quota', 'x'))).toEqual([Code.INSUFFICIENT_TARGET_STORAGE, 507, false]);
+    expect(code(new ProviderError('quota', 'x'))).toEqual([Code.INSUFFICIENT_TARGET_STORAGE, 424, false]);
     expect(code(new ProviderError('rate_limited', 'x'))).toEqual([Code.RATE_LIMITED, 429, false]);
     expect(code(new ProviderError('exists', 'x'))).toEqual([Code.ALREADY_EXISTS, 409, false]);
-    expect(code(new ProviderError('network', 'x'))).toEqual([Code.CLOUD_UNAVAILABLE, 503, false]);
+    expect(code(new ProviderError('network', 'x'))).toEqual([Code.CLOUD_UNAVAILABLE, 424, false]);
+    expect(code(new ProviderError('address_not_allowed', 'x'))).toEqual([Code.FORBIDDEN, 403, false]);
     const other = mapFileError(new ProviderError('server', 'x', { serviceCode: 'InternalError' }), cloud).error;
     expect([other.code, other.key, other.params]).toEqual([
       Code.CLOUD_OPERATION_ERROR,

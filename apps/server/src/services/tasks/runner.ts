@@ -40,6 +40,7 @@ import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
 import type { UsersService } from '../users.ts';
 import type { TaskJob } from './tasks-service.ts';
 import { markRefusedExpired } from './expired.ts';
+import type { RunRecorder, RunsService } from './runs.ts';
 import { cloudLabel, conflictSideNames, parseSource, parseTarget } from './views.ts';
 
 export interface TaskRunnerOptions {
@@ -65,6 +66,8 @@ export interface TaskRunnerOptions {
   pairLockMs?: number;
   /** How often a sync waiting for its pair looks again (default 1 s). */
   pairWaitMs?: number;
+  /** The run history: each run and the files it handled (services/tasks/runs.ts). */
+  runs?: RunsService;
 }
 
 type OpenedCloud = Awaited<ReturnType<CloudsService['open']>>;
@@ -125,6 +128,8 @@ function failedResult(startedAt: number, code: string, message: string): Transfe
  */
 export class TaskRunner {
   private readonly o: TaskRunnerOptions;
+  /** The history record of each run going on in this process, by job id. */
+  private readonly recordings = new Map<string, RunRecorder>();
 
   constructor(options: TaskRunnerOptions) {
     this.o = options;
@@ -151,6 +156,11 @@ export class TaskRunner {
     );
     if (!began) return;
     log.info({ task: taskId, job: job.id, attempt: job.attempt }, 'task run started');
+    const recorder = await this.o.runs?.begin(row, job.id, job.attempt).catch((err: unknown) => {
+      log.warn({ err, task: taskId }, 'run history not recorded');
+      return undefined;
+    });
+    if (recorder) this.recordings.set(job.id, recorder);
 
     const live = new LiveProgress(this.o.progress, taskId, this.o.progressEveryMs ?? 1000, log);
     const shown = resuming ? await this.o.progress.get(taskId) : undefined;
@@ -174,9 +184,15 @@ export class TaskRunner {
     if (reason && reason !== 'canceled') {
       // Shutdown, lost lease or crash: another worker takes over from the checkpoints.
       log.info({ task: taskId, job: job.id, reason }, 'task run interrupted');
+      await recorder?.interrupted();
+      this.recordings.delete(job.id);
       throw new JobAbortedError(reason);
     }
-    await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut);
+    try {
+      await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut);
+    } finally {
+      this.recordings.delete(job.id);
+    }
   };
 
   private async run(
@@ -365,7 +381,8 @@ export class TaskRunner {
           resync: row.run_mode === 'resync',
           signal: job.signal,
           sideNames,
-          keepSkipped: false,
+          // The run history lists skipped files; RunRecorder.planned drops them from the plan after.
+          keepSkipped: this.recordings.has(job.id),
           onScan: (scan) => live.set(TaskState.scanning, ZERO, scan.files + scan.folders, 0),
         });
       }
@@ -380,6 +397,7 @@ export class TaskRunner {
       return { plan: undefined, result };
     }
 
+    this.recordings.get(job.id)?.planned(plan);
     const total = plan.bytesTo.target + plan.bytesTo.source;
     await this.o.repo.transition(
       row.id,
@@ -413,6 +431,7 @@ export class TaskRunner {
       traffic,
       tokenIds: { source: from.cloud_id, target: to.cloud_id },
       progressIntervalMs: Math.min(500, this.o.progressEveryMs ?? 1000),
+      onItem: (e) => this.recordings.get(job.id)?.item(plan, e),
       ...(this.o.transfers ? { transfers: this.o.transfers } : {}),
       onProgress: (p: TransferProgress) =>
         live.set(
@@ -488,10 +507,19 @@ export class TaskRunner {
       message: f.message,
       item: JSON.stringify(f),
     }));
-    // Failed files and progress first: the final state is the last thing written, and a new run
-    // (a retry reads the failed files) may start as soon as it is.
-    if ((await repo.getById(row.id))?.job_id !== jobId) return; // deleted meanwhile
+    // Failed files, the run's history and progress first: the final state is the last thing
+    // written, and a new run (a retry reads the failed files) may start as soon as it is.
+    const recorder = this.recordings.get(jobId);
+    const recorded = () =>
+      recorder
+        ?.finish(result, view, finishedAt)
+        .catch((err: unknown) => log.warn({ err, task: row.id }, 'run history not recorded'));
+    if ((await repo.getById(row.id))?.job_id !== jobId) {
+      await recorded();
+      return; // deleted meanwhile
+    }
     await repo.replaceFailedFiles(row.id, failedRows);
+    await recorded();
     await this.o.progress.delete(row.id);
     let finalState: number = state;
     let written = await repo.transition(
@@ -512,8 +540,8 @@ export class TaskRunner {
     }
     if (!written) return;
     log.info({ task: row.id, job: jobId, state: finalState, outcome: result.outcome }, 'task run finished');
-    await this.mail(row, finalState, view, startedAt, finishedAt, result.transferredBytes).catch((err: unknown) =>
-      log.warn({ err, task: row.id }, 'transfer e-mail not sent'),
+    await this.mail(row, finalState, view, startedAt, finishedAt, result.transferredBytes, recorder).catch(
+      (err: unknown) => log.warn({ err, task: row.id }, 'transfer e-mail not sent'),
     );
   }
 
@@ -524,6 +552,7 @@ export class TaskRunner {
     startedAt: number,
     endedAt: number,
     bytesMoved: number,
+    run?: RunRecorder,
   ): Promise<void> {
     const user = await this.o.users.get(row.user_id);
     if (!user || !user.remindMe || !user.notifyEmail) return;
@@ -545,6 +574,13 @@ export class TaskRunner {
         deleted: view.deleted,
         failed: view.failed,
         bytesMoved,
+        conflicts: view.conflicts,
+        notDone: view.not_done,
+        conflictNames: run?.conflicts ?? [],
+        deletedNames: run?.deletions ?? [],
+        runUrl: run
+          ? `${this.o.appUrl}/tasks/${encodeURIComponent(row.id)}/runs/${encodeURIComponent(run.runId)}`
+          : undefined,
       },
       { language: user.language, timeZone: row.time_zone, appUrl: this.o.appUrl },
     );

@@ -62,11 +62,13 @@ export async function runTaskAction(action: RowAction, task: ServerTask): Promis
       }
       case 'retry':
         await tasksApi.retry(task.id);
+        transmission.watch(task.id);
         await transmission.refreshAll();
         return;
       case 'restart':
       case 'start_now':
         await tasksApi.run(task.id);
+        transmission.watch(task.id);
         await transmission.refreshAll();
         return;
       case 'resync': {

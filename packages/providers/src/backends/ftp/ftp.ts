@@ -17,6 +17,7 @@ import type {
   WriteOptions,
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { keepErrorListener } from '../../net/listeners.ts';
 import { fileReadRing, relayErrors } from '../../recycle.ts';
 import {
   STALE_TEMP_MS,
@@ -429,14 +430,17 @@ export class FtpProvider implements Provider {
     };
     /** What waits for the reader: a paused data socket, or a write of basic-ftp's pipe. */
     let waiting: (() => void) | undefined;
-    const out = new Readable({
-      highWaterMark: 2 * ring.size,
-      read() {
-        const go = waiting;
-        waiting = undefined;
-        go?.();
-      },
-    });
+    // Failed before the caller listens (a refused data connection): reported to whoever reads, no crash.
+    const out = keepErrorListener(
+      new Readable({
+        highWaterMark: 2 * ring.size,
+        read() {
+          const go = waiting;
+          waiting = undefined;
+          go?.();
+        },
+      }),
+    );
     /** Passes a read on; false once the reader wants no more for now (or the range is complete). */
     const deliver = (chunk: Buffer): boolean => {
       if (remaining <= 0) return false;
@@ -812,7 +816,9 @@ export async function openFtp(
     password: typeof credentials.password === 'string' ? credentials.password : '',
     secure: credentials.secure === true || credentials.secure === 'true',
   };
-  if (opts.timeoutMs !== undefined) login.timeoutMs = opts.timeoutMs;
+  const timeoutMs = opts.timeoutMs ?? ctx.timeoutMs;
+  if (timeoutMs !== undefined) login.timeoutMs = timeoutMs;
+  if (ctx.outbound) login.guard = ctx.outbound;
   const fp = str(credentials, 'tls_fingerprint');
   if (fp) login.tlsFingerprint = fp;
   if (credentials.insecure_skip_verify === true || credentials.insecure_skip_verify === 'true') {

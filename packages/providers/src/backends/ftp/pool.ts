@@ -1,6 +1,10 @@
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { Client, FTPError } from 'basic-ftp';
+import { Client, FTPError, type FTPContext, type FTPResponse } from 'basic-ftp';
+import { connectForPassiveTransfer, parseEpsvResponse, parsePasvResponse } from 'basic-ftp/dist/transfer.js';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
+import type { OutboundGuard } from '../../net/guard.ts';
+import { keepErrorListener } from '../../net/listeners.ts';
 import type { Pacer } from '../../pacer.ts';
 
 export interface FtpLogin {
@@ -15,6 +19,8 @@ export interface FtpLogin {
   /** Accept any certificate (unsafe; documented as such). */
   insecureSkipVerify?: boolean;
   timeoutMs?: number;
+  /** Checks the server's address on every connection (unset: any address). */
+  guard?: OutboundGuard;
 }
 
 /** Normalises "AB:CD:..." or "abcd..." to upper-case hex without separators. */
@@ -57,11 +63,55 @@ export function ftpError(err: unknown, path: string): ProviderError {
   return toProviderError(err);
 }
 
+/**
+ * Passive mode whose data connections all go to the address of the control connection (the one
+ * the guard checked), on the port EPSV or PASV names: the address in a PASV answer is ignored, as
+ * curl does, so a server cannot send Skyferry to another host (its own LAN, say). EPSV first;
+ * a server that refuses it gets PASV from then on.
+ */
+function passiveAtControlAddress(guard: OutboundGuard | undefined): (ftp: FTPContext) => Promise<FTPResponse> {
+  let epsv = true;
+  return async (ftp) => {
+    const control = ftp.socket.remoteAddress;
+    if (control === undefined) throw new Error('the control connection is closed');
+    const host = control.replace(/^::ffff:/i, '');
+    guard?.checkHost(host);
+    let res: FTPResponse | undefined;
+    let port: number | undefined;
+    if (epsv) {
+      try {
+        res = await ftp.request('EPSV');
+        port = parseEpsvResponse(res.message);
+      } catch (err) {
+        if (ftp.closed) throw err;
+        epsv = false;
+      }
+    }
+    if (port === undefined) {
+      res = await ftp.request('PASV');
+      port = parsePasvResponse(res.message).port;
+    }
+    await connectForPassiveTransfer(host, port, ftp);
+    return res as FTPResponse;
+  };
+}
+
+/** Every socket the client opens (control and data) keeps an error listener for its whole life. */
+function listenForLife(client: Client): void {
+  const ctx = client.ftp as unknown as { _newSocket: () => Socket };
+  const make = ctx._newSocket.bind(ctx);
+  ctx._newSocket = () => keepErrorListener(make());
+}
+
 /** Connects and logs in, checking a pinned certificate before the password is sent. */
 export async function connectFtp(login: FtpLogin): Promise<{ client: Client; welcome: string }> {
   const client = new Client(login.timeoutMs ?? 30_000);
+  listenForLife(client);
+  client.prepareTransfer = passiveAtControlAddress(login.guard);
   try {
-    const hello = await client.connect(login.host, login.port);
+    // The control connection goes to the address the guard checked; data connections follow it.
+    const address = login.guard ? (await login.guard.resolve(login.host)).address : login.host;
+    const hello = await client.connect(address, login.port);
     if (login.secure) {
       const pinned = login.tlsFingerprint ? normalizeFingerprint(login.tlsFingerprint) : undefined;
       await client.useTLS({

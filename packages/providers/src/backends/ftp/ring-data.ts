@@ -1,6 +1,7 @@
 import { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { Client } from 'basic-ftp';
+import { keepErrorListener } from '../../net/listeners.ts';
 import type { BufferRing } from '../../recycle.ts';
 
 /**
@@ -24,8 +25,12 @@ export type DataReader = (chunk: Buffer, socket: Socket) => boolean;
 export function readNextDataInto(c: Client, ring: BufferRing, take: DataReader): () => void {
   const ctx = c.ftp as unknown as { socket: Socket; _newSocket?: () => Socket };
   if (ctx.socket instanceof TLSSocket) return () => undefined;
+  // The maker in place before (connectFtp's, which keeps an error listener on every socket).
+  const own = Object.prototype.hasOwnProperty.call(ctx, '_newSocket');
+  const previous = ctx._newSocket;
   const restore = () => {
-    delete ctx._newSocket;
+    if (own) ctx._newSocket = previous;
+    else delete ctx._newSocket;
   };
   ctx._newSocket = () => {
     restore();
@@ -47,7 +52,7 @@ export function readNextDataInto(c: Client, ring: BufferRing, take: DataReader):
       if (next) ring.putBack(next);
       next = undefined;
     });
-    return socket;
+    return keepErrorListener(socket);
   };
   return restore;
 }

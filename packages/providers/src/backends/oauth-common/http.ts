@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { canceled, ProviderError, toProviderError } from '../../api/errors.ts';
+import { keepErrorListener } from '../../net/listeners.ts';
 import { parseRetryAfter, type Pacer } from '../../pacer.ts';
 import type { TokenSource } from './token.ts';
 
@@ -124,7 +125,7 @@ function plainBody(body: Exclude<Body, undefined>): Uint8Array | URLSearchParams
 /** A Node stream over a fetch body; an abort of `signal` ends it with `canceled`. */
 export function bodyStream(res: Response, signal?: AbortSignal): Readable {
   if (!res.body) return Readable.from([]);
-  const stream = Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>);
+  const stream = keepErrorListener(Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>));
   if (signal) {
     const onAbort = () => stream.destroy(canceled());
     if (signal.aborted) onAbort();

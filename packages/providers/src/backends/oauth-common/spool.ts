@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { canceled } from '../../api/errors.ts';
+import { keepErrorListener } from '../../net/listeners.ts';
 import type { ByteSource } from './take.ts';
 
 /**
@@ -25,7 +26,8 @@ export async function spoolToTemp(
 ): Promise<Spooled> {
   const dir = await mkdtemp(join(tmpdir(), 'skyferry-spool-'));
   const file = join(dir, 'data');
-  const out = createWriteStream(file, { mode: 0o600 });
+  // A failed write (a full disk) reaches its callback; the event must not end the process.
+  const out = keepErrorListener(createWriteStream(file, { mode: 0o600 }));
   let size = 0;
   const write = (b: Buffer) =>
     new Promise<void>((resolve, reject) => {
@@ -51,7 +53,7 @@ export async function spoolToTemp(
   }
   return {
     size,
-    open: () => createReadStream(file),
+    open: () => keepErrorListener(createReadStream(file)),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }

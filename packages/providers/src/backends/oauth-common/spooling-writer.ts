@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ProviderError } from '../../api/errors.ts';
 import type { ChunkWriter, Entry } from '../../api/types.ts';
+import { keepErrorListener } from '../../net/listeners.ts';
 
 /**
  * A chunk writer for a file of unknown size on a service whose upload sessions need the size up
@@ -54,7 +55,7 @@ export class SpoolingChunkWriter implements ChunkWriter {
     try {
       const { path, handle } = await this.spool();
       await handle.close();
-      return await this.upload(createReadStream(path), size);
+      return await this.upload(keepErrorListener(createReadStream(path)), size);
     } finally {
       await this.cleanup();
     }

@@ -11,6 +11,8 @@ import { crc32 } from 'node:zlib';
 import { ProviderError } from '../../api/errors.ts';
 import { RingHttp } from '../../http-read.ts';
 import { sendHttp } from '../../http-send.ts';
+import type { OutboundGuard } from '../../net/guard.ts';
+import { keepSocketErrorListeners } from '../../net/listeners.ts';
 import { SigV4Signer, UNSIGNED_PAYLOAD, amzDate, canonicalQuery, uriEncode } from './sigv4.ts';
 
 /**
@@ -37,6 +39,8 @@ export interface S3ClientConfig {
   maxSockets?: number;
   /** A request idle this long fails with a network error (default 300 s). */
   timeoutMs?: number;
+  /** Checks the endpoint's address on every connection (unset: any address). */
+  guard?: OutboundGuard;
 }
 
 export class S3ServiceError extends Error {
@@ -235,11 +239,17 @@ export class S3Http {
       maxFreeSockets: 64,
       scheduling: 'lifo' as const,
     };
-    this.agent = this.secure ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts);
+    this.agent = keepSocketErrorListeners(this.secure ? new HttpsAgent(agentOpts) : new HttpAgent(agentOpts));
     // As many idle connections kept as the engine runs files at once (a lane of 64 small ones
     // beside 8 others): fewer would close and open connections (a round trip each) between the
     // files of a busy run. Idle ones close after 4 s.
-    this.objects = new RingHttp({ secure: this.secure, hostname: this.hostname, port: this.port, maxIdle: 128 });
+    this.objects = new RingHttp({
+      secure: this.secure,
+      hostname: this.hostname,
+      port: this.port,
+      maxIdle: 128,
+      ...(config.guard ? { guard: config.guard } : {}),
+    });
   }
 
   /** The encoded request path of an object key (or of the bucket). */
@@ -319,6 +329,7 @@ export class S3Http {
       body,
       timeoutMs,
       what,
+      guard: this.config.guard,
     });
   }
 

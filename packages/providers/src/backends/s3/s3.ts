@@ -250,6 +250,8 @@ export class S3Provider implements Provider {
       secretAccessKey: config.secretAccessKey,
       pathStyle: config.pathStyle,
       checksums: config.requestChecksumCalculation ?? 'WHEN_REQUIRED',
+      timeoutMs: ctx.timeoutMs,
+      guard: ctx.outbound,
     });
   }
 

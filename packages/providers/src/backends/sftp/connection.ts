@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { connect as netConnect, type Socket } from 'node:net';
 import { Client, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { ProviderError, toProviderError } from '../../api/errors.ts';
+import type { OutboundGuard } from '../../net/guard.ts';
+import { keepErrorListener } from '../../net/listeners.ts';
 import type { Pacer } from '../../pacer.ts';
 
 export interface SftpLogin {
@@ -13,7 +15,12 @@ export interface SftpLogin {
   passphrase?: string;
   /** The host key fingerprint ("SHA256:...") recorded before; undefined on first connect. */
   knownHostKey?: string;
+  /** Connecting and the SSH handshake must finish within this (default 20 s). */
   readyTimeoutMs?: number;
+  /** A connection whose server stops answering keepalives for about this long fails (default 60 s). */
+  idleTimeoutMs?: number;
+  /** Checks the server's address on every connection (unset: any address). */
+  guard?: OutboundGuard;
 }
 
 /**
@@ -37,9 +44,11 @@ export function fingerprint(key: Buffer): string {
   return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
 }
 
-function openSocket(host: string, port: number, timeoutMs: number): Promise<Socket> {
+function openSocket(host: string, port: number, timeoutMs: number, guard?: OutboundGuard): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const sock = netConnect({ host, port });
+    // Through the guard: the socket connects to the address it checked (or fails before connecting).
+    const sock = netConnect({ port, ...(guard ? guard.connectTarget(host) : { host }) });
+    keepErrorListener(sock);
     // Without this, Nagle's algorithm and delayed ACKs throttle SFTP's small request packets
     // (a 20 MB upload on loopback took 12 s instead of 0.15 s).
     sock.setNoDelay(true);
@@ -58,18 +67,49 @@ function openSocket(host: string, port: number, timeoutMs: number): Promise<Sock
   });
 }
 
+/**
+ * Once its channel or connection has ended, ssh2 neither sends nor fails a new SFTP request: the
+ * request waits for an answer forever (a call racing a dropped connection, a pooled channel not
+ * yet seen closed). From then on every request fails at once, and so does any still waiting.
+ */
+function failRequestsAfterClose(sftp: SFTPWrapper, client: Client): void {
+  type Pending = Record<string, { cb?: (err: Error) => void } | undefined>;
+  const lost = () => new Error('No response from server (connection closed)');
+  let done = false;
+  const refuse = () => {
+    if (done) return;
+    done = true;
+    const waiting = (sftp as unknown as { _requests?: Pending })._requests ?? {};
+    const table = new Proxy({} as Pending, {
+      set(_target, _id, req: { cb?: (err: Error) => void } | undefined) {
+        queueMicrotask(() => req?.cb?.(lost()));
+        return true;
+      },
+    });
+    Object.defineProperty(sftp, '_requests', { get: () => table, set: () => undefined, configurable: true });
+    for (const req of Object.values(waiting)) queueMicrotask(() => req?.cb?.(lost()));
+  };
+  sftp.once('end', refuse);
+  sftp.once('close', refuse);
+  client.once('end', refuse);
+  client.once('close', refuse);
+}
+
 /** Connects, verifies the host key, logs in and opens the SFTP subsystem. */
 export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
   const timeout = login.readyTimeoutMs ?? 20_000;
-  const sock = await openSocket(login.host, login.port, timeout);
-  const client = new Client();
+  const sock = await openSocket(login.host, login.port, timeout, login.guard);
+  // ssh2 may report a connection more than once (its handshake timeout, then the lost socket):
+  // the client keeps a listener for its whole life, the first report settles the connect.
+  const client = keepErrorListener(new Client());
+  const keepaliveInterval = Math.max(250, Math.round((login.idleTimeoutMs ?? 60_000) / 4));
   let seenKey: string | undefined;
   let keyRefused = false;
   const config: ConnectConfig = {
     sock,
     username: login.username,
     readyTimeout: timeout,
-    keepaliveInterval: 15_000,
+    keepaliveInterval,
     keepaliveCountMax: 4,
     tryKeyboard: login.password !== undefined,
     hostVerifier: (key: Buffer) => {
@@ -93,7 +133,10 @@ export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
     });
   }
   await new Promise<void>((resolve, reject) => {
+    let settled = false;
     const onError = (err: Error & { level?: string }) => {
+      if (settled) return;
+      settled = true;
       client.removeListener('ready', onReady);
       sock.destroy();
       if (keyRefused) {
@@ -119,27 +162,39 @@ export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
         );
       }
     };
+    // A server that closes after its banner ends the connection without an error from ssh2 (and
+    // ssh2 stops its handshake timer then): the connect fails on that close too.
+    const onClosed = () =>
+      onError(Object.assign(new Error('connection closed during the SSH handshake'), { level: 'protocol' }));
     const onReady = () => {
+      if (settled) return;
+      settled = true;
       client.removeListener('error', onError);
+      client.removeListener('close', onClosed);
+      client.removeListener('end', onClosed);
       resolve();
     };
     client.once('ready', onReady);
-    client.once('error', onError);
+    client.on('error', onError);
+    client.once('close', onClosed);
+    client.once('end', onClosed);
     try {
       client.connect(config);
     } catch (err) {
       // Bad key material is reported synchronously.
+      settled = true;
       client.removeListener('error', onError);
       sock.destroy();
       reject(new ProviderError('auth_invalid', `SFTP key unusable: ${(err as Error).message}`, { cause: err }));
     }
   });
   const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
-    client.sftp((err, s) => (err ? reject(toProviderError(err)) : resolve(s)));
+    client.sftp((err, s) => (err ? reject(toProviderError(err)) : resolve(keepErrorListener(s))));
   }).catch((err: unknown) => {
     client.end();
     throw err;
   });
+  failRequestsAfterClose(sftp, client);
   const extensions = (sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? {};
   const conn: SftpConnection = { client, sftp, hostKey: seenKey ?? '', extensions, busy: 0, closed: false };
   const markClosed = () => {
@@ -147,7 +202,7 @@ export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
   };
   client.on('close', markClosed);
   client.on('end', markClosed);
-  // Errors after login (a dropped link) surface on the pending requests; keep them from crashing.
+  // Errors after login (a dropped link) surface on the pending requests; the connection is done.
   client.on('error', markClosed);
   sftp.on('close', markClosed);
   return conn;
@@ -156,8 +211,9 @@ export async function connectSftp(login: SftpLogin): Promise<SftpConnection> {
 /** Opens one more SFTP channel on the SSH connection of `base`. */
 export async function openChannel(base: SftpConnection): Promise<SftpConnection> {
   const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
-    base.client.sftp((err, s) => (err ? reject(toProviderError(err)) : resolve(s)));
+    base.client.sftp((err, s) => (err ? reject(toProviderError(err)) : resolve(keepErrorListener(s))));
   });
+  failRequestsAfterClose(sftp, base.client);
   const extensions = (sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? base.extensions;
   const conn: SftpConnection = {
     client: base.client,

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { keepErrorListener } from '../../net/listeners.ts';
 import type { BufferRing } from '../../recycle.ts';
 import type { FileEntry, InputAttributes, OpenMode, SFTPWrapper, Stats } from 'ssh2';
 
@@ -119,20 +120,22 @@ export function pipelinedReadStream(o: PipelinedReadOptions): Readable {
     await Promise.allSettled(queue.map((q) => q.data));
     await o.onDone().catch(() => undefined);
   };
-  const stream = new Readable({
-    highWaterMark: o.chunk * 4,
-    read() {
-      if (pumping) return;
-      pumping = true;
-      void pump();
-    },
-    destroy(err, cb) {
-      finish().then(
-        () => cb(err),
-        () => cb(err),
-      );
-    },
-  });
+  const stream = keepErrorListener(
+    new Readable({
+      highWaterMark: o.chunk * 4,
+      read() {
+        if (pumping) return;
+        pumping = true;
+        void pump();
+      },
+      destroy(err, cb) {
+        finish().then(
+          () => cb(err),
+          () => cb(err),
+        );
+      },
+    }),
+  );
   const fill = () => {
     while (queue.length < o.inFlight && next < o.end) {
       const len = Math.min(o.chunk, o.end - next);

@@ -936,6 +936,8 @@ export async function openSftp(
   const passphrase = str(credentials, 'passphrase');
   if (passphrase) login.passphrase = passphrase;
   if (typeof known === 'string' && known) login.knownHostKey = known;
+  if (ctx.outbound) login.guard = ctx.outbound;
+  if (ctx.timeoutMs !== undefined) login.readyTimeoutMs = login.idleTimeoutMs = ctx.timeoutMs;
   const first = await connectSftp(login);
   try {
     if (!login.knownHostKey) await ctx.saveState?.({ ...(ctx.state ?? {}), host_key: first.hostKey });

@@ -4,6 +4,8 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { ProviderError } from '../../api/errors.ts';
 import { RingHttp, type RingResponse } from '../../http-read.ts';
+import type { OutboundGuard } from '../../net/guard.ts';
+import { keepSocketErrorListeners } from '../../net/listeners.ts';
 import { BufferRing, FILE_READ_SIZE } from '../../recycle.ts';
 import { sendHttp } from '../../http-send.ts';
 import type { Pacer } from '../../pacer.ts';
@@ -39,19 +41,26 @@ export class DavHttp {
   private readonly objects: RingHttp;
 
   private readonly pacer: Pacer | undefined;
+  private readonly guard: OutboundGuard | undefined;
+  /** A request whose server stays silent this long fails (default 300 s). */
+  private readonly timeoutMs: number;
 
   constructor(
     base: URL,
     username: string,
     password: string,
-    opts: { rejectUnauthorized?: boolean; pacer?: Pacer } = {},
+    opts: { rejectUnauthorized?: boolean; pacer?: Pacer; guard?: OutboundGuard; timeoutMs?: number } = {},
   ) {
     this.pacer = opts.pacer;
+    this.guard = opts.guard;
+    this.timeoutMs = opts.timeoutMs ?? 300_000;
     this.secure = base.protocol === 'https:';
     const agentOpts = { keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: 16, keepAliveMsecs: 10_000 };
-    this.agent = this.secure
-      ? new HttpsAgent({ ...agentOpts, rejectUnauthorized: opts.rejectUnauthorized ?? true })
-      : new HttpAgent(agentOpts);
+    this.agent = keepSocketErrorListeners(
+      this.secure
+        ? new HttpsAgent({ ...agentOpts, rejectUnauthorized: opts.rejectUnauthorized ?? true })
+        : new HttpAgent(agentOpts),
+    );
     this.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
     this.origin = base.origin;
     this.objects = new RingHttp({
@@ -62,6 +71,7 @@ export class DavHttp {
       maxIdle: 16,
       maxConnections: MAX_CONNECTIONS,
       bigRing: new BufferRing(FILE_READ_SIZE, 16),
+      ...(opts.guard ? { guard: opts.guard } : {}),
     });
   }
 
@@ -77,7 +87,7 @@ export class DavHttp {
         path: url.pathname + url.search,
         headers: { authorization: this.authorization, ...headers },
         signal,
-        timeoutMs: 300_000,
+        timeoutMs: this.timeoutMs,
         what,
       });
     return this.retried(once, what, signal);
@@ -124,8 +134,9 @@ export class DavHttp {
       url,
       options: { method, headers, agent: this.agent, signal },
       body,
-      timeoutMs: 300_000,
+      timeoutMs: this.timeoutMs,
       what: `${method} ${url.pathname}`,
+      guard: this.guard,
     });
   }
 
@@ -187,7 +198,9 @@ export async function statusError(res: DavAnswer, what: string): Promise<Provide
     case 410:
       return new ProviderError('not_found', msg, opts);
     case 405:
-      return new ProviderError('exists', msg, opts);
+      // The method is not allowed on this resource (a read-only share). MKCOL's 405 for a folder
+      // that is already there is told apart by looking (WebdavProvider.makeDir).
+      return new ProviderError('permission', msg, opts);
     case 409:
       return new ProviderError('not_found', msg, opts);
     case 412:

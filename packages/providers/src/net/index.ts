@@ -1,0 +1,3 @@
+export * from './address.ts';
+export * from './guard.ts';
+export * from './listeners.ts';
