@@ -1,7 +1,15 @@
 import { existsSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Code, type Cloud, type CreateTaskData, type ServerTask, type TaskDetail } from '@skyferry/contract';
+import {
+  Code,
+  type Cloud,
+  type CreateTaskData,
+  type ListRunsData,
+  type RunFilesData,
+  type ServerTask,
+  type TaskDetail,
+} from '@skyferry/contract';
 import type { TransferPlan } from '@skyferry/engine';
 import { ApiError } from '../src/http/errors.ts';
 import { confirmDeletionsError } from '../src/services/tasks/tasks-service.ts';
@@ -112,6 +120,17 @@ describe('two-way conflicts, clashes and resync through the API [SQLite, in-proc
     ]);
     expect(detail.result_list[0]?.message).toMatch(/a file and a folder have the same name/);
     expect(tree(b)).toEqual({ 'Docs/x': 'a file there', 'Docs/ok.txt': 'ok', 'Docs/ok2.txt': 'ok2' });
+    // The run's history lists it once, as a conflict with its reason, not as a failure.
+    const runs = await call<ListRunsData>('GET', `/api/tasks/${done.id}/runs`, { headers: user.headers });
+    const runId = runs.data.items[0]?.id ?? '';
+    const rows = await call<RunFilesData>('GET', `/api/tasks/${done.id}/runs/${runId}/files`, {
+      headers: user.headers,
+    });
+    expect(rows.data.items.map((r) => `${r.outcome} ${r.path} ${r.reason}`).sort()).toEqual([
+      'added /Docs/ok.txt new',
+      'added /Docs/ok2.txt new',
+      'conflict /Docs/x kind_mismatch',
+    ]);
   });
 
   it('a side emptied since the last run stops the run; run with resync=1 it merges, deleting nothing, and the next runs go on', async () => {
