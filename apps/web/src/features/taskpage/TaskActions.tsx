@@ -5,6 +5,7 @@ import {
   IconPencil,
   IconPlayerPlay,
   IconPlayerStop,
+  IconRefresh,
   IconShieldCheck,
   IconTrash,
 } from '@tabler/icons-react';
@@ -12,11 +13,12 @@ import type { ServerTask } from '@skyferry/contract';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { cancelRun, deleteTask, duplicateTask, runNow, verifyTask } from './actions.ts';
+import { offersResync } from '../tasks/format.ts';
+import { cancelRun, deleteTask, duplicateTask, resyncTask, runNow, verifyTask } from './actions.ts';
 import { EditTaskDialog } from './EditTaskDialog.tsx';
 import { hasActiveRun } from './model.ts';
 
-type Action = 'run' | 'cancel' | 'edit' | 'duplicate' | 'verify' | 'delete';
+type Action = 'run' | 'resync' | 'cancel' | 'edit' | 'duplicate' | 'verify' | 'delete';
 
 export interface TaskActionsProps {
   task: ServerTask;
@@ -30,10 +32,12 @@ export interface TaskActionsProps {
 
 /**
  * What can be done with any task, whatever its state: Run now (Cancel while a run is queued or
- * going), Edit, Duplicate, Verify and Delete.
+ * going), Edit, Duplicate, Verify and Delete; and Resync where a two-way sync stopped because a side
+ * was missing or emptied.
  */
 export function TaskActions({ task, onChanged, compact = false, afterDelete }: TaskActionsProps) {
   const { t } = useTranslation('taskpage');
+  const { t: tt } = useTranslation('transmission');
   const navigate = useNavigate();
   const [busy, setBusy] = useState<Action | null>(null);
   const [editing, setEditing] = useState(false);
@@ -47,6 +51,7 @@ export function TaskActions({ task, onChanged, compact = false, afterDelete }: T
     setBusy(action);
     try {
       if (action === 'run') await runNow(task);
+      else if (action === 'resync') await resyncTask(task);
       else if (action === 'cancel') await cancelRun(task);
       else if (action === 'verify') await verifyTask(task);
       else if (action === 'duplicate') {
@@ -72,6 +77,9 @@ export function TaskActions({ task, onChanged, compact = false, afterDelete }: T
     active
       ? { action: 'cancel', label: t('actions.cancel'), icon: <IconPlayerStop size={16} aria-hidden /> }
       : { action: 'run', label: t('actions.runNow'), icon: <IconPlayerPlay size={16} aria-hidden /> },
+    ...(offersResync(task)
+      ? [{ action: 'resync' as const, label: tt('resync'), icon: <IconRefresh size={16} aria-hidden /> }]
+      : []),
     { action: 'edit', label: t('actions.edit'), icon: <IconPencil size={16} aria-hidden /> },
     { action: 'duplicate', label: t('actions.duplicate'), icon: <IconCopy size={16} aria-hidden /> },
     { action: 'verify', label: t('actions.verify'), icon: <IconShieldCheck size={16} aria-hidden /> },

@@ -25,6 +25,18 @@ export async function runNow(task: ServerTask): Promise<ServerTask | null> {
   return started;
 }
 
+/**
+ * Resync (a two-way sync stopped because a side was missing or emptied): after a confirmation of
+ * what it does, one run that merges both folders, deleting nothing.
+ */
+export async function resyncTask(task: ServerTask): Promise<ServerTask | null> {
+  const answer = await confirm({ message: i18n.getFixedT(null, 'transmission')('confirmResync') });
+  if (answer !== 'yes') return null;
+  const started = await attempt(task, () => tasksApi.run(task.id, { resync: true }));
+  if (started) toast.success(tr()('started'));
+  return started;
+}
+
 /** Delete, after a confirmation naming the task; its history goes with it. */
 export async function deleteTask(task: ServerTask): Promise<boolean> {
   const answer = await confirm({ message: tr()('confirmDelete', { name: task.task_name }), danger: true });

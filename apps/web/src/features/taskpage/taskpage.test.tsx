@@ -219,6 +219,39 @@ describe('the Tasks page (/tasks)', { timeout: 30_000 }, () => {
     await waitFor(() => expect(api.find('DELETE /api/tasks/t3')).toHaveLength(1));
   });
 
+  it('offers Resync on a two-way sync stopped because a side was emptied; it asks first and runs with resync=1', async () => {
+    const error = { code: 'side_emptied', message: 'the target lists no files where the last run left 4' };
+    const result = { outcome: 'failed' as const, success_count: 0, total_count: 0, total_size: 0, time_taken: 0 };
+    const stopped = makeTask({
+      id: 't5',
+      task_name: 'Two ways',
+      state: 3,
+      task_type: 1,
+      sync_mode: 'two_way',
+      result: { ...result, added: 0, updated: 0, deleted: 0, skipped: 0, failed: 0, error },
+    });
+    const api = mockApi({
+      'POST /api/tasks/list': () => ({ items: [stopped], total: 1 }),
+      'GET /api/tasks/run/t5': () => makeTask({ id: 't5', state: 8 }),
+    });
+    renderAt('/tasks');
+    const open = async () => {
+      await waitFor(() => expect(screen.getByTestId('task-menu')).not.toHaveAttribute('data-loading'));
+      await userEvent.click(screen.getByTestId('task-menu'));
+      await screen.findByTestId('action-resync');
+    };
+    await open();
+    await userEvent.click(screen.getByTestId('action-resync'));
+    expect(await screen.findByText(/nothing is deleted, and files deleted on one side/)).toBeInTheDocument();
+    await answer('No');
+    expect(api.find('GET /api/tasks/run/t5')).toHaveLength(0);
+    await open();
+    await userEvent.click(screen.getByTestId('action-resync'));
+    await answer('Yes');
+    await waitFor(() => expect(api.find('GET /api/tasks/run/t5')).toHaveLength(1));
+    expect(api.find('GET /api/tasks/run/t5')[0]?.query.get('resync')).toBe('1');
+  });
+
   it('asks a visitor to log in and asks nothing of the server', async () => {
     localStorage.clear();
     resetSessionStore();
