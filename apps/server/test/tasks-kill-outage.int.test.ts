@@ -130,7 +130,7 @@ describe('a 2,000-file run through a server killed with SIGKILL and an outage of
         const s = await poll();
         if (ok(s)) return s;
         if (Date.now() > end) throw new Error(`waited for ${what}; last seen ${JSON.stringify(s)}`);
-        await sleep(20);
+        await sleep(50);
       }
     };
 

@@ -44,11 +44,14 @@ afterEach(async () => {
 
 const temps = () => readdirSync(data).filter((n) => n.startsWith('.skyferry-tmp-'));
 
-/** Resolves once a temporary file in the served folder has some bytes (an upload under way). */
+/**
+ * Resolves once a temporary file in the served folder has 64 KiB or more (an upload under way; the
+ * 1-byte file the provider writes when it opens, to learn how the server keeps times, is not one).
+ */
 async function uploadUnderWay(timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    if (temps().some((n) => statSync(join(data, n), { throwIfNoEntry: false })?.size)) return;
+    if (temps().some((n) => (statSync(join(data, n), { throwIfNoEntry: false })?.size ?? 0) >= 64 * 1024)) return;
     await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error('no upload seen under way');
