@@ -744,6 +744,25 @@ describe('executor', () => {
     });
   }
 
+  it("the first attempt's figures do not apply to a run planned with other options (the task was edited)", async () => {
+    const store = tree(40, { size: () => 300 });
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider({ latencyMs: 1 });
+    const checkpoints = new MemoryCheckpointStore();
+    // Figures kept by an attempt of a migration that skipped same names and planned 40 copies.
+    const migrate = await planTransfer({ source, target, mode: 'migrate', sourcePaths: ['/src'], targetPath: '/t' });
+    await checkpoints.savePlanned({
+      copy: 40,
+      update: 0,
+      skip: 0,
+      of: JSON.stringify({ ...migrate.options, sameNamePolicy: 'skip' }),
+    });
+    // Files already at the target, copied by an earlier run: this run skips them, as its own plan says.
+    expect((await migrateSrc(source, target)).result.summary.added).toBe(40);
+    const { result } = await migrateSrc(source, target, { checkpoints });
+    expect(result.summary).toMatchObject({ added: 0, skipped: 40 });
+  });
+
   it('a canceled run counts what it did not reach as not done, not as failed', async () => {
     const store = tree(40);
     const source = new MemoryProvider({ store });

@@ -695,8 +695,10 @@ class Execution {
     const store = this.opts.checkpoints;
     const plan = this.plan;
     if (!store?.planned || !store.savePlanned || plan.kind !== 'full' || plan.options.mode === 'two_way') return;
-    const now = { copy: plan.summary.copy.count, update: plan.summary.update.count, skip: plan.summary.skip.count };
+    const of = JSON.stringify(plan.options);
+    const now = { copy: plan.summary.copy.count, update: plan.summary.update.count, skip: plan.summary.skip.count, of };
     const first = await store.planned();
+    if (first && first.of !== undefined && first.of !== of) return; // planned with other options
     if (!first) {
       // The first attempt (nothing recorded before it) keeps its figures for those that resume it.
       if ((this.carried?.count ?? 0) === 0) await store.savePlanned(now);

@@ -69,6 +69,8 @@ export interface PlannedFigures {
   copy: number;
   update: number;
   skip: number;
+  /** The plan's options (JSON): figures of a run planned otherwise (the task was edited since) do not apply. */
+  of?: string;
 }
 
 /** Items a checkpoint store holds, by the action recorded, and the bytes they moved. */
