@@ -307,6 +307,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.done = new Map();
   }
   async savePlanned(figures: PlannedFigures): Promise<void> {
+    await mkdir(dirname(this.appender.path), { recursive: true });
     await writeFile(`${this.appender.path}.planned`, JSON.stringify(figures));
   }
   async planned(): Promise<PlannedFigures | undefined> {
