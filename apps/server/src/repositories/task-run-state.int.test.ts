@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@skyferry/db/testing';
-import type { TwoWayRecord } from '@skyferry/engine';
+import { runTransfer, type TwoWayRecord } from '@skyferry/engine';
+import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
 import { SyncPairLocksRepository } from './sync-pair-locks.ts';
 import { DatabaseProgressStore } from './task-progress.ts';
 import { TaskCheckpointStore, TaskTwoWayStateStore } from './task-run-state.ts';
@@ -50,19 +51,44 @@ describeEachDialect('task run state', (getDb) => {
     expect(await other.tempFolders()).toEqual([{ ...a, tag: '12345678' }]);
   });
 
-  it("keeps the first attempt's plan figures until clear(), out of the tally", async () => {
-    const store = new TaskCheckpointStore(getDb().kysely, 'task-planned');
+  it("keeps the first attempt's plan figures for its run, past clear(), out of the tally; the next run's replace them", async () => {
+    const store = new TaskCheckpointStore(getDb().kysely, 'task-planned', 'job-1');
     expect(await store.planned()).toBeUndefined();
     await store.savePlanned({ copy: 2000, update: 3, skip: 7 });
     await store.markDone('write|target|/s|/t|/x|1||', { action: 'copy', bytes: 1 });
-    expect(await new TaskCheckpointStore(getDb().kysely, 'task-planned').planned()).toEqual({
-      copy: 2000,
-      update: 3,
-      skip: 7,
-    });
-    expect((await store.tally()).count).toBe(1);
+    // Another attempt of the run, after the first one's worker was killed after clearing.
     await store.clear();
-    expect(await store.planned()).toBeUndefined();
+    expect((await store.tally()).count).toBe(0);
+    const again = new TaskCheckpointStore(getDb().kysely, 'task-planned', 'job-1');
+    expect(await again.planned()).toEqual({ copy: 2000, update: 3, skip: 7 });
+    // The next run has none, and keeps its own only.
+    const next = new TaskCheckpointStore(getDb().kysely, 'task-planned', 'job-2');
+    expect(await next.planned()).toBeUndefined();
+    await next.savePlanned({ copy: 1, update: 0, skip: 2009 });
+    expect(await again.planned()).toBeUndefined();
+    expect(await next.planned()).toEqual({ copy: 1, update: 0, skip: 2009 });
+  });
+
+  it('a run whose worker was killed after it ended (checkpoints cleared, outcome not stored) is counted whole when taken over', async () => {
+    const source = new MemoryProvider({ store: new MemoryStore() });
+    for (let i = 0; i < 20; i++) source.store.writeFile(`/src/f${i}.txt`, `file ${i}`, { mtime: Date.UTC(2025, 0, 1) });
+    const target = new MemoryProvider({ store: new MemoryStore() });
+    const attempt = () =>
+      runTransfer({
+        source,
+        target,
+        mode: 'migrate',
+        sourcePaths: ['/src'],
+        targetPath: '/t',
+        sameNamePolicy: 'skip',
+        checkpoints: new TaskCheckpointStore(getDb().kysely, 'task-window', 'job-7'),
+      });
+    const first = await attempt();
+    expect(first.result.summary).toMatchObject({ added: 20, skipped: 0 });
+    // The worker dies here; another takes the job over and runs it again.
+    const second = await attempt();
+    expect(second.result.summary).toMatchObject({ added: 20, skipped: 0, failed: 0 });
+    expect([second.result.successCount, second.result.totalCount]).toEqual([20, 20]);
   });
 
   it('holds a pair of folders for one run at a time; an expired hold is taken over', async () => {

@@ -14,8 +14,8 @@ const BATCH = 400;
 
 /** Rows recording folders the run writes temporary files into: this prefix and the folder's key. */
 const TEMP_PREFIX = '#temp|';
-/** The row keeping the first attempt's plan figures (`savePlanned`). */
-const PLANNED_KEY = '#planned';
+/** The row keeping the first attempt's plan figures (`savePlanned`): this prefix and the run's key. */
+const PLANNED_PREFIX = '#planned|';
 
 /**
  * The engine's checkpoints of one task in the database: every finished file is recorded, so a run
@@ -24,9 +24,16 @@ const PLANNED_KEY = '#planned';
 export class TaskCheckpointStore implements CheckpointStore {
   private readonly db: Kysely<Database>;
   private readonly taskId: string;
-  constructor(db: Kysely<Database>, taskId: string) {
+  private readonly runKey: string;
+  /**
+   * `runKey` names the run (its job, the same for every attempt of it): the first attempt's plan
+   * figures are kept for that run only, past `clear` too (a worker killed after its run cleared its
+   * checkpoints but before it stored the outcome leaves a run that is taken over with none).
+   */
+  constructor(db: Kysely<Database>, taskId: string, runKey = '') {
     this.db = db;
     this.taskId = taskId;
+    this.runKey = runKey;
   }
 
   async get(key: string): Promise<CheckpointInfo | undefined> {
@@ -89,23 +96,28 @@ export class TaskCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * Forgets the finished files and the first attempt's figures; the temporary-file records stay
-   * (forgotten once their leftovers are removed).
+   * Forgets the finished files; the temporary-file records stay (forgotten once their leftovers
+   * are removed), and so do the run's first figures (replaced by the next run's).
    */
   async clear(): Promise<void> {
     await this.db
       .deleteFrom('task_checkpoints')
       .where('task_id', '=', this.taskId)
-      .where('key', 'not like', `${TEMP_PREFIX}%`)
+      .where('key', 'not like', '#%')
       .execute();
   }
 
   async savePlanned(figures: PlannedFigures): Promise<void> {
-    await this.markDone(PLANNED_KEY, figures as unknown as CheckpointInfo);
+    await this.db
+      .deleteFrom('task_checkpoints')
+      .where('task_id', '=', this.taskId)
+      .where('key', 'like', `${PLANNED_PREFIX}%`)
+      .execute();
+    await this.markDone(PLANNED_PREFIX + this.runKey, figures as unknown as CheckpointInfo);
   }
 
   async planned(): Promise<PlannedFigures | undefined> {
-    return (await this.get(PLANNED_KEY)) as unknown as PlannedFigures | undefined;
+    return (await this.get(PLANNED_PREFIX + this.runKey)) as unknown as PlannedFigures | undefined;
   }
 
   async addTempFolder(folder: TempFolder): Promise<void> {

@@ -355,7 +355,7 @@ export class TaskRunner {
     const { users, billingMode } = this.o;
     const userId = row.user_id;
     const db = this.o.db;
-    const checkpoints = new TaskCheckpointStore(db, row.id);
+    const checkpoints = new TaskCheckpointStore(db, row.id, job.id);
     const twoWayState = new TaskTwoWayStateStore(db, row.id);
     const sideNames = conflictSideNames(source.cloud, target.cloud);
     let plan: TransferPlan;
