@@ -100,6 +100,8 @@ export async function deleteMoved(req: MoveRequest): Promise<Moved> {
   const doomed: string[] = [];
   const kept: string[] = [];
   const movedFolders: string[] = [];
+  const selected = new Set(req.plan.options.sourcePaths);
+  const pairSources = new Set(req.plan.pairs.map((p) => p.source));
   for (const pair of req.plan.pairs) {
     const place = await samePlace(req.source, req.target, pair, req.signal);
     if (place.same) {
@@ -108,31 +110,42 @@ export async function deleteMoved(req: MoveRequest): Promise<Moved> {
       );
       continue;
     }
-    if (place.folder) movedFolders.push(pair.source);
-    const check = await checkTrees({
-      source: req.source,
-      sourcePath: pair.source,
-      target: req.target,
-      targetPath: pair.target,
-      oneWay: true,
-      download: req.download,
-      filter: req.filter,
-      listSame: true,
-      ...(req.signal ? { signal: req.signal } : {}),
-    });
-    for (const same of check.same ?? []) {
-      const path = joinRel(pair.source, same.path);
-      if (same.by !== 'size' || req.copied.get(path) === same.size) doomed.push(path);
-      else
-        kept.push(`${path}: a file of the same size is on the target, but could not be compared (--download reads it)`);
+    // A pair is a selected folder, or the folder of selected files (checked one by one: the other
+    // files of that folder are no part of the move, and the folder stays).
+    const files = selected.has(pair.source)
+      ? undefined
+      : req.plan.options.sourcePaths.filter((p) => !pairSources.has(p) && parentPath(p) === pair.source);
+    if (place.folder && !files) movedFolders.push(pair.source);
+    const checks = await mapLimit(files ?? [pair.source], 8, (sourcePath) =>
+      checkTrees({
+        source: req.source,
+        sourcePath,
+        target: req.target,
+        targetPath: pair.target,
+        oneWay: true,
+        download: req.download,
+        filter: req.filter,
+        listSame: true,
+        ...(req.signal ? { signal: req.signal } : {}),
+      }),
+    );
+    for (const check of checks) {
+      for (const same of check.same ?? []) {
+        const path = joinRel(pair.source, same.path);
+        if (same.by !== 'size' || req.copied.get(path) === same.size) doomed.push(path);
+        else
+          kept.push(
+            `${path}: a file of the same size is on the target, but could not be compared (--download reads it)`,
+          );
+      }
+      for (const d of check.differences) {
+        kept.push(
+          `${joinRel(pair.source, d.path)}: ${d.kind === 'missing_on_target' ? 'not on the target' : `the target's file differs (${d.kind})`}`,
+        );
+      }
+      for (const e of check.errors)
+        kept.push(`${joinRel(pair.source, e.path)}: could not be ${e.side ? 'listed' : 'compared'} (${e.code})`);
     }
-    for (const d of check.differences) {
-      kept.push(
-        `${joinRel(pair.source, d.path)}: ${d.kind === 'missing_on_target' ? 'not on the target' : `the target's file differs (${d.kind})`}`,
-      );
-    }
-    for (const e of check.errors)
-      kept.push(`${joinRel(pair.source, e.path)}: could not be ${e.side ? 'listed' : 'compared'} (${e.code})`);
   }
   const failed: string[] = [];
   let deleted = 0;
