@@ -154,7 +154,8 @@ export const downloadFileQuerySchema = z.object({
   disposition: z.enum(['attachment', 'inline']).optional(),
   /**
    * A nonce the web app picks: once the download starts, the answer sets the cookie
-   * `sf-dl-<notify>=1`, so the page learns that the browser's download began (an error answers the
+   * `sf-dl-<notify>=<bytes>` (the download's whole size: a file's, or a zip's exact length), so the
+   * page learns that the browser's download began and how large it is (an error answers the
    * envelope instead).
    */
   notify: z

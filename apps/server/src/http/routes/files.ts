@@ -279,8 +279,12 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
       }
       const signal = abortOnClose(request, reply);
       const dl = await files.download(identity, cloudId, paths, name, signal);
-      // The page that started this download learns that it began (errors answer the envelope).
-      if (q.notify) reply.header('set-cookie', `sf-dl-${q.notify}=1; Path=/; Max-Age=300; SameSite=Strict`);
+      // The page that started this download learns that it began, and its size in bytes (a zip's
+      // exact length); errors answer the envelope instead.
+      if (q.notify) {
+        const bytes = dl.kind === 'zip' ? dl.length : dl.entry.size;
+        reply.header('set-cookie', `sf-dl-${q.notify}=${bytes}; Path=/; Max-Age=300; SameSite=Strict`);
+      }
       reply.header(
         'content-security-policy',
         "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'",

@@ -236,7 +236,9 @@ export async function startDownload(
     });
     if (job?.controller.signal.aborted) return task;
     if (!outcome.started) throw new Error(outcome.reason);
-    patchTask(task.id, { status: localStatusOfDownloadEvent('completed'), progress: 100 });
+    // A zip's size is known only to the server, which tells it as the download begins.
+    const sized = outcome.size !== undefined ? { size: outcome.size, original_size: outcome.size } : {};
+    patchTask(task.id, { status: localStatusOfDownloadEvent('completed'), progress: 100, ...sized });
   } catch (err) {
     const failed = { status: localStatusOfDownloadEvent('failed'), error: messageOf(err) };
     patchTask(task.id, failed);
