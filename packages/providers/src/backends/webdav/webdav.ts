@@ -31,11 +31,19 @@ import type {
   ReadOptions,
   SrcInfo,
   TempWriteOptions,
+  TrashPage,
   WriteOptions,
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { DavHttp, byteCounter, drain, isOk, sliceStream, statusError, text } from './http.ts';
-import { openNextcloudChunkWriter } from './nextcloud.ts';
+import {
+  emptyNextcloudTrash,
+  hasNextcloudTrash,
+  listNextcloudTrash,
+  openNextcloudChunkWriter,
+  purgeNextcloudTrash,
+  restoreNextcloudTrash,
+} from './nextcloud.ts';
 import { openRangedChunkWriter, takesRangedWrites } from './ranged.ts';
 import { PROPFIND_BODY, QUOTA_BODY, hrefToPath, parseQuota, parseResources, type DavResource } from './propfind.ts';
 
@@ -115,13 +123,22 @@ export class WebdavProvider implements Provider {
    * (others refuse with not_supported when asked, and the bytes go through put()).
    */
   readonly openChunkWriter?: (path: string, src: SrcInfo, opts?: TempWriteOptions) => Promise<ChunkWriter>;
+  /**
+   * Nextcloud's trashbin, where the server has it on: a DELETE moves an item there, and the
+   * trashbin's own DAV endpoint lists, restores and purges (nextcloud.ts).
+   */
+  readonly trash?: (path: string) => Promise<void>;
+  readonly listTrash?: (opts?: { signal?: AbortSignal }) => Promise<TrashPage>;
+  readonly restoreTrash?: (id: string) => Promise<Entry>;
+  readonly purgeTrash?: (id: string) => Promise<void>;
+  readonly emptyTrash?: () => Promise<void>;
 
   constructor(
     base: URL,
     username: string,
     password: string,
     vendor: WebdavVendor,
-    opts: WebdavOptions & { hasQuota?: boolean } = {},
+    opts: WebdavOptions & { hasQuota?: boolean; hasTrash?: boolean } = {},
   ) {
     this.base = base;
     this.username = username;
@@ -155,6 +172,19 @@ export class WebdavProvider implements Provider {
     // when present, but no hash type is promised for every file.
     this.hashes = new Set<HashType>();
     if (this.features.about) this.about = () => this.quota();
+    if (opts.hasTrash === true && vendor === 'nextcloud') {
+      this.features.trash = true;
+      // Nextcloud's DELETE is the move to its trashbin.
+      this.trash = async (p) => ((await this.stat(p)).kind === 'dir' ? this.rmdir(p) : this.remove(p));
+      this.listTrash = (o) => listNextcloudTrash(this, o?.signal);
+      this.restoreTrash = async (id) => {
+        const entry = await restoreNextcloudTrash(this, id);
+        this.forgetDirs(entry.path);
+        return entry;
+      };
+      this.purgeTrash = (id) => purgeNextcloudTrash(this, id);
+      this.emptyTrash = () => emptyNextcloudTrash(this);
+    }
     if (this.features.chunkWriter) this.openChunkWriter = (p, src, o) => this.chunkWriter(p, src, o);
   }
 
@@ -623,7 +653,7 @@ export class WebdavProvider implements Provider {
     }
   }
 
-  private forgetDirs(path: string): void {
+  forgetDirs(path: string): void {
     for (const d of [...this.knownDirs]) if (d !== '/' && isWithin(path, d)) this.knownDirs.delete(d);
     this.missingDirs.clear();
     this.snapshots.clear();
@@ -854,16 +884,23 @@ export async function openWebdav(
   }
   const probe = new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure });
   let hasQuota: boolean;
+  let hasTrash = false;
   try {
     // Checks the address and the login now, so a wrong one fails when the cloud is added.
     const root = await probe.stat('/');
     if (root.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${base.href}`, { retry: 'fatal' });
     const q = await probe.quotaOf().catch(() => ({}));
     hasQuota = Object.keys(q).length > 0;
+    if (vendor === 'nextcloud') hasTrash = await hasNextcloudTrash(probe);
   } finally {
     await probe.close();
   }
-  return new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure, hasQuota });
+  return new WebdavProvider(base, username, password, vendor, {
+    ...opts,
+    insecureSkipVerify: insecure,
+    hasQuota,
+    hasTrash,
+  });
 }
 
 /** The folders above `path`, nearest first, not counting the root. */
