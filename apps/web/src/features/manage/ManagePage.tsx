@@ -22,7 +22,7 @@ import {
   IconTrash,
   IconX,
 } from '@tabler/icons-react';
-import { formatBytes, hasUsageDetail, storageLevel, usageColour } from '@skyferry/contract';
+import { formatBytes, hasUsageDetail, storageLevel, usageColour, type CloudInfoData } from '@skyferry/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client.ts';
@@ -62,15 +62,24 @@ export function ManagePage() {
   const { t } = useTranslation('manage');
   const clouds = useSession(selectVisibleClouds);
   const [reauth, setReauth] = useState<Cloud | null>(null);
+  // Clouds whose service answered that it reports no space (an FTP server, WebDAV without quota).
+  const [unreported, setUnreported] = useState<ReadonlySet<string>>(new Set());
   const started = useRef(false);
+  const showInfo = (id: string, info: CloudInfoData) => {
+    patchCloud(id, { space: info.space_amount, used_space: info.space_used });
+    setUnreported((prev) => {
+      if (prev.has(id) === !info.reported) return prev;
+      const next = new Set(prev);
+      if (info.reported) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  };
 
   useEffect(() => {
     if (started.current || clouds.length === 0) return;
     started.current = true;
-    return refreshSpaceStaggered(clouds, async (cloud) => {
-      const info = await filesApi.info(cloud.id);
-      patchCloud(cloud.id, { space: info.space_amount, used_space: info.space_used });
-    });
+    return refreshSpaceStaggered(clouds, async (cloud) => showInfo(cloud.id, await filesApi.info(cloud.id)));
   }, [clouds]);
 
   const move = async (from: number, to: number) => {
@@ -103,6 +112,8 @@ export function ManagePage() {
               onUp={() => void move(index, index - 1)}
               onDown={() => void move(index, index + 1)}
               onReauthorize={() => setReauth(cloud)}
+              unreported={unreported.has(cloud.id)}
+              onInfo={(info) => showInfo(cloud.id, info)}
             />
           ))
         )}
@@ -125,6 +136,8 @@ function CloudCard({
   onUp,
   onDown,
   onReauthorize,
+  unreported,
+  onInfo,
 }: {
   cloud: Cloud;
   first: boolean;
@@ -132,6 +145,9 @@ function CloudCard({
   onUp: () => void;
   onDown: () => void;
   onReauthorize: () => void;
+  /** The service said it reports no space. */
+  unreported: boolean;
+  onInfo: (info: CloudInfoData) => void;
 }) {
   const { t } = useTranslation('manage');
   const [editing, setEditing] = useState(false);
@@ -172,8 +188,7 @@ function CloudCard({
 
   const refreshSpace = async () => {
     try {
-      const info = await filesApi.info(cloud.id);
-      patchCloud(cloud.id, { space: info.space_amount, used_space: info.space_used });
+      onInfo(await filesApi.info(cloud.id));
     } catch (err) {
       toast.error(err instanceof Error ? err.message : String(err));
     }
@@ -260,7 +275,7 @@ function CloudCard({
               </Stack>
             ) : (
               <Text size="xs" c="dimmed" mt={6}>
-                {hasUsageDetail(cloud.flags) ? t('spaceUnknown') : t('noUsageDetail')}
+                {hasUsageDetail(cloud.flags) && !unreported ? t('spaceUnknown') : t('noUsageDetail')}
               </Text>
             )}
           </Box>
