@@ -20,6 +20,10 @@ export interface FileListProps {
   onSelection: (next: Selection) => void;
   onOpen: (item: FileItem) => void;
   height: number | string;
+  /** F2 asks to rename the selection, Delete (Cmd+Backspace on a Mac) to delete it. */
+  onCommand?: (command: 'rename' | 'delete') => void;
+  /** A right click (or the context-menu key) on the list, where the menu should open. */
+  onContextMenu?: (at: { x: number; y: number }) => void;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -29,15 +33,32 @@ export function formatModified(ms: number): string {
   return `${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
+/** The command a key gives in the list: F2 renames; Delete (Cmd+Backspace on a Mac) deletes. */
+export function commandOfKey(key: string, mods: { meta: boolean; mac: boolean }): 'rename' | 'delete' | null {
+  if (key === 'F2') return 'rename';
+  if (key === 'Delete' || (mods.mac && mods.meta && key === 'Backspace')) return 'delete';
+  return null;
+}
+
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 
 /**
  * The folder's entries as a virtualized grid (only the rows in view exist in the page, so 100 000
  * entries scroll as smoothly as 10): name, size, modified date, each column sortable; rows are
  * selected with the mouse (click, Ctrl/Cmd, Shift) and the keyboard (arrows, Home/End,
- * PageUp/PageDown, Space, Ctrl/Cmd+A, Escape; Enter opens).
+ * PageUp/PageDown, Space, Ctrl/Cmd+A, Escape; Enter opens, F2 renames, Delete deletes).
  */
-export function FileList({ items, sort, onSort, selection, onSelection, onOpen, height }: FileListProps) {
+export function FileList({
+  items,
+  sort,
+  onSort,
+  selection,
+  onSelection,
+  onOpen,
+  height,
+  onCommand,
+  onContextMenu,
+}: FileListProps) {
   const { t } = useTranslation('explorer');
   const scroller = useRef<HTMLDivElement>(null);
   // The grid itself takes the focus (a composite role, so aria-activedescendant names the row).
@@ -57,6 +78,12 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
     // Keys on the header's controls (select all, the sort buttons) are theirs.
     if (e.target !== e.currentTarget) return;
     const toggle = isMac ? e.metaKey : e.ctrlKey;
+    const command = commandOfKey(e.key, { meta: e.metaKey, mac: isMac });
+    if (command && onCommand && selection.selected.size > 0) {
+      e.preventDefault();
+      onCommand(command);
+      return;
+    }
     if (e.key === 'Enter' && selection.focus !== null) {
       const item = items[selection.focus];
       if (item) onOpen(item);
@@ -85,6 +112,15 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
     const toggle = onBox || (isMac ? e.metaKey : e.ctrlKey);
     onSelection(clickRow(selection, paths, index, { toggle, range: e.shiftKey }));
     grid.current?.focus({ preventScroll: true });
+  };
+  const onListContextMenu = (e: MouseEvent) => {
+    if (!onContextMenu) return;
+    e.preventDefault();
+    const index = rowIndexOf(e);
+    // A right click on a row outside the selection selects that row alone, as file managers do.
+    if (index !== null && !selection.selected.has(paths[index] ?? '')) onSelection(clickRow(selection, paths, index));
+    grid.current?.focus({ preventScroll: true });
+    onContextMenu({ x: e.clientX, y: e.clientY });
   };
   const onListDoubleClick = (e: MouseEvent) => {
     const index = rowIndexOf(e);
@@ -151,6 +187,7 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
         style={{ height }}
         onClick={onListClick}
         onDoubleClick={onListDoubleClick}
+        onContextMenu={onListContextMenu}
         data-testid="file-list"
       >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
