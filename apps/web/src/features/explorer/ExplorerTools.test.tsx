@@ -222,4 +222,20 @@ describe('keyboard and context menu', () => {
     await userEvent.click(within(menu).getByRole('menuitem', { name: 'Rename' }));
     expect(await screen.findByRole('dialog', { name: 'Rename' })).toBeInTheDocument();
   });
+
+  it('New folder focuses its name field; a pasted name with "/" stays as pasted, says why, and cannot be sent', async () => {
+    const api = render({ 'POST /api/cloud-manager/mkdir': () => '/x' });
+    await waitFor(() => expect(names()).toContain('notes.txt'));
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'New folder' }));
+    const input = await screen.findByTestId('name-input');
+    await waitFor(() => expect(input).toHaveFocus());
+    await user.clear(input);
+    await user.paste('2024/Q1');
+    expect(input).toHaveValue('2024/Q1');
+    expect(screen.getByTestId('name-blocked')).toHaveTextContent('/ : * ? \\ " < > |');
+    expect(screen.getByRole('button', { name: 'Create' })).toBeDisabled();
+    await user.keyboard('{Enter}');
+    expect(api.find('POST /api/cloud-manager/mkdir')).toHaveLength(0);
+  });
 });
