@@ -1,11 +1,12 @@
 import { Alert, Button, Group, Modal, NativeSelect, Stack, Text } from '@mantine/core';
 import { formatBytes, isWithin, type CreateTaskBody, type FileItem } from '@skyferry/contract';
 import { useEffect, useState } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { openLogin } from '../auth/login.ts';
 import { confirm } from '../messages/store.ts';
 import { toast } from '../messages/toast.ts';
-import { selectLoggedIn, selectVisibleClouds, useSession } from '../session/store.ts';
+import { selectLoggedIn, selectVisibleClouds, sessionStore, useSession } from '../session/store.ts';
 import { cloudLabel } from '../shell/clouds.ts';
 import { openTransmissionList } from '../shell/store.ts';
 import { tasksApi } from '../tasks/api.ts';
@@ -43,6 +44,42 @@ export function copyMoveBody(
   return body;
 }
 
+/**
+ * Starts the copy or move as a server task (answering its prompts), says so and opens the task
+ * list. Answers whether it started. A visitor is asked to sign in first.
+ */
+export async function startCopyMove(
+  mode: CopyMoveMode,
+  from: { cloudId: string; items: readonly Pick<FileItem, 'path'>[] },
+  to: { cloudId: string; path: string },
+  t: TFunction<'explorer'>,
+): Promise<boolean> {
+  if (!selectLoggedIn(sessionStore.getState())) {
+    toast.info(t('copyMove.signInFirst'));
+    await openLogin();
+    return false;
+  }
+  try {
+    const created = await createWithPrompts(
+      copyMoveBody(mode, from, to),
+      {
+        sameCloud: async () => true,
+        insufficientSpace: async () =>
+          (await confirm({ message: t('copyMove.noSpace'), yesLabel: t('copyMove.goOn') })) === 'yes',
+        deletions: async () => false,
+      },
+      tasksApi.create,
+    );
+    if (!created?.task) return false;
+    toast.success(t(mode === 'move' ? 'copyMove.startedMove' : 'copyMove.startedCopy'));
+    openTransmissionList();
+    return true;
+  } catch (err) {
+    await reportTaskError(err, to.cloudId);
+    return false;
+  }
+}
+
 export interface CopyMoveDialogProps {
   mode: CopyMoveMode | null;
   cloudId: string;
@@ -59,7 +96,6 @@ export interface CopyMoveDialogProps {
 export function CopyMoveDialog({ mode, cloudId, folder, items, onClose }: CopyMoveDialogProps) {
   const { t } = useTranslation('explorer');
   const clouds = useSession(selectVisibleClouds);
-  const loggedIn = useSession(selectLoggedIn);
   const [target, setTarget] = useState(cloudId);
   const [path, setPath] = useState('/');
   const [busy, setBusy] = useState(false);
@@ -76,29 +112,9 @@ export function CopyMoveDialog({ mode, cloudId, folder, items, onClose }: CopyMo
 
   const start = async () => {
     if (!mode || problem) return;
-    if (!loggedIn) {
-      toast.info(t('copyMove.signInFirst'));
-      await openLogin();
-      return;
-    }
     setBusy(true);
     try {
-      const created = await createWithPrompts(
-        copyMoveBody(mode, { cloudId, items }, { cloudId: target, path }),
-        {
-          sameCloud: async () => true,
-          insufficientSpace: async () =>
-            (await confirm({ message: t('copyMove.noSpace'), yesLabel: t('copyMove.goOn') })) === 'yes',
-          deletions: async () => false,
-        },
-        tasksApi.create,
-      );
-      if (!created?.task) return;
-      toast.success(t(mode === 'move' ? 'copyMove.startedMove' : 'copyMove.startedCopy'));
-      onClose();
-      openTransmissionList();
-    } catch (err) {
-      await reportTaskError(err, target);
+      if (await startCopyMove(mode, { cloudId, items }, { cloudId: target, path }, t)) onClose();
     } finally {
       setBusy(false);
     }
@@ -155,6 +171,54 @@ export function CopyMoveDialog({ mode, cloudId, folder, items, onClose }: CopyMo
           </Button>
           <Button onClick={() => void start()} loading={busy} disabled={problem !== null || !targetCloud}>
             {mode === 'move' ? t('copyMove.move') : t('copyMove.copy')}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+export interface DropDialogProps {
+  /** The rows dropped, and where: null when closed. */
+  drop: { from: { cloudId: string; folder: string; items: FileItem[] }; to: { cloudId: string; path: string } } | null;
+  onClose: () => void;
+}
+
+/** A drop of rows on the other pane: copy or move them into that pane's folder. */
+export function DropDialog({ drop, onClose }: DropDialogProps) {
+  const { t } = useTranslation('explorer');
+  const clouds = useSession(selectVisibleClouds);
+  const [busy, setBusy] = useState(false);
+  const problem = drop ? targetProblem(drop.from, drop.to) : null;
+  const target = drop ? clouds.find((c) => c.id === drop.to.cloudId) : undefined;
+  const go = async (mode: CopyMoveMode) => {
+    if (!drop || problem) return;
+    setBusy(true);
+    try {
+      if (await startCopyMove(mode, drop.from, drop.to, t)) onClose();
+    } finally {
+      setBusy(false);
+    }
+  };
+  const items = drop?.from.items ?? [];
+  return (
+    <Modal opened={drop !== null} onClose={onClose} title={t('copyMove.dropTitle')}>
+      <Stack gap="sm" data-testid="drop-dialog">
+        <Text size="sm">
+          {items.length === 1 ? items[0]?.name : t('copyMove.items', { count: items.length })}
+          {' → '}
+          {target ? cloudLabel(target) : ''} <bdi dir="ltr">{drop?.to.path}</bdi>
+        </Text>
+        {problem && <Alert color="yellow">{t(`copyMove.${problem}`)}</Alert>}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            {t('cancel')}
+          </Button>
+          <Button variant="light" disabled={problem !== null} loading={busy} onClick={() => void go('move')}>
+            {t('copyMove.move')}
+          </Button>
+          <Button data-autofocus disabled={problem !== null} loading={busy} onClick={() => void go('copy')}>
+            {t('copyMove.copy')}
           </Button>
         </Group>
       </Stack>

@@ -1,6 +1,7 @@
 import { Alert, Box, Button, Center, Group, Loader, Menu, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import {
   IconArrowsMove,
+  IconColumns2,
   IconCopy,
   IconDownload,
   IconFolderPlus,
@@ -37,8 +38,10 @@ import { openConnectCloud } from '../shell/store.ts';
 import { onTaskFailed, onUploaded, startDownload, startUploads } from '../task-panel/runner.ts';
 import { TaskPanel } from '../task-panel/TaskPanel.tsx';
 import { filesApi, foldName, listAll } from './api.ts';
-import { CopyMoveDialog, type CopyMoveMode } from './CopyMoveDialog.tsx';
+import { CopyMoveDialog, DropDialog, type CopyMoveMode, type DropDialogProps } from './CopyMoveDialog.tsx';
 import { DeepSearch } from './DeepSearch.tsx';
+import { PANE_DRAG_TYPE, carriesPaneDrag, decodePaneDrag, encodePaneDrag, type PaneDrag } from './pane-drag.ts';
+import { SidePane } from './SidePane.tsx';
 import { TrashDialog } from './TrashDialog.tsx';
 import { pickedFromDataTransfer, pickedFromInput, type Picked } from './dropped.ts';
 import { FileList } from './FileList.tsx';
@@ -100,6 +103,8 @@ export function ExplorerPage() {
   const [filter, setFilter] = useState('');
   const [deepQuery, setDeepQuery] = useState<string | null>(null);
   const [menuAt, setMenuAt] = useState<{ x: number; y: number } | null>(null);
+  const [twoPanes, setTwoPanes] = useState(false);
+  const [drop, setDrop] = useState<DropDialogProps['drop']>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const requestId = useRef(0);
@@ -193,9 +198,17 @@ export function ExplorerPage() {
   const onDrop = async (e: DragEvent) => {
     e.preventDefault();
     setDragging(false);
+    // Rows from the other pane: copy or move them here.
+    const rows = decodePaneDrag(e.dataTransfer.getData(PANE_DRAG_TYPE));
+    if (rows) {
+      // Rows dropped back where they are: nothing to do.
+      if (rows.cloudId !== cloudId || rows.folder !== path) setDrop({ from: rows, to: { cloudId, path } });
+      return;
+    }
     if (!hasFlag(flags, Permission.write)) return;
     await upload(await pickedFromDataTransfer(e.dataTransfer));
   };
+  const dropOnPane = (from: PaneDrag, to: { cloudId: string; path: string }) => setDrop({ from, to });
 
   const download = () => {
     if (selectedItems.length === 0) {
@@ -351,6 +364,17 @@ export function ExplorerPage() {
         >
           {t('trash.open')}
         </Button>
+        <Button
+          size="xs"
+          variant={twoPanes ? 'light' : 'subtle'}
+          leftSection={<IconColumns2 size={16} aria-hidden />}
+          aria-pressed={twoPanes}
+          visibleFrom="md"
+          onClick={() => setTwoPanes((v) => !v)}
+          data-testid="two-panes"
+        >
+          {t('panes.toggle')}
+        </Button>
         <Tooltip label={t('refresh')} withArrow>
           <Button size="xs" variant="subtle" aria-label={t('refresh')} onClick={() => void refresh(true)}>
             <IconRefresh size={16} aria-hidden />
@@ -424,94 +448,108 @@ export function ExplorerPage() {
           </Button>
         )}
       </Group>
-      <Box
-        className={classes.dropZone}
-        data-dragging={dragging || undefined}
-        data-drop-label={t('dropHere')}
-        data-testid="drop-zone"
-        onDragOver={(e: DragEvent) => {
-          if (!canWrite || !Array.from(e.dataTransfer.types).includes('Files')) return;
-          e.preventDefault();
-          e.dataTransfer.dropEffect = 'copy';
-          setDragging(true);
-        }}
-        onDragLeave={(e: DragEvent) => {
-          if (e.currentTarget === e.target) setDragging(false);
-        }}
-        onDrop={(e: DragEvent) => void onDrop(e)}
-      >
-        {load.state === 'loading' && (
-          <Center h={240}>
-            <Loader size="sm" role="status" aria-label={t('loading')} />
-          </Center>
-        )}
-        {load.state === 'error' && (
-          <Alert
-            color={load.code === Code.NOT_FOUND ? 'yellow' : 'red'}
-            title={t('errorTitle')}
-            data-testid="explorer-error"
-          >
-            <Stack gap="xs" align="flex-start">
-              <Text size="sm">{load.message}</Text>
-              <Group gap="xs">
-                <Button size="xs" variant="light" onClick={() => void refresh(true)}>
-                  {t('retry')}
-                </Button>
-                {path !== '/' && (
-                  <Button size="xs" variant="subtle" onClick={() => openPath(parentOf(path))}>
-                    {t('up')}
+      <Box className={twoPanes ? classes.twoPanes : undefined}>
+        <Box
+          className={classes.dropZone}
+          data-dragging={dragging || undefined}
+          data-drop-label={t('dropHere')}
+          data-testid="drop-zone"
+          onDragOver={(e: DragEvent) => {
+            const types = Array.from(e.dataTransfer.types);
+            if (!carriesPaneDrag(types) && (!canWrite || !types.includes('Files'))) return;
+            e.preventDefault();
+            e.dataTransfer.dropEffect = 'copy';
+            setDragging(true);
+          }}
+          onDragLeave={(e: DragEvent) => {
+            if (e.currentTarget === e.target) setDragging(false);
+          }}
+          onDrop={(e: DragEvent) => void onDrop(e)}
+        >
+          {load.state === 'loading' && (
+            <Center h={240}>
+              <Loader size="sm" role="status" aria-label={t('loading')} />
+            </Center>
+          )}
+          {load.state === 'error' && (
+            <Alert
+              color={load.code === Code.NOT_FOUND ? 'yellow' : 'red'}
+              title={t('errorTitle')}
+              data-testid="explorer-error"
+            >
+              <Stack gap="xs" align="flex-start">
+                <Text size="sm">{load.message}</Text>
+                <Group gap="xs">
+                  <Button size="xs" variant="light" onClick={() => void refresh(true)}>
+                    {t('retry')}
                   </Button>
+                  {path !== '/' && (
+                    <Button size="xs" variant="subtle" onClick={() => openPath(parentOf(path))}>
+                      {t('up')}
+                    </Button>
+                  )}
+                </Group>
+              </Stack>
+            </Alert>
+          )}
+          {deepQuery !== null && (
+            <DeepSearch
+              cloudId={cloudId}
+              path={path}
+              query={deepQuery}
+              height={listHeight}
+              onClose={() => setDeepQuery(null)}
+              onOpen={(item) => {
+                setDeepQuery(null);
+                setFilter('');
+                if (item.type === RemoteFileType.folder) openPath(item.path);
+                else openPath(parentOf(item.path));
+              }}
+            />
+          )}
+          {deepQuery === null && load.state === 'ready' && items.length === 0 && filter.trim() !== '' && (
+            <Center h={120} data-testid="explorer-no-match">
+              <Text c="dimmed">{t('search.noMatch')}</Text>
+            </Center>
+          )}
+          {deepQuery === null && load.state === 'ready' && items.length === 0 && filter.trim() === '' && (
+            <Center h={240} data-testid="explorer-empty">
+              <Stack align="center" gap={4}>
+                <Text c="dimmed">{t('empty')}</Text>
+                {canWrite && (
+                  <Text size="sm" c="dimmed">
+                    {t('emptyHint')}
+                  </Text>
                 )}
-              </Group>
-            </Stack>
-          </Alert>
-        )}
-        {deepQuery !== null && (
-          <DeepSearch
-            cloudId={cloudId}
-            path={path}
-            query={deepQuery}
+              </Stack>
+            </Center>
+          )}
+          {deepQuery === null && load.state === 'ready' && items.length > 0 && (
+            <FileList
+              items={items}
+              sort={sort}
+              onSort={(key) => setSort((s) => nextSort(s, key))}
+              selection={selection}
+              onSelection={setSelection}
+              onOpen={open}
+              height={listHeight}
+              onCommand={(command) => {
+                if (command === 'rename' && canRename && renaming) setDialog('rename');
+                if (command === 'delete' && canDelete) void remove();
+              }}
+              onContextMenu={setMenuAt}
+              onDragItems={(dragged) => ({
+                type: PANE_DRAG_TYPE,
+                data: encodePaneDrag({ cloudId, folder: path, items: dragged }),
+              })}
+            />
+          )}
+        </Box>
+        {twoPanes && (
+          <SidePane
+            initialCloudId={clouds.find((c) => c.id !== cloudId)?.id ?? cloudId}
             height={listHeight}
-            onClose={() => setDeepQuery(null)}
-            onOpen={(item) => {
-              setDeepQuery(null);
-              setFilter('');
-              if (item.type === RemoteFileType.folder) openPath(item.path);
-              else openPath(parentOf(item.path));
-            }}
-          />
-        )}
-        {deepQuery === null && load.state === 'ready' && items.length === 0 && filter.trim() !== '' && (
-          <Center h={120} data-testid="explorer-no-match">
-            <Text c="dimmed">{t('search.noMatch')}</Text>
-          </Center>
-        )}
-        {deepQuery === null && load.state === 'ready' && items.length === 0 && filter.trim() === '' && (
-          <Center h={240} data-testid="explorer-empty">
-            <Stack align="center" gap={4}>
-              <Text c="dimmed">{t('empty')}</Text>
-              {canWrite && (
-                <Text size="sm" c="dimmed">
-                  {t('emptyHint')}
-                </Text>
-              )}
-            </Stack>
-          </Center>
-        )}
-        {deepQuery === null && load.state === 'ready' && items.length > 0 && (
-          <FileList
-            items={items}
-            sort={sort}
-            onSort={(key) => setSort((s) => nextSort(s, key))}
-            selection={selection}
-            onSelection={setSelection}
-            onOpen={open}
-            height={listHeight}
-            onCommand={(command) => {
-              if (command === 'rename' && canRename && renaming) setDialog('rename');
-              if (command === 'delete' && canDelete) void remove();
-            }}
-            onContextMenu={setMenuAt}
+            onDrop={dropOnPane}
           />
         )}
       </Box>
@@ -563,6 +601,7 @@ export function ExplorerPage() {
           </Menu.Item>
         </Menu.Dropdown>
       </Menu>
+      <DropDialog drop={drop} onClose={() => setDrop(null)} />
       <CopyMoveDialog
         mode={copyMove}
         cloudId={cloudId}

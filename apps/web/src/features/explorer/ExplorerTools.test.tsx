@@ -11,6 +11,7 @@ import { copyMoveBody, targetProblem } from './CopyMoveDialog.tsx';
 import { ExplorerPage } from './ExplorerPage.tsx';
 import { commandOfKey } from './FileList.tsx';
 import { stubViewportSize } from './layout-stub.ts';
+import { decodePaneDrag, encodePaneDrag } from './pane-drag.ts';
 
 const item = (path: string, type: 0 | 1, size = 0): FileItem => ({
   id: path,
@@ -237,5 +238,71 @@ describe('keyboard and context menu', () => {
     expect(screen.getByRole('button', { name: 'Create' })).toBeDisabled();
     await user.keyboard('{Enter}');
     expect(api.find('POST /api/cloud-manager/mkdir')).toHaveLength(0);
+  });
+});
+
+/** A stand-in for the browser's DataTransfer (jsdom has none). */
+function dataTransfer() {
+  const data = new Map<string, string>();
+  return {
+    get types() {
+      return [...data.keys()];
+    },
+    setData: (type: string, value: string) => data.set(type, value),
+    getData: (type: string) => data.get(type) ?? '',
+    effectAllowed: 'all',
+    dropEffect: 'none',
+  };
+}
+
+describe('two panes', () => {
+  it('a drop carries rows only when its data is a drag of explorer rows', () => {
+    const rows = { cloudId: 'c1', folder: '/', items: [item('/a.txt', 1, 3)] };
+    expect(decodePaneDrag(encodePaneDrag(rows))).toEqual(rows);
+    for (const junk of [
+      '',
+      'text',
+      '{"cloudId":"c1","folder":"/","items":[]}',
+      '{"cloudId":1,"folder":"/","items":[]}',
+    ])
+      expect(decodePaneDrag(junk), junk).toBeNull();
+    expect(
+      decodePaneDrag('{"cloudId":"c1","folder":"/","items":[{"path":"/x"},{"path":"/y","name":"y","type":1}]}')?.items,
+    ).toEqual([{ path: '/y', name: 'y', type: 1 }]);
+  });
+
+  it('shows another cloud beside the folder; rows dragged onto it are copied there as a server task', async () => {
+    const api = render({ 'POST /api/tasks': (c) => ({ task: { id: 'task-2', ...(c.body as object) } }) });
+    await waitFor(() => expect(names()).toContain('notes.txt'));
+    const user = userEvent.setup();
+    await user.click(screen.getByTestId('two-panes'));
+    const pane = await screen.findByTestId('side-pane');
+    expect(within(pane).getByTestId('side-pane-cloud')).toHaveValue('c2');
+    await waitFor(() => expect(within(pane).getAllByTestId('file-row').length).toBeGreaterThan(0));
+    await user.click(row('notes.txt'));
+    const dt = dataTransfer();
+    fireEvent.dragStart(row('notes.txt'), { dataTransfer: dt });
+    const zone = within(pane).getByTestId('side-pane-drop');
+    fireEvent.dragOver(zone, { dataTransfer: dt });
+    fireEvent.drop(zone, { dataTransfer: dt });
+    const dialog = await screen.findByTestId('drop-dialog');
+    expect(dialog).toHaveTextContent('notes.txt');
+    await user.click(within(dialog).getByRole('button', { name: 'Copy' }));
+    await waitFor(() => expect(api.find('POST /api/tasks')).toHaveLength(1));
+    expect(api.find('POST /api/tasks')[0]?.body).toEqual({
+      task_type: 0,
+      from_cloud: { cloud_id: 'c1', paths: ['/notes.txt'] },
+      to_cloud: { cloud_id: 'c2', path: '/' },
+    });
+  });
+
+  it('a drop of rows back on their own folder does nothing', async () => {
+    render();
+    await waitFor(() => expect(names()).toContain('notes.txt'));
+    const dt = dataTransfer();
+    fireEvent.dragStart(row('notes.txt'), { dataTransfer: dt });
+    fireEvent.drop(screen.getByTestId('drop-zone'), { dataTransfer: dt });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByTestId('drop-dialog')).not.toBeInTheDocument();
   });
 });

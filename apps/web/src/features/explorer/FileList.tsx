@@ -2,7 +2,7 @@ import { Box, Checkbox, Group, Text, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp } from '@tabler/icons-react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { RemoteFileType, formatBytes, plainName, type FileItem } from '@skyferry/contract';
-import { memo, useMemo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import { memo, useMemo, useRef, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { clickRow, isImage, keyDown, type Selection, type Sort, type SortKey } from './model.ts';
 import classes from './Explorer.module.css';
@@ -24,6 +24,11 @@ export interface FileListProps {
   onCommand?: (command: 'rename' | 'delete') => void;
   /** A right click (or the context-menu key) on the list, where the menu should open. */
   onContextMenu?: (at: { x: number; y: number }) => void;
+  /**
+   * Rows can be dragged (to the other pane): told the dragged items (the selection when the row is
+   * in it, else that row alone), answers the drag's type and data.
+   */
+  onDragItems?: (items: FileItem[]) => { type: string; data: string };
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -58,6 +63,7 @@ export function FileList({
   height,
   onCommand,
   onContextMenu,
+  onDragItems,
 }: FileListProps) {
   const { t } = useTranslation('explorer');
   const scroller = useRef<HTMLDivElement>(null);
@@ -121,6 +127,19 @@ export function FileList({
     if (index !== null && !selection.selected.has(paths[index] ?? '')) onSelection(clickRow(selection, paths, index));
     grid.current?.focus({ preventScroll: true });
     onContextMenu({ x: e.clientX, y: e.clientY });
+  };
+  const onListDragStart = (e: DragEvent) => {
+    const index = rowIndexOf(e);
+    const item = index === null ? undefined : items[index];
+    if (!onDragItems || index === null || !item) return;
+    let dragged = items.filter((i) => selection.selected.has(i.path));
+    if (!selection.selected.has(item.path)) {
+      dragged = [item];
+      onSelection(clickRow(selection, paths, index));
+    }
+    const { type, data } = onDragItems(dragged);
+    e.dataTransfer.setData(type, data);
+    e.dataTransfer.effectAllowed = 'copyMove';
   };
   const onListDoubleClick = (e: MouseEvent) => {
     const index = rowIndexOf(e);
@@ -188,6 +207,7 @@ export function FileList({
         onClick={onListClick}
         onDoubleClick={onListDoubleClick}
         onContextMenu={onListContextMenu}
+        onDragStart={onListDragStart}
         data-testid="file-list"
       >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
@@ -202,6 +222,7 @@ export function FileList({
                 top={v.start}
                 selected={selection.selected.has(item.path)}
                 focused={selection.focus === v.index}
+                draggable={onDragItems !== undefined}
               />
             );
           })}
@@ -217,10 +238,11 @@ interface RowProps {
   top: number;
   selected: boolean;
   focused: boolean;
+  draggable: boolean;
 }
 
 /** One row: plain elements only (no per-row components or handlers), so scrolling mounts rows cheaply. */
-const Row = memo(function Row({ item, index, top, selected, focused }: RowProps) {
+const Row = memo(function Row({ item, index, top, selected, focused, draggable }: RowProps) {
   const folder = item.type === RemoteFileType.folder;
   return (
     <div
@@ -233,6 +255,7 @@ const Row = memo(function Row({ item, index, top, selected, focused }: RowProps)
       data-focused={focused || undefined}
       data-testid="file-row"
       data-name={item.name}
+      draggable={draggable || undefined}
       className={classes.row}
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
     >
