@@ -52,6 +52,9 @@ const names = () => screen.queryAllByTestId('file-row').map((r) => r.getAttribut
 const row = (n: string) =>
   screen.getAllByTestId('file-row').find((r) => r.getAttribute('data-name') === n) as HTMLElement;
 
+// Journeys of many clicks and keys: more time than a unit test's default on a busy machine.
+vi.setConfig({ testTimeout: 20_000 });
+
 let restoreSize = () => undefined as void;
 
 beforeEach(() => {

@@ -128,8 +128,13 @@ export function FileList({
     grid.current?.focus({ preventScroll: true });
     onContextMenu({ x: e.clientX, y: e.clientY });
   };
+  // The row pressed: a drag starts from it (Chromium may name another of the translated rows as the target).
+  const pressed = useRef<number | null>(null);
+  const onListMouseDown = (e: MouseEvent) => {
+    pressed.current = rowIndexOf(e);
+  };
   const onListDragStart = (e: DragEvent) => {
-    const index = rowIndexOf(e);
+    const index = pressed.current ?? rowIndexOf(e);
     const item = index === null ? undefined : items[index];
     if (!onDragItems || index === null || !item) return;
     let dragged = items.filter((i) => selection.selected.has(i.path));
@@ -207,6 +212,7 @@ export function FileList({
         onClick={onListClick}
         onDoubleClick={onListDoubleClick}
         onContextMenu={onListContextMenu}
+        onMouseDown={onDragItems ? onListMouseDown : undefined}
         onDragStart={onListDragStart}
         data-testid="file-list"
       >

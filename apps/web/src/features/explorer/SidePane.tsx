@@ -43,7 +43,8 @@ export function SidePane({ initialCloudId, height, onDrop, refreshKey = 0 }: Sid
     const id = ++request.current;
     setLoad({ state: 'loading' });
     setSelection(EMPTY_SELECTION);
-    listAll(cloudId, path).then(
+    // Read from the service (not the server's short-lived cache): it is often the target of a transfer just made.
+    listAll(cloudId, path, true).then(
       (items) => id === request.current && setLoad({ state: 'ready', items }),
       (err: unknown) =>
         id === request.current &&
