@@ -92,6 +92,12 @@ describe('webdav Nextcloud specifics', () => {
       'report.txt',
     ]);
 
+    // Ids that would name the trashbin itself (or above it) once in a URL are no items.
+    for (const id of ['..', '.', '']) {
+      const purge = await dav.purgeTrash?.(id).catch((e: unknown) => e);
+      expect((purge as { code?: string }).code, id).toBe('not_found');
+    }
+    expect((await dav.listTrash?.())?.entries.length).toBeGreaterThan(0);
     await dav.purgeTrash?.(byName.get('old.txt')?.id as string);
     expect((await dav.listTrash?.())?.entries.map((e) => e.name)).not.toContain('old.txt');
     await dav.trash?.('/bin/Docs');

@@ -144,6 +144,8 @@ export interface NextcloudTrashDav {
 }
 
 function trashItemUrl(dav: NextcloudTrashDav, area: 'trash' | 'restore', id?: string): URL {
+  // "." and ".." would name the trashbin itself or its parent once the URL is resolved.
+  if (id === '' || id === '.' || id === '..') throw new ProviderError('not_found', `not in the trash: ${id}`);
   const u = trashbinBase(dav.base, dav.username);
   u.pathname += area + '/' + (id === undefined ? '' : encodeURIComponent(id));
   return u;
