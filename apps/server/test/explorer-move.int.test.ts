@@ -121,6 +121,8 @@ describe('copy and move a selection as a server task', () => {
       from_cloud: { cloud_id: laptop.id, paths: ['/Clash'] },
       to_cloud: { cloud_id: webdav.id, path: '/Here' },
       move: true,
+      // The target's file of that name stays (the default replaces an older or other-sized one).
+      same_name_policy: 'skip',
     });
     const done = await finished(res.data.task as ServerTask);
     expect(done.state).toBe(5);

@@ -1,5 +1,6 @@
 export * from './codes.ts';
 export * from './envelope.ts';
+export * from './envelope-schema.ts';
 export * from './constants.ts';
 export * from './flags.ts';
 export * from './states.ts';

@@ -33,12 +33,23 @@ export interface NextcloudEmulator {
   quotaBytes: number;
   /** Deleted items kept in the trashbin: their name there, where they were, when they went. */
   readonly trashed: ReadonlyMap<string, { original: string; deletedAt: number }>;
+  /** Every request to the files root, as "METHOD /path" (below the root, percent-encoded). */
+  readonly requests: string[];
   stop(): Promise<void>;
 }
 
 export interface NextcloudEmulatorOptions {
   /** The user's quota (default 10 GiB). */
   quotaBytes?: number;
+  /**
+   * 'nextcloud' (default) answers /status.php as Nextcloud does; 'none' answers it 404, so clients
+   * take the server for a generic WebDAV server (one that keeps times its own way, below).
+   */
+  product?: 'nextcloud' | 'none';
+  /** Keeps the time a PUT names in X-OC-Mtime (default true), as Nextcloud and rclone serve webdav 1.6x do. */
+  mtimeHeader?: boolean;
+  /** Lets PROPPATCH set getlastmodified (default false: Apache refuses it as a protected property). */
+  mtimeProppatch?: boolean;
 }
 
 /**
@@ -57,8 +68,13 @@ export interface NextcloudEmulatorOptions {
  *   does); DELETE of an item removes it for good, DELETE of .../trash empties the trashbin.
  * - Quota (RFC 4331 quota-available-bytes and quota-used-bytes, which Nextcloud reports for a
  *   folder): a PROPFIND asking for them answers the user's quota and what the files take.
+ * With `product: 'none'` it stands in for generic servers that keep times their own way
+ * (X-OC-Mtime as rclone serve webdav 1.6x does, or PROPPATCH of getlastmodified), and without
+ * Nextcloud's trashbin: a DELETE deletes.
  */
 export async function startNextcloudEmulator(options: NextcloudEmulatorOptions = {}): Promise<NextcloudEmulator> {
+  const { product = 'nextcloud', mtimeHeader = true, mtimeProppatch = false } = options;
+  const requests: string[] = [];
   const apache = await startApacheWebdav();
   const trashDir = mkdtempSync(join(apache.dir, '..', 'skyferry-nc-trash-'));
   const trashed = new Map<string, { original: string; deletedAt: number }>();
@@ -102,7 +118,7 @@ export async function startNextcloudEmulator(options: NextcloudEmulatorOptions =
 
   const setMtime = (rest: string, header: string | string[] | undefined): boolean => {
     const secs = Number(Array.isArray(header) ? header[0] : header);
-    if (!header || !Number.isFinite(secs)) return false;
+    if (!mtimeHeader || !header || !Number.isFinite(secs)) return false;
     utimesSync(diskPath(rest), new Date(), new Date(secs * 1000));
     return true;
   };
@@ -227,8 +243,29 @@ export async function startNextcloudEmulator(options: NextcloudEmulatorOptions =
     return send(res, 405, 'not allowed');
   };
 
+  /** PROPPATCH of getlastmodified, where the options allow it: the file's time is set, a 207 says so. */
+  const proppatchMtime = async (req: IncomingMessage, res: ServerResponse, rest: string) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const wanted = /getlastmodified>([^<]+)</i.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
+    const when = wanted ? new Date(wanted) : undefined;
+    if (!when || Number.isNaN(when.getTime())) return send(res, 400, 'no getlastmodified');
+    utimesSync(diskPath(rest), new Date(), when);
+    const href = `${filesPrefix}${rest}`;
+    return send(
+      res,
+      207,
+      `<?xml version="1.0" encoding="utf-8"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>${href}</d:href>` +
+        '<d:propstat><d:prop><d:getlastmodified/></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>' +
+        '</d:response></d:multistatus>',
+      'application/xml; charset=utf-8',
+    );
+  };
+
   const filesRequest = async (req: IncomingMessage, res: ServerResponse, rest: string) => {
-    if (req.method === 'DELETE') {
+    requests.push(`${req.method ?? 'GET'} /${rest}`);
+    if (req.method === 'PROPPATCH' && mtimeProppatch) return proppatchMtime(req, res, rest);
+    if (req.method === 'DELETE' && product === 'nextcloud') {
       req.resume();
       return toTrash(res, rest);
     }
@@ -325,6 +362,7 @@ export async function startNextcloudEmulator(options: NextcloudEmulatorOptions =
     const ok = auth === `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
     const handle = async () => {
       if (url.pathname === '/status.php') {
+        if (product === 'none') return send(res, 404, 'not found');
         return send(
           res,
           200,
@@ -358,6 +396,7 @@ export async function startNextcloudEmulator(options: NextcloudEmulatorOptions =
     assembled,
     quotaBytes: options.quotaBytes ?? 10 * 1024 ** 3,
     trashed,
+    requests,
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

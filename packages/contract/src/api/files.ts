@@ -73,6 +73,11 @@ export const listFilesBodySchema = withCloud({
   page_token: z.string().max(8192).nullable().optional(),
   page_size: z.number().int().min(1).max(MAX_LIST_PAGE_SIZE).optional(),
   refresh: z.boolean().optional(),
+  /**
+   * A read the app makes on its own (a tree it opens on the first cloud): it does not count as
+   * using the cloud, which decides which temporary clouds are kept at sign-in and when they expire.
+   */
+  background: z.boolean().optional(),
 });
 export type ListFilesBody = z.input<typeof listFilesBodySchema>;
 export const listFilesDataSchema = z.object({
@@ -125,7 +130,10 @@ export type DeleteFilesData = z.infer<typeof deleteFilesDataSchema>;
  * false when it reports neither (an FTP server, a WebDAV server without RFC 4331 quota): the space
  * is then not known, and will not be.
  */
-export const cloudInfoBodySchema = withCloud({});
+export const cloudInfoBodySchema = withCloud({
+  /** A refresh the app makes on its own (/manage's staggered one): not a use of the cloud (see list). */
+  background: z.boolean().optional(),
+});
 export type CloudInfoBody = z.input<typeof cloudInfoBodySchema>;
 export const cloudInfoDataSchema = z.object({
   space_amount: z.number(),

@@ -127,6 +127,7 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
           pageToken: b.page_token,
           pageSize: b.page_size,
           refresh: b.refresh,
+          background: b.background,
         }),
       );
     },
@@ -299,7 +300,7 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(cloudInfoDataSchema) },
       },
     },
-    async (request) => ok(await files.info(identityOf(request), request.body)),
+    async (request) => ok(await files.info(identityOf(request), request.body, { background: request.body.background })),
   );
 
   app.put(

@@ -42,6 +42,7 @@ import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
 import type { UsersService } from '../users.ts';
 import type { TaskJob } from './tasks-service.ts';
 import { markRefusedExpired } from './expired.ts';
+import type { RunRecorder, RunsService } from './runs.ts';
 import { cloudLabel, parseSource, parseTarget } from './views.ts';
 
 export interface TaskRunnerOptions {
@@ -67,6 +68,8 @@ export interface TaskRunnerOptions {
   pairLockMs?: number;
   /** How often a sync waiting for its pair looks again (default 1 s). */
   pairWaitMs?: number;
+  /** The run history: each run and the files it handled (services/tasks/runs.ts). */
+  runs?: RunsService;
 }
 
 type OpenedCloud = Awaited<ReturnType<CloudsService['open']>>;
@@ -159,6 +162,8 @@ export function withCarried(result: TransferResult, carried: CheckpointTally): T
  */
 export class TaskRunner {
   private readonly o: TaskRunnerOptions;
+  /** The history record of each run going on in this process, by job id. */
+  private readonly recordings = new Map<string, RunRecorder>();
 
   constructor(options: TaskRunnerOptions) {
     this.o = options;
@@ -182,6 +187,11 @@ export class TaskRunner {
     );
     if (!began) return;
     log.info({ task: taskId, job: job.id, attempt: job.attempt }, 'task run started');
+    const recorder = await this.o.runs?.begin(row, job.id, job.attempt).catch((err: unknown) => {
+      log.warn({ err, task: taskId }, 'run history not recorded');
+      return undefined;
+    });
+    if (recorder) this.recordings.set(job.id, recorder);
 
     const live = new LiveProgress(this.o.progress, taskId, this.o.progressEveryMs ?? 1000, log);
     live.set(TaskState.scanning, ZERO, 0, 0);
@@ -204,9 +214,15 @@ export class TaskRunner {
     if (reason && reason !== 'canceled') {
       // Shutdown, lost lease or crash: another worker takes over from the checkpoints.
       log.info({ task: taskId, job: job.id, reason }, 'task run interrupted');
+      await recorder?.interrupted();
+      this.recordings.delete(job.id);
       throw new JobAbortedError(reason);
     }
-    await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut, moved);
+    try {
+      await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut, moved);
+    } finally {
+      this.recordings.delete(job.id);
+    }
   };
 
   private async run(
@@ -393,7 +409,8 @@ export class TaskRunner {
           twoWayState,
           signal: job.signal,
           sideNames,
-          keepSkipped: false,
+          // The run history lists skipped files; RunRecorder.planned drops them from the plan after.
+          keepSkipped: this.recordings.has(job.id),
           onScan: (scan) => live.set(TaskState.scanning, ZERO, scan.files + scan.folders, 0),
         });
       }
@@ -405,6 +422,7 @@ export class TaskRunner {
       return { plan: undefined, result };
     }
 
+    this.recordings.get(job.id)?.planned(plan);
     const total = plan.bytesTo.target + plan.bytesTo.source;
     // The first attempt's figures stand for the run; an attempt resumed after a crash re-plans and
     // sees only what is left.
@@ -460,12 +478,16 @@ export class TaskRunner {
       target: target.provider,
       signal: job.signal,
       checkpoints: moving ? checkpoints.keepingRecords() : checkpoints,
-      ...(moving ? { onItem: moving.onItem } : {}),
       twoWayState,
       confirmDeletes: row.confirm_deletes === 1,
       traffic,
       tokenIds: { source: from.cloud_id, target: to.cloud_id },
       progressIntervalMs: 500,
+      // A move records what it copied; the run's record keeps every item.
+      onItem: (e) => {
+        moving?.onItem(e);
+        this.recordings.get(job.id)?.item(plan, e);
+      },
       ...(this.o.transfers ? { transfers: this.o.transfers } : {}),
       onProgress: (p: TransferProgress) =>
         live.set(
@@ -553,7 +575,10 @@ export class TaskRunner {
       deleted: result.summary.deleted,
       // Google Docs the source left out count as skipped (the plan never saw them).
       skipped: (plan?.summary.skip.count ?? result.summary.skipped) + docsLeftOut,
-      failed: result.failed.length,
+      // What a stopped run did not get to is not done, not failed (a cancel fails nothing).
+      failed: result.failed.filter((f) => !f.notDone).length,
+      conflicts: result.summary.conflicts,
+      not_done: result.failed.filter((f) => f.notDone).length,
       error: result.error ? runError(result.error) : null,
     };
     if (moved) {
@@ -590,10 +615,19 @@ export class TaskRunner {
       message: f.message,
       item: JSON.stringify(f),
     }));
-    // Failed files and progress first: the final state is the last thing written, and a new run
-    // (a retry reads the failed files) may start as soon as it is.
-    if ((await repo.getById(row.id))?.job_id !== jobId) return; // deleted meanwhile
+    // Failed files, the run's history and progress first: the final state is the last thing
+    // written, and a new run (a retry reads the failed files) may start as soon as it is.
+    const recorder = this.recordings.get(jobId);
+    const recorded = () =>
+      recorder
+        ?.finish(result, view, finishedAt)
+        .catch((err: unknown) => log.warn({ err, task: row.id }, 'run history not recorded'));
+    if ((await repo.getById(row.id))?.job_id !== jobId) {
+      await recorded();
+      return; // deleted meanwhile
+    }
     await repo.replaceFailedFiles(row.id, failedRows);
+    await recorded();
     await this.o.progress.delete(row.id);
     let finalState: number = state;
     let written = await repo.transition(
@@ -614,8 +648,8 @@ export class TaskRunner {
     }
     if (!written) return;
     log.info({ task: row.id, job: jobId, state: finalState, outcome: result.outcome }, 'task run finished');
-    await this.mail(row, finalState, view, startedAt, finishedAt, result.transferredBytes).catch((err: unknown) =>
-      log.warn({ err, task: row.id }, 'transfer e-mail not sent'),
+    await this.mail(row, finalState, view, startedAt, finishedAt, result.transferredBytes, recorder).catch(
+      (err: unknown) => log.warn({ err, task: row.id }, 'transfer e-mail not sent'),
     );
   }
 
@@ -626,6 +660,7 @@ export class TaskRunner {
     startedAt: number,
     endedAt: number,
     bytesMoved: number,
+    run?: RunRecorder,
   ): Promise<void> {
     const user = await this.o.users.get(row.user_id);
     if (!user || !user.remindMe || !user.notifyEmail) return;
@@ -647,6 +682,13 @@ export class TaskRunner {
         deleted: view.deleted,
         failed: view.failed,
         bytesMoved,
+        conflicts: view.conflicts,
+        notDone: view.not_done,
+        conflictNames: run?.conflicts ?? [],
+        deletedNames: run?.deletions ?? [],
+        runUrl: run
+          ? `${this.o.appUrl}/tasks/${encodeURIComponent(row.id)}/runs/${encodeURIComponent(run.runId)}`
+          : undefined,
       },
       { language: user.language, timeZone: row.time_zone, appUrl: this.o.appUrl },
     );

@@ -15,6 +15,7 @@ import {
 } from '@tabler/icons-react';
 import {
   Code,
+  LIMITS,
   Permission,
   RemoteFileType,
   baseName,
@@ -221,11 +222,13 @@ export function ExplorerPage() {
 
   const remove = async () => {
     if (selectedItems.length === 0) return;
+    const restore = t('common:restoreWithin', { days: LIMITS.restoreDeletedDays });
     const answer = await confirm({
-      message:
+      message: `${
         selectedItems.length === 1
           ? t('deleteOne', { name: selectedItems[0]?.name })
-          : t('deleteMany', { count: selectedItems.length }),
+          : t('deleteMany', { count: selectedItems.length })
+      } ${restore}`,
       danger: true,
     });
     if (answer !== 'yes') return;
@@ -240,7 +243,7 @@ export function ExplorerPage() {
       } else {
         toast.success(
           result.trashed
-            ? t('deletedToTrash', { count: result.deleted.length })
+            ? `${t('deletedToTrash', { count: result.deleted.length })} ${restore}`
             : t('deleted', { count: result.deleted.length }),
         );
       }

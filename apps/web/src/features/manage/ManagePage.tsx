@@ -64,7 +64,7 @@ export function ManagePage() {
   const [reauth, setReauth] = useState<Cloud | null>(null);
   // Clouds whose service answered that it reports no space (an FTP server, WebDAV without quota).
   const [unreported, setUnreported] = useState<ReadonlySet<string>>(new Set());
-  const started = useRef(false);
+  const stopRefresh = useRef<(() => void) | null>(null);
   const showInfo = (id: string, info: CloudInfoData) => {
     patchCloud(id, { space: info.space_amount, used_space: info.space_used });
     setUnreported((prev) => {
@@ -76,11 +76,21 @@ export function ManagePage() {
     });
   };
 
+  // One pass over the clouds listed when the page opens; each answer changes `clouds`, so the pass
+  // is stopped only when the page closes, never by the list changing under it.
   useEffect(() => {
-    if (started.current || clouds.length === 0) return;
-    started.current = true;
-    return refreshSpaceStaggered(clouds, async (cloud) => showInfo(cloud.id, await filesApi.info(cloud.id)));
+    if (stopRefresh.current || clouds.length === 0) return;
+    stopRefresh.current = refreshSpaceStaggered(clouds, async (cloud) =>
+      showInfo(cloud.id, await filesApi.info(cloud.id, true)),
+    );
   }, [clouds]);
+  useEffect(
+    () => () => {
+      stopRefresh.current?.();
+      stopRefresh.current = null;
+    },
+    [],
+  );
 
   const move = async (from: number, to: number) => {
     if (to < 0 || to >= clouds.length) return;

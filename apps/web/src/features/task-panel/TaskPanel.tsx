@@ -58,7 +58,13 @@ export function TaskPanel() {
       role="region"
       aria-label={t('title', { count: tasks.length })}
       data-testid="task-panel"
-      style={{ position: 'fixed', insetInlineEnd: 16, bottom: 16, width: 380, zIndex: 150 }}
+      style={{
+        position: 'fixed',
+        insetInlineEnd: 16,
+        bottom: 16,
+        width: 'min(380px, calc(100vw - 32px))',
+        zIndex: 150,
+      }}
     >
       <Group justify="space-between" px="sm" py={6} wrap="nowrap">
         <Text fw={600} size="sm" data-testid="task-panel-title">
@@ -127,7 +133,7 @@ function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => 
                   style={{ flex: 1 }}
                   aria-label={t('progress', { percent: view.percent })}
                 />
-                <Text size="xs" c="dimmed">
+                <Text size="xs" c="dimmed" title={task.progress_text || undefined}>
                   {view.percent}%
                 </Text>
               </>
