@@ -200,7 +200,9 @@ export function ExplorerPage() {
     e.preventDefault();
     setDragging(false);
     // Rows from the other pane: copy or move them here.
-    const rows = decodePaneDrag(e.dataTransfer.getData(PANE_DRAG_TYPE));
+    const rows = carriesPaneDrag(Array.from(e.dataTransfer.types))
+      ? decodePaneDrag(e.dataTransfer.getData(PANE_DRAG_TYPE))
+      : null;
     if (rows) {
       // Rows dropped back where they are: nothing to do.
       if (rows.cloudId !== cloudId || rows.folder !== path) setDrop({ from: rows, to: { cloudId, path } });

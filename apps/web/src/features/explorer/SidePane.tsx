@@ -56,6 +56,7 @@ export function SidePane({ initialCloudId, height, onDrop, refreshKey = 0 }: Sid
 
   const drop = (e: DragEvent) => {
     setOver(false);
+    if (!carriesPaneDrag(Array.from(e.dataTransfer.types))) return;
     const from = decodePaneDrag(e.dataTransfer.getData(PANE_DRAG_TYPE));
     if (!from) return;
     e.preventDefault();
