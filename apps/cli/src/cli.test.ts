@@ -125,7 +125,10 @@ describe('the remotes file', () => {
     ['{ not json', /is not valid JSON/],
     [{ remotes: [] }, /must hold an object/],
     [{ remotes: { x: { kind: 'webdav', credentials: { url: 'http://h' } } } }, /a name is at least two letters/],
-    [{ remotes: { gd: { kind: 'google_drive', credentials: {} } } }, /Google Drive signs in through the web app/],
+    [
+      { remotes: { gd: { kind: 'google_drive', credentials: {} } } },
+      /Google Drive needs its OAuth token .*import-rclone/,
+    ],
     [
       { remotes: { nas: { kind: 'floppy' } } },
       /kind "floppy" is not one the command line opens; use one of .*s3_compatible/,
@@ -252,7 +255,7 @@ describe('the remotes file', () => {
       ],
       /there is a remote "store" .* already; remove it first/,
     ],
-    [['remotes', 'add', 'gd', 'google_drive'], /Google Drive signs in through the web app/],
+    [['remotes', 'add', 'gd', 'google_drive'], /Google Drive needs its OAuth token/],
     [['remotes', 'add', 'nas', 'sftp', 'host=h'], /needs "username"/],
     [['remotes', 'add', 'nas', 'sftp', 'host=h', 'username=u', 'port=22x'], /Port is invalid\./],
     [['remotes', 'add', 'nas', 'sftp', 'host=h', 'username=u', 'colour=red'], /has no field "colour"/],
@@ -267,7 +270,7 @@ describe('the remotes file', () => {
     ],
     [['remotes', 'add', 'nas'], /usage: skyferry remotes add <name> <kind>/],
     [['remotes', 'remove', 'nothing'], /there is no remote "nothing"/],
-    [['remotes', 'rename', 'x'], /remotes rename: use remotes, remotes add or remotes remove/],
+    [['remotes', 'rename', 'x'], /remotes rename: use remotes, remotes add, remotes remove or remotes import-rclone/],
     [['remotes', 'add', '__proto__', 'sftp', 'host=h'], /needs "username"/],
   ])('%j is refused with exit 2, the file unchanged', async (argv, message) => {
     await writeRemotes(s3Remote({ env: 'S3_SECRET' }));

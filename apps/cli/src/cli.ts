@@ -37,7 +37,15 @@ import { copiedFiles, deleteMoved, printMoved } from './move.ts';
 import { refuseOverlap } from './places.ts';
 import { addRemote, removeRemote } from './remotes-edit.ts';
 import { namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
-import { CLI_KINDS, loadRemotes, locate, remotesFilePath, stateDirPath, type Location } from './remotes.ts';
+import {
+  CLI_KINDS,
+  configureOAuthFromEnv,
+  loadRemotes,
+  locate,
+  remotesFilePath,
+  stateDirPath,
+  type Location,
+} from './remotes.ts';
 
 export { EXIT, type CliIo } from './io.ts';
 
@@ -70,8 +78,8 @@ const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: strin
   },
   ls: { args: '<path>', about: 'list a folder' },
   remotes: {
-    args: '[add|remove ...]',
-    about: 'list the remotes; add <name> <kind> field=value...; remove <name>',
+    args: '[add|remove|import-rclone ...]',
+    about: 'list the remotes; add <name> <kind> field=value...; remove <name>; import-rclone [rclone.conf]',
   },
 };
 
@@ -277,6 +285,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const remotesFile = remotesFilePath(io, values.config);
   const remotes = await loadRemotes(remotesFile, io.env);
   const stateDir = stateDirPath(io);
+  configureOAuthFromEnv(io.env);
 
   if (command === 'remotes') {
     const [action, ...rest] = paths;
@@ -288,7 +297,14 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       await removeRemote(remotesFile, stateDir, rest, io);
       return EXIT.ok;
     }
-    if (action !== undefined) throw new UsageError(`remotes ${action}: use remotes, remotes add or remotes remove`);
+    if (action === 'import-rclone') {
+      const { importRclone } = await import('./rclone/import.ts');
+      await importRclone(remotesFile, rest, io, { dryRun: values['dry-run'] === true, json: values.json === true });
+      return EXIT.ok;
+    }
+    if (action !== undefined) {
+      throw new UsageError(`remotes ${action}: use remotes, remotes add, remotes remove or remotes import-rclone`);
+    }
     if (remotes.size === 0) io.stderr.write(`no remotes in ${remotesFile}\n`);
     for (const r of remotes.values()) io.stdout.write(`${r.name}\t${r.kind}\t${CLOUD_KIND_INFO[r.kind].displayName}\n`);
     return EXIT.ok;

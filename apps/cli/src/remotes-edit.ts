@@ -12,9 +12,9 @@ import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { absolutePath, checkRemote, writePrivate } from './remotes.ts';
 
-type RawFile = { remotes: Record<string, unknown> } & Record<string, unknown>;
+export type RawFile = { remotes: Record<string, unknown> } & Record<string, unknown>;
 
-async function readRaw(file: string): Promise<RawFile> {
+export async function readRaw(file: string): Promise<RawFile> {
   try {
     return JSON.parse(await readFile(file, 'utf8')) as RawFile;
   } catch (err) {
@@ -24,7 +24,7 @@ async function readRaw(file: string): Promise<RawFile> {
   }
 }
 
-function writeRaw(file: string, raw: RawFile): Promise<void> {
+export function writeRaw(file: string, raw: RawFile): Promise<void> {
   return writePrivate(file, `${JSON.stringify(raw, null, 2)}\n`);
 }
 
