@@ -14,9 +14,9 @@ import {
 import { spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXIT, runCli } from './cli.ts';
+import { EXIT } from './cli.ts';
+import { runIn } from './run.testing.ts';
 
 // The command line in-process (the same runCli the `skyferry` bin calls) on folders of this
 // machine; cli.int.test.ts runs the bin itself against real S3 and SFTP servers.
@@ -29,38 +29,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const w = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return Object.assign(w, { text: () => chunks.join('') });
-}
-
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  return cliWithInput(undefined, ...argv);
+  return runIn(dir, undefined, argv);
 }
 
 /** `cli` with `input` as its standard input. */
-async function cliWithInput(input: string | undefined, ...argv: string[]) {
-  const stdout = sink();
-  const stderr = sink();
-  const code = await runCli(argv, {
-    stdout,
-    stderr,
-    ...(input !== undefined ? { stdin: Readable.from([Buffer.from(input)]) } : {}),
-    cwd: dir,
-    env: {
-      HOME: dir,
-      SKYFERRY_CONFIG: join(dir, 'remotes.json'),
-      SKYFERRY_STATE_DIR: join(dir, 'state'),
-      S3_SECRET: 'from-env-secret',
-    },
-  });
-  return { code, out: stdout.text(), err: stderr.text() };
+function cliWithInput(input: string | undefined, ...argv: string[]) {
+  return runIn(dir, input, argv);
 }
 
 async function tree(root: string): Promise<Record<string, string>> {

@@ -77,6 +77,13 @@ const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: strin
     about: 'compare two folders: files missing on either side, or different (writes nothing)',
   },
   ls: { args: '<path>', about: 'list a folder' },
+  size: { args: '<path>', about: 'count the files below a folder and their size' },
+  tree: { args: '<path>', about: 'the folders below a folder with their sizes, largest first (--level <n>)' },
+  rmdirs: { args: '<path>', about: 'remove the empty folders below a folder (not the folder itself)' },
+  dedupe: {
+    args: '<path>',
+    about: 'remove copies of files of the same content below a folder, keeping one (--keep first|newest|oldest)',
+  },
   remotes: {
     args: '[add|remove|import-rclone ...]',
     about: 'list the remotes; add <name> <kind> field=value...; remove <name>; import-rclone [rclone.conf]',
@@ -121,6 +128,8 @@ const OPTIONS = {
   'delete-empty-src-dirs': { type: 'boolean' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
+  keep: { type: 'string' },
+  level: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
@@ -151,7 +160,7 @@ Options:
   -y, --yes                  run a sync that deletes more than half of a side's files
       --resync               bisync: start over as a merge that deletes nothing (the way on
                              when a side is missing or lists no file where the last run left files)
-      --no-trash             delete for good, not to the side's trash
+      --no-trash             delete for good, not to the side's trash (rmdirs, dedupe too)
       --ignore-free-space    run although the target reports too little free space
   -L, --copy-links           follow symbolic links (inside each side's folder, never round a
                              loop); by default each is left alone and reported (exit 3)
@@ -161,6 +170,8 @@ Options:
       --checkers <n>         check: listings and comparisons at once (default 8)
       --delete-empty-src-dirs
                              move: then remove the source folders it left empty
+      --keep <which>         dedupe: the copy kept, first (by path), newest or oldest (default first)
+      --level <n>            tree: folder levels shown (default all)
       --json                 print the result (or, with --dry-run, the plan) as JSON
   -q, --quiet                no progress
       --config <file>        the remotes file
@@ -316,6 +327,23 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     }
     const [from, to] = paths.map((p) => locate(p, remotes, io, stateDir, remotesFile)) as [Location, Location];
     return check(from, to, values, io);
+  }
+  if (command === 'size' || command === 'tree' || command === 'rmdirs' || command === 'dedupe') {
+    if (paths.length !== 1) throw new UsageError(`${command} takes one path`);
+    if (values.keep !== undefined && command !== 'dedupe') throw new UsageError('--keep applies to dedupe only');
+    if (values.level !== undefined && command !== 'tree') throw new UsageError('--level applies to tree only');
+    const { runCleanup, keepOf } = await import('./cleanup.ts');
+    return runCleanup(command, locate(paths[0] as string, remotes, io, stateDir, remotesFile), io, {
+      dryRun: values['dry-run'] === true,
+      json: values.json === true,
+      quiet: values.quiet === true,
+      useTrash: values['no-trash'] !== true,
+      keep: keepOf(values.keep),
+      ...(values.level !== undefined ? { level: countOf(values.level, 'level') as number } : {}),
+    });
+  }
+  for (const flag of ['keep', 'level'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} does not apply to ${command}`);
   }
   if (command === 'ls') {
     if (paths.length !== 1) throw new UsageError('ls takes one path');

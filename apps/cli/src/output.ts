@@ -213,6 +213,8 @@ export function progressPrinter(io: CliIo): {
   scan: (p: { folders: number; files: number; bytes: number }) => void;
   run: (p: TransferProgress) => void;
   check: (p: CheckProgress) => void;
+  /** Any other progress line. */
+  line: (text: string) => void;
   clear: () => void;
 } {
   const tty = io.stderr.isTTY === true;
@@ -237,6 +239,7 @@ export function progressPrinter(io: CliIo): {
           `  ${p.finishedCounts}/${p.totalCounts} files${p.failedCounts ? `, ${p.failedCounts} failed` : ''}${eta}`,
       );
     },
+    line: show,
     check: (p) => show(`Checked ${p.compared} of ${p.pairs} pairs found so far (${p.listed} files listed)`),
     clear: () => {
       if (tty && shown) io.stderr.write('\r\x1b[K');
