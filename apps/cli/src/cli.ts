@@ -26,18 +26,23 @@ import {
   FileTwoWayStateStore,
   executePlan,
   planTransfer,
+  type ItemEvent,
+  type TrafficHook,
   type TransferMode,
   type TransferPlan,
 } from '@skyferry/engine';
 import { toProviderError, type Entry, type Provider } from '@skyferry/providers';
 import { UsageError } from './errors.ts';
 import { EXIT, type CliIo } from './io.ts';
+import { Bandwidth, BwTimetable, limitProvider, parseDuration, parseSize } from './limits.ts';
 import { PairLockedError, lockPair } from './lock.ts';
+import { openLog } from './log.ts';
 import { copiedFiles, deleteMoved, printMoved } from './move.ts';
 import { refuseOverlap } from './places.ts';
 import { addRemote, removeRemote } from './remotes-edit.ts';
-import { namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
+import { itemLogger, namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
 import {
+  absolutePath,
   CLI_KINDS,
   configureOAuthFromEnv,
   loadRemotes,
@@ -103,6 +108,9 @@ const TRANSFER_ONLY = [
   'copy-links',
   'skip-links',
   'resync',
+  'bwlimit',
+  'max-transfer',
+  'checksum',
 ] as const;
 const CHECK_ONLY = ['one-way', 'checkers'] as const;
 
@@ -130,6 +138,11 @@ const OPTIONS = {
   quiet: { type: 'boolean', short: 'q' },
   keep: { type: 'string' },
   level: { type: 'string' },
+  bwlimit: { type: 'string' },
+  'max-transfer': { type: 'string' },
+  checksum: { type: 'boolean', short: 'c' },
+  'log-file': { type: 'string' },
+  stats: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
@@ -172,6 +185,13 @@ Options:
                              move: then remove the source folders it left empty
       --keep <which>         dedupe: the copy kept, first (by path), newest or oldest (default first)
       --level <n>            tree: folder levels shown (default all)
+  -c, --checksum             copy, sync, mirror: files of one size are the same when their hashes are
+                             (whatever their times); without a hash both sides give, by size
+      --bwlimit <bw>         bandwidth, in bytes a second (512K, 10M; up:down as 10M:1M; off), or a
+                             timetable as rclone's: "08:00,512K 12:00,10M Sat-00:00,off"
+      --max-transfer <size>  start no file that would take the bytes moved past this (10G)
+      --stats <interval>     progress every interval when not on a terminal (default 5s; 0: none)
+      --log-file <file>      warnings, failures, progress and each file done to this file
       --json                 print the result (or, with --dry-run, the plan) as JSON
   -q, --quiet                no progress
       --config <file>        the remotes file
@@ -281,6 +301,29 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(`${(err as Error).message.split('\n')[0]} (skyferry --help lists the options)`);
   }
   const { values, positionals } = parsed;
+  if (values['log-file'] === undefined) return run(values, positionals, io);
+  const log = await openLog(absolutePath(io, values['log-file']));
+  try {
+    return await run(values, positionals, { ...io, stderr: log });
+  } catch (err) {
+    // What stops the command is told on the terminal (runCli) and in the log.
+    log.write(
+      `skyferry: ${err instanceof UsageError ? '' : `${toProviderError(err).code}: `}${(err as Error).message}\n`,
+    );
+    throw err;
+  } finally {
+    await log.finish();
+  }
+}
+
+/** Progress on stderr, at the --stats interval; none with --quiet, --json or --stats 0. */
+function progressOf(values: Values, io: CliIo): ReturnType<typeof progressPrinter> | undefined {
+  const every = values.stats === undefined ? undefined : parseDuration(values.stats, 'stats');
+  if (values.quiet || values.json || every === 0) return undefined;
+  return progressPrinter(io, every);
+}
+
+async function run(values: Values, positionals: string[], io: CliIo): Promise<number> {
   if (values.version) {
     io.stdout.write(`skyferry ${await version()}\n`);
     return EXIT.ok;
@@ -410,7 +453,14 @@ async function transfer(
   const { sameNamePolicy, conflictResolution, transfers } = o;
   const origin = sources[0] as Location;
 
-  const [source, targetProvider] = await openBoth(origin, target);
+  // Checked before anything is opened: a mistake in them is a usage error.
+  const bandwidth = values.bwlimit === undefined ? undefined : new Bandwidth(new BwTimetable(values.bwlimit));
+  const maxTransfer =
+    values['max-transfer'] === undefined ? undefined : parseSize(values['max-transfer'], 'max-transfer');
+  const opened = await openBoth(origin, target);
+  const [source, targetProvider] = bandwidth
+    ? (opened.map((p) => limitProvider(p, bandwidth)) as [Provider, Provider])
+    : opened;
   try {
     // Resume files and two-way state are keyed by the run's mode and places, not by its options.
     const runKey = fileKey([mode, sources.map((s) => s.key), target.key]);
@@ -424,7 +474,7 @@ async function transfer(
           : undefined;
     // The stores make their folders; the state folder itself is the user's alone.
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
-    const progress = values.quiet || values.json ? undefined : progressPrinter(io);
+    const progress = progressOf(values, io);
     let plan: TransferPlan;
     try {
       plan = await planTransfer({
@@ -439,6 +489,7 @@ async function transfer(
         ...(twoWayState ? { twoWayState } : {}),
         ...(values['copy-links'] ? { followLinks: true } : {}),
         ...(values.resync ? { resync: true } : {}),
+        ...(values.checksum ? { checksum: true } : {}),
         sideNames: { source: origin.remote ?? 'local', target: target.remote ?? 'local' },
         keepSkipped: values['dry-run'] === true,
         ...(io.signal ? { signal: io.signal } : {}),
@@ -471,10 +522,33 @@ async function transfer(
           clear: async () => undefined,
         }
       : store;
+    // With --log-file, each file done or failed is a line of the log.
+    const logged = values['log-file'] === undefined ? undefined : itemLogger(io, name);
+    const onItem =
+      moving && logged
+        ? (e: ItemEvent) => {
+            moving.onItem(e);
+            logged(e);
+          }
+        : (moving?.onItem ?? logged);
+    // --max-transfer: a file that would take the bytes moved past the limit is not started (rclone's
+    // cautious cut-off); the run stops as traffic_exceeded. Server-side copies count too.
+    let started = 0;
+    const traffic: TrafficHook | undefined =
+      maxTransfer === undefined
+        ? undefined
+        : {
+            beforeBytes: (bytes) => {
+              if (started + bytes > maxTransfer) return false;
+              started += bytes;
+              return true;
+            },
+          };
     const result = await executePlan(plan, {
       source,
       target: targetProvider,
-      ...(moving ? { onItem: moving.onItem } : {}),
+      ...(onItem ? { onItem } : {}),
+      ...(traffic ? { traffic } : {}),
       ...(transfers ? { transfers } : {}),
       checkpoints,
       ...(twoWayState ? { twoWayState } : {}),
@@ -540,7 +614,7 @@ async function check(from: Location, to: Location, values: Values, io: CliIo): P
   const filter = filterOf(values);
   const checkers = countOf(values.checkers, 'checkers');
   const [source, target] = await openBoth(from, to);
-  const progress = values.quiet || values.json ? undefined : progressPrinter(io);
+  const progress = progressOf(values, io);
   try {
     const result = await checkTrees({
       source,
