@@ -25,7 +25,7 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const PER_FOLDER = 100;
 const RCLONE_ENV = { RCLONE_CONFIG: '/dev/null' };
 const here = fileURLToPath(new URL('.', import.meta.url));
-const SKYFERRY = join(here, '..', 'apps', 'cli', 'src', 'main.ts');
+const SKYFERRY = join(here, '..', 'apps', 'cli', 'bin', 'skyferry.js');
 
 async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'skyferry-bench-check-'));

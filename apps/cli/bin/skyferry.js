@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// `skyferry`: plain JavaScript, so that a help or the version answers without loading Node's type
+// stripper; everything else runs the TypeScript entry (../src/main.ts).
+const argv = process.argv.slice(2);
+if (argv.every((a) => ['--help', '-h', 'help', '--version', '-V'].includes(a))) {
+  const { helpText, version } = await import('../src/help.js');
+  if (argv.includes('--version') || argv.includes('-V')) process.stdout.write(`skyferry ${await version()}\n`);
+  else process.stdout.write(helpText());
+  process.exitCode = argv.length === 0 ? 2 : 0;
+} else if (argv[0] === 'completion') {
+  const { completionScript } = await import('../src/completion.js');
+  const script = argv.length === 2 ? completionScript(argv[1]) : undefined;
+  if (script) process.stdout.write(script);
+  else {
+    process.stderr.write('usage: skyferry completion bash|zsh|fish\n');
+    process.exitCode = 2;
+  }
+} else {
+  await import('../src/main.ts');
+}
