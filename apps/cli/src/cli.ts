@@ -259,6 +259,9 @@ async function run(values: Values, positionals: string[], io: CliIo): Promise<nu
   const conflictResolution = oneOf<ConflictResolution>(values.conflict, CONFLICT_RESOLUTIONS, 'conflict');
   if (conflictResolution && mode !== 'two_way') throw new UsageError('--conflict applies to bisync only');
   if (values.resync !== undefined && mode !== 'two_way') throw new UsageError('--resync applies to bisync only');
+  if (values.checksum && (mode === 'two_way' || mode === 'incremental')) {
+    throw new UsageError(`--checksum does not apply to ${command}`);
+  }
   const transfers = countOf(values.transfers, 'transfers');
   for (const flag of CHECK_ONLY)
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to check only`);

@@ -145,6 +145,7 @@ describe('transfer limits on the command line', () => {
   it('refuses the limits where they mean nothing', async () => {
     expect((await cli('check', 'src', 'src', '--bwlimit', '1M')).err).toMatch(/--bwlimit does not apply to check/);
     expect((await cli('copy', 'src', 'dst', '--bwlimit', 'fast')).code).toBe(EXIT.usage);
+    expect((await cli('bisync', 'src', 'dst', '--checksum')).err).toMatch(/--checksum does not apply to bisync/);
     expect((await cli('copy', 'src', 'dst', '--stats', 'often')).err).toMatch(/--stats: "often" is not a duration/);
   });
 });
