@@ -62,6 +62,8 @@ describe('size and tree', () => {
     expect(json.size).toBe(50_044);
     expect(json.children[0]).toMatchObject({ name: 'a', size: 50_033 });
     expect(json.children[0]?.children?.map((c) => c.name)).toEqual(['big.bin', 'b', 'other.txt', 'y.txt']);
+    const top = JSON.parse((await cli('tree', 't', '--json', '--level', '1')).out) as typeof json;
+    expect(top.children[0]).toMatchObject({ name: 'a', size: 50_033, children: [] });
   });
 });
 

@@ -120,6 +120,17 @@ function treeOf(root: string, folders: Iterable<string>, files: WalkedFile[]): N
   return top;
 }
 
+/** The tree down to `level` folder levels (the folders below keep their totals, not their contents). */
+function prune(node: Node, level: number | undefined): Node {
+  if (level === undefined || !node.children) return node;
+  return {
+    ...node,
+    children: node.children.map((c) =>
+      c.kind === 'dir' && level <= 1 ? { ...c, children: [] } : prune(c, level === undefined ? undefined : level - 1),
+    ),
+  };
+}
+
 function printTree(io: CliIo, node: Node, prefix: string, level: number | undefined): void {
   const children = node.children ?? [];
   for (const [i, c] of children.entries()) {
@@ -169,7 +180,7 @@ async function usage(
   const tree = treeOf(where.path, walk.folders.keys(), walk.files);
   tree.name = where.text;
   if (o.json) {
-    io.stdout.write(JSON.stringify({ ...tree, errors: walk.errors }) + '\n');
+    io.stdout.write(JSON.stringify({ ...prune(tree, o.level), errors: walk.errors }) + '\n');
     return code;
   }
   io.stdout.write(`${formatBytes(tree.size).padStart(10)}  ${where.text}  (${tree.files} files)\n`);
