@@ -230,7 +230,7 @@ describe('the remotes file', () => {
       ],
       /there is a remote "store" .* already; remove it first/,
     ],
-    [['remotes', 'add', 'gd', 'google_drive'], /Google Drive needs its OAuth token/],
+    [['remotes', 'add', 'gd', 'google_drive'], /Google Drive needs an OAuth client: set GOOGLE_CLIENT_ID/],
     [['remotes', 'add', 'nas', 'sftp', 'host=h'], /needs "username"/],
     [['remotes', 'add', 'nas', 'sftp', 'host=h', 'username=u', 'port=22x'], /Port is invalid\./],
     [['remotes', 'add', 'nas', 'sftp', 'host=h', 'username=u', 'colour=red'], /has no field "colour"/],

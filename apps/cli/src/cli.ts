@@ -191,7 +191,7 @@ async function run(values: Values, positionals: string[], io: CliIo): Promise<nu
   if (command === 'remotes') {
     const [action, ...rest] = paths;
     if (action === 'add') {
-      await addRemote(remotesFile, rest, io);
+      await addRemote(remotesFile, rest, io, { openBrowser: values['no-browser'] !== true });
       return EXIT.ok;
     }
     if (action === 'remove') {

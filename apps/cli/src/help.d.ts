@@ -41,6 +41,7 @@ declare const OPTION_SPECS: {
   checksum: { type: 'boolean'; short: 'c' };
   'log-file': { type: 'string' };
   stats: { type: 'string' };
+  'no-browser': { type: 'boolean' };
 };
 /** The options of every command, for node:util's parseArgs. */
 export const OPTIONS: typeof OPTION_SPECS & ParseArgsConfig['options'] & Record<string, OptionSpec>;

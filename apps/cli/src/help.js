@@ -105,6 +105,7 @@ export const OPTIONS = {
   checksum: { type: 'boolean', short: 'c' },
   'log-file': { type: 'string' },
   stats: { type: 'string' },
+  'no-browser': { type: 'boolean' },
 };
 
 /** The text of `skyferry --help`. */
@@ -155,6 +156,7 @@ Options:
       --log-file <file>      warnings, failures, progress and each file done to this file
       --json                 print the result (or, with --dry-run, the plan) as JSON
   -q, --quiet                no progress
+      --no-browser           remotes add of an OAuth kind: print the address to sign in at, open no browser
       --config <file>        the remotes file
   -h, --help                 this text
   -V, --version              the version
@@ -170,6 +172,8 @@ holding secrets itself must be readable by you alone (chmod 600). Or let skyferr
     access_key_id=AK... secret_access_key=@env:PHOTOS_SECRET
   skyferry remotes add nas sftp host=nas.lan username=me private_key=@file:~/.ssh/id_ed25519
   (field=- reads a value from standard input: echo "$PASS" | skyferry remotes add dav webdav ... password=-)
+  skyferry remotes add drive google_drive       (signs in with a browser; the OAuth client from
+    GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or client_id= client_secret=)
 Remotes may be at any address, this machine's and the LAN's included: skyferry runs as you (the
 server's private-network guard does not apply here).
 Resume files, two-way state and the lock that keeps a second run of the same pair from starting:
