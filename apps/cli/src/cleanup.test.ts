@@ -50,7 +50,7 @@ describe('size and tree', () => {
     expect(r.out.split('\n').map((l) => l.replace(/ +/g, ' ').trim())).toEqual([
       '48.87 KB t (5 files)',
       '├── 48.86 KB a/ (4 files)',
-      '├── 11.00 B x.txt',
+      '├── 11 B x.txt',
       '├── 0 B also-empty/ (0 files)',
       '└── 0 B empty/ (0 files)',
       '',
@@ -95,7 +95,7 @@ describe('dedupe', () => {
     const r = await cli('dedupe', 't', '--dry-run');
     expect(r.code).toBe(EXIT.ok);
     expect(r.out).toContain('  keep          t/a/b/z.txt\n  would remove  t/a/y.txt\n  would remove  t/x.txt\n');
-    expect(r.out).toContain('removing the 2 extra copies would free 22.00 B');
+    expect(r.out).toContain('removing the 2 extra copies would free 22 B');
     expect(await files(join(dir, 't'))).toEqual(before);
   });
 

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { convertRclone, parseRcloneConfig, RcloneConfigError } from './convert.ts';
 import { obscure, reveal, RevealError } from './reveal.ts';
 
-const rcloneObscure = (clear: string) => execFileSync('rclone', ['obscure', clear]).toString().trim();
-const rcloneReveal = (obscured: string) => execFileSync('rclone', ['reveal', obscured]).toString().trim();
+const rcloneObscure = (clear: string) => execFileSync('rclone', ['obscure', '--', clear]).toString().trim();
+const rcloneReveal = (obscured: string) => execFileSync('rclone', ['reveal', '--', obscured]).toString().trim();
 
 describe("rclone's obscured passwords", () => {
   it.each(['secret', 'pässwörd with spaces', 'x', '"quotes" = and ; # signs', 'a'.repeat(200)])(
