@@ -8,7 +8,8 @@
  *   BENCH_CHECK=0 npm run bench:cli           # start-up only
  *   BENCH_FILES=3000 npm run bench:cli        # passed on to the check benchmark
  *
- * Timed from spawn to exit. The machine's load is printed: on a busy machine every figure,
+ * `npm run build:cli` first measures the bundled command line (the bin runs it while its sources
+ * are unchanged). Timed from spawn to exit. The machine's load is printed: on a busy machine every figure,
  * Node's own start-up included, grows.
  */
 import { spawn } from 'node:child_process';

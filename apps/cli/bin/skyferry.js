@@ -1,6 +1,22 @@
 #!/usr/bin/env node
 // `skyferry`: plain JavaScript, so that a help or the version answers without loading Node's type
-// stripper; everything else runs the TypeScript entry (../src/main.ts).
+// stripper; everything else runs the bundle `npm run build:cli` made (../dist/skyferry.mjs) while
+// every source it was made from is unchanged, else the TypeScript entry (../src/main.ts).
+import { readFileSync, statSync } from 'node:fs';
+
+/** Whether the bundle is there and made from the sources as they are now. */
+function bundleIsFresh() {
+  try {
+    const sources = JSON.parse(readFileSync(new URL('../dist/sources.json', import.meta.url), 'utf8'));
+    return sources.every(([path, mtimeMs, size]) => {
+      const s = statSync(path, { throwIfNoEntry: false });
+      return s !== undefined && s.mtimeMs === mtimeMs && s.size === size;
+    });
+  } catch {
+    return false;
+  }
+}
+
 const argv = process.argv.slice(2);
 if (argv.every((a) => ['--help', '-h', 'help', '--version', '-V'].includes(a))) {
   const { helpText, version } = await import('../src/help.js');
@@ -15,6 +31,8 @@ if (argv.every((a) => ['--help', '-h', 'help', '--version', '-V'].includes(a))) 
     process.stderr.write('usage: skyferry completion bash|zsh|fish\n');
     process.exitCode = 2;
   }
+} else if (bundleIsFresh()) {
+  await import('../dist/skyferry.mjs');
 } else {
   await import('../src/main.ts');
 }
