@@ -1,10 +1,14 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   startApacheWebdav,
   startNextcloudEmulator,
+  startRcloneServe,
   type NextcloudEmulator,
   type WebdavServer,
 } from '@skyferry/testing';
@@ -146,6 +150,35 @@ describe('webdav: opening a cloud while the server briefly answers 5xx', () => {
       expect(tries).toBeGreaterThan(1);
       expect(tries).toBeLessThanOrEqual(10);
     }, 60_000);
+  });
+
+  describe('rclone serve webdav', () => {
+    let root = '';
+    let rclone: Awaited<ReturnType<typeof startRcloneServe>> | undefined;
+    beforeAll(async () => {
+      root = mkdtempSync(join(tmpdir(), 'skyferry-dav-'));
+      rclone = await startRcloneServe('webdav', { dir: root });
+    });
+    afterAll(async () => {
+      await rclone?.stop();
+      rmSync(root, { recursive: true, force: true });
+    });
+
+    it('a MOVE into place done but whose answer was lost, sent again (412: the path is taken), leaves the file moved', async () => {
+      const server = rclone as NonNullable<typeof rclone>;
+      proxy = await startStumblingProxy(new URL(server.url), [{ method: 'MOVE', status: 0, left: 1, lose: true }]);
+      const dav = await openWebdav({ url: proxy.url('/'), username: server.username, password: server.password });
+      try {
+        const body = Buffer.from('moved once by rclone, answered never');
+        const entry = await dav.put('/lost-answer.txt', Readable.from([body]), { size: body.length });
+        expect(entry.size).toBe(body.length);
+        expect(proxy.seen.filter((r) => r.method === 'MOVE').map((r) => r.status)).toEqual([201, 412]);
+        expect(readFileSync(join(root, 'lost-answer.txt'), 'utf8')).toBe(body.toString());
+        expect(readdirSync(root).filter((n) => n.startsWith('.skyferry-tmp-'))).toEqual([]);
+      } finally {
+        await dav.close();
+      }
+    });
   });
 
   describe('Nextcloud (emulator)', () => {

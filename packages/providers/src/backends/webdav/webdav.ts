@@ -674,7 +674,8 @@ export class WebdavProvider implements Provider {
    * deletes the destination the other request already replaced): while our temporary file is
    * still there, try again. With the temporary file gone and `size` bytes at the path, a MOVE sent
    * before went through and only its answer was lost (the pacer sends a MOVE again after a network
-   * error): done.
+   * error): done. That is looked at before replacing what is at the path too (rclone answers such a
+   * MOVE sent again with 412): replacing it would delete the file just moved there.
    */
   async moveIntoPlace(tmp: string, p: string, signal?: AbortSignal, size?: number): Promise<void> {
     let overwrite = false;
@@ -684,6 +685,10 @@ export class WebdavProvider implements Provider {
         return;
       } catch (err) {
         if (!overwrite && ProviderError.is(err, 'exists')) {
+          if (!(await this.tempStillThere(tmp, signal))) {
+            if (size !== undefined && size >= 0 && (await this.sizeAt(p, signal)) === size) return;
+            throw err;
+          }
           await this.refuseDirTarget(p);
           overwrite = true;
           continue;
