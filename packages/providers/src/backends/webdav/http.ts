@@ -17,6 +17,8 @@ export interface DavRequest {
   /** A string/Buffer body, or a stream sent as-is (Content-Length from headers, else chunked). */
   body?: string | Buffer | Readable;
   signal?: AbortSignal;
+  /** Counts each time the request is sent (the pacer sends it again after a network error). */
+  sent?: { count: number };
 }
 
 /** Connections to a server at once, for downloads and for the other requests each. */
@@ -126,6 +128,7 @@ export class DavHttp {
   private sendOnce(req: DavRequest): Promise<IncomingMessage> {
     const { method, url, signal } = req;
     if (signal?.aborted) return Promise.reject(new ProviderError('canceled', 'canceled'));
+    if (req.sent) req.sent.count += 1;
     const headers: OutgoingHttpHeaders = { authorization: this.authorization, ...req.headers };
     const body = req.body;
     if (typeof body === 'string' || Buffer.isBuffer(body)) headers['content-length'] = Buffer.byteLength(body);

@@ -628,12 +628,14 @@ export class WebdavProvider implements Provider {
     overwrite: boolean,
     isDir: boolean,
     signal?: AbortSignal,
+    sent?: { count: number },
   ): Promise<IncomingMessage> {
     return this.http.send({
       method,
       url: this.url(from, isDir),
       headers: { destination: this.url(to, isDir).href, overwrite: overwrite ? 'T' : 'F', depth: 'infinity' },
       signal,
+      ...(sent ? { sent } : {}),
     });
   }
 
@@ -645,8 +647,9 @@ export class WebdavProvider implements Provider {
     overwrite: boolean,
     isDir: boolean,
     signal?: AbortSignal,
+    sent?: { count: number },
   ): Promise<void> {
-    let res = await this.send(method, from, to, overwrite, isDir, signal);
+    let res = await this.send(method, from, to, overwrite, isDir, signal, sent);
     // A target locked by a concurrent write (423, rclone) frees up quickly: try again a few times.
     for (let attempt = 1; res.statusCode === 423 && attempt <= 6; attempt += 1) {
       await drain(res);
@@ -662,8 +665,14 @@ export class WebdavProvider implements Provider {
     throw err;
   }
 
-  private async moveRaw(from: string, to: string, overwrite: boolean, signal?: AbortSignal): Promise<void> {
-    await this.transfer('MOVE', from, to, overwrite, false, signal);
+  private async moveRaw(
+    from: string,
+    to: string,
+    overwrite: boolean,
+    signal?: AbortSignal,
+    sent?: { count: number },
+  ): Promise<void> {
+    await this.transfer('MOVE', from, to, overwrite, false, signal, sent);
   }
 
   /**
@@ -674,18 +683,19 @@ export class WebdavProvider implements Provider {
    * deletes the destination the other request already replaced): while our temporary file is
    * still there, try again. With the temporary file gone and `size` bytes at the path, a MOVE sent
    * before went through and only its answer was lost (the pacer sends a MOVE again after a network
-   * error): done. That is looked at before replacing what is at the path too (rclone answers such a
-   * MOVE sent again with 412): replacing it would delete the file just moved there.
+   * error): done. That is looked at before replacing what is at the path too when the MOVE was sent
+   * again (rclone answers it with 412): replacing would delete the file just moved there.
    */
   async moveIntoPlace(tmp: string, p: string, signal?: AbortSignal, size?: number): Promise<void> {
     let overwrite = false;
     for (let attempt = 0; ; attempt += 1) {
+      const sent = { count: 0 };
       try {
-        await this.moveRaw(tmp, p, overwrite, signal);
+        await this.moveRaw(tmp, p, overwrite, signal, sent);
         return;
       } catch (err) {
         if (!overwrite && ProviderError.is(err, 'exists')) {
-          if (!(await this.tempStillThere(tmp, signal))) {
+          if (sent.count > 1 && !(await this.tempStillThere(tmp, signal))) {
             if (size !== undefined && size >= 0 && (await this.sizeAt(p, signal)) === size) return;
             throw err;
           }
