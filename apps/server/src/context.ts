@@ -69,11 +69,7 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
-export async function createContext(
-  config: Config,
-  log: Logger,
-  role: 'api' | 'worker' = 'api',
-): Promise<AppContext> {
+export async function createContext(config: Config, log: Logger, role: 'api' | 'worker' = 'api'): Promise<AppContext> {
   secureDataDir(config, log);
   const db = createDb({ url: config.databaseUrl });
   // Backends refresh OAuth tokens with the operator's clients (API and worker processes alike).

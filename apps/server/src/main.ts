@@ -20,7 +20,8 @@ async function main(): Promise<void> {
   const log = pino(loggerOptions(config.logLevel));
   const ctx = await createContext(config, log, 'api');
   const app = await buildApp(ctx, { logger: log });
-  const metricsServer = config.metricsPort !== undefined ? await startMetricsServer(ctx, config.metricsPort) : undefined;
+  const metricsServer =
+    config.metricsPort !== undefined ? await startMetricsServer(ctx, config.metricsPort) : undefined;
   // New requests get 503 while the ones being served finish; then running task runs (in-process
   // workers) checkpoint and hand their jobs back.
   const shutdown = exitOnSignals(log, config.shutdownTimeoutMs, async () => {

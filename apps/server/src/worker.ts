@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   }
   const log = pino(loggerOptions(config.logLevel));
   const ctx = await createContext({ ...config, workers: Math.max(1, config.workers) }, log, 'worker');
-  const metricsServer = config.metricsPort !== undefined ? await startMetricsServer(ctx, config.metricsPort) : undefined;
+  const metricsServer =
+    config.metricsPort !== undefined ? await startMetricsServer(ctx, config.metricsPort) : undefined;
   exitOnSignals(log, config.shutdownTimeoutMs, async () => {
     metricsServer?.close();
     await ctx.close();

@@ -47,14 +47,17 @@ describe('metrics and request ids', () => {
     }
     // Not part of the API's documented surface.
     const doc = await t.app.inject({ method: 'GET', url: '/openapi.json' });
-    if (doc.statusCode === 200) expect(Object.keys((JSON.parse(doc.body) as { paths: object }).paths)).not.toContain('/metrics');
+    if (doc.statusCode === 200)
+      expect(Object.keys((JSON.parse(doc.body) as { paths: object }).paths)).not.toContain('/metrics');
   });
 
   it('counts HTTP latency by route pattern, and the event-loop lag and process figures', async () => {
     await call('GET', '/healthz');
     await call('GET', '/api/tasks/00000000-0000-0000-0000-000000000000');
     const text = await scrape();
-    expect(sample(text, 'skyferry_http_request_duration_seconds_count', { route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'skyferry_http_request_duration_seconds_count', { route: '/healthz', status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
     // The pattern, not the id: one series however many tasks there are.
     expect(text).toContain('route="/api/tasks/:id"');
     expect(text).not.toContain('00000000-0000-0000-0000-000000000000');
@@ -73,7 +76,11 @@ describe('metrics and request ids', () => {
     const before = await scrape();
     const created = await call<CreateTaskData>('POST', '/api/tasks', {
       headers: user.headers,
-      body: { task_type: 0, from_cloud: { cloud_id: from.id, paths: ['/A'] }, to_cloud: { cloud_id: to.id, path: '/' } },
+      body: {
+        task_type: 0,
+        from_cloud: { cloud_id: from.id, paths: ['/A'] },
+        to_cloud: { cloud_id: to.id, path: '/' },
+      },
     });
     expect(created.code).toBe(0);
     const { task } = await waitForState(call, user.headers, created.data.task?.id ?? '');
@@ -88,20 +95,30 @@ describe('metrics and request ids', () => {
     expect(delta('skyferry_transfer_files_total', { outcome: 'done' })).toBe(2);
     expect(delta('skyferry_transfer_files_total', { outcome: 'failed' })).toBeGreaterThanOrEqual(1);
     expect(delta('skyferry_transfer_bytes_total')).toBe(3000);
-    expect(delta('skyferry_transfer_errors_total', { backend: 'local', reason: 'permission' })).toBeGreaterThanOrEqual(1);
+    expect(delta('skyferry_transfer_errors_total', { backend: 'local', reason: 'permission' })).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(sample(after, 'skyferry_task_runs_in_progress')).toBe(0);
     expect(sample(after, 'skyferry_tasks', { state: 'partial' })).toBeGreaterThanOrEqual(1);
     expect(sample(after, 'skyferry_tasks', { state: 'waiting' }) ?? 0).toBe(0);
   });
 
   it('gives every answer an id (X-Request-Id, a proxy’s own when well-formed) and puts it in error answers and every log line of the request', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/tasks/not-a-task', headers: { authorization: 'Bearer nope' } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/tasks/not-a-task',
+      headers: { authorization: 'Bearer nope' },
+    });
     const id = res.headers['x-request-id'];
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const body = JSON.parse(res.body) as { code: number; request_id?: string };
     expect(body.code).not.toBe(0);
     expect(body.request_id).toBe(id);
-    const given = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'proxy-abc-12345' } });
+    const given = await t.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'proxy-abc-12345' },
+    });
     expect(given.headers['x-request-id']).toBe('proxy-abc-12345');
     const bad = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'x"\n<script>' } });
     expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
