@@ -11,6 +11,8 @@ FROM ${BASE} AS manifests
 WORKDIR /src
 ENV ELECTRON_SKIP_BINARY_DOWNLOAD=1 CI=1 npm_config_fund=false npm_config_audit=false
 COPY package.json package-lock.json .npmrc ./
+# npm ci first checks the Node version (the preinstall script).
+COPY scripts/check-node.cjs scripts/
 COPY packages/contract/package.json packages/contract/
 COPY packages/db/package.json packages/db/
 COPY packages/providers/package.json packages/providers/
