@@ -137,6 +137,10 @@ for (const cfg of CONFIGS) {
         if (Date.now() > deadline) throw new Error(`the run never got going: ${JSON.stringify(first.lines.slice(-3))}`);
         await sleep(5);
       }
+      // The worker's own metrics: the run going on in it.
+      const scraped = await (await fetch(`http://127.0.0.1:${String(ready.metricsPort)}/metrics`)).text();
+      expect(scraped).toMatch(/^skyferry_task_runs_in_progress\{process="worker"\} 1$/m);
+      expect(scraped).toMatch(/^skyferry_transfer_files_total\{outcome="done",process="worker"\} [1-9]/m);
       const stopped = exited(first);
       const signalled = Date.now();
       first.child.kill('SIGTERM');
