@@ -27,6 +27,7 @@ COPY e2e/package.json e2e/
 
 FROM manifests AS build
 RUN npm ci --workspace @skyferry/web --workspace @skyferry/contract --include-workspace-root
+COPY tsconfig.base.json ./
 COPY packages/contract packages/contract
 COPY apps/web apps/web
 # Vite writes each text asset with its .br and .gz beside it: the server never compresses at request time.
