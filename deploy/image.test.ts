@@ -23,17 +23,33 @@ describe.skipIf(!enabled)('the container image (SKYFERRY_IMAGE_TEST=1)', () => {
 
   it('builds, runs as an unprivileged user with a health check, and holds no dev dependencies or tests', () => {
     const base = process.env.SKYFERRY_IMAGE_BASE;
-    podman('build', '--isolation', 'chroot', ...(base ? ['--build-arg', `BASE=${base}`] : []), '-t', TAG, ROOT);
+    // The OCI format has no HEALTHCHECK: podman keeps it only in Docker's.
+    podman(
+      'build',
+      '--format',
+      'docker',
+      '--isolation',
+      'chroot',
+      ...(base ? ['--build-arg', `BASE=${base}`] : []),
+      '-t',
+      TAG,
+      ROOT,
+    );
     const [info] = JSON.parse(podman('image', 'inspect', TAG)) as Array<{
       Size: number;
-      Config: { User?: string; Entrypoint?: string[]; Cmd?: string[]; Env?: string[] };
-      HealthCheck?: { Test?: string[] };
+      Config: {
+        User?: string;
+        Entrypoint?: string[];
+        Cmd?: string[];
+        Env?: string[];
+      };
+      Healthcheck?: { Test?: string[] };
     }>;
     expect(info?.Config.User).toBe('10001:10001');
     expect(info?.Config.Entrypoint).toEqual(['node']);
     expect(info?.Config.Cmd).toEqual(['apps/server/src/main.ts']);
     expect(info?.Config.Env).toContain('SKYFERRY_DATA_DIR=/data');
-    expect((info?.HealthCheck?.Test ?? []).join(' ')).toContain('/healthz');
+    expect((info?.Healthcheck?.Test ?? []).join(' ')).toContain('/healthz');
     // The base (Node and Debian) and the production packages: well under a gigabyte.
     expect(info?.Size).toBeLessThan(1024 ** 3);
 
