@@ -9,7 +9,7 @@ import { parseAllowList, type Cidr } from '@skyferry/providers';
 
 /**
  * Configuration from the environment, validated once at start. Every variable is documented in
- * the README's configuration table (the operator's ones also in docs/operator-guide.md); keep them in step.
+ * docs/configuration.md's table; keep the two in step.
  */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
