@@ -16,3 +16,13 @@ export {
   type CheckError,
   type CheckProgress,
 } from './check.ts';
+export {
+  compileFilter,
+  passesPath,
+  rulesFileLines,
+  parseSize,
+  parseAge,
+  FilterError,
+  type FileMatcher,
+  type FilterFile,
+} from './filter/index.ts';
