@@ -101,4 +101,5 @@ export const ar: Messages = {
   task_edit_running: 'لا يمكن تغيير ما تفعله عمليات التشغيل أثناء تشغيل المهمة؛ انتظر انتهاء التشغيل أو ألغه.',
   confirm_edit_deletions: 'بهذه الإعدادات سيحذف التشغيل التالي {count} ملفًا. أكّد للحفظ.',
   field_not_for_task: 'لا ينطبق {field} على هذه المهمة.',
+  invalid_filter: 'قاعدة التصفية أو القيمة هذه غير صالحة: {rule}',
 };

@@ -107,4 +107,5 @@ export const br: Messages = {
   confirm_edit_deletions:
     'Com estas configurações, a próxima execução excluiria {count} arquivos. Confirme para salvar.',
   field_not_for_task: '{field} não se aplica a esta tarefa.',
+  invalid_filter: 'Esta regra ou valor de filtro não é válido: {rule}',
 };

@@ -113,4 +113,5 @@ export const de: Messages = {
   confirm_edit_deletions:
     'Mit diesen Einstellungen würde der nächste Lauf {count} Dateien löschen. Zum Speichern bestätigen.',
   field_not_for_task: '{field} gilt nicht für diese Aufgabe.',
+  invalid_filter: 'Diese Filterregel oder dieser Wert ist ungültig: {rule}',
 };

@@ -105,6 +105,7 @@ export const en = {
   task_edit_running: 'What runs do cannot change while the task is running; wait for the run to end or cancel it.',
   confirm_edit_deletions: 'With these settings the next run would delete {count} files. Confirm to save.',
   field_not_for_task: '{field} does not apply to this task.',
+  invalid_filter: 'This filter rule or value is not valid: {rule}',
 } as const;
 
 export type MessageKey = keyof typeof en;

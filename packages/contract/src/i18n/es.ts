@@ -112,4 +112,5 @@ export const es: Messages = {
     'Lo que hacen las ejecuciones no puede cambiar mientras la tarea se ejecuta; espere a que termine la ejecución o cancélela.',
   confirm_edit_deletions: 'Con estos ajustes, la próxima ejecución eliminaría {count} archivos. Confirme para guardar.',
   field_not_for_task: '{field} no se aplica a esta tarea.',
+  invalid_filter: 'Esta regla o valor de filtro no es válido: {rule}',
 };

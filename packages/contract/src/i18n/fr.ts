@@ -112,4 +112,5 @@ export const fr: Messages = {
   confirm_edit_deletions:
     'Avec ces réglages, la prochaine exécution supprimerait {count} fichiers. Confirmez pour enregistrer.',
   field_not_for_task: "{field} ne s'applique pas à cette tâche.",
+  invalid_filter: "Cette règle ou valeur de filtre n'est pas valide : {rule}",
 };

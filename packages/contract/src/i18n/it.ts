@@ -108,4 +108,5 @@ export const it: Messages = {
   confirm_edit_deletions:
     'Con queste impostazioni la prossima esecuzione eliminerebbe {count} file. Conferma per salvare.',
   field_not_for_task: '{field} non si applica a questa attività.',
+  invalid_filter: 'Questa regola o valore del filtro non è valido: {rule}',
 };

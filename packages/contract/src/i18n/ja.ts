@@ -106,4 +106,5 @@ export const ja: Messages = {
   task_edit_running: 'タスクの実行中は実行内容を変更できません。実行が終わるまで待つか、キャンセルしてください。',
   confirm_edit_deletions: 'この設定では次回の実行で {count} 個のファイルが削除されます。保存するには確認してください。',
   field_not_for_task: '{field} はこのタスクには適用されません。',
+  invalid_filter: 'このフィルターのルールまたは値は無効です: {rule}',
 };

@@ -101,4 +101,5 @@ export const ko: Messages = {
   task_edit_running: '작업이 실행 중일 때는 실행 내용을 바꿀 수 없습니다. 실행이 끝날 때까지 기다리거나 취소하세요.',
   confirm_edit_deletions: '이 설정이면 다음 실행에서 파일 {count}개가 삭제됩니다. 저장하려면 확인하세요.',
   field_not_for_task: '{field}은(는) 이 작업에 적용되지 않습니다.',
+  invalid_filter: '이 필터 규칙 또는 값이 올바르지 않습니다: {rule}',
 };

@@ -111,4 +111,5 @@ export const nl: Messages = {
   confirm_edit_deletions:
     'Met deze instellingen zou de volgende uitvoering {count} bestanden verwijderen. Bevestig om op te slaan.',
   field_not_for_task: '{field} geldt niet voor deze taak.',
+  invalid_filter: 'Deze filterregel of waarde is ongeldig: {rule}',
 };
