@@ -74,6 +74,21 @@ export const fileFilterSchema = z
   .refine((f) => filterHasCriteria(f), 'a filter needs categories, patterns, a size or an age');
 export type FileFilter = z.infer<typeof fileFilterSchema>;
 
+/**
+ * The rules of a rules text (an `--include-from`/`--exclude-from`/`--filter-from` file, the web
+ * app's rules box): one a line, blank lines and lines starting with # or ; skipped, spaces round
+ * each line dropped.
+ */
+export function rulesFileLines(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    out.push(line);
+  }
+  return out;
+}
+
 /** Whether a filter says anything (categories, patterns, a size or an age). */
 export function filterHasCriteria(f: {
   categories?: readonly unknown[];

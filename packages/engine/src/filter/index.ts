@@ -4,7 +4,8 @@ import { RuleSet } from './rules.ts';
 import { parseAge, parseSize } from './units.ts';
 
 export { FilterError, globToRegExp } from './glob.ts';
-export { RuleSet, rulesFileLines, type RuleSource } from './rules.ts';
+export { RuleSet, type RuleSource } from './rules.ts';
+export { rulesFileLines } from '@skyferry/contract';
 export { parseAge, parseSize } from './units.ts';
 
 /** What the filter needs to know of a file. */

@@ -95,17 +95,3 @@ export class RuleSet {
     return set;
   }
 }
-
-/**
- * The rules of an `--include-from`/`--exclude-from`/`--filter-from` file: one a line, blank lines
- * and lines starting with # or ; skipped, spaces round each line dropped.
- */
-export function rulesFileLines(text: string): string[] {
-  const out: string[] = [];
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    out.push(line);
-  }
-  return out;
-}
