@@ -11,12 +11,10 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
   CLOUD_KIND_INFO,
   CONFLICT_RESOLUTIONS,
-  FILTER_CATEGORIES,
   SAME_NAME_POLICIES,
   formatBytes,
   type ConflictResolution,
   type FileFilter,
-  type FilterCategory,
   type SameNamePolicy,
 } from '@skyferry/contract';
 import {
@@ -34,6 +32,7 @@ import { UsageError } from './errors.ts';
 import { EXIT, type CliIo } from './io.ts';
 import { PairLockedError, lockPair } from './lock.ts';
 import { copiedFiles, deleteMoved, printMoved } from './move.ts';
+import { FILTER_HELP, FILTER_OPTIONS, filterOf, joinFilterValues } from './filter-flags.ts';
 import { refuseOverlap } from './places.ts';
 import { addRemote, removeRemote } from './remotes-edit.ts';
 import { namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
@@ -98,8 +97,7 @@ const OPTIONS = {
   'dry-run': { type: 'boolean', short: 'n' },
   transfers: { type: 'string' },
   'same-name': { type: 'string' },
-  include: { type: 'string' },
-  exclude: { type: 'string' },
+  ...FILTER_OPTIONS,
   conflict: { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   'no-trash': { type: 'boolean' },
@@ -115,7 +113,13 @@ const OPTIONS = {
   quiet: { type: 'boolean', short: 'q' },
 } as const satisfies ParseArgsConfig['options'];
 
-type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+type Values = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true }
+    ? string[]
+    : (typeof OPTIONS)[K]['type'] extends 'string'
+      ? string
+      : boolean;
+};
 
 export function helpText(): string {
   const width = Math.max(...Object.entries(COMMANDS).map(([n, c]) => `${n} ${c.args}`.length));
@@ -136,8 +140,6 @@ Options:
       --transfers <n>        files at once (default 8)
       --same-name <policy>   copy, sync, incremental: ${SAME_NAME_POLICIES.join(' | ')}
                              (default size_differs_or_newer)
-      --include <types>      only these file types (comma-separated: ${FILTER_CATEGORIES.join(', ')})
-      --exclude <types>      all but these file types
       --conflict <rule>      bisync, a file changed on both sides: ${CONFLICT_RESOLUTIONS.join(' | ')}
                              (default keep_both: the older one is renamed)
   -y, --yes                  run a sync that deletes more than half of a side's files
@@ -158,6 +160,8 @@ Options:
       --config <file>        the remotes file
   -h, --help                 this text
   -V, --version              the version
+
+${FILTER_HELP}
 
 Remotes file: --config, $SKYFERRY_CONFIG, or ~/.config/skyferry/remotes.json:
   { "remotes": { "photos": { "kind": "s3_compatible", "credentials": {
@@ -186,31 +190,6 @@ left alone (each is listed; see -L, --skip-links; 1 wins when both apply), 130 c
 async function version(): Promise<string> {
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
-}
-
-function parseCategories(text: string, flag: string): FilterCategory[] {
-  const cats = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = cats.filter((c) => !(FILTER_CATEGORIES as readonly string[]).includes(c));
-  if (cats.length === 0 || bad.length > 0) {
-    throw new UsageError(
-      `--${flag}: unknown file type ${bad.join(', ') || '(none)'}; use ${FILTER_CATEGORIES.join(', ')}`,
-    );
-  }
-  return [...new Set(cats)] as FilterCategory[];
-}
-
-function filterOf(values: Values): FileFilter | null {
-  if (values.include !== undefined && values.exclude !== undefined) {
-    throw new UsageError('--include and --exclude cannot be used together');
-  }
-  return values.include !== undefined
-    ? { mode: 'include', categories: parseCategories(values.include, 'include') }
-    : values.exclude !== undefined
-      ? { mode: 'exclude', categories: parseCategories(values.exclude, 'exclude') }
-      : null;
 }
 
 /** A whole number option from 1 to 256. */
@@ -257,7 +236,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 async function dispatch(argv: string[], io: CliIo): Promise<number> {
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({
+      args: joinFilterValues(argv),
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    }) as typeof parsed;
   } catch (err) {
     throw new UsageError(`${(err as Error).message.split('\n')[0]} (skyferry --help lists the options)`);
   }
@@ -317,7 +301,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (sources.some((s) => s.remote !== origin.remote || (!s.remote && parentKey(s) !== parentKey(origin)))) {
     throw new UsageError('the sources of one copy must be on the same remote (or in the same local folder)');
   }
-  const filter = filterOf(values);
+  const filter = await filterOf(values, io);
   const sameNamePolicy = oneOf<SameNamePolicy>(values['same-name'], SAME_NAME_POLICIES, 'same-name');
   if (sameNamePolicy && (mode === 'mirror' || mode === 'two_way')) {
     throw new UsageError(`--same-name does not apply to ${command}`);
@@ -493,7 +477,7 @@ async function openBoth(a: Location, b: Location): Promise<[Provider, Provider]>
 }
 
 async function check(from: Location, to: Location, values: Values, io: CliIo): Promise<number> {
-  const filter = filterOf(values);
+  const filter = await filterOf(values, io);
   const checkers = countOf(values.checkers, 'checkers');
   const [source, target] = await openBoth(from, to);
   const progress = values.quiet || values.json ? undefined : progressPrinter(io);
