@@ -102,6 +102,8 @@ export async function signUpInFrame(page: Page, email: string, password: string)
   await frame.fill('#password', password);
   await frame.fill('#confirm', password);
   await frame.click('#submit');
+  // Signed in: the panel (titled "Create account" by now) closes.
+  await page.waitForSelector('iframe[data-testid="sign-in-frame"]', { state: 'detached' });
 }
 
 /** Opens the user hover panel from the header's user icon. */

@@ -91,6 +91,9 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
     const taskId = tasks.items[0]?.id ?? '';
     return (await s.asOwner<{ id: string }>('POST', `/api/tasks/${taskId}/verify`)).id;
   },
+  /** One of the owner's signed-in devices (Settings > Account). */
+  session: async (s) =>
+    (await s.asOwner<{ items: Array<{ id: string }> }>('GET', '/api/account/sessions')).items[0]?.id ?? '',
 };
 
 export interface AttackerRequest {
@@ -382,6 +385,10 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
     name: 'POST /api/tasks/{id}/duplicate',
     request: (ids) => ({ method: 'POST', url: `/api/tasks/${ids.task}/duplicate` }),
   },
+  {
+    name: 'DELETE /api/account/sessions/{id}',
+    request: (ids) => ({ method: 'DELETE', url: `/api/account/sessions/${ids.session}` }),
+  },
 ];
 
 /**
@@ -403,6 +410,14 @@ export const NOT_OWNED: Record<string, string> = {
   'POST /api/clouds': 'creates a cloud for the caller',
   'GET /api/clouds/oauth/callback':
     'the owner is sealed in the state (and the browser bound by a cookie); see oauth.int.test.ts',
+  'POST /api/account/password': 'the caller’s own account (its current password required)',
+  'POST /api/account/email': 'the caller’s own account (its current password required)',
+  'POST /api/account/email/confirm': 'the single-use link mailed to the new address names the account',
+  'POST /api/account/password/forgot': 'answers the same whether or not the address has an account',
+  'POST /api/account/password/reset': 'the single-use link mailed to the account names it',
+  'GET /api/account/sessions': 'the caller’s own devices',
+  'POST /api/account/sessions/revoke-others': 'the caller’s own devices',
+  'POST /api/account/delete': 'the caller’s own account (its current password required)',
   'GET /api/operator/users': 'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
   'PUT /api/operator/users/{uid}/local-folder':
     'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
@@ -418,6 +433,7 @@ export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'u
   { table: 'cleanup_tasks', ownerColumn: 'user_id', owner: 'user' },
   { table: 'tasks', ownerColumn: 'user_id', owner: 'user' },
   { table: 'task_runs', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'sessions', ownerColumn: 'user_id', owner: 'user' },
 ];
 
 for (const dialect of ['sqlite', 'postgres'] as const) {

@@ -497,7 +497,10 @@ for (const cfg of CONFIGS) {
       // The target's copy of kept.txt is as large and newer: the default policy leaves it alone.
       const kept = join(dstDir, 'PolicyCopy/Policy/kept.txt');
       writeTree(dstDir, { 'PolicyCopy/Policy/kept.txt': 'TWIN' });
-      const later = new Date(Date.now() + 3600_000);
+      // Newer than the source's, yet not in the future (a future time is judged by content instead).
+      const earlier = new Date(Date.now() - 7200_000);
+      const later = new Date(Date.now() - 3600_000);
+      utimesSync(join(srcDir, 'Policy/kept.txt'), earlier, earlier);
       utimesSync(kept, later, later);
       const task = await migrate(['/Policy'], '/PolicyCopy');
       expect(task.same_name_policy).toBe(DEFAULT_SAME_NAME_POLICY);

@@ -38,7 +38,7 @@ describe('server task states (spec section 4)', () => {
     [0, 'Completed', 0, ['view', 'delete']],
     [1, 'Scanning', null, ['cancel', 'delete']],
     [2, 'Transferring', 2, ['cancel', 'delete']],
-    [3, 'Failed', 3, ['retry', 'delete']],
+    [3, 'Failed', 3, ['details', 'retry', 'delete']],
     [4, 'Canceled', null, ['restart', 'delete']],
     [5, 'Partially Success', null, ['details', 'retry', 'delete']],
     [6, 'Insufficient target cloud storage', 3, ['retry', 'delete']],

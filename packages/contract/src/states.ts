@@ -32,7 +32,7 @@ export const TASK_STATE_INFO: Record<TaskStateValue, TaskStateInfo> = {
   0: { state: 0, label: 'Completed', displayClass: 0, actions: ['view', 'delete'] },
   1: { state: 1, label: 'Scanning', displayClass: null, actions: ['cancel', 'delete'] },
   2: { state: 2, label: 'Transferring', displayClass: 2, actions: ['cancel', 'delete'] },
-  3: { state: 3, label: 'Failed', displayClass: 3, actions: ['retry', 'delete'] },
+  3: { state: 3, label: 'Failed', displayClass: 3, actions: ['details', 'retry', 'delete'] },
   4: { state: 4, label: 'Canceled', displayClass: null, actions: ['restart', 'delete'] },
   5: { state: 5, label: 'Partially Success', displayClass: null, actions: ['details', 'retry', 'delete'] },
   6: { state: 6, label: 'Insufficient target cloud storage', displayClass: 3, actions: ['retry', 'delete'] },

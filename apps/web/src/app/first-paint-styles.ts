@@ -11,6 +11,7 @@ export const FIRST_PAINT_COMPONENTS = [
   'Alert',
   'Anchor',
   'AppShell',
+  'Badge',
   'Burger',
   'Button',
   'Center',

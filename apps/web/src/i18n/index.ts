@@ -18,6 +18,21 @@ function applyDocumentLanguage(lang: Language): void {
   document.documentElement.dir = isRtl(lang) ? 'rtl' : 'ltr';
 }
 
+/**
+ * Plural rules by the language's real locale: Skyferry's `br` is Brazilian Portuguese, which
+ * Intl would read as Breton (one, two, few, many, other) and pick the wrong `_one`/`_many` form.
+ */
+export const PLURAL_LOCALE: Partial<Record<Language, string>> = { br: 'pt-BR' };
+
+/** i18next chooses `key_one`, `key_few`... with Intl.PluralRules of the code it is given. */
+function applyPluralLocales(): void {
+  const resolver = i18n.services.pluralResolver as {
+    getRule: (code: string, options?: object) => Intl.PluralRules | undefined;
+  };
+  const getRule = resolver.getRule.bind(resolver);
+  resolver.getRule = (code, options) => getRule(PLURAL_LOCALE[code as Language] ?? code, options);
+}
+
 export async function initI18n(lang: Language = initialLanguage()): Promise<typeof i18n> {
   if (!i18n.isInitialized) {
     const bundle = await loadLanguage(lang);
@@ -34,6 +49,7 @@ export async function initI18n(lang: Language = initialLanguage()): Promise<type
       interpolation: { escapeValue: true, escape: plainName },
       returnNull: false,
     });
+    applyPluralLocales();
   } else {
     await ensureLanguage(lang);
     await i18n.changeLanguage(lang);

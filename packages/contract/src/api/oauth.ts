@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cloudSchema, MAX_ALIAS_LENGTH } from './clouds.ts';
-import { idSchema } from './common.ts';
+import { displayNameSchema, idSchema } from './common.ts';
 
 /**
  * Connecting (or reauthorizing) an OAuth cloud from the connect dialog:
@@ -17,7 +17,7 @@ import { idSchema } from './common.ts';
 export const oauthStartBodySchema = z.object({
   /** An OAuth kind (google_drive, onedrive, dropbox, box, google_photos, ...). */
   cloud_name: z.string().min(1).max(64),
-  alias: z.string().max(MAX_ALIAS_LENGTH).optional(),
+  alias: displayNameSchema(MAX_ALIAS_LENGTH).optional(),
   /** Reauthorize this cloud (its alias, order and tasks stay) instead of connecting a new one. */
   cloud_id: idSchema.optional(),
   /** The client's origin, where the result is posted; must be an allowed origin (default: the server's). */

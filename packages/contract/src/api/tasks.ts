@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PAGE_SIZES } from '../constants.ts';
 import { scheduleSchema } from '../schedule.ts';
 import { CONFLICT_RESOLUTIONS, fileFilterSchema, sameNamePolicySchema, syncModeSchema } from '../transfer.ts';
-import { cloudPathSchema, idSchema } from './common.ts';
+import { cloudPathSchema, displayNameSchema, idSchema } from './common.ts';
 
 /**
  * Server tasks: migrations (task_type 0) and syncs (task_type 1) that run on the server's workers
@@ -74,7 +74,7 @@ export type PlanQuery = z.infer<typeof planQuerySchema>;
 export const createTaskBodySchema = z
   .object({
     task_type: z.number().int().min(0).max(1),
-    task_name: z.string().trim().min(1).max(MAX_TASK_NAME_LENGTH).optional(),
+    task_name: displayNameSchema(MAX_TASK_NAME_LENGTH, 1).optional(),
     from_cloud: taskFromCloudBodySchema,
     to_cloud: taskToCloudBodySchema,
     /** Syncs only; default one_way. */
@@ -274,6 +274,11 @@ export const taskPlanSchema = z.object({
   total_items: z.number().int(),
   /** Folders that could not be listed. */
   errors: z.array(z.object({ side: z.enum(['source', 'target']), path: z.string(), message: z.string() })),
+  /**
+   * Whether each side keeps the modification times a run gives the files it writes there (a
+   * WebDAV server without X-OC-Mtime or PROPPATCH, say, does not: they show the transfer's time).
+   */
+  times_kept: z.object({ source: z.boolean(), target: z.boolean() }),
 });
 export type TaskPlan = z.infer<typeof taskPlanSchema>;
 

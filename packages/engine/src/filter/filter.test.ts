@@ -125,6 +125,16 @@ describe('how filter rules are applied', () => {
     expect(through({ rules }, paths)).toEqual(['a.pdf', 'dir3/e.pdf']);
   });
 
+  it('"- *" leaves out the folders no earlier rule lets in (rclone lists no x/a/f.txt)', () => {
+    expect(through({ rules: ['+ a/*.txt', '- *'] }, ['a/g.txt', 'x/a/f.txt', 'h.txt'])).toEqual(['a/g.txt']);
+    expect(through({ rules: ['+ a/*.txt', '- **'] }, ['a/g.txt', 'x/a/f.txt', 'h.txt'])).toEqual(['a/g.txt']);
+    expect(through({ rules: ['+ a/*.txt', '- *.md'] }, ['a/g.txt', 'x/a/f.txt', 'h.txt'])).toEqual([
+      'a/g.txt',
+      'x/a/f.txt',
+      'h.txt',
+    ]);
+  });
+
   it('--exclude-from and --include-from read one pattern a line, skipping remarks', () => {
     const exclude = rulesFileLines('# a sample exclude rule file\n*.bak\nfile2.jpg\n');
     expect(exclude).toEqual(['*.bak', 'file2.jpg']);

@@ -9,6 +9,7 @@ import { FilterError, globToRegExp, parentGlobs } from './glob.ts';
  *   in it); a pattern holding ** is a file rule and a folder rule.
  * - An include file rule lets the walk into the folders its matches can be in ("/a/b/*.jpg": "/a/b/"
  *   and "/a/"; any folder where the pattern has no folder part or holds a {{regexp}}).
+ * - "- *" also leaves out every folder no earlier rule let in (as rclone 1.60 does).
  * - With any --include (or --include-from) rule, "- /**" ends the list.
  */
 
@@ -60,6 +61,8 @@ export class RuleSet {
       }
     }
     if (dirRule) this.dirs.push({ include, re: compiled.re });
+    // "- *" leaves out every file, so no folder is walked that an earlier rule did not let in.
+    if (!include && glob === '*') this.dirs.push({ include: false, re: /^.*$/su });
   }
 
   /** Adds a `--filter` line: "+ pattern", "- pattern" or "!". */

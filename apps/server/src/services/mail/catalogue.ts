@@ -29,7 +29,7 @@ export const MAIL_EN = {
   label_moved: 'Data moved',
   failed_hint: 'Open the task in Skyferry to see which files failed and retransmit them.',
   open_link: 'Open Skyferry',
-  footer: 'You receive this e-mail because e-mail reminders are turned on in your Skyferry settings.',
+  footer: 'You receive this email because email reminders are turned on in your Skyferry settings.',
   duration_hms: '{h} h {m} min {s} s',
   duration_ms: '{m} min {s} s',
   duration_s: '{s} s',

@@ -367,7 +367,11 @@ export class TasksService {
 
     if (body.dry_run) {
       const plan = await planTransfer({ ...planRequest, signal: c.planWith.signal });
-      return { task: null, plan: planView(plan, body.plan_query) };
+      const timesKept = {
+        source: source.provider.features.setModTime,
+        target: target.provider.features.setModTime,
+      };
+      return { task: null, plan: planView(plan, body.plan_query, timesKept) };
     }
     if (!schedule) await this.requireTraffic(userId);
     if (!schedule && (!body.confirm_insufficient_space || !body.confirm_deletions)) {
@@ -598,6 +602,14 @@ export class TasksService {
     this.o.log.info({ task: id }, 'task deleted');
   }
 
+  /** Deleting an account: every task of the user is canceled where it runs, and removed. */
+  async removeAllOf(userId: string): Promise<number> {
+    const ids = await this.o.repo.idsOf(userId);
+    for (const id of ids)
+      await this.remove(userId, id).catch((err: unknown) => this.o.log.warn({ err, task: id }, 'task not removed'));
+    return ids.length;
+  }
+
   /**
    * Puts a task in the queue for a new run (state 8). Refused while a run is queued, running or
    * stopping.
@@ -711,7 +723,7 @@ export function defaultTaskName(source: CloudRecord, paths: string[], target: Cl
 }
 
 /** A plan as a dry run shows it: totals and a page of items (default the first 1000 of all actions). */
-export function planView(plan: TransferPlan, query: PlanQuery = {}): TaskPlan {
+export function planView(plan: TransferPlan, query: PlanQuery = {}, timesKept: TaskPlan['times_kept']): TaskPlan {
   const page = planPage(plan, {
     actions: query.actions,
     offset: query.offset ?? 0,
@@ -743,5 +755,6 @@ export function planView(plan: TransferPlan, query: PlanQuery = {}): TaskPlan {
     }),
     total_items: page.total,
     errors: plan.errors.map((e) => ({ side: e.side, path: e.path, message: e.message })),
+    times_kept: timesKept,
   };
 }

@@ -21,6 +21,7 @@ import { patchSettings, selectBillingOn, selectPaid, useSession } from '../sessi
 import { desktopBridge } from './desktop.ts';
 import { openTransmissionList } from './store.ts';
 import { UserPanel } from './UserPanel.tsx';
+import { VisitorBadge } from './VisitorNotice.tsx';
 import classes from './Header.module.css';
 
 export interface HeaderProps {
@@ -127,6 +128,7 @@ export function Header({ navOpened = false, onToggleNav }: HeaderProps) {
             <span className={classes.premiumLabel}> {t('header.premium')}</span>
           </Anchor>
         )}
+        <VisitorBadge />
         <UserMenu />
         {billingOn && (
           <Tooltip label={paidUser ? t('header.premiumActive') : t('header.premiumInactive')}>

@@ -18,6 +18,7 @@ import { logout } from '../session/actions.ts';
 import { selectBillingOn, selectLoggedIn, selectPaid, useSession } from '../session/store.ts';
 import { packetUsage, planLine } from './plan.ts';
 import { openAbout, openFeedback, openSettings, openSupport, openUpgrade, openUserGuide } from './store.ts';
+import { VisitorNotice } from './VisitorNotice.tsx';
 
 /** Asks "Are you sure to log out?" and logs out on Yes. */
 export async function confirmLogout(t: (key: string) => string): Promise<void> {
@@ -73,9 +74,12 @@ export function UserPanel({ onAction }: { onAction?: () => void }) {
             {user.email}
           </Text>
         ) : (
-          <Anchor component="button" type="button" fw={600} size="sm" onClick={act(() => void openLogin())}>
-            {t('user.loginHere')}
-          </Anchor>
+          <Stack gap="xs">
+            <Anchor component="button" type="button" fw={600} size="sm" onClick={act(() => void openLogin())}>
+              {t('user.loginHere')}
+            </Anchor>
+            <VisitorNotice onAction={onAction} />
+          </Stack>
         )}
       </Box>
       {loggedIn && billingOn && (

@@ -1,6 +1,6 @@
 import { createStore, useStore } from '../../lib/store.ts';
 
-export type SettingsTab = 'general' | 'language' | 'notification' | 'export' | 'defaults' | 'operator';
+export type SettingsTab = 'general' | 'account' | 'language' | 'notification' | 'export' | 'defaults' | 'operator';
 
 /** Which shell dialogs are open. Features open them through the functions below. */
 export interface ShellState {

@@ -80,6 +80,7 @@ export function LoadingPage() {
 /** /error: the reason comes from the `src` query. Offline shows "No internet" and waits for the network. */
 export function ErrorPage() {
   const { t } = useTranslation('startup');
+  const { t: tm } = useTranslation('messages');
   const [params] = useSearchParams();
   const online = useSession((s) => s.online);
   const reason = params.get('src') ?? '';
@@ -105,8 +106,10 @@ export function ErrorPage() {
           <Text c="dimmed">{t('offline.subtitle')}</Text>
         ) : (
           <>
-            <Text c="dimmed">{knownReason(reason, t)}</Text>
-            {reason && (
+            <Text c="dimmed" data-testid="error-message">
+              {reason === ERROR_REASONS.network ? tm('request.network') : knownReason(reason, t)}
+            </Text>
+            {reason && reason !== ERROR_REASONS.network && (
               <Text size="xs" c="dimmed" data-testid="error-reason">
                 {t('error.reason', { reason })}
               </Text>
@@ -125,7 +128,6 @@ export function ErrorPage() {
 
 function knownReason(reason: string, t: (key: string) => string): string {
   if (reason === ERROR_REASONS.settingInit) return t('error.settingInit');
-  if (reason === ERROR_REASONS.network) return t('error.network');
   return t('error.generic');
 }
 

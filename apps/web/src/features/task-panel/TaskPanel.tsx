@@ -133,7 +133,7 @@ function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => 
                   style={{ flex: 1 }}
                   aria-label={t('progress', { percent: view.percent })}
                 />
-                <Text size="xs" c="dimmed">
+                <Text size="xs" c="dimmed" title={task.progress_text || undefined}>
                   {view.percent}%
                 </Text>
               </>

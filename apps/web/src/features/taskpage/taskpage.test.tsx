@@ -68,6 +68,7 @@ const plan = (deletes: number): TaskPlan => ({
   bytes_to_source: 0,
   files_to_transfer: 1,
   deletes: { count: deletes, files: deletes, needs_confirmation: false },
+  times_kept: { source: true, target: true },
   items: [
     {
       action: 'delete',
@@ -103,6 +104,8 @@ function renderAt(path: string) {
 async function answer(button: string) {
   const dialog = await screen.findByRole('dialog', { name: /Please confirm/ });
   await userEvent.click(within(dialog).getByRole('button', { name: button }));
+  // The next question is a new dialog: wait until this one has closed.
+  await waitFor(() => expect(dialog).not.toBeInTheDocument());
 }
 
 // The pages wait for the server, a search for its pause: on a busy machine that takes more than 1 s.

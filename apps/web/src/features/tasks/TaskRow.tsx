@@ -15,7 +15,7 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cloudLabel } from '../shell/clouds.ts';
-import { formatSpeed, hasProgress, percentText, progressAmount, showsSchedule } from './format.ts';
+import { failedLine, formatSpeed, hasProgress, percentText, progressAmount, showsSchedule } from './format.ts';
 import { Name } from '../../lib/Name.tsx';
 
 export interface TaskRowProps {
@@ -115,7 +115,7 @@ export function TaskRow({ task, onAction }: TaskRowProps) {
           <Text size="xs" c="dimmed" truncate data-testid="task-route">
             <Name value={cloudLabel(task.from_cloud)} />
           </Text>
-          <IconArrowRight size={12} aria-label={t('to')} style={{ flex: 'none' }} />
+          <IconArrowRight size={12} aria-label={t('to')} style={{ flex: 'none' }} className="sf-flip-rtl" />
           <Text size="xs" c="dimmed" truncate>
             <Name value={cloudLabel(task.to_cloud)} />
             {task.to_cloud.path !== '/' && (
@@ -241,7 +241,7 @@ function StateLine({ task }: { task: ServerTask }) {
     case TaskState.failed:
       return (
         <Text size="xs" c="red.9" data-testid="task-failed">
-          {task.result?.error?.message ? t('failedBecause', { reason: task.result.error.message }) : t('failed')}
+          {failedLine(task, t)}
         </Text>
       );
     case TaskState.partial:

@@ -148,6 +148,11 @@ export function PreviewDialog(props: PreviewDialogProps) {
   };
 
   const filters: Filter[] = ['all', ...SUMMARY_ACTIONS.filter((a) => s[a].count > 0)];
+  // The sides files are written to that keep no modification time (a plain WebDAV server, say).
+  const timesLost = [
+    ...(plan.times_kept.target ? [] : [props.targetLabel]),
+    ...(props.twoWay && !plan.times_kept.source ? [props.sourceLabel] : []),
+  ];
   const pages = rows ? Math.max(1, Math.ceil(rows.total / PREVIEW_PAGE)) : 1;
   const startLabel = props.startLabel ?? (props.scheduled ? t('preview.setTask') : t('preview.start'));
 
@@ -190,6 +195,11 @@ export function PreviewDialog(props: PreviewDialogProps) {
               {t('preview.deletesWarning', { count: deletes, size: formatBytes(s.delete.bytes) })}
             </Alert>
           )}
+          {timesLost.map((cloud) => (
+            <Alert key={cloud} color="blue" variant="light" data-testid="plan-times-not-kept">
+              {t('preview.timesNotKept', { cloud })}
+            </Alert>
+          ))}
           {plan.errors.length > 0 && (
             <Alert color="red" variant="light" title={t('preview.errorsTitle')} data-testid="plan-errors">
               {plan.errors.slice(0, 5).map((e) => (
@@ -342,7 +352,7 @@ function PlanItems({
                     </Text>
                   )}
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }} data-testid="plan-item-path">
+                <Table.Td style={{ wordBreak: 'break-all' }} className="sf-value" data-testid="plan-item-path">
                   <Name value={path} />
                 </Table.Td>
                 <Table.Td ta="end">{item.kind === 'file' ? formatBytes(item.size) : ''}</Table.Td>

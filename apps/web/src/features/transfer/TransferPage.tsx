@@ -50,6 +50,7 @@ import { cloudLabel, isPhotosCloud, kindName } from '../shell/clouds.ts';
 import { openConnectCloud, openTransmissionList } from '../shell/store.ts';
 import { tasksApi } from '../tasks/api.ts';
 import { askRenew, reportTaskError, taskErrorKind } from '../tasks/errors.ts';
+import { transmission } from '../tasks/store.ts';
 import { CloudTree } from './CloudTree.tsx';
 import { SameNamePolicyField, SyncModeField } from './fields.tsx';
 import {
@@ -250,6 +251,7 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
         tasksApi.create,
       );
       if (!created?.task) return;
+      if (!form.schedule) transmission.watch(created.task.id);
       setPreview(null);
       toast.success(form.schedule ? t('scheduledCreated') : t('created'));
       openTransmissionList();
