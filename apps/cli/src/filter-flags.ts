@@ -3,28 +3,12 @@ import { resolve } from 'node:path';
 import { FILTER_CATEGORIES, rulesFileLines, type FileFilter, type FilterCategory } from '@skyferry/contract';
 import { compileFilter, FilterError } from '@skyferry/engine';
 import { UsageError } from './errors.ts';
+import { FILTER_OPTIONS } from './help.js';
 import type { CliIo } from './io.ts';
 
-/**
- * The filter flags of the transfer commands and check: rclone's (https://rclone.org/filtering/)
- * and the nine file types. The engine judges them (packages/engine/src/filter), as it does a
- * server task's filter.
- */
-export const FILTER_OPTIONS = {
-  include: { type: 'string', multiple: true },
-  exclude: { type: 'string', multiple: true },
-  filter: { type: 'string', multiple: true },
-  'include-from': { type: 'string', multiple: true },
-  'exclude-from': { type: 'string', multiple: true },
-  'filter-from': { type: 'string', multiple: true },
-  'min-size': { type: 'string' },
-  'max-size': { type: 'string' },
-  'min-age': { type: 'string' },
-  'max-age': { type: 'string' },
-  'ignore-case': { type: 'boolean' },
-  types: { type: 'string' },
-  'exclude-types': { type: 'string' },
-} as const;
+// The filter flags of the transfer commands and check (help.js lists them): rclone's
+// (https://rclone.org/filtering/) and the nine file types. The engine judges them
+// (packages/engine/src/filter), as it does a server task's filter.
 
 /**
  * The arguments with a filter flag's value that starts with "-" ("--filter '- *.bak'",
@@ -36,7 +20,7 @@ export function joinFilterValues(argv: readonly string[]): string[] {
     const arg = argv[i] as string;
     const next = argv[i + 1];
     const name = arg.startsWith('--') ? arg.slice(2) : '';
-    const option = (FILTER_OPTIONS as Record<string, { type: string }>)[name];
+    const option = FILTER_OPTIONS[name];
     if (option?.type === 'string' && next !== undefined && next.startsWith('-') && !next.startsWith('--')) {
       out.push(`${arg}=${next}`);
       i++;
@@ -44,28 +28,6 @@ export function joinFilterValues(argv: readonly string[]): string[] {
   }
   return out;
 }
-
-export const FILTER_HELP = `Filters (as rclone's; a file is taken when every one lets it through):
-      --include <pattern>    only files matching (repeatable; "- **" then ends the rules)
-      --exclude <pattern>    leave out files matching (repeatable)
-      --filter <rule>        "+ pattern" takes, "- pattern" leaves out, "!" clears earlier rules
-      --include-from <file>, --exclude-from <file>, --filter-from <file>
-                             the same, one a line (# and ; start a remark; - reads standard input)
-                             Rules in this order: includes, excludes, filters; the first that
-                             matches decides. Patterns: * ? [...] {a,b} ** and {{regexp}}; a
-                             leading / anchors at the top folder; a trailing / is a folder.
-      --min-size <size>, --max-size <size>
-                             files this size or larger / smaller (KiB, or with B K M G T P)
-      --min-age <age>, --max-age <age>
-                             files modified this long ago or longer / or less (seconds, or with
-                             ms s m h d w M y; or a date such as 2024-01-31)
-      --ignore-case          patterns match whatever the case of letters
-      --types <types>        only these file types, comma-separated:
-                             ${FILTER_CATEGORIES.join(', ')}
-                             (--include <types> still means this when every word is a type)
-      --exclude-types <types>
-                             all but these file types
-  Mirror and bisync never delete what the filters leave out.`;
 
 /** The filter flags as parseArgs hands them over. */
 interface FilterValues {
