@@ -46,7 +46,7 @@ interface FilterValues {
   'exclude-types'?: string;
 }
 
-/** Whether a value of --include/--exclude is a list of the nine file types (the flags' older meaning). */
+/** Whether a value of --include/--exclude is a list of the nine file types (then it selects them, as --types does). */
 function typeList(value: string): FilterCategory[] | null {
   const words = value
     .split(',')

@@ -192,7 +192,7 @@ Filters (as rclone's; a file is taken when every one lets it through):
       --ignore-case          patterns match whatever the case of letters
       --types <types>        only these file types, comma-separated:
                              ${FILTER_CATEGORIES.join(', ')}
-                             (--include <types> still means this when every word is a type)
+                             (--include <types> means this too when every word is a type)
       --exclude-types <types>
                              all but these file types
   Mirror and bisync never delete what the filters leave out.

@@ -265,7 +265,7 @@ describe('patterns, sizes, ages and the nine categories together', () => {
     expect(passesPath(m, 'a/notes.txt', { size: 4096 })).toBe(false);
   });
 
-  it('the category filter alone works as before', () => {
+  it('the category filter alone judges by file type', () => {
     const m = compileFilter({ mode: 'exclude', categories: ['installer', 'archive'] })!;
     expect(m.file('setup.exe', { size: 1 })).toBe(false);
     expect(m.file('d/a.zip', { size: 1 })).toBe(false);
