@@ -26,3 +26,4 @@ export {
   type FileMatcher,
   type FilterFile,
 } from './filter/index.ts';
+export { copiedFiles, deleteMoved, type MoveRequest, type Moved } from './move.ts';
