@@ -54,6 +54,10 @@ const envSchema = z.object({
   // The run history of tasks (issue 35).
   SKYFERRY_RUN_HISTORY_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   SKYFERRY_RUN_FILE_ROWS: z.coerce.number().int().min(0).max(100_000_000).default(100_000),
+  // Running it for many (issue 41): metrics and shutdown.
+  SKYFERRY_METRICS_TOKEN: z.string().min(16, 'SKYFERRY_METRICS_TOKEN must have at least 16 characters').optional(),
+  SKYFERRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SKYFERRY_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(25_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -121,6 +125,12 @@ export interface Config {
   runHistoryDays: number;
   /** Most file rows one run keeps for each outcome (its counts stay whole). */
   runFileRows: number;
+  /** Bearer token /metrics asks for; unset: /metrics is off on the public port. */
+  metricsToken: string | undefined;
+  /** A second port (on HOST) serving only /metrics and /healthz: for workers and in-cluster scrapes. */
+  metricsPort: number | undefined;
+  /** Longest a SIGTERM waits for running tasks to checkpoint and hand back their jobs before exiting. */
+  shutdownTimeoutMs: number;
 }
 
 export type OAuthService = 'google' | 'microsoft' | 'dropbox' | 'box';
@@ -330,5 +340,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     cloudTimeoutMs: e.SKYFERRY_CLOUD_TIMEOUT_MS,
     runHistoryDays: e.SKYFERRY_RUN_HISTORY_DAYS,
     runFileRows: e.SKYFERRY_RUN_FILE_ROWS,
+    metricsToken: e.SKYFERRY_METRICS_TOKEN,
+    metricsPort: e.SKYFERRY_METRICS_PORT,
+    shutdownTimeoutMs: e.SKYFERRY_SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -289,6 +289,8 @@ export const taskPlanSchema = z.object({
   bytes_to_target: z.number(),
   bytes_to_source: z.number(),
   files_to_transfer: z.number().int(),
+  /** Files below the source the filter lets through (all of them without a filter). */
+  files_matched: z.number().int().optional(),
   deletes: z.object({ count: z.number().int(), files: z.number().int(), needs_confirmation: z.boolean() }),
   /** The items `plan_query` asked for (default the first 1000), in plan order. */
   items: z.array(planItemSchema),

@@ -117,4 +117,5 @@ export const ar: Messages = {
   account_deleted: 'تم حذف حسابك.',
   kind_not_set_up: 'غير مُعدّ على هذا الخادم.',
   kind_not_available: 'غير متاح على هذا الخادم بعد.',
+  invalid_filter: 'قاعدة التصفية أو القيمة هذه غير صالحة: {rule}',
 };

@@ -125,4 +125,5 @@ export const br: Messages = {
   account_deleted: 'Sua conta foi excluída.',
   kind_not_set_up: 'Não configurado neste servidor.',
   kind_not_available: 'Ainda não disponível neste servidor.',
+  invalid_filter: 'Esta regra ou valor de filtro não é válido: {rule}',
 };

@@ -132,4 +132,5 @@ export const de: Messages = {
   account_deleted: 'Ihr Konto wurde gelöscht.',
   kind_not_set_up: 'Auf diesem Server nicht eingerichtet.',
   kind_not_available: 'Auf diesem Server noch nicht verfügbar.',
+  invalid_filter: 'Diese Filterregel oder dieser Wert ist ungültig: {rule}',
 };

@@ -122,6 +122,7 @@ export const en = {
   account_deleted: 'Your account has been deleted.',
   kind_not_set_up: 'Not set up on this server.',
   kind_not_available: 'Not available on this server yet.',
+  invalid_filter: 'This filter rule or value is not valid: {rule}',
 } as const;
 
 export type MessageKey = keyof typeof en;

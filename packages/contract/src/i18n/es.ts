@@ -131,4 +131,5 @@ export const es: Messages = {
   account_deleted: 'Su cuenta se ha eliminado.',
   kind_not_set_up: 'No configurado en este servidor.',
   kind_not_available: 'Todavía no disponible en este servidor.',
+  invalid_filter: 'Esta regla o valor de filtro no es válido: {rule}',
 };

@@ -130,4 +130,5 @@ export const fr: Messages = {
   account_deleted: 'Votre compte a été supprimé.',
   kind_not_set_up: 'Non configuré sur ce serveur.',
   kind_not_available: 'Pas encore disponible sur ce serveur.',
+  invalid_filter: "Cette règle ou valeur de filtre n'est pas valide : {rule}",
 };

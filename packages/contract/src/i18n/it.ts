@@ -126,4 +126,5 @@ export const it: Messages = {
   account_deleted: 'Il tuo account è stato eliminato.',
   kind_not_set_up: 'Non configurato su questo server.',
   kind_not_available: 'Non ancora disponibile su questo server.',
+  invalid_filter: 'Questa regola o valore del filtro non è valido: {rule}',
 };

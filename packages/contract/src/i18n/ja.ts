@@ -126,4 +126,5 @@ export const ja: Messages = {
   account_deleted: 'アカウントを削除しました。',
   kind_not_set_up: 'このサーバーでは設定されていません。',
   kind_not_available: 'このサーバーではまだ利用できません。',
+  invalid_filter: 'このフィルターのルールまたは値は無効です: {rule}',
 };

@@ -118,4 +118,5 @@ export const ko: Messages = {
   account_deleted: '계정이 삭제되었습니다.',
   kind_not_set_up: '이 서버에 설정되어 있지 않습니다.',
   kind_not_available: '이 서버에서는 아직 사용할 수 없습니다.',
+  invalid_filter: '이 필터 규칙 또는 값이 올바르지 않습니다: {rule}',
 };

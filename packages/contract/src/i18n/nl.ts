@@ -130,4 +130,5 @@ export const nl: Messages = {
   account_deleted: 'Uw account is verwijderd.',
   kind_not_set_up: 'Niet ingesteld op deze server.',
   kind_not_available: 'Nog niet beschikbaar op deze server.',
+  invalid_filter: 'Deze filterregel of waarde is ongeldig: {rule}',
 };

@@ -39,6 +39,7 @@ import { SyncPairLocksRepository } from '../../repositories/sync-pair-locks.ts';
 import { TaskCheckpointStore, TaskTwoWayStateStore } from '../../repositories/task-run-state.ts';
 import type { FailedFileRow, TaskRow, TasksRepository } from '../../repositories/tasks.ts';
 import type { CloudsService } from '../clouds.ts';
+import type { TaskMetrics } from '../metrics.ts';
 import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
 import type { UsersService } from '../users.ts';
 import type { TaskJob } from './tasks-service.ts';
@@ -71,6 +72,8 @@ export interface TaskRunnerOptions {
   pairWaitMs?: number;
   /** The run history: each run and the files it handled (services/tasks/runs.ts). */
   runs?: RunsService;
+  /** Prometheus figures of runs, files, bytes and errors (services/metrics.ts). */
+  metrics?: TaskMetrics;
 }
 
 type OpenedCloud = Awaited<ReturnType<CloudsService['open']>>;
@@ -161,6 +164,11 @@ export class TaskRunner {
     );
     if (!began) return;
     log.info({ task: taskId, job: job.id, attempt: job.attempt }, 'task run started');
+    const attemptStarted = Date.now();
+    // The queue wait of a first start: the task became waiting when it was last updated.
+    this.o.metrics?.runStarted(
+      job.attempt === 1 && row.state === TaskState.waiting ? attemptStarted - row.updated_at : undefined,
+    );
     const recorder = await this.o.runs?.begin(row, job.id, job.attempt).catch((err: unknown) => {
       log.warn({ err, task: taskId }, 'run history not recorded');
       return undefined;
@@ -190,6 +198,7 @@ export class TaskRunner {
     if (reason && reason !== 'canceled') {
       // Shutdown, lost lease or crash: another worker takes over from the checkpoints.
       log.info({ task: taskId, job: job.id, reason }, 'task run interrupted');
+      this.o.metrics?.runInterrupted(reason);
       await recorder?.interrupted();
       this.recordings.delete(job.id);
       throw new JobAbortedError(reason);
@@ -198,6 +207,9 @@ export class TaskRunner {
       await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut, moved);
     } finally {
       this.recordings.delete(job.id);
+      this.o.metrics?.runFinished(result.outcome, Date.now() - attemptStarted);
+      // An error that stopped the whole run (the files' own errors are counted as they happen).
+      if (result.error && result.outcome !== 'success') this.o.metrics?.error('run', result.error.code);
     }
   };
 
@@ -441,10 +453,14 @@ export class TaskRunner {
       traffic,
       tokenIds: { source: from.cloud_id, target: to.cloud_id },
       progressIntervalMs: Math.min(500, this.o.progressEveryMs ?? 1000),
-      // A move records what it copied; the run's record keeps every item.
+      // A move records what it copied; the run's record keeps every item; metrics count it.
       onItem: (e) => {
         moving?.onItem(e);
         this.recordings.get(job.id)?.item(plan, e);
+        this.o.metrics?.item(e.type, e.bytes);
+        // Skips and names left alone carry their reason too; only failures are errors.
+        if (e.type === 'failed' && e.error)
+          this.o.metrics?.error((e.item.side === 'source' ? source : target).cloud.kind, e.error.code);
       },
       ...(this.o.transfers ? { transfers: this.o.transfers } : {}),
       onProgress: (p: TransferProgress) =>

@@ -53,6 +53,7 @@ import {
   cloudLabel,
   conflictSideNames,
   kindInfo,
+  checkFilter,
   narrowToMedia,
   parseSource,
   parseTarget,
@@ -355,6 +356,7 @@ export class TasksService {
     if (sameCloud && !body.confirm_same_cloud && !body.dry_run) {
       throw new ApiError(Code.CONFIRM_SAME_CLOUD, 'confirm_same_cloud', {}, { cloud_id: body.to_cloud.cloud_id });
     }
+    checkFilter(body.filter);
     const filter = await this.effectiveFilter(body.filter ?? null, target.cloud, source.provider, paths, taskType);
     await this.checkSources(source.provider, paths, taskType);
     await checkTarget(target.provider, targetPath);
@@ -759,6 +761,7 @@ export function planView(plan: TransferPlan, query: PlanQuery = {}, timesKept: T
     bytes_to_target: plan.bytesTo.target,
     bytes_to_source: plan.bytesTo.source,
     files_to_transfer: plan.filesToTransfer,
+    files_matched: plan.deletes.sides.source.of,
     deletes: {
       count: plan.deletes.count,
       files: plan.deletes.files,
