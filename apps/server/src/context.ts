@@ -22,6 +22,9 @@ import { SecretBox } from './services/crypto.ts';
 import { TokenService } from './services/tokens.ts';
 import { OperatorService } from './services/operator.ts';
 import { UsersService } from './services/users.ts';
+import { SupportRepository } from './repositories/support.ts';
+import { SupportService } from './services/support.ts';
+import { ReleaseNotes } from './services/release-notes.ts';
 import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
 import type { TasksService } from './services/tasks/index.ts';
 import { createCleanupSystem, type CleanupService, type CleanupSystem } from './services/cleanup/index.ts';
@@ -60,6 +63,10 @@ export interface AppContext {
   readonly cleanup: CleanupService;
   /** The clean-up scan queue and its in-process workers. */
   readonly cleanupSystem: CleanupSystem;
+  /** Feedback tickets and the operator's inbox. */
+  readonly support: SupportService;
+  /** The server's version and its release notes (CHANGELOG.md). */
+  readonly releaseNotes: ReleaseNotes;
   /** Throws when the process cannot serve (database unreachable). */
   health(): Promise<void>;
   close(): Promise<void>;
@@ -155,9 +162,21 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     publicUrl: config.publicUrl,
     log,
   });
+  const support = new SupportService({
+    repo: new SupportRepository(db.kysely),
+    limits: rateLimits,
+    authz,
+    mailer: accountMailer,
+    supportEmail: config.supportEmail,
+    problemTypes: config.supportProblemTypes,
+    publicUrl: config.publicUrl,
+    log,
+  });
   return {
     config,
     db,
+    support,
+    releaseNotes: new ReleaseNotes(),
     log,
     secrets,
     tokens,

@@ -123,4 +123,17 @@ export const br: Messages = {
   account_deleted: 'Sua conta foi excluída.',
   kind_not_set_up: 'Não configurado neste servidor.',
   kind_not_available: 'Ainda não disponível neste servidor.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: 'Os detalhes não podem ficar vazios',
+  problem_type_empty: 'O tipo de problema não pode ficar vazio',
+  problem_type_invalid: 'Escolha um dos tipos de problema da lista.',
+  ticket_sent: 'Obrigado! Sua mensagem foi enviada ao operador deste servidor.',
+  problem_type: 'Tipo de problema',
+  pt_transfer: 'Migração ou sincronização',
+  pt_connect: 'Conectar um drive na nuvem',
+  pt_account: 'Conta e login',
+  pt_bug: 'Algo não funciona',
+  pt_idea: 'Uma sugestão',
+  pt_other: 'Outro assunto',
+  release_notes_unknown: 'Não há notas de versão para a versão {version}.',
 };

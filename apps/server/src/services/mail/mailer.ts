@@ -8,6 +8,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** Where answers go (the sender of a support ticket), when not the From address. */
+  replyTo?: string;
 }
 
 export interface SentMail {
