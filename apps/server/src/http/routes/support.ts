@@ -198,8 +198,13 @@ export default async function supportRoutes(app: App, ctx: AppContext): Promise<
       },
     },
     async (request) => {
-      const note = ctx.releaseNotes.find(request.params.version);
-      if (!note) throw new ApiError(Code.NOT_FOUND, 'release_notes_unknown', { version: request.params.version });
+      const { version } = request.params;
+      const own = version === 'latest' || version === 'current';
+      // The server's own version always answers (a client learns it so), with empty notes when the CHANGELOG has none.
+      const note =
+        ctx.releaseNotes.find(version) ??
+        (own ? { version: ctx.releaseNotes.version, date: null, content: '' } : undefined);
+      if (!note) throw new ApiError(Code.NOT_FOUND, 'release_notes_unknown', { version });
       return ok({
         version: note.version,
         latest: ctx.releaseNotes.version,
