@@ -444,6 +444,8 @@ export const NOT_OWNED: Record<string, string> = {
   'GET /api/operator/tickets/{id}': 'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
   'POST /api/operator/tickets/{id}/reply':
     'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
+  'GET /api/operator/tickets/{id}/attachments/{attachment_id}':
+    'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
   'PUT /api/operator/tickets/{id}/status':
     'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
   'GET /api/version/{version}': 'public release notes',

@@ -121,7 +121,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         method: 'POST',
         url: `/v1/support/tickets${Q}`,
         headers: { ...visitor.headers, 'content-type': 'application/json' },
-        payload: JSON.stringify(ticket({ contents: 'y'.repeat(200_000) })),
+        payload: JSON.stringify(ticket({ contents: 'y'.repeat(9 * 1024 * 1024) })),
       });
       expect(huge.statusCode).toBe(413);
     });
@@ -310,6 +310,74 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         headers: operator.headers,
       });
       expect([kept.code, kept.data.uid, kept.data.email]).toEqual([0, null, gone.email]);
+    });
+
+    it('keeps a ticket’s log file and screenshot for the operator, and refuses other files', async () => {
+      const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('pixels')]);
+      const log = Buffer.from('2026-11-28 error: sync stopped\n');
+      const res = await call<TicketCreatedData>('POST', `/v1/support/tickets${Q}`, {
+        headers: { ...(await t.visitor()).headers, ...freshIp() },
+        body: ticket({
+          email: 'files@example.com',
+          attachments: [
+            { file_name: 'skyferry.log', content_type: 'text/plain', data: log.toString('base64') },
+            { file_name: 'screen.png', content_type: 'image/png', data: png.toString('base64') },
+          ],
+        }),
+      });
+      expect(res.code, JSON.stringify(res)).toBe(0);
+      const detail = await call<OperatorTicket>('GET', `/api/operator/tickets/${res.data.id}`, {
+        headers: operator.headers,
+      });
+      expect(detail.data.attachments.map((a) => [a.file_name, a.content_type, a.size])).toEqual([
+        ['screen.png', 'image/png', png.length],
+        ['skyferry.log', 'text/plain', log.length],
+      ]);
+      const shot = detail.data.attachments[0];
+      const download = await t.app.inject({
+        method: 'GET',
+        url: `/api/operator/tickets/${res.data.id}/attachments/${shot?.id}`,
+        headers: operator.headers,
+      });
+      expect(download.statusCode).toBe(200);
+      expect(download.rawPayload.equals(png)).toBe(true);
+      expect(download.headers['content-disposition']).toBe("attachment; filename*=UTF-8''screen.png");
+      expect(download.headers['x-content-type-options']).toBe('nosniff');
+      const notOperator = await call('GET', `/api/operator/tickets/${res.data.id}/attachments/${shot?.id}`, {
+        headers: user.headers,
+      });
+      expect(notOperator.code).toBe(Code.OPERATOR_REQUIRED);
+      const mailed = await waitForMail(
+        () => smtp.received,
+        (m) => m.to === SUPPORT && m.text.includes('files@'),
+      );
+      expect(mailed.subject).toBe('[Skyferry support] Sync stops');
+
+      for (const bad of [
+        {
+          file_name: 'fake.png',
+          content_type: 'image/png',
+          data: Buffer.from('<svg onload=alert(1)>').toString('base64'),
+        },
+        { file_name: 'run.exe', content_type: 'text/plain', data: log.toString('base64') },
+        { file_name: 'a.log', content_type: 'text/plain', data: Buffer.from([0x41, 0x00, 0x42]).toString('base64') },
+        { file_name: 'a.log', content_type: 'text/plain', data: 'not base64!' },
+        {
+          file_name: 'big.log',
+          content_type: 'text/plain',
+          data: Buffer.alloc(2 * 1024 * 1024 + 1, 65).toString('base64'),
+        },
+      ]) {
+        const refused = await call<FieldErrorsData>('POST', `/v1/support/tickets${Q}`, {
+          headers: { ...(await t.visitor()).headers, ...freshIp() },
+          body: ticket({ email: 'files@example.com', attachments: [bad] }),
+        });
+        expect(refused.status, bad.file_name).toBeGreaterThanOrEqual(400);
+        expect(refused.status, bad.file_name).toBeLessThan(500);
+        if (refused.status === 400 && refused.data) {
+          expect(refused.data.fields.attachments).toContain(bad.file_name);
+        }
+      }
     });
 
     it('answers the release notes of a version, and the server’s own version', async () => {

@@ -1,7 +1,15 @@
-import type { Database, Kysely, Selectable, SupportRepliesTable, SupportTicketsTable } from '@skyferry/db';
+import type {
+  Database,
+  Kysely,
+  Selectable,
+  SupportAttachmentsTable,
+  SupportRepliesTable,
+  SupportTicketsTable,
+} from '@skyferry/db';
 
 export type TicketRow = Selectable<SupportTicketsTable>;
 export type ReplyRow = Selectable<SupportRepliesTable>;
+export type AttachmentRow = Selectable<SupportAttachmentsTable>;
 
 /** Feedback tickets and the operator's replies. */
 export class SupportRepository {
@@ -10,8 +18,36 @@ export class SupportRepository {
     this.db = db;
   }
 
-  async insertTicket(row: TicketRow): Promise<void> {
-    await this.db.insertInto('support_tickets').values(row).execute();
+  /** A ticket with its files, together. */
+  async insertTicket(row: TicketRow, attachments: readonly AttachmentRow[] = []): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('support_tickets').values(row).execute();
+      if (attachments.length > 0)
+        await trx
+          .insertInto('support_attachments')
+          .values([...attachments])
+          .execute();
+    });
+  }
+
+  /** The files of tickets, without their bytes. */
+  async attachmentsOf(ticketIds: readonly string[]): Promise<Array<Omit<AttachmentRow, 'data'>>> {
+    if (ticketIds.length === 0) return [];
+    return this.db
+      .selectFrom('support_attachments')
+      .select(['id', 'ticket_id', 'file_name', 'content_type', 'size'])
+      .where('ticket_id', 'in', ticketIds)
+      .orderBy('file_name')
+      .execute();
+  }
+
+  async findAttachment(ticketId: string, id: string): Promise<AttachmentRow | undefined> {
+    return this.db
+      .selectFrom('support_attachments')
+      .selectAll()
+      .where('ticket_id', '=', ticketId)
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   async findTicket(id: string): Promise<TicketRow | undefined> {

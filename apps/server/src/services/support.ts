@@ -1,6 +1,9 @@
 import {
   message,
+  SUPPORT_ATTACHMENTS,
   SUPPORT_LIMITS,
+  type AttachmentInfo,
+  type TicketAttachment,
   type FieldErrorsData,
   type Language,
   type MessageKey,
@@ -18,7 +21,7 @@ import {
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../http/errors.ts';
 import type { RateLimitsRepository } from '../repositories/rate-limits.ts';
-import type { ReplyRow, SupportRepository, TicketRow } from '../repositories/support.ts';
+import type { AttachmentRow, ReplyRow, SupportRepository, TicketRow } from '../repositories/support.ts';
 import { addressKey, checkEmail, isLoopback } from './accounts.ts';
 import type { Authorization, Caller } from './authorization.ts';
 import { newId, sha256Hex } from './crypto.ts';
@@ -38,6 +41,36 @@ const DEFAULT_PROBLEM_TYPES: ReadonlyArray<[string, MessageKey]> = [
   ['idea', 'pt_idea'],
   ['other', 'pt_other'],
 ];
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
+
+/**
+ * A ticket's file checked: base64 of at most 2 MB, a name whose extension fits its type, and content
+ * of that type (PNG or JPEG signature; a text file is UTF-8 without NUL). undefined when refused.
+ */
+export function checkAttachment(a: TicketAttachment): { name: string; bytes: Buffer } | undefined {
+  // eslint-disable-next-line no-control-regex
+  const name = a.file_name.replace(/[\u0000-\u001f\u007f/\\]/g, '_').trim();
+  const extensions: readonly string[] = SUPPORT_ATTACHMENTS.types[a.content_type];
+  if (!name || !extensions.some((ext) => name.toLowerCase().endsWith(ext))) return undefined;
+  const text = a.data.replace(/\s+/g, '');
+  if (!BASE64.test(text) || text.length % 4 !== 0) return undefined;
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length === 0 || bytes.length > SUPPORT_ATTACHMENTS.maxBytes) return undefined;
+  if (a.content_type === 'image/png' && !bytes.subarray(0, 8).equals(PNG)) return undefined;
+  if (a.content_type === 'image/jpeg' && !bytes.subarray(0, 3).equals(JPEG)) return undefined;
+  if (a.content_type === 'text/plain') {
+    if (bytes.includes(0)) return undefined;
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      return undefined;
+    }
+  }
+  return { name, bytes };
+}
 
 /** Who sends a ticket: a signed-in account or a visitor with a temporary identity. */
 export type TicketSender = { kind: 'user'; userId: string } | { kind: 'visitor'; visitorId: string };
@@ -93,7 +126,10 @@ export class SupportService {
   }
 
   /** Every problem with a ticket at once: the first as the envelope's code and message, each under its field. */
-  private validate(input: TicketBody, language: Language): { email: string; problemType: string | null } {
+  private validate(
+    input: TicketBody,
+    language: Language,
+  ): { email: string; problemType: string | null; files: Array<{ a: TicketAttachment; name: string; bytes: Buffer }> } {
     const fields: Record<string, string> = {};
     let first: ApiError | undefined;
     const fail = (field: string, err: ApiError) => {
@@ -118,12 +154,21 @@ export class SupportService {
       } else problemType = value;
     }
     if (input.contents.trim() === '') fail('contents', errors.badRequest('details_empty'));
+    const files: Array<{ a: TicketAttachment; name: string; bytes: Buffer }> = [];
+    for (const a of input.attachments ?? []) {
+      const ok = checkAttachment(a);
+      if (!ok) {
+        fail('attachments', errors.badRequest('attachment_invalid', { name: a.file_name.slice(0, 100) }));
+        break;
+      }
+      files.push({ a, ...ok });
+    }
     if (first) {
       const data: FieldErrorsData = { fields };
       const e: ApiError = first;
       throw new ApiError(e.code, e.key, e.params, data);
     }
-    return { email, problemType };
+    return { email, problemType, files };
   }
 
   /** One more ticket under a limit, or 429001 (nothing is counted when refused). */
@@ -141,7 +186,7 @@ export class SupportService {
     input: TicketBody,
     client: { ip: string; language: Language; base: string },
   ): Promise<TicketCreatedData> {
-    const { email, problemType } = this.validate(input, client.language);
+    const { email, problemType, files } = this.validate(input, client.language);
     const who = sender.kind === 'user' ? `user:${sender.userId}` : `visitor:${sender.visitorId}`;
     const keys: Array<[string, number]> = [
       [`ticket:id:${who}`, SUPPORT_LIMITS.perIdentity],
@@ -169,14 +214,27 @@ export class SupportService {
       created_at: now,
       updated_at: now,
     };
-    await this.d.repo.insertTicket(row);
-    this.d.log.info({ ticket: row.id, sender: sender.kind }, 'support ticket received');
-    await this.mailOut(row, sender, client.base);
+    const attachments: AttachmentRow[] = files.map((f) => ({
+      id: newId(),
+      ticket_id: row.id,
+      file_name: f.name,
+      content_type: f.a.content_type,
+      size: f.bytes.length,
+      data: f.bytes.toString('base64'),
+    }));
+    await this.d.repo.insertTicket(row, attachments);
+    this.d.log.info({ ticket: row.id, sender: sender.kind, files: attachments.length }, 'support ticket received');
+    await this.mailOut(row, sender, client.base, files);
     return { id: row.id, status: 'open' };
   }
 
   /** Mail failures are logged: the ticket is stored and shows in the inbox either way. */
-  private async mailOut(row: TicketRow, sender: TicketSender, base: string): Promise<void> {
+  private async mailOut(
+    row: TicketRow,
+    sender: TicketSender,
+    base: string,
+    files: ReadonlyArray<{ a: TicketAttachment; name: string; bytes: Buffer }>,
+  ): Promise<void> {
     const appUrl = base.replace(/\/+$/, '');
     if (this.d.supportEmail) {
       try {
@@ -195,6 +253,7 @@ export class SupportService {
             language: row.language,
             inboxUrl: `${appUrl}/settings?tab=inbox`,
           }),
+          attachments: files.map((f) => ({ filename: f.name, content: f.bytes, contentType: f.a.content_type })),
         });
       } catch (err) {
         this.d.log.warn({ err, ticket: row.id }, 'support ticket not mailed to SUPPORT_EMAIL');
@@ -230,9 +289,17 @@ export class SupportService {
     };
   }
 
-  private toOperatorTicket(row: TicketRow, replies: readonly ReplyRow[]): OperatorTicket {
+  private toOperatorTicket(
+    row: TicketRow,
+    replies: readonly ReplyRow[],
+    files: ReadonlyArray<Omit<AttachmentRow, 'data'>>,
+  ): OperatorTicket {
+    const attachments: AttachmentInfo[] = files
+      .filter((f) => f.ticket_id === row.id)
+      .map((f) => ({ id: f.id, file_name: f.file_name, content_type: f.content_type, size: Number(f.size) }));
     return {
       ...this.toTicket(row, replies),
+      attachments,
       name: row.name,
       uid: row.user_id,
       visitor: row.user_id === null && row.visitor_id !== null,
@@ -259,10 +326,11 @@ export class SupportService {
       this.d.repo.page(query.status, (query.page - 1) * query.page_size, query.page_size),
       this.d.repo.countByStatus(),
     ]);
-    const replies = await this.d.repo.repliesOf(rows.map((r) => r.id));
+    const ids = rows.map((r) => r.id);
+    const [replies, files] = await Promise.all([this.d.repo.repliesOf(ids), this.d.repo.attachmentsOf(ids)]);
     const c = { open: counts.open ?? 0, answered: counts.answered ?? 0, closed: counts.closed ?? 0 };
     return {
-      items: rows.map((r) => this.toOperatorTicket(r, replies)),
+      items: rows.map((r) => this.toOperatorTicket(r, replies, files)),
       total: query.status ? c[query.status] : c.open + c.answered + c.closed,
       counts: c,
     };
@@ -278,7 +346,20 @@ export class SupportService {
   async detail(caller: Caller | undefined, id: string): Promise<OperatorTicket> {
     await this.d.authz.requireOperator(caller);
     const row = await this.ticket(id);
-    return this.toOperatorTicket(row, await this.d.repo.repliesOf([row.id]));
+    const [replies, files] = await Promise.all([this.d.repo.repliesOf([row.id]), this.d.repo.attachmentsOf([row.id])]);
+    return this.toOperatorTicket(row, replies, files);
+  }
+
+  /** GET /api/operator/tickets/{id}/attachments/{attachment_id}: a file's name, type and bytes. */
+  async attachment(
+    caller: Caller | undefined,
+    ticketId: string,
+    id: string,
+  ): Promise<{ name: string; type: string; bytes: Buffer }> {
+    await this.d.authz.requireOperator(caller);
+    const row = await this.d.repo.findAttachment(ticketId, id);
+    if (!row) throw errors.notFound();
+    return { name: row.file_name, type: row.content_type, bytes: Buffer.from(row.data, 'base64') };
   }
 
   /** POST /api/operator/tickets/{id}/reply: kept on the ticket, mailed to its sender; the ticket is answered. */

@@ -23,6 +23,35 @@ export const SUPPORT_LIMITS = {
   windowMs: 60 * 60_000,
 } as const;
 
+/**
+ * Files a ticket may carry: log files and screenshots, at most 3 of 2 MB each, sent as base64. The
+ * server checks each one's name, type and content (a PNG or JPEG must be one).
+ */
+export const SUPPORT_ATTACHMENTS = {
+  max: 3,
+  maxBytes: 2 * 1024 * 1024,
+  types: { 'text/plain': ['.txt', '.log'], 'image/png': ['.png'], 'image/jpeg': ['.jpg', '.jpeg'] },
+} as const;
+export type AttachmentType = keyof typeof SUPPORT_ATTACHMENTS.types;
+export const ATTACHMENT_TYPES = Object.keys(SUPPORT_ATTACHMENTS.types) as AttachmentType[];
+
+export const ticketAttachmentSchema = z.object({
+  file_name: z.string().min(1).max(200),
+  content_type: z.enum(['text/plain', 'image/png', 'image/jpeg']),
+  /** The file's bytes in base64. */
+  data: z.string().max(Math.ceil((SUPPORT_ATTACHMENTS.maxBytes * 4) / 3) + 4),
+});
+export type TicketAttachment = z.infer<typeof ticketAttachmentSchema>;
+
+/** An attachment as the inbox lists it (GET .../attachments/{attachment_id} answers its bytes). */
+export const attachmentInfoSchema = z.object({
+  id: z.string(),
+  file_name: z.string(),
+  content_type: z.string(),
+  size: z.number().int(),
+});
+export type AttachmentInfo = z.infer<typeof attachmentInfoSchema>;
+
 /** The query every support call carries (spec section 7): channel 3, the language, product and version. */
 export const supportQuerySchema = z.object({
   channel: z.coerce.number().int().optional(),
@@ -85,6 +114,7 @@ export const ticketBodySchema = z.object({
     .array(z.object({ id: z.number().int(), value: z.string().max(200) }))
     .max(20)
     .optional(),
+  attachments: z.array(ticketAttachmentSchema).max(SUPPORT_ATTACHMENTS.max).optional(),
 });
 export type TicketBody = z.infer<typeof ticketBodySchema>;
 
@@ -129,6 +159,7 @@ export const operatorTicketSchema = ticketSchema.extend({
   language: z.string(),
   platform: z.string(),
   product_version: z.string(),
+  attachments: z.array(attachmentInfoSchema),
 });
 export type OperatorTicket = z.infer<typeof operatorTicketSchema>;
 
@@ -148,6 +179,7 @@ export const operatorTicketsDataSchema = z.object({
 export type OperatorTicketsData = z.infer<typeof operatorTicketsDataSchema>;
 
 export const ticketParamSchema = z.object({ id: idSchema });
+export const attachmentParamSchema = z.object({ id: idSchema, attachment_id: idSchema });
 
 /** POST /api/operator/tickets/{id}/reply: mailed to the sender; the ticket becomes `answered`. */
 export const ticketReplyBodySchema = z.object({ body: ticketText(SUPPORT_LIMITS.reply) });

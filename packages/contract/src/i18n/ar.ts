@@ -128,5 +128,7 @@ export const ar: Messages = {
   pt_bug: 'شيء لا يعمل',
   pt_idea: 'اقتراح',
   pt_other: 'أمر آخر',
+  attachment_invalid:
+    'لا يمكن إرفاق الملف {name}: يُسمح فقط بملفات السجل (.txt و.log) ولقطات الشاشة (.png و.jpg) حتى 2 ميغابايت لكل منها، و3 ملفات على الأكثر.',
   release_notes_unknown: 'لا توجد ملاحظات إصدار للإصدار {version}.',
 };

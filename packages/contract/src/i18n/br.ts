@@ -135,5 +135,7 @@ export const br: Messages = {
   pt_bug: 'Algo não funciona',
   pt_idea: 'Uma sugestão',
   pt_other: 'Outro assunto',
+  attachment_invalid:
+    'O arquivo {name} não pode ser anexado: apenas arquivos de log (.txt, .log) e capturas de tela (.png, .jpg) de até 2 MB cada, no máximo 3.',
   release_notes_unknown: 'Não há notas de versão para a versão {version}.',
 };

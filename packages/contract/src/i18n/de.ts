@@ -142,5 +142,7 @@ export const de: Messages = {
   pt_bug: 'Etwas funktioniert nicht',
   pt_idea: 'Ein Vorschlag',
   pt_other: 'Etwas anderes',
+  attachment_invalid:
+    'Die Datei {name} kann nicht angehängt werden: nur Protokolldateien (.txt, .log) und Bildschirmfotos (.png, .jpg) bis je 2 MB, höchstens 3.',
   release_notes_unknown: 'Für Version {version} gibt es keine Versionshinweise.',
 };

@@ -133,6 +133,8 @@ export const en = {
   pt_bug: 'Something does not work',
   pt_idea: 'A suggestion',
   pt_other: 'Something else',
+  attachment_invalid:
+    'The file {name} cannot be attached: only log files (.txt, .log) and screenshots (.png, .jpg) up to 2 MB each, at most 3.',
   release_notes_unknown: 'There are no release notes for version {version}.',
 } as const;
 

@@ -141,5 +141,7 @@ export const es: Messages = {
   pt_bug: 'Algo no funciona',
   pt_idea: 'Una sugerencia',
   pt_other: 'Otro asunto',
+  attachment_invalid:
+    'No se puede adjuntar el archivo {name}: solo registros (.txt, .log) y capturas de pantalla (.png, .jpg) de hasta 2 MB cada uno, 3 como máximo.',
   release_notes_unknown: 'No hay notas de la versión {version}.',
 };

@@ -140,5 +140,7 @@ export const fr: Messages = {
   pt_bug: 'Quelque chose ne fonctionne pas',
   pt_idea: 'Une suggestion',
   pt_other: 'Autre chose',
+  attachment_invalid:
+    'Le fichier {name} ne peut pas être joint : seuls les journaux (.txt, .log) et les captures d’écran (.png, .jpg) de 2 Mo maximum chacun, 3 au plus.',
   release_notes_unknown: 'Il n’y a pas de notes de version pour la version {version}.',
 };

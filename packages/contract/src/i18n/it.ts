@@ -136,5 +136,7 @@ export const it: Messages = {
   pt_bug: 'Qualcosa non funziona',
   pt_idea: 'Un suggerimento',
   pt_other: 'Altro',
+  attachment_invalid:
+    'Il file {name} non può essere allegato: solo file di log (.txt, .log) e screenshot (.png, .jpg) fino a 2 MB ciascuno, al massimo 3.',
   release_notes_unknown: 'Non ci sono note di rilascio per la versione {version}.',
 };

@@ -136,5 +136,7 @@ export const ja: Messages = {
   pt_bug: 'うまく動かない',
   pt_idea: 'ご提案',
   pt_other: 'その他',
+  attachment_invalid:
+    'ファイル {name} は添付できません。添付できるのはログファイル (.txt、.log) とスクリーンショット (.png、.jpg) で、各 2 MB まで、最大 3 個です。',
   release_notes_unknown: 'バージョン {version} のリリースノートはありません。',
 };

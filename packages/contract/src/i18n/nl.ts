@@ -140,5 +140,7 @@ export const nl: Messages = {
   pt_bug: 'Iets werkt niet',
   pt_idea: 'Een suggestie',
   pt_other: 'Iets anders',
+  attachment_invalid:
+    'Het bestand {name} kan niet worden bijgevoegd: alleen logbestanden (.txt, .log) en schermafbeeldingen (.png, .jpg) tot 2 MB per stuk, hooguit 3.',
   release_notes_unknown: 'Er zijn geen release-opmerkingen voor versie {version}.',
 };

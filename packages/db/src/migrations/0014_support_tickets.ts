@@ -42,6 +42,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('body', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
+  // A ticket's files (log files, screenshots), kept as base64 text so both databases store them alike.
+  await db.schema
+    .createTable('support_attachments')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('ticket_id', 'text', (c) => c.notNull().references('support_tickets.id').onDelete('cascade'))
+    .addColumn('file_name', 'text', (c) => c.notNull())
+    .addColumn('content_type', 'text', (c) => c.notNull())
+    .addColumn('size', 'integer', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('support_attachments_ticket').on('support_attachments').column('ticket_id').execute();
   await db.schema
     .createIndex('support_replies_ticket')
     .on('support_replies')
@@ -50,6 +61,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('support_attachments').execute();
   await db.schema.dropTable('support_replies').execute();
   await db.schema.dropTable('support_tickets').execute();
 }

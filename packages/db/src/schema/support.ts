@@ -30,7 +30,18 @@ export interface SupportRepliesTable {
   created_at: number;
 }
 
+/** A file sent with a ticket (migration 0014): a log file or a screenshot, its bytes in base64. */
+export interface SupportAttachmentsTable {
+  id: string;
+  ticket_id: string;
+  file_name: string;
+  content_type: string;
+  size: number;
+  data: string;
+}
+
 export interface SupportTables {
   support_tickets: SupportTicketsTable;
   support_replies: SupportRepliesTable;
+  support_attachments: SupportAttachmentsTable;
 }

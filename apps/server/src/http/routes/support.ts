@@ -1,5 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import {
+  attachmentParamSchema,
   Code,
   envelopeOf,
   HEADERS,
@@ -9,6 +10,7 @@ import {
   operatorTicketSchema,
   operatorTicketsDataSchema,
   operatorTicketsQuerySchema,
+  SUPPORT_ATTACHMENTS,
   supportFormDataSchema,
   supportQuerySchema,
   ticketBodySchema,
@@ -30,8 +32,10 @@ import { requestLanguage } from '../language.ts';
 
 const bearer: Array<Record<string, string[]>> = [{ bearer: [] }];
 
-/** A ticket is text (10,000 characters at most) and a few small fields. */
-const TICKET_BODY = 64 * 1024;
+/** A ticket is text (10,000 characters at most), a few small fields and up to 3 files of 2 MB in base64. */
+const TICKET_BODY = 64 * 1024 + Math.ceil((SUPPORT_ATTACHMENTS.max * SUPPORT_ATTACHMENTS.maxBytes * 4) / 3) + 1024;
+/** An operator's answer: text only. */
+const REPLY_BODY = 64 * 1024;
 
 /** The support calls' `lang` query sets the language of their messages (the x-language header still wins). */
 const langFromQuery: onRequestAsyncHookHandler = async (request) => {
@@ -145,10 +149,35 @@ export default async function supportRoutes(app: App, ctx: AppContext): Promise<
     async (request) => ok(await ctx.support.detail(userOf(request), request.params.id)),
   );
 
+  app.get(
+    '/api/operator/tickets/:id/attachments/:attachment_id',
+    {
+      preHandler: requireUser(ctx),
+      schema: {
+        tags: ['operator'],
+        summary: "A ticket's file (log file or screenshot), downloaded as it was sent",
+        description:
+          'Operators only (403005 otherwise); 404 for an unknown ticket or file. Always a download ' +
+          '(Content-Disposition: attachment, nosniff), never shown inline by the browser.',
+        security: bearer,
+        params: attachmentParamSchema,
+      },
+    },
+    async (request, reply) => {
+      const file = await ctx.support.attachment(userOf(request), request.params.id, request.params.attachment_id);
+      return reply
+        .header('content-type', file.type)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(file.bytes);
+    },
+  );
+
   app.post(
     '/api/operator/tickets/:id/reply',
     {
-      bodyLimit: TICKET_BODY,
+      bodyLimit: REPLY_BODY,
       preHandler: requireUser(ctx),
       schema: {
         tags: ['operator'],

@@ -1,6 +1,27 @@
-import { Alert, Button, Group, Loader, Modal, Select, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  FileInput,
+  Group,
+  Loader,
+  Modal,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
 import { IconFolderOpen } from '@tabler/icons-react';
-import { Code, PLATFORM, SUPPORT_CHANNEL, type SupportFormData } from '@skyferry/contract';
+import {
+  ATTACHMENT_TYPES,
+  Code,
+  PLATFORM,
+  SUPPORT_ATTACHMENTS,
+  SUPPORT_CHANNEL,
+  type AttachmentType,
+  type SupportFormData,
+  type TicketAttachment,
+} from '@skyferry/contract';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiRequestError } from '../../api/client.ts';
@@ -10,10 +31,25 @@ import { sessionStore } from '../session/store.ts';
 import { desktopBridge } from '../shell/desktop.ts';
 import { ensureSupportIdentity, supportApi } from './api.ts';
 
-type Field = 'email' | 'problem_type' | 'contents';
+type Field = 'email' | 'problem_type' | 'contents' | 'attachments';
 type Errors = Partial<Record<Field | 'common', string>>;
 
-const EMPTY = { email: '', problemType: null as string | null, details: '' };
+const EMPTY = { email: '', problemType: null as string | null, details: '', files: [] as File[] };
+
+const ACCEPT = Object.values(SUPPORT_ATTACHMENTS.types).flat().join(',');
+
+/** A chosen file as the ticket carries it: its type from its name, its bytes in base64. */
+async function toAttachment(file: File): Promise<TicketAttachment | undefined> {
+  const name = file.name.toLowerCase();
+  const type = ATTACHMENT_TYPES.find((t: AttachmentType) =>
+    (SUPPORT_ATTACHMENTS.types[t] as readonly string[]).some((ext) => name.endsWith(ext)),
+  );
+  if (!type || file.size > SUPPORT_ATTACHMENTS.maxBytes) return undefined;
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return { file_name: file.name, content_type: type, data: btoa(binary) };
+}
 
 /**
  * The Feedback dialog (spec: loading, then validation error, then submitting, then closed and
@@ -64,6 +100,15 @@ export function FeedbackDialog({ opened, onClose }: DialogSlotProps) {
     if (values.email.trim() === '') found.email = t('feedback.emailEmpty');
     if (tagger && !values.problemType) found.problem_type = t('feedback.problemTypeEmpty');
     if (values.details.trim() === '') found.contents = t('feedback.detailsEmpty');
+    const attachments: TicketAttachment[] = [];
+    for (const file of values.files.slice(0, SUPPORT_ATTACHMENTS.max + 1)) {
+      const a = values.files.length > SUPPORT_ATTACHMENTS.max ? undefined : await toAttachment(file);
+      if (!a) {
+        found.attachments = t('feedback.fileRefused', { name: file.name });
+        break;
+      }
+      attachments.push(a);
+    }
     setErrors(found);
     if (Object.keys(found).length > 0 || !form) return;
     setSubmitting(true);
@@ -83,6 +128,7 @@ export function FeedbackDialog({ opened, onClose }: DialogSlotProps) {
         },
         ticket_form_id: form.ticket_form_id,
         ...(tagger && values.problemType ? { custom_fields: [{ id: tagger.id, value: values.problemType }] } : {}),
+        ...(attachments.length > 0 ? { attachments } : {}),
       });
       toast.success(msg || t('feedback.sent'));
       close();
@@ -90,7 +136,12 @@ export function FeedbackDialog({ opened, onClose }: DialogSlotProps) {
       if (err instanceof ApiRequestError) {
         const fields = (err.data as { fields?: Record<string, string> } | null)?.fields;
         if (fields && Object.keys(fields).length > 0) {
-          setErrors({ email: fields.email, problem_type: fields.problem_type, contents: fields.contents });
+          setErrors({
+            email: fields.email,
+            problem_type: fields.problem_type,
+            contents: fields.contents,
+            attachments: fields.attachments,
+          });
         } else if (err.code === Code.EMAIL_FORMAT) setErrors({ email: err.message });
         else setErrors({ common: err.message });
       } else setErrors({ common: err instanceof Error ? err.message : String(err) });
@@ -161,6 +212,17 @@ export function FeedbackDialog({ opened, onClose }: DialogSlotProps) {
               error={errors.contents}
               onChange={(e) => edit('contents', { details: e.currentTarget.value })}
               data-testid="feedback-details"
+            />
+            <FileInput
+              label={t('feedback.files')}
+              placeholder={t('feedback.filesPlaceholder')}
+              multiple
+              clearable
+              accept={ACCEPT}
+              value={values.files}
+              error={errors.attachments}
+              onChange={(files) => edit('attachments', { files })}
+              data-testid="feedback-files"
             />
             {bridge?.openLogFolder && (
               <Group gap="xs" wrap="nowrap">

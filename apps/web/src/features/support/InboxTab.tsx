@@ -1,6 +1,7 @@
 import { Alert, Button, Card, Group, Loader, SegmentedControl, Stack, Text, Textarea } from '@mantine/core';
 import {
   SUPPORT_LIMITS,
+  formatBytes,
   formatDateTime,
   type OperatorTicket,
   type OperatorTicketsData,
@@ -8,11 +9,27 @@ import {
 } from '@skyferry/contract';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { requestHeaders } from '../../api/client.ts';
 import { toast } from '../messages/toast.ts';
 import { inboxApi } from './api.ts';
 import { PlainText, TicketStatusBadge } from './TicketsTab.tsx';
 
 type Filter = TicketStatus | 'all';
+
+/** Downloads a ticket's file with the operator's credentials (a plain link would carry none). */
+async function download(ticketId: string, id: string, name: string): Promise<void> {
+  const res = await fetch(
+    `/api/operator/tickets/${encodeURIComponent(ticketId)}/attachments/${encodeURIComponent(id)}`,
+    { headers: requestHeaders(), credentials: 'same-origin' },
+  );
+  if (!res.ok) throw new Error(res.statusText);
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
 
 const errorText = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);
 
@@ -141,6 +158,24 @@ function InboxTicket({ id, onBack }: { id: string; onBack: () => void }) {
           <Card withBorder padding="sm">
             <PlainText text={ticket.contents} testId="inbox-contents" />
           </Card>
+          {ticket.attachments.length > 0 && (
+            <Group gap="xs" data-testid="inbox-attachments">
+              {ticket.attachments.map((a) => (
+                <Button
+                  key={a.id}
+                  variant="light"
+                  size="compact-xs"
+                  onClick={() =>
+                    void download(ticket.id, a.id, a.file_name).catch((err: unknown) =>
+                      setError(errorText(err, t('inbox.loadFailed'))),
+                    )
+                  }
+                >
+                  {t('inbox.file', { name: a.file_name, size: formatBytes(a.size) })}
+                </Button>
+              ))}
+            </Group>
+          )}
           {ticket.replies.map((r) => (
             <Card key={r.id} bg="var(--mantine-color-default-hover)" padding="xs" data-testid="inbox-reply">
               <Text size="xs" c="dimmed">

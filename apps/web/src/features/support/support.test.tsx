@@ -141,6 +141,29 @@ describe('Feedback dialog', () => {
     expect(screen.queryByTestId('feedback-error')).not.toBeInTheDocument();
   });
 
+  it('attaches a log file as base64 and refuses a file of another type before sending', async () => {
+    const api = mockApi({
+      'GET /v1/support/forms/dynamic': () => ({ ticket_form_id: 1, custom_fields: [] }),
+      'POST /v1/support/tickets': () => ({ id: 't1', status: 'open' }),
+    });
+    renderDialog();
+    await userEvent.type(await screen.findByTestId('feedback-email'), 'me@example.com');
+    await userEvent.type(screen.getByTestId('feedback-details'), 'details');
+    const input = document.querySelector('input[type="file"]') as HTMLInputElement;
+    await userEvent.upload(input, new File(['MZ'], 'tool.exe', { type: 'application/octet-stream' }), {
+      applyAccept: false,
+    });
+    await userEvent.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(await screen.findByText(/tool\.exe cannot be attached/)).toBeInTheDocument();
+    expect(api.find('POST /v1/support/tickets')).toHaveLength(0);
+    await userEvent.upload(input, new File(['error: sync stopped'], 'skyferry.log', { type: 'text/plain' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Submit' }));
+    await waitFor(() => expect(api.find('POST /v1/support/tickets')).toHaveLength(1));
+    expect(api.find('POST /v1/support/tickets')[0]?.body).toMatchObject({
+      attachments: [{ file_name: 'skyferry.log', content_type: 'text/plain', data: btoa('error: sync stopped') }],
+    });
+  });
+
   it('a signed-in user makes no /api/token call and sends their own token', async () => {
     applyAuth(authData());
     patchSettings({ temp_token: '' });
@@ -168,6 +191,7 @@ const ticket = (over: Partial<OperatorTicket> = {}): OperatorTicket => ({
   language: 'en',
   platform: 'web',
   product_version: '1.7.8',
+  attachments: [],
   ...over,
 });
 
