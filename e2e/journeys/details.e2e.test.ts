@@ -212,14 +212,14 @@ describe('the details users trip on', () => {
     expect(await syncRow.getByTestId('task-failed').textContent()).toMatch(/^Sync Failed/);
     await screenshot(page, 'details-failed-tasks');
     // A fully failed task shows its reasons as a partly failed one does: its failed files...
-    await migration.getByRole('button', { name: 'View reason(s)' }).click();
+    await migration.getByRole('button', { name: 'View reasons' }).click();
     const details = page.getByRole('dialog', { name: 'Transfer Details' });
     await details.getByTestId('failed-file').first().waitFor();
     await screenshot(page, 'details-failed-reasons');
     await details.getByRole('button', { name: 'Close' }).click();
     await details.waitFor({ state: 'hidden' });
     // ...or why the run stopped as a whole.
-    await syncRow.getByRole('button', { name: 'View reason(s)' }).click();
+    await syncRow.getByRole('button', { name: 'View reasons' }).click();
     const why = details.getByTestId('details-error');
     await why.waitFor();
     expect(await why.textContent()).toMatch(/^Sync Failed.*not found/);
@@ -237,7 +237,7 @@ describe('the details users trip on', () => {
     expect(await packet.textContent()).toMatch(/counted from \d{4}\/\d{2}\/\d{2}.*ends \d{4}\/\d{2}\/\d{2}/);
     await settings.getByRole('tab', { name: 'Notification' }).click();
     expect(await settings.getByTestId('notify-no-mail').textContent()).toContain('SMTP_URL');
-    expect(await settings.getByRole('checkbox', { name: 'E-mail me when a transfer ends' }).isChecked()).toBe(false);
+    expect(await settings.getByRole('checkbox', { name: 'Email me when a transfer ends' }).isChecked()).toBe(false);
     await screenshot(page, 'details-settings-no-mail');
     await page.keyboard.press('Escape');
   });

@@ -9,7 +9,7 @@ import { parseAllowList, type Cidr } from '@skyferry/providers';
 
 /**
  * Configuration from the environment, validated once at start. Every variable is documented in
- * the README's configuration table; keep the two in step.
+ * docs/configuration.md's table; keep the two in step.
  */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
