@@ -3,6 +3,7 @@ import { IconRefresh } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { STORAGE_KEYS, readJson, writeJson } from '../../lib/storage.ts';
+import { useSession } from '../session/store.ts';
 import { supportApi } from './api.ts';
 
 /** How often the client asks which version the server runs (it also asks when the window regains focus). */
@@ -56,8 +57,11 @@ export function UpdateWatcher() {
   const loadedWith = useRef<string | null>(null);
   const [newer, setNewer] = useState(false);
   const [notes, setNotes] = useState<{ version: string; content: string } | null>(null);
+  // Pages that skip start-up (the error page, sign-in callbacks) make no calls.
+  const started = useSession((s) => s.started);
 
   useEffect(() => {
+    if (!started) return;
     let live = true;
     const check = async () => {
       try {
@@ -85,7 +89,7 @@ export function UpdateWatcher() {
       clearInterval(timer);
       window.removeEventListener('focus', onFocus);
     };
-  }, []);
+  }, [started]);
 
   return (
     <>

@@ -242,11 +242,23 @@ describe('operator inbox and the user’s messages', () => {
 });
 
 describe('a newer server version', () => {
+  beforeEach(() => sessionStore.setState({ started: true }));
+
   const answer = (latest: string) => ({
     version: latest,
     latest,
     release_date: null,
     whats_new_content: `- New in ${latest}\n- <b>bold</b> stays text`,
+  });
+
+  it('asks nothing before start-up (the error page and sign-in callbacks skip it)', async () => {
+    sessionStore.setState({ started: false });
+    const api = mockApi({ 'GET /api/version/current': () => answer('0.1.0') });
+    renderWithProviders(<UpdateWatcher />);
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    expect(api.calls).toEqual([]);
   });
 
   it('offers to reload when the server moves on after the page loaded', async () => {
