@@ -16,6 +16,8 @@ export default defineConfig({
             'apps/cli/src/**/*.test.ts',
             'apps/desktop/src/**/*.test.ts',
             'apps/server/test/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'deploy/**/*.test.ts',
           ],
           globalSetup: ['packages/testing/src/global-setup.ts'],
           testTimeout: 60_000,

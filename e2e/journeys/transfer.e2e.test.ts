@@ -229,6 +229,14 @@ describe('transfer and sync between two WebDAV servers', () => {
     await expect.poll(() => page.getByTestId('source-summary').textContent()).toBe('1 item selected');
     await page.getByTestId('filter-mode').getByText('All except these').click();
     await page.getByRole('checkbox', { name: 'PDF' }).check();
+    // The filter section counts what the filter lets through with a dry run on the server: the
+    // 100 PDFs are out, and a rule leaving out the pictures folder takes 100 more.
+    const matched = () => page.getByTestId('filter-count').textContent();
+    await expect.poll(matched, { timeout: 20_000 }).toBe('200 files match');
+    await page.getByTestId('filter-rules').fill('# not the pictures\n- /pictures/');
+    await expect.poll(matched, { timeout: 20_000 }).toBe('100 files match');
+    await page.getByTestId('filter-rules').fill('');
+    await expect.poll(matched, { timeout: 20_000 }).toBe('200 files match');
     await page.getByRole('radio', { name: 'Transfer only if the size differs' }).check();
     await screenshot(page, 'transfer-form');
     expect(await axeSeriousViolations(page)).toEqual([]);

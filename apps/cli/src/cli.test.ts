@@ -9,6 +9,7 @@ import {
   rm,
   stat,
   symlink,
+  utimes,
   writeFile,
 } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
@@ -79,8 +80,13 @@ describe('skyferry usage', () => {
     [['sync', 'a', 'b', 'c'], /usage: skyferry sync <source> <target>/],
     [['copy', 'a', 'b', '--transfers', '0'], /--transfers: "0" is not a whole number from 1 to 256/],
     [['copy', 'a', 'b', '--same-name', 'maybe'], /--same-name: "maybe" is not one of overwrite, skip/],
-    [['copy', 'a', 'b', '--include', 'picture,movies'], /--include: unknown file type movies/],
+    [['copy', 'a', 'b', '--types', 'picture,movies'], /--types: unknown file type movies/],
     [['copy', 'a', 'b', '--include', 'picture', '--exclude', 'video'], /cannot be used together/],
+    [['copy', 'a', 'b', '--include', '*.{jpg'], /filter: mismatched '\{' and '\}': "\*\.\{jpg"/],
+    [['copy', 'a', 'b', '--filter', '*.jpg'], /filter: malformed rule .*"\*\.jpg"/],
+    [['copy', 'a', 'b', '--max-size', 'huge'], /filter: invalid size: "max_size huge"/],
+    [['copy', 'a', 'b', '--min-age', '1y', '--max-age', '1d'], /min_age must be less than max_age/],
+    [['copy', 'a', 'b', '--filter-from', 'missing.txt'], /--filter-from missing.txt: ENOENT/],
     [['mirror', 'a', 'b', '--same-name', 'skip'], /--same-name does not apply to mirror/],
     [['sync', 'a', 'b', '--conflict', 'newer'], /--conflict applies to bisync only/],
     [['copy', 'nowhere:x', 'b'], /no remote named "nowhere"/],
@@ -304,6 +310,50 @@ describe('copies and syncs between folders of this machine', () => {
     // Again: everything is there already.
     const again = await cli('copy', 'src', 'out', '--json');
     expect(JSON.parse(again.out)).toMatchObject({ outcome: 'success', summary: { added: 0, skipped: 3 } });
+  });
+
+  it("rclone's filter flags: patterns, rule files and standard input, sizes and ages, types beside them", async () => {
+    await mkdir(join(dir, 'src', 'cache'), { recursive: true });
+    await writeFile(join(dir, 'src', 'cache', 'tmp.txt'), 'cached');
+    await writeFile(join(dir, 'src', 'big.txt'), 'x'.repeat(3000));
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    await utimes(join(dir, 'src', 'c.jpg'), old, old);
+    const run = async (...flags: string[]) => {
+      await rm(join(dir, 'out'), { recursive: true, force: true });
+      await mkdir(join(dir, 'out'));
+      const r = await cliWithInput('# from standard input\n*.pdf\n', 'sync', 'src', 'out', ...flags);
+      expect(r.code, r.err).toBe(EXIT.ok);
+      return Object.keys(await tree(join(dir, 'out'))).sort();
+    };
+    expect(await run('--include', '*.txt')).toEqual(['a.txt', 'big.txt', 'cache/tmp.txt']);
+    expect(await run('--exclude', 'cache/', '--max-size', '2k')).toEqual(['a.txt', 'c.jpg', 'docs/b.pdf']);
+    expect(await run('--filter', '- /cache/', '--filter', '+ *.{txt,pdf}', '--filter', '- **')).toEqual([
+      'a.txt',
+      'big.txt',
+      'docs/b.pdf',
+    ]);
+    expect(await run('--max-age', '30d')).toEqual(['a.txt', 'big.txt', 'cache/tmp.txt', 'docs/b.pdf']);
+    expect(await run('--min-age', '30d')).toEqual(['c.jpg']);
+    await writeFile(join(dir, 'rules.txt'), '# pictures and documents\n+ *.jpg\n+ docs/**\n- *\n');
+    expect(await run('--filter-from', 'rules.txt')).toEqual(['c.jpg', 'docs/b.pdf']);
+    expect(await run('--exclude-from', '-', '--exclude', 'big.*')).toEqual(['a.txt', 'c.jpg', 'cache/tmp.txt']);
+    expect(await run('--types', 'text', '--exclude', 'cache/**', '--ignore-case', '--exclude', 'BIG.TXT')).toEqual([
+      'a.txt',
+    ]);
+
+    // A mirror never deletes what the filters leave out.
+    await writeFile(join(dir, 'out', 'keep.log'), 'excluded');
+    await writeFile(join(dir, 'out', 'gone.txt'), 'extra');
+    const r = await cli('mirror', 'src', 'out', '--exclude', '*.log', '--yes');
+    expect(r.code, r.err).toBe(EXIT.ok);
+    expect(Object.keys(await tree(join(dir, 'out'))).sort()).toEqual([
+      'a.txt',
+      'big.txt',
+      'c.jpg',
+      'cache/tmp.txt',
+      'docs/b.pdf',
+      'keep.log',
+    ]);
   });
 
   it('copies only the file types asked for', async () => {

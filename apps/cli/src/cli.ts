@@ -11,12 +11,10 @@ import { parseArgs } from 'node:util';
 import {
   CLOUD_KIND_INFO,
   CONFLICT_RESOLUTIONS,
-  FILTER_CATEGORIES,
   SAME_NAME_POLICIES,
   formatBytes,
   type ConflictResolution,
   type FileFilter,
-  type FilterCategory,
   type SameNamePolicy,
 } from '@skyferry/contract';
 import {
@@ -39,6 +37,7 @@ import { Bandwidth, BwTimetable, limitProvider, parseDuration, parseSize } from 
 import { PairLockedError, lockPair } from './lock.ts';
 import { openLog } from './log.ts';
 import { copiedFiles, deleteMoved, printMoved } from './move.ts';
+import { filterOf, joinFilterValues } from './filter-flags.ts';
 import { refuseOverlap } from './places.ts';
 import { addRemote, removeRemote } from './remotes-edit.ts';
 import { itemLogger, namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
@@ -73,31 +72,6 @@ const TRANSFER_ONLY = [
   'checksum',
 ] as const;
 const CHECK_ONLY = ['one-way', 'checkers'] as const;
-
-function parseCategories(text: string, flag: string): FilterCategory[] {
-  const cats = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = cats.filter((c) => !(FILTER_CATEGORIES as readonly string[]).includes(c));
-  if (cats.length === 0 || bad.length > 0) {
-    throw new UsageError(
-      `--${flag}: unknown file type ${bad.join(', ') || '(none)'}; use ${FILTER_CATEGORIES.join(', ')}`,
-    );
-  }
-  return [...new Set(cats)] as FilterCategory[];
-}
-
-function filterOf(values: Values): FileFilter | null {
-  if (values.include !== undefined && values.exclude !== undefined) {
-    throw new UsageError('--include and --exclude cannot be used together');
-  }
-  return values.include !== undefined
-    ? { mode: 'include', categories: parseCategories(values.include, 'include') }
-    : values.exclude !== undefined
-      ? { mode: 'exclude', categories: parseCategories(values.exclude, 'exclude') }
-      : null;
-}
 
 /** A whole number option from 1 to 256. */
 function countOf(value: string | undefined, flag: string): number | undefined {
@@ -143,7 +117,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 async function dispatch(argv: string[], io: CliIo): Promise<number> {
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({
+      args: joinFilterValues(argv),
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    }) as typeof parsed;
   } catch (err) {
     throw new UsageError(`${(err as Error).message.split('\n')[0]} (skyferry --help lists the options)`);
   }
@@ -251,7 +230,7 @@ async function run(values: Values, positionals: string[], io: CliIo): Promise<nu
   if (sources.some((s) => s.remote !== origin.remote || (!s.remote && parentKey(s) !== parentKey(origin)))) {
     throw new UsageError('the sources of one copy must be on the same remote (or in the same local folder)');
   }
-  const filter = filterOf(values);
+  const filter = await filterOf(values, io);
   const sameNamePolicy = oneOf<SameNamePolicy>(values['same-name'], SAME_NAME_POLICIES, 'same-name');
   if (sameNamePolicy && (mode === 'mirror' || mode === 'two_way')) {
     throw new UsageError(`--same-name does not apply to ${command}`);
@@ -461,7 +440,7 @@ async function openBoth(a: Location, b: Location): Promise<[Provider, Provider]>
 }
 
 async function check(from: Location, to: Location, values: Values, io: CliIo): Promise<number> {
-  const filter = filterOf(values);
+  const filter = await filterOf(values, io);
   const checkers = countOf(values.checkers, 'checkers');
   const [source, target] = await openBoth(from, to);
   const progress = progressOf(values, io);

@@ -15,7 +15,7 @@ const CHOICES = {
   conflict: HELP_LISTS.conflicts,
   keep: ['first', 'newest', 'oldest'],
 };
-const FILE_OPTIONS = ['config', 'log-file'];
+const FILE_OPTIONS = ['config', 'log-file', 'include-from', 'exclude-from', 'filter-from'];
 const REMOTES_ACTIONS = ['add', 'remove', 'import-rclone'];
 
 /** Each option with its short letter and the first line of its help, read from the help text. */

@@ -11,7 +11,9 @@ export const HELP_LISTS: {
 
 export const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: string }>;
 
-type OptionSpec = { type: 'boolean' | 'string'; short?: string };
+type OptionSpec = { type: 'boolean' | 'string'; short?: string; multiple?: boolean };
+/** The filter flags (a part of OPTIONS). */
+export const FILTER_OPTIONS: Record<string, OptionSpec>;
 declare const OPTION_SPECS: {
   help: { type: 'boolean'; short: 'h' };
   version: { type: 'boolean'; short: 'V' };
@@ -19,8 +21,19 @@ declare const OPTION_SPECS: {
   'dry-run': { type: 'boolean'; short: 'n' };
   transfers: { type: 'string' };
   'same-name': { type: 'string' };
-  include: { type: 'string' };
-  exclude: { type: 'string' };
+  include: { type: 'string'; multiple: true };
+  exclude: { type: 'string'; multiple: true };
+  filter: { type: 'string'; multiple: true };
+  'include-from': { type: 'string'; multiple: true };
+  'exclude-from': { type: 'string'; multiple: true };
+  'filter-from': { type: 'string'; multiple: true };
+  'min-size': { type: 'string' };
+  'max-size': { type: 'string' };
+  'min-age': { type: 'string' };
+  'max-age': { type: 'string' };
+  'ignore-case': { type: 'boolean' };
+  types: { type: 'string' };
+  'exclude-types': { type: 'string' };
   conflict: { type: 'string' };
   yes: { type: 'boolean'; short: 'y' };
   'no-trash': { type: 'boolean' };
@@ -48,7 +61,11 @@ export const OPTIONS: typeof OPTION_SPECS & ParseArgsConfig['options'] & Record<
 
 /** The values parseArgs gives for OPTIONS. */
 export type Values = {
-  [K in keyof typeof OPTION_SPECS]?: (typeof OPTION_SPECS)[K]['type'] extends 'string' ? string : boolean;
+  [K in keyof typeof OPTION_SPECS]?: (typeof OPTION_SPECS)[K] extends { multiple: true }
+    ? string[]
+    : (typeof OPTION_SPECS)[K]['type'] extends 'string'
+      ? string
+      : boolean;
 };
 
 export function helpText(): string;

@@ -76,6 +76,23 @@ export const COMMANDS = {
   },
 };
 
+/** The filter flags: rclone's (https://rclone.org/filtering/) and the nine file types (filter-flags.ts reads them). */
+export const FILTER_OPTIONS = {
+  include: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+  filter: { type: 'string', multiple: true },
+  'include-from': { type: 'string', multiple: true },
+  'exclude-from': { type: 'string', multiple: true },
+  'filter-from': { type: 'string', multiple: true },
+  'min-size': { type: 'string' },
+  'max-size': { type: 'string' },
+  'min-age': { type: 'string' },
+  'max-age': { type: 'string' },
+  'ignore-case': { type: 'boolean' },
+  types: { type: 'string' },
+  'exclude-types': { type: 'string' },
+};
+
 export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -83,8 +100,7 @@ export const OPTIONS = {
   'dry-run': { type: 'boolean', short: 'n' },
   transfers: { type: 'string' },
   'same-name': { type: 'string' },
-  include: { type: 'string' },
-  exclude: { type: 'string' },
+  ...FILTER_OPTIONS,
   conflict: { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   'no-trash': { type: 'boolean' },
@@ -128,8 +144,6 @@ Options:
       --transfers <n>        files at once (default 8)
       --same-name <policy>   copy, sync, incremental: ${SAME_NAME_POLICIES.join(' | ')}
                              (default size_differs_or_newer)
-      --include <types>      only these file types (comma-separated: ${FILTER_CATEGORIES.join(', ')})
-      --exclude <types>      all but these file types
       --conflict <rule>      bisync, a file changed on both sides: ${CONFLICT_RESOLUTIONS.join(' | ')}
                              (default keep_both: the older one is renamed)
   -y, --yes                  run a sync that deletes more than half of a side's files
@@ -160,6 +174,28 @@ Options:
       --config <file>        the remotes file
   -h, --help                 this text
   -V, --version              the version
+
+Filters (as rclone's; a file is taken when every one lets it through):
+      --include <pattern>    only files matching (repeatable; "- **" then ends the rules)
+      --exclude <pattern>    leave out files matching (repeatable)
+      --filter <rule>        "+ pattern" takes, "- pattern" leaves out, "!" clears earlier rules
+      --include-from <file>, --exclude-from <file>, --filter-from <file>
+                             the same, one a line (# and ; start a remark; - reads standard input)
+                             Rules in this order: includes, excludes, filters; the first that
+                             matches decides. Patterns: * ? [...] {a,b} ** and {{regexp}}; a
+                             leading / anchors at the top folder; a trailing / is a folder.
+      --min-size <size>, --max-size <size>
+                             files this size or larger / smaller (KiB, or with B K M G T P)
+      --min-age <age>, --max-age <age>
+                             files modified this long ago or longer / or less (seconds, or with
+                             ms s m h d w M y; or a date such as 2024-01-31)
+      --ignore-case          patterns match whatever the case of letters
+      --types <types>        only these file types, comma-separated:
+                             ${FILTER_CATEGORIES.join(', ')}
+                             (--include <types> means this too when every word is a type)
+      --exclude-types <types>
+                             all but these file types
+  Mirror and bisync never delete what the filters leave out.
 
 Remotes file: --config, $SKYFERRY_CONFIG, or ~/.config/skyferry/remotes.json:
   { "remotes": { "photos": { "kind": "s3_compatible", "credentials": {

@@ -4,6 +4,7 @@ import type { AppContext } from './context.ts';
 import type { App } from './http/app-types.ts';
 import { frameworkError, installEnvelopeHandlers } from './http/envelope.ts';
 import { installHostCheck } from './http/hosts.ts';
+import { installMetricsRoute, installObservability, requestIdOf } from './http/observability.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { ROUTES } from './http/routes/index.ts';
 import { installSecurityHeaders } from './http/security.ts';
@@ -33,15 +34,18 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     frameworkErrors: frameworkError,
+    genReqId: requestIdOf,
   });
   base.setValidatorCompiler(validatorCompiler);
   base.setSerializerCompiler(serializerCompiler);
   const app = base.withTypeProvider<ZodTypeProvider>();
   installEnvelopeHandlers(app);
   installSecurityHeaders(app);
+  installObservability(app, ctx.metrics);
   installHostCheck(app, ctx.config);
   await installOpenApi(app, ctx.config.publicUrl);
   for (const register of ROUTES) await register(app, ctx);
+  installMetricsRoute(app, ctx.metrics, ctx.config.metricsToken);
   await installWebApp(app, ctx.config.webDist);
   return app;
 }

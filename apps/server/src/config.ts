@@ -57,6 +57,10 @@ const envSchema = z.object({
   // Support tickets (issue 39).
   SUPPORT_EMAIL: z.email().max(254).optional(),
   SKYFERRY_SUPPORT_PROBLEM_TYPES: z.string().max(2000).optional(),
+  // Running it for many (issue 41): metrics and shutdown.
+  SKYFERRY_METRICS_TOKEN: z.string().min(16, 'SKYFERRY_METRICS_TOKEN must have at least 16 characters').optional(),
+  SKYFERRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SKYFERRY_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(25_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -128,6 +132,12 @@ export interface Config {
   supportEmail: string | undefined;
   /** The feedback form's problem types (SKYFERRY_SUPPORT_PROBLEM_TYPES); undefined: the defaults; empty: none. */
   supportProblemTypes: string[] | undefined;
+  /** Bearer token /metrics asks for; unset: /metrics is off on the public port. */
+  metricsToken: string | undefined;
+  /** A second port (on HOST) serving only /metrics and /healthz: for workers and in-cluster scrapes. */
+  metricsPort: number | undefined;
+  /** Longest a SIGTERM waits for running tasks to checkpoint and hand back their jobs before exiting. */
+  shutdownTimeoutMs: number;
 }
 
 export type OAuthService = 'google' | 'microsoft' | 'dropbox' | 'box';
@@ -339,6 +349,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     runFileRows: e.SKYFERRY_RUN_FILE_ROWS,
     supportEmail: e.SUPPORT_EMAIL,
     supportProblemTypes: parseProblemTypes(e.SKYFERRY_SUPPORT_PROBLEM_TYPES),
+    metricsToken: e.SKYFERRY_METRICS_TOKEN,
+    metricsPort: e.SKYFERRY_METRICS_PORT,
+    shutdownTimeoutMs: e.SKYFERRY_SHUTDOWN_TIMEOUT_MS,
   };
 }
 

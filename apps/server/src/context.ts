@@ -9,6 +9,8 @@ import { PlansRepository } from './repositories/plans.ts';
 import { RateLimitsRepository } from './repositories/rate-limits.ts';
 import { SessionsRepository } from './repositories/sessions.ts';
 import { UsersRepository } from './repositories/users.ts';
+import { TasksRepository } from './repositories/tasks.ts';
+import { Metrics } from './services/metrics.ts';
 import { VisitorsRepository } from './repositories/visitors.ts';
 import { AccountTokensRepository } from './repositories/account-tokens.ts';
 import { AccountSettingsService } from './services/account-settings.ts';
@@ -67,12 +69,14 @@ export interface AppContext {
   readonly support: SupportService;
   /** The server's version and its release notes (CHANGELOG.md). */
   readonly releaseNotes: ReleaseNotes;
+  /** This process's Prometheus metrics (services/metrics.ts). */
+  readonly metrics: Metrics;
   /** Throws when the process cannot serve (database unreachable). */
   health(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createContext(config: Config, log: Logger): Promise<AppContext> {
+export async function createContext(config: Config, log: Logger, role: 'api' | 'worker' = 'api'): Promise<AppContext> {
   secureDataDir(config, log);
   const db = createDb({ url: config.databaseUrl });
   // Backends refresh OAuth tokens with the operator's clients (API and worker processes alike).
@@ -140,7 +144,9 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   housekeepingTimer.unref();
   closers.push(async () => clearInterval(housekeepingTimer));
   // Tasks: the queue, the scheduler, and workers in this process when SKYFERRY_WORKERS > 0.
-  const taskSystem = createTaskSystem({ config, db, log, clouds, users });
+  const tasksRepo = new TasksRepository(db.kysely);
+  const metrics = new Metrics({ process: role, taskStates: () => tasksRepo.countByState() });
+  const taskSystem = createTaskSystem({ config, db, log, clouds, users, metrics });
   closers.push(() => taskSystem.close());
   if (config.workers > 0) await taskSystem.startWorkers(config.workers);
   // Clean-up scans: their own queue (jobs of type cleanup_scan), run by the same worker processes.
@@ -191,6 +197,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     taskSystem,
     cleanup: cleanupSystem.service,
     cleanupSystem,
+    metrics,
     async health() {
       await sql`select 1`.execute(db.kysely);
     },

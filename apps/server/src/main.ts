@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContext } from './context.ts';
+import { exitOnSignals, startMetricsServer } from './lifecycle.ts';
 import { loggerOptions } from './logging.ts';
 
 /** The API process: `node apps/server/src/main.ts` (npm start builds the web app first). */
@@ -17,33 +18,33 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = pino(loggerOptions(config.logLevel));
-  const ctx = await createContext(config, log);
+  const ctx = await createContext(config, log, 'api');
   const app = await buildApp(ctx, { logger: log });
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
+  const metricsServer =
+    config.metricsPort !== undefined ? await startMetricsServer(ctx, config.metricsPort) : undefined;
+  // New requests get 503 while the ones being served finish; then running task runs (in-process
+  // workers) checkpoint and hand their jobs back.
+  const shutdown = exitOnSignals(log, config.shutdownTimeoutMs, async () => {
+    metricsServer?.close();
     await app.close();
     await ctx.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  });
   // Started by a parent over IPC (the desktop shell): it asks to stop with a message, which also
   // works on Windows, and a parent that is gone takes the server with it.
   if (process.send) {
     process.on('message', (msg: { type?: string } | null) => {
-      if (msg?.type === 'shutdown') void shutdown('shutdown message');
+      if (msg?.type === 'shutdown') shutdown('shutdown message');
     });
-    process.once('disconnect', () => void shutdown('parent disconnected'));
+    process.once('disconnect', () => shutdown('parent disconnected'));
   }
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = config.publicUrl.replace(/:\d+$/, `:${port}`);
   console.log(`\nSkyferry is running: ${url}\n  database: ${ctx.db.dialect}, data: ${config.dataDir}\n`);
-  if (process.send) process.send({ type: 'listening', url });
+  const metricsAddress = metricsServer?.address();
+  const metricsPort = typeof metricsAddress === 'object' && metricsAddress ? metricsAddress.port : undefined;
+  if (process.send) process.send({ type: 'listening', url, ...(metricsPort ? { metricsPort } : {}) });
 }
 
 main().catch((err: unknown) => {

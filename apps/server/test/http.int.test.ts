@@ -35,7 +35,9 @@ function expectErrorEnvelope(res: Reply, status: number, code: number): Envelope
   expect(res.statusCode).toBe(status);
   expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
   const body = json(res);
-  expect(Object.keys(body).sort()).toEqual(['code', 'data', 'msg']);
+  expect(Object.keys(body).sort()).toEqual(['code', 'data', 'msg', 'request_id']);
+  // The id the answer's X-Request-Id header and the server's log lines carry.
+  expect((body as { request_id?: unknown }).request_id).toBe(res.headers['x-request-id']);
   expect(body.code).toBe(code);
   expect(body.code).not.toBe(0);
   expect(typeof body.msg).toBe('string');

@@ -11,4 +11,5 @@ export const errorEnvelope = z.object({
   code: z.number().int().describe('Non-zero: see the error catalogue'),
   msg: z.string().describe("A message in the caller's language"),
   data: z.unknown().nullable(),
+  request_id: z.string().optional().describe("The request's id (also in X-Request-Id and the server's logs)"),
 });

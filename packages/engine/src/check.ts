@@ -8,7 +8,8 @@
  * asked for), not with the number of files; except on a bucket-based side (S3), listed whole in
  * one pass (see flatListing).
  */
-import { passesFilter, type FileFilter } from '@skyferry/contract';
+import type { FileFilter } from '@skyferry/contract';
+import { compileFilter } from './filter/index.ts';
 import {
   SUPPORTED_HASHES,
   createHasher,
@@ -202,6 +203,7 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
     ...(req.listSame ? { same: [] } : {}),
   };
   const counts = { listed: 0, pairs: 0 };
+  const matcher = compileFilter(req.filter);
   const progress = () => req.onProgress?.({ ...counts, compared: result.compared });
   /** The first error that ends the check (fatal, or a cancel); everything under way stops at its next step. */
   let ended: { err: unknown } | undefined;
@@ -304,8 +306,15 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
         for (const { path, file } of listed) {
           if (!isBelow(dir, path)) continue; // not below this folder
           const childRel = rel + (dir === '/' ? path : path.slice(dir.length));
-          if (!file) out.folders.set(key(childRel), { rel: childRel, path });
-          else if (passesFilter(baseName(path), req.filter)) {
+          if (!file) {
+            if (!matcher || matcher.dir(childRel)) out.folders.set(key(childRel), { rel: childRel, path });
+          } else if (
+            !matcher ||
+            matcher.file(childRel, {
+              size: file.size,
+              modTime: file.modTime === null ? undefined : new Date(file.modTime),
+            })
+          ) {
             out.files.set(key(childRel), { rel: childRel, file });
             counts.listed++;
           }

@@ -16,3 +16,14 @@ export {
   type CheckError,
   type CheckProgress,
 } from './check.ts';
+export {
+  compileFilter,
+  passesPath,
+  rulesFileLines,
+  parseSize,
+  parseAge,
+  FilterError,
+  type FileMatcher,
+  type FilterFile,
+} from './filter/index.ts';
+export { copiedFiles, deleteMoved, type MoveRequest, type Moved } from './move.ts';

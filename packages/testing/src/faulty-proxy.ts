@@ -33,8 +33,8 @@ export interface FaultyProxyOptions {
   port?: number;
 }
 
-/** mulberry32: a small seeded PRNG. */
-function rng(seed: number): () => number {
+/** mulberry32: a small seeded PRNG (the same numbers for the same seed, for repeatable tests). */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -56,7 +56,7 @@ export async function startFaultyProxy(opts: FaultyProxyOptions): Promise<Faulty
   const errorRate = opts.errorRate ?? 0.1;
   const resetRate = opts.resetRate ?? 0.01;
   const retryAfter = String(opts.retryAfterSeconds ?? 1);
-  const random = rng(opts.seed ?? 1);
+  const random = seededRandom(opts.seed ?? 1);
   const stats: FaultyProxyStats = { requests: 0, errors: {}, resets: 0, passed: [] };
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const sockets = new Set<Socket>();

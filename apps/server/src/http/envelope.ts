@@ -8,10 +8,11 @@ import { requestLanguage } from './language.ts';
 import { applySecurityHeaders } from './security.ts';
 
 function send(reply: FastifyReply, status: number, code: number, msg: string, data: unknown = null) {
+  // The request id (also in X-Request-Id and the server's log lines) lets a user's report be found.
   return reply
     .status(status)
     .type('application/json; charset=utf-8')
-    .send(fail(code, msg, data));
+    .send({ ...fail(code, msg, data), request_id: reply.request.id });
 }
 
 /** A readable summary of zod issues: "body.email: Invalid email address; querystring.page: ...". */
@@ -92,6 +93,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
   const lang = requestLanguage(request);
   // Fastify answers these outside the app's hooks: the headers are set here.
   applySecurityHeaders(reply, request.raw.url ?? '');
+  reply.header('x-request-id', request.id);
   switch (error.code) {
     case 'FST_ERR_BAD_URL':
       return send(reply, 400, Code.BAD_REQUEST, message(lang, 'invalid_request', { detail: 'malformed URL' }));

@@ -14,6 +14,7 @@ import { TaskEditor } from '../services/tasks/edit.ts';
 import { RunsService } from '../services/tasks/runs.ts';
 import { VerifyService, type VerifyJob, type VerifyQueue } from '../services/tasks/verify.ts';
 import type { UsersService } from '../services/users.ts';
+import type { TaskMetrics } from '../services/metrics.ts';
 
 /** The queue every process shares for task runs. */
 export const TASK_QUEUE = 'tasks';
@@ -44,6 +45,8 @@ export interface TaskSystemDeps {
   log: Logger;
   clouds: CloudsService;
   users: UsersService;
+  /** Prometheus figures of the runs this process does. */
+  metrics?: TaskMetrics;
 }
 
 /**
@@ -117,6 +120,7 @@ export function createTaskSystem(deps: TaskSystemDeps): TaskSystem {
     appUrl: config.publicUrl,
     log: jobLog,
     runs,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
   const scheduler = new Scheduler({
     store: repo,
@@ -149,8 +153,11 @@ export function createTaskSystem(deps: TaskSystemDeps): TaskSystem {
     async close() {
       clearInterval(pruneTimer);
       await scheduler.stop();
-      await queue.close();
-      await verifyQueue.close();
+      // Running handlers are aborted (reason "shutdown"): each stops, keeping the checkpoints of
+      // what it finished, and its job goes back to the queue; a handler still going after most of
+      // the shutdown deadline is left to its lease.
+      const settle = { timeoutMs: Math.max(1_000, config.shutdownTimeoutMs - 5_000) };
+      await Promise.all([queue.close(settle), verifyQueue.close(settle)]);
       mailer.close();
       redis?.disconnect();
     },

@@ -187,6 +187,16 @@ export class TasksRepository {
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
+
+  /** Tasks of every account by state (the metrics' queue depth). */
+  async countByState(): Promise<Array<{ state: number; count: number }>> {
+    const rows = await this.db
+      .selectFrom('tasks')
+      .select((eb) => ['state', eb.fn.countAll<number>().as('n')])
+      .groupBy('state')
+      .execute();
+    return rows.map((r) => ({ state: Number(r.state), count: Number(r.n) }));
+  }
 }
 
 export interface FailedFileRow {

@@ -131,4 +131,5 @@ export const ar: Messages = {
   attachment_invalid:
     'لا يمكن إرفاق الملف {name}: يُسمح فقط بملفات السجل (.txt و.log) ولقطات الشاشة (.png و.jpg) حتى 2 ميغابايت لكل منها، و3 ملفات على الأكثر.',
   release_notes_unknown: 'لا توجد ملاحظات إصدار للإصدار {version}.',
+  invalid_filter: 'قاعدة التصفية أو القيمة هذه غير صالحة: {rule}',
 };

@@ -138,4 +138,5 @@ export const br: Messages = {
   attachment_invalid:
     'O arquivo {name} não pode ser anexado: apenas arquivos de log (.txt, .log) e capturas de tela (.png, .jpg) de até 2 MB cada, no máximo 3.',
   release_notes_unknown: 'Não há notas de versão para a versão {version}.',
+  invalid_filter: 'Esta regra ou valor de filtro não é válido: {rule}',
 };

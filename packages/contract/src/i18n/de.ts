@@ -145,4 +145,5 @@ export const de: Messages = {
   attachment_invalid:
     'Die Datei {name} kann nicht angehängt werden: nur Protokolldateien (.txt, .log) und Bildschirmfotos (.png, .jpg) bis je 2 MB, höchstens 3.',
   release_notes_unknown: 'Für Version {version} gibt es keine Versionshinweise.',
+  invalid_filter: 'Diese Filterregel oder dieser Wert ist ungültig: {rule}',
 };

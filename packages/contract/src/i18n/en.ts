@@ -136,6 +136,7 @@ export const en = {
   attachment_invalid:
     'The file {name} cannot be attached: only log files (.txt, .log) and screenshots (.png, .jpg) up to 2 MB each, at most 3.',
   release_notes_unknown: 'There are no release notes for version {version}.',
+  invalid_filter: 'This filter rule or value is not valid: {rule}',
 } as const;
 
 export type MessageKey = keyof typeof en;

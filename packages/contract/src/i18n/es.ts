@@ -144,4 +144,5 @@ export const es: Messages = {
   attachment_invalid:
     'No se puede adjuntar el archivo {name}: solo registros (.txt, .log) y capturas de pantalla (.png, .jpg) de hasta 2 MB cada uno, 3 como máximo.',
   release_notes_unknown: 'No hay notas de la versión {version}.',
+  invalid_filter: 'Esta regla o valor de filtro no es válido: {rule}',
 };

@@ -143,4 +143,5 @@ export const fr: Messages = {
   attachment_invalid:
     'Le fichier {name} ne peut pas être joint : seuls les journaux (.txt, .log) et les captures d’écran (.png, .jpg) de 2 Mo maximum chacun, 3 au plus.',
   release_notes_unknown: 'Il n’y a pas de notes de version pour la version {version}.',
+  invalid_filter: "Cette règle ou valeur de filtre n'est pas valide : {rule}",
 };

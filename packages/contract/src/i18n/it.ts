@@ -139,4 +139,5 @@ export const it: Messages = {
   attachment_invalid:
     'Il file {name} non può essere allegato: solo file di log (.txt, .log) e screenshot (.png, .jpg) fino a 2 MB ciascuno, al massimo 3.',
   release_notes_unknown: 'Non ci sono note di rilascio per la versione {version}.',
+  invalid_filter: 'Questa regola o valore del filtro non è valido: {rule}',
 };

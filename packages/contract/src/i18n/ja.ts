@@ -139,4 +139,5 @@ export const ja: Messages = {
   attachment_invalid:
     'ファイル {name} は添付できません。添付できるのはログファイル (.txt、.log) とスクリーンショット (.png、.jpg) で、各 2 MB まで、最大 3 個です。',
   release_notes_unknown: 'バージョン {version} のリリースノートはありません。',
+  invalid_filter: 'このフィルターのルールまたは値は無効です: {rule}',
 };

@@ -132,4 +132,5 @@ export const ko: Messages = {
   attachment_invalid:
     '파일 {name}을(를) 첨부할 수 없습니다. 로그 파일(.txt, .log)과 스크린샷(.png, .jpg)만 각각 2MB까지, 최대 3개 첨부할 수 있습니다.',
   release_notes_unknown: '버전 {version}의 릴리스 노트가 없습니다.',
+  invalid_filter: '이 필터 규칙 또는 값이 올바르지 않습니다: {rule}',
 };

@@ -143,4 +143,5 @@ export const nl: Messages = {
   attachment_invalid:
     'Het bestand {name} kan niet worden bijgevoegd: alleen logbestanden (.txt, .log) en schermafbeeldingen (.png, .jpg) tot 2 MB per stuk, hooguit 3.',
   release_notes_unknown: 'Er zijn geen release-opmerkingen voor versie {version}.',
+  invalid_filter: 'Deze filterregel of waarde is ongeldig: {rule}',
 };

@@ -1,7 +1,7 @@
-import { passesFilter } from '@skyferry/contract';
 import type { FileFilter } from '@skyferry/contract';
 import { Pacer, ProviderError, toProviderError } from '@skyferry/providers';
 import type { Entry, Provider } from '@skyferry/providers';
+import { compileFilter, type FileMatcher } from '../filter/index.ts';
 import { LinkScreen } from '../links.ts';
 import type { PlanError, PlanItem, ScanProgress, Side } from '../types.ts';
 import { baseName, childRel, isFatal, joinRel, parentPath, Semaphore } from '../util.ts';
@@ -161,6 +161,8 @@ export interface FolderJudge<V, R, P = undefined> {
 export class Walker {
   readonly req: PlanRequest;
   readonly filter: FileFilter | null;
+  /** The filter compiled (ages count back from the plan's `now`); null when it filters nothing. */
+  readonly matcher: FileMatcher | null;
   key: (name: string) => string;
   caseInsensitive: boolean;
   readonly lists: Semaphore;
@@ -190,7 +192,8 @@ export class Walker {
 
   constructor(req: PlanRequest) {
     this.req = req;
-    this.filter = req.filter && req.filter.categories.length > 0 ? req.filter : null;
+    this.matcher = compileFilter(req.filter, (req.now ?? new Date()).getTime());
+    this.filter = this.matcher ? this.matcher.filter : null;
     this.caseInsensitive = req.source.features.caseInsensitive || req.target.features.caseInsensitive;
     this.key = makeKey(this.caseInsensitive);
     this.listConcurrency = req.listConcurrency ?? 8;
@@ -381,8 +384,12 @@ export class Walker {
     this.key = makeKey(true);
   }
 
-  passes(e: Entry): boolean {
-    return e.kind === 'dir' || passesFilter(e.name, this.filter);
+  /** Whether the filter lets an entry of the folder at `folderRel` through (a folder: whether it is walked). */
+  passes(e: Entry, folderRel: string): boolean {
+    const m = this.matcher;
+    if (!m) return true;
+    const rel = childRel(folderRel, e.name);
+    return e.kind === 'dir' ? m.dir(rel) : m.file(rel, e);
   }
 
   /**
@@ -420,12 +427,29 @@ export class Walker {
         hidden[side]++;
       }
     }
-    const keep = (side: Side, list: Entry[] | null): Entry[] => {
+    // A name the filter hides on one side is hidden on both (a size or an age may differ between
+    // them): what is out of the filter's scope on either side is neither written nor deleted.
+    const hiddenKeys = new Set<string>();
+    const screen = (side: Side, list: Entry[] | null): Entry[] => {
       if (!list) return [];
       const out: Entry[] = [];
       for (const e of list) {
         if (ref.only && !ref.only.has(e.name)) continue;
-        if (!this.passes(e)) {
+        if (!this.passes(e, ref.rel)) {
+          hidden[side]++;
+          hiddenKeys.add(this.key(e.name));
+          continue;
+        }
+        out.push(e);
+      }
+      return out;
+    };
+    const s0 = screen('source', screened.lists.source);
+    const t0 = screen('target', screened.lists.target);
+    const keep = (side: Side, list: Entry[]): Entry[] => {
+      const out: Entry[] = [];
+      for (const e of list) {
+        if (hiddenKeys.size > 0 && hiddenKeys.has(this.key(e.name))) {
           hidden[side]++;
           continue;
         }
@@ -434,8 +458,8 @@ export class Walker {
       }
       return out;
     };
-    const s = keep('source', screened.lists.source);
-    const t = keep('target', screened.lists.target);
+    const s = keep('source', s0);
+    const t = keep('target', t0);
     return {
       ref,
       raw: { source: sRaw, target: tRaw },

@@ -22,7 +22,7 @@ import type { TaskPatch, TaskRow, TasksRepository } from '../../repositories/tas
 import type { CloudsService } from '../clouds.ts';
 import { nextRunAfter } from '../scheduler/scheduler.ts';
 import type { TasksService } from './tasks-service.ts';
-import { kindInfo, narrowToMedia, parseSource, parseTarget } from './views.ts';
+import { checkFilter, kindInfo, narrowToMedia, parseSource, parseTarget } from './views.ts';
 
 export interface TaskEditorOptions {
   tasks: TasksService;
@@ -162,6 +162,7 @@ export class TaskEditor {
       if (body.same_name_policy !== undefined) patch.same_name_policy = body.same_name_policy;
       if (body.conflict_resolution !== undefined) patch.conflict_resolution = body.conflict_resolution;
       if (body.filter !== undefined) {
+        checkFilter(body.filter);
         const target = await this.o.clouds.get({ kind: 'user', userId }, parseTarget(row).cloud_id);
         const filter = kindInfo(target.kind)?.photos ? narrowToMedia(body.filter) : body.filter;
         patch.filter = filter ? JSON.stringify(filter) : null;

@@ -14,11 +14,14 @@ import {
   type TaskResult,
 } from '@skyferry/contract';
 import {
+  copiedFiles,
+  deleteMoved,
   executePlan,
   planRetry,
   planTransfer,
   taskStateOf,
   type FailedItem,
+  type Moved,
   type TrafficHook,
   type TransferMode,
   type TransferPlan,
@@ -35,6 +38,7 @@ import { SyncPairLocksRepository } from '../../repositories/sync-pair-locks.ts';
 import { TaskCheckpointStore, TaskTwoWayStateStore, type CheckpointTally } from '../../repositories/task-run-state.ts';
 import type { FailedFileRow, TaskRow, TasksRepository } from '../../repositories/tasks.ts';
 import type { CloudsService } from '../clouds.ts';
+import type { TaskMetrics } from '../metrics.ts';
 import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
 import type { UsersService } from '../users.ts';
 import type { TaskJob } from './tasks-service.ts';
@@ -67,6 +71,8 @@ export interface TaskRunnerOptions {
   pairWaitMs?: number;
   /** The run history: each run and the files it handled (services/tasks/runs.ts). */
   runs?: RunsService;
+  /** Prometheus figures of runs, files, bytes and errors (services/metrics.ts). */
+  metrics?: TaskMetrics;
 }
 
 type OpenedCloud = Awaited<ReturnType<CloudsService['open']>>;
@@ -77,6 +83,8 @@ interface RunOutcome {
   result: TransferResult;
   /** Google Workspace items the source's listings left out (skipped by the task's choice, or not exportable). */
   docsLeftOut?: number;
+  /** A move: what its second half deleted and kept. */
+  moved?: Moved;
 }
 
 const ZERO: TaskProgress = { percentage: 0, speed: 0, transferred: 0, length: 0, eta: null };
@@ -182,6 +190,11 @@ export class TaskRunner {
     );
     if (!began) return;
     log.info({ task: taskId, job: job.id, attempt: job.attempt }, 'task run started');
+    const attemptStarted = Date.now();
+    // The queue wait of a first start: the task became waiting when it was last updated.
+    this.o.metrics?.runStarted(
+      job.attempt === 1 && row.state === TaskState.waiting ? attemptStarted - row.updated_at : undefined,
+    );
     const recorder = await this.o.runs?.begin(row, job.id, job.attempt).catch((err: unknown) => {
       log.warn({ err, task: taskId }, 'run history not recorded');
       return undefined;
@@ -193,10 +206,11 @@ export class TaskRunner {
     let result: TransferResult;
     let plan: TransferPlan | undefined;
     let docsLeftOut = 0;
+    let moved: Moved | undefined;
     const charged = { bytes: 0 };
     try {
       const outcome = await this.run(row, job, startedAt, live, charged);
-      ({ plan, result } = outcome);
+      ({ plan, result, moved } = outcome);
       docsLeftOut = outcome.docsLeftOut ?? 0;
     } catch (err) {
       result = failedResult(startedAt, 'internal', err instanceof Error ? err.message : String(err));
@@ -208,14 +222,18 @@ export class TaskRunner {
     if (reason && reason !== 'canceled') {
       // Shutdown, lost lease or crash: another worker takes over from the checkpoints.
       log.info({ task: taskId, job: job.id, reason }, 'task run interrupted');
+      this.o.metrics?.runInterrupted(reason);
       await recorder?.interrupted();
       this.recordings.delete(job.id);
       throw new JobAbortedError(reason);
     }
     try {
-      await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut);
+      await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut, moved);
     } finally {
       this.recordings.delete(job.id);
+      this.o.metrics?.runFinished(result.outcome, Date.now() - attemptStarted);
+      // An error that stopped the whole run (the files' own errors are counted as they happen).
+      if (result.error && result.outcome !== 'success') this.o.metrics?.error('run', result.error.code);
     }
   };
 
@@ -280,7 +298,7 @@ export class TaskRunner {
     to: ReturnType<typeof parseTarget>,
     source: OpenedCloud,
     target: OpenedCloud,
-  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult; moved?: Moved }> {
     const mode: TransferMode = (row.sync_mode as TransferMode | null) ?? 'migrate';
     const options = {
       mode,
@@ -375,7 +393,7 @@ export class TaskRunner {
     target: OpenedCloud,
     from: ReturnType<typeof parseSource>,
     to: ReturnType<typeof parseTarget>,
-  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult; moved?: Moved }> {
     const { users, billingMode } = this.o;
     const userId = row.user_id;
     const db = this.o.db;
@@ -463,17 +481,27 @@ export class TaskRunner {
     }
     // Files an interrupted attempt finished: the plan may skip them now (they exist on the target).
     const carried = await checkpoints.tally();
+    // A move trusts by size only what this run (or an interrupted attempt of it) wrote and checked;
+    // it keeps that record past the copy, until its deletions are done.
+    const moving =
+      from.move === true && options.mode === 'migrate' ? copiedFiles(plan, await checkpoints.all()) : undefined;
     const executed = await executePlan(plan, {
       source: source.provider,
       target: target.provider,
       signal: job.signal,
-      checkpoints,
+      checkpoints: moving ? checkpoints.keepingRecords() : checkpoints,
       twoWayState,
       confirmDeletes: row.confirm_deletes === 1,
       traffic,
       tokenIds: { source: from.cloud_id, target: to.cloud_id },
       progressIntervalMs: 500,
-      onItem: (e) => this.recordings.get(job.id)?.item(plan, e),
+      // A move records what it copied; the run's record keeps every item; metrics count it.
+      onItem: (e) => {
+        moving?.onItem(e);
+        this.recordings.get(job.id)?.item(plan, e);
+        this.o.metrics?.item(e.type, e.bytes);
+        if (e.error) this.o.metrics?.error((e.item.side === 'source' ? source : target).cloud.kind, e.error.code);
+      },
       ...(this.o.transfers ? { transfers: this.o.transfers } : {}),
       onProgress: (p: TransferProgress) =>
         live.set(
@@ -503,7 +531,37 @@ export class TaskRunner {
       billingMode === 'off'
         ? result.transferredBytes
         : charged.bytes + (result.transferredBytes - executed.transferredBytes);
-    return { plan, result };
+    // A move deletes from the source only after a copy that ran to its end (some files may have failed).
+    if (!moving || (result.outcome !== 'success' && result.outcome !== 'partial')) return { plan, result };
+    let moved: Moved;
+    try {
+      moved = await deleteMoved({
+        source: source.provider,
+        target: target.provider,
+        plan,
+        copied: moving.copied,
+        filter: options.filter,
+        download: false,
+        removeEmptyFolders: true,
+        signal: job.signal,
+      });
+    } catch (err) {
+      // Stopped while comparing and deleting: the copy stands, the rest of the sources stay.
+      const e = err as { code?: string; message?: string };
+      const stopped = job.signal.aborted;
+      return {
+        plan,
+        result: {
+          ...result,
+          outcome: stopped ? 'canceled' : 'partial',
+          error: { code: e.code ?? 'unknown', message: e.message ?? String(err) },
+        },
+      };
+    }
+    await checkpoints.clear();
+    if (result.outcome === 'success' && (moved.kept.length > 0 || moved.failed.length > 0))
+      result = { ...result, outcome: 'partial' };
+    return { plan, result, moved };
   }
 
   /** Writes the run's outcome (unless the task moved on) and sends the e-mail. */
@@ -514,6 +572,7 @@ export class TaskRunner {
     plan: TransferPlan | undefined,
     usage: number,
     docsLeftOut = 0,
+    moved?: Moved,
   ): Promise<void> {
     const { repo, log } = this.o;
     const finishedAt = Date.now();
@@ -536,6 +595,15 @@ export class TaskRunner {
       not_done: result.failed.filter((f) => f.notDone).length,
       error: result.error ? runError(result.error) : null,
     };
+    if (moved) {
+      view.moved = {
+        deleted: moved.deleted,
+        kept: moved.kept.length,
+        failed: moved.failed.length,
+        folders_removed: moved.foldersRemoved,
+        kept_items: [...moved.kept, ...moved.failed].slice(0, MAX_SET_ASIDE_ITEMS),
+      };
+    }
     if (result.setAside && result.setAside.length > 0) {
       view.set_aside = result.setAside
         .slice(0, MAX_SET_ASIDE_ITEMS)

@@ -51,6 +51,7 @@ import { markRefusedExpired } from './expired.ts';
 import {
   cloudLabel,
   kindInfo,
+  checkFilter,
   narrowToMedia,
   parseSource,
   parseTarget,
@@ -249,6 +250,12 @@ export class TasksService {
     if (taskType === TaskType.sync && paths.length !== 1) {
       throw errors.badRequest('field_invalid', { field: 'from_cloud.paths' });
     }
+    // A move is a migration whose sources go once copied; a cloud's root cannot go.
+    if (body.move && (taskType !== TaskType.migrate || paths.includes('/'))) {
+      throw errors.badRequest('field_invalid', {
+        field: body.move && taskType !== TaskType.migrate ? 'move' : 'from_cloud.paths',
+      });
+    }
     const timeZone = body.time_zone ?? (headerTimeZone && isValidTimeZone(headerTimeZone) ? headerTimeZone : 'UTC');
     if (!isValidTimeZone(timeZone)) throw errors.badRequest('schedule_invalid', { detail: `time zone ${timeZone}` });
     const schedule: Schedule | null = body.schedule ?? null;
@@ -337,12 +344,16 @@ export class TasksService {
   ): Promise<CreateTaskData> {
     const { now, taskType, syncMode, mode, paths, targetPath, timeZone, schedule, nextRun, sameCloud, source, target } =
       c;
-    if (!canWrite(target.cloud.flags) || (syncMode === 'two_way' && !canWrite(source.cloud.flags))) {
+    if (
+      !canWrite(target.cloud.flags) ||
+      ((syncMode === 'two_way' || body.move === true) && !canWrite(source.cloud.flags))
+    ) {
       throw errors.forbidden('cloud_read_only');
     }
     if (sameCloud && !body.confirm_same_cloud && !body.dry_run) {
       throw new ApiError(Code.CONFIRM_SAME_CLOUD, 'confirm_same_cloud', {}, { cloud_id: body.to_cloud.cloud_id });
     }
+    checkFilter(body.filter);
     const filter = await this.effectiveFilter(body.filter ?? null, target.cloud, source.provider, paths, taskType);
     await this.checkSources(source.provider, paths, taskType);
     await checkTarget(target.provider, targetPath);
@@ -399,7 +410,7 @@ export class TasksService {
       user_id: userId,
       task_name: body.task_name ?? defaultTaskName(source.cloud, paths, target.cloud, targetPath),
       task_type: taskType,
-      from_cloud: JSON.stringify({ cloud_id: body.from_cloud.cloud_id, paths }),
+      from_cloud: JSON.stringify({ cloud_id: body.from_cloud.cloud_id, paths, ...(body.move ? { move: true } : {}) }),
       to_cloud: JSON.stringify({ cloud_id: body.to_cloud.cloud_id, path: targetPath }),
       sync_mode: syncMode,
       same_name_policy: sameNamePolicy,
@@ -732,6 +743,7 @@ export function planView(plan: TransferPlan, query: PlanQuery = {}, timesKept: T
     bytes_to_target: plan.bytesTo.target,
     bytes_to_source: plan.bytesTo.source,
     files_to_transfer: plan.filesToTransfer,
+    files_matched: plan.deletes.sides.source.of,
     deletes: {
       count: plan.deletes.count,
       files: plan.deletes.files,

@@ -14,6 +14,8 @@ import {
   type TaskProgress,
   type TaskResult,
 } from '@skyferry/contract';
+import { compileFilter, FilterError } from '@skyferry/engine';
+import { errors } from '../../http/errors.ts';
 import type { FailedFileRow, TaskRow } from '../../repositories/tasks.ts';
 import type { ProgressSnapshot } from '../../repositories/task-progress.ts';
 import type { CloudRecord } from '../clouds.ts';
@@ -22,6 +24,8 @@ import type { CloudRecord } from '../clouds.ts';
 export interface TaskSource {
   cloud_id: string;
   paths: string[];
+  /** A move: the sources are deleted once checked on the target (migrations only). */
+  move?: boolean;
 }
 export interface TaskTarget {
   cloud_id: string;
@@ -40,11 +44,22 @@ const MEDIA: readonly FilterCategory[] = ['picture', 'video'];
 /** The filter of a task whose target is a photos cloud: only pictures and videos, within the user's filter; null when none is left. */
 export function narrowToMedia(filter: FileFilter | null): FileFilter | null {
   let categories: FilterCategory[];
-  if (!filter) categories = [...MEDIA];
+  if (!filter || filter.categories.length === 0) categories = [...MEDIA];
   else if (filter.mode === 'include') categories = filter.categories.filter((c) => MEDIA.includes(c));
   else categories = MEDIA.filter((c) => !filter.categories.includes(c));
   if (categories.length === 0) return null;
-  return { mode: 'include', categories: FILTER_CATEGORIES.filter((c) => categories.includes(c)) };
+  // Patterns, sizes and ages of the user's filter stay as they are.
+  return { ...filter, mode: 'include', categories: FILTER_CATEGORIES.filter((c) => categories.includes(c)) };
+}
+
+/** A filter whose patterns, sizes and ages the engine can use; 400 naming the first that it cannot. */
+export function checkFilter(filter: FileFilter | null | undefined): void {
+  try {
+    compileFilter(filter);
+  } catch (err) {
+    if (err instanceof FilterError) throw errors.badRequest('invalid_filter', { rule: err.rule });
+    throw err;
+  }
 }
 
 export function kindInfo(kind: string): CloudKindInfo | undefined {
@@ -121,6 +136,7 @@ export function toServerTask(
     conflict_resolution: row.conflict_resolution as ServerTask['conflict_resolution'],
     google_docs: row.google_docs === 'skip' ? 'skip' : 'export',
     follow_links: row.follow_links === 1,
+    move: source.move === true,
     schedule: row.schedule ? (JSON.parse(row.schedule) as Schedule) : null,
     time_zone: row.time_zone,
     state: row.state,

@@ -18,8 +18,10 @@ import {
   FILTER_CATEGORIES,
   MAX_TASK_NAME_LENGTH,
   TaskType,
+  filterHasCriteria,
   scheduleFromDialog,
   type ConflictResolution,
+  type FileFilter,
   type FilterCategory,
   type PlanQuery,
   type ServerTask,
@@ -47,6 +49,7 @@ import {
   hasActiveRun,
   type EditForm,
 } from './model.ts';
+import { filterText } from './parts.tsx';
 
 export interface EditTaskDialogProps {
   /** The task to edit; null: closed. */
@@ -103,7 +106,17 @@ export function EditTaskDialog({ task, onClose, onSaved }: EditTaskDialogProps) 
   const sync = task.task_type === TaskType.sync;
   const mode: SyncMode = form.syncMode ?? 'one_way';
   const kind = sync ? 'sync' : 'migrate';
-  const filterMode = form.filter?.mode ?? 'none';
+  const filterMode = form.filter && form.filter.categories.length > 0 ? form.filter.mode : 'none';
+  // The categories change; the filter's rules, sizes and ages (set on the Transfer screen) stay.
+  const withCategories = (mode: string, categories: FilterCategory[]): FileFilter | null => {
+    const next: FileFilter = {
+      ...form.filter,
+      mode: mode === 'exclude' ? 'exclude' : 'include',
+      categories: mode === 'none' ? [] : FILTER_CATEGORIES.filter((c) => categories.includes(c)),
+    };
+    return filterHasCriteria(next) ? next : null;
+  };
+  const rcloneParts = form.filter ? filterText({ ...form.filter, categories: [] }, t) : null;
   const body = editBody(task, form);
   const blocked = changesRuns(body) && hasActiveRun(task.state);
 
@@ -211,10 +224,7 @@ export function EditTaskDialog({ task, onClose, onSaved }: EditTaskDialogProps) 
               value={filterMode}
               onChange={(v) =>
                 patch({
-                  filter:
-                    v === 'none'
-                      ? null
-                      : { mode: v as 'include' | 'exclude', categories: form.filter?.categories ?? ['picture'] },
+                  filter: withCategories(v, form.filter?.categories.length ? form.filter.categories : ['picture']),
                 })
               }
               aria-labelledby="edit-filter-label"
@@ -226,20 +236,11 @@ export function EditTaskDialog({ task, onClose, onSaved }: EditTaskDialogProps) 
               style={{ alignSelf: 'flex-start', maxWidth: '100%' }}
               data-testid="edit-filter-mode"
             />
-            {form.filter && (
+            {filterMode !== 'none' && form.filter && (
               <Checkbox.Group
                 value={form.filter.categories}
                 onChange={(v) =>
-                  form.filter &&
-                  patch({
-                    filter:
-                      v.length > 0
-                        ? {
-                            mode: form.filter.mode,
-                            categories: FILTER_CATEGORIES.filter((c) => (v as FilterCategory[]).includes(c)),
-                          }
-                        : null,
-                  })
+                  patch({ filter: withCategories(v.length > 0 ? filterMode : 'none', v as FilterCategory[]) })
                 }
                 aria-labelledby="edit-filter-label"
               >
@@ -254,6 +255,11 @@ export function EditTaskDialog({ task, onClose, onSaved }: EditTaskDialogProps) 
                   ))}
                 </Group>
               </Checkbox.Group>
+            )}
+            {form.filter && filterHasCriteria({ ...form.filter, categories: [] }) && (
+              <Text size="sm" c="dimmed" data-testid="edit-filter-rules">
+                {rcloneParts}
+              </Text>
             )}
           </Stack>
           {blocked && (

@@ -50,10 +50,25 @@ export function scheduleText(task: Pick<ServerTask, 'schedule' | 'time_zone' | '
   return task.is_schedule === 2 ? words : t('taskpage:scheduleOff', { schedule: words });
 }
 
+/** A task's filter in words: its categories, then its rules, sizes and ages as rclone's flags write them. */
 export function filterText(filter: FileFilter | null, t: TFunction): string {
   if (!filter) return t('taskpage:settings.noFilter');
-  const list = filter.categories.map((c) => t(`settings:defaults.categories.${c}`)).join(', ');
-  return t(filter.mode === 'include' ? 'taskpage:settings.include' : 'taskpage:settings.exclude', { list });
+  const parts: string[] = [];
+  if (filter.categories.length > 0) {
+    const list = filter.categories.map((c) => t(`settings:defaults.categories.${c}`)).join(', ');
+    parts.push(t(filter.mode === 'include' ? 'taskpage:settings.include' : 'taskpage:settings.exclude', { list }));
+  }
+  for (const p of filter.include ?? []) parts.push(`--include ${p}`);
+  for (const p of filter.exclude ?? []) parts.push(`--exclude ${p}`);
+  for (const r of filter.rules ?? []) parts.push(`--filter "${r}"`);
+  const values = [
+    ['--min-size', filter.min_size],
+    ['--max-size', filter.max_size],
+    ['--min-age', filter.min_age],
+    ['--max-age', filter.max_age],
+  ] as const;
+  for (const [flag, v] of values) if (v !== undefined) parts.push(`${flag} ${v}`);
+  return parts.length > 0 ? parts.join(' · ') : t('taskpage:settings.noFilter');
 }
 
 /** Source → target, each cloud with its path(s); wraps on narrow screens. */

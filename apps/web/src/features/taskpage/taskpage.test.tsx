@@ -434,6 +434,30 @@ describe('Edit', { timeout: 30_000 }, () => {
     });
   });
 
+  it("changing the file types keeps the filter's rules, sizes and ages", async () => {
+    const filtered = {
+      ...daily,
+      sync_mode: 'one_way' as const,
+      state: 0,
+      filter: { mode: 'include' as const, categories: ['picture' as const], rules: ['- /cache/'], max_size: '1G' },
+    };
+    const api = mockApi({
+      'GET /api/tasks/t1': () => filtered,
+      'GET /api/tasks/t1/runs': () => ({ items: [], total: 0 }),
+      'PUT /api/tasks/t1': (c) => ({ ...filtered, ...(c.body as object) }),
+    });
+    renderAt('/tasks/t1');
+    await userEvent.click(await screen.findByTestId('action-edit'));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit task' });
+    expect(within(dialog).getByTestId('edit-filter-rules')).toHaveTextContent('--filter "- /cache/" · --max-size 1G');
+    await userEvent.click(within(dialog).getByTestId('edit-filter-pdf'));
+    await userEvent.click(within(dialog).getByTestId('edit-save'));
+    await waitFor(() => expect(api.find('PUT /api/tasks/t1')).toHaveLength(1));
+    expect(api.find('PUT /api/tasks/t1')[0]?.body).toEqual({
+      filter: { mode: 'include', categories: ['pdf', 'picture'], rules: ['- /cache/'], max_size: '1G' },
+    });
+  });
+
   it('while a run goes on, what runs do cannot be saved; the name can', async () => {
     const running = { ...daily, state: 2 };
     const api = mockApi({

@@ -83,6 +83,8 @@ interface Answer {
 }
 type Handler = (body: unknown, query: URLSearchParams) => Answer | Promise<Answer>;
 
+const isCount = (b: CreateTaskBody) => b.dry_run === true && b.plan_query?.limit === 1 && !b.plan_query.actions;
+
 /** A fetch stub answering envelopes, failures with data too (the 409004 prompt carries it). */
 function serve(handlers: Record<string, Handler>) {
   const calls: Array<{ key: string; body: unknown }> = [];
@@ -109,8 +111,13 @@ function serve(handlers: Record<string, Handler>) {
   return {
     calls,
     bodies: (key: string) => calls.filter((c) => c.key === key).map((c) => c.body),
-    tasks: () => calls.filter((c) => c.key === 'POST /api/tasks').map((c) => c.body as CreateTaskBody),
+    // The filter section's live counts are dry runs of one item: tested on their own (counts()).
+    tasks: () => taskBodies().filter((b) => !isCount(b)),
+    counts: () => taskBodies().filter(isCount),
   };
+  function taskBodies() {
+    return calls.filter((c) => c.key === 'POST /api/tasks').map((c) => c.body as CreateTaskBody);
+  }
 }
 
 const listHandler: Handler = (body) => {
@@ -700,5 +707,63 @@ describe('the guide steps', () => {
     await waitFor(() => expect(guideStore.getState().chain?.steps.map((s) => s.id)).toEqual(['sync-1', 'sync-2']));
     expect(document.querySelector('[data-guide="sync-1"]')?.textContent).toContain('Folder to sync from');
     expect(document.querySelector('[data-guide="sync-2"]')?.textContent).toContain('Sync mode');
+  });
+});
+
+describe('the filter section', { timeout: 30_000 }, () => {
+  it('offers rules, sizes and ages, and counts the files that match with a dry run', { timeout: 30_000 }, async () => {
+    const api = serve({
+      'POST /api/cloud-manager/list': listHandler,
+      'POST /api/tasks': (body) => {
+        const b = body as CreateTaskBody;
+        if (b.filter?.max_size === 'huge')
+          return {
+            fail: {
+              code: Code.BAD_REQUEST,
+              msg: 'This filter rule or value is not valid: max_size huge',
+              status: 400,
+            },
+          };
+        // The server counts what the filter lets through: here, a .jpg rule leaves one file of three.
+        const matched = b.filter?.rules?.includes('- *.jpg') ? 1 : 3;
+        return { data: { task: null, plan: plan([], { files_matched: matched }) } };
+      },
+    });
+    renderPage('sync');
+    await waitFor(() => row(sourceTree(), '/Photos'));
+    await userEvent.click(within(row(sourceTree(), '/Photos')).getByRole('radio'));
+    // No filter yet: nothing is counted.
+    expect(screen.queryByTestId('filter-count')).toBeNull();
+    await userEvent.type(screen.getByTestId('filter-rules'), '# holiday pictures only{enter}- *.jpg{enter}+ Trip/**');
+    await userEvent.type(screen.getByTestId('filter-min-size'), '1k');
+    await userEvent.type(screen.getByTestId('filter-max-age'), '30d');
+    await waitFor(() => expect(screen.getByTestId('filter-count').textContent).toBe('1 file matches'));
+    // Counted with a dry run of the task as the form stands, one item long; typing was not counted key by key.
+    const last = api.counts().at(-1);
+    expect(last).toMatchObject({
+      dry_run: true,
+      plan_query: { limit: 1 },
+      from_cloud: { cloud_id: 'c1', paths: ['/Photos'] },
+      filter: { mode: 'include', categories: [], rules: ['- *.jpg', '+ Trip/**'], min_size: '1k', max_age: '30d' },
+    });
+    expect(api.counts().length).toBeLessThan(5);
+
+    // A value the server cannot use shows its message in place of the count.
+    await userEvent.type(screen.getByTestId('filter-max-size'), 'huge');
+    await waitFor(() =>
+      expect(screen.getByTestId('filter-count').textContent).toBe(
+        'This filter rule or value is not valid: max_size huge',
+      ),
+    );
+    await userEvent.clear(screen.getByTestId('filter-max-size'));
+    await userEvent.clear(screen.getByTestId('filter-rules'));
+    await waitFor(() => expect(screen.getByTestId('filter-count').textContent).toBe('3 files match'));
+
+    // The task carries the same filter.
+    await waitFor(() => row(screen.getByTestId('target-tree'), '/Backup'));
+    await userEvent.click(within(row(screen.getByTestId('target-tree'), '/Backup')).getByRole('radio'));
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    await waitFor(() => expect(api.tasks()).toHaveLength(1));
+    expect(api.tasks()[0]?.filter).toEqual({ mode: 'include', categories: [], min_size: '1k', max_age: '30d' });
   });
 });

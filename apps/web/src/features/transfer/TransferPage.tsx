@@ -12,6 +12,7 @@ import {
   SimpleGrid,
   Stack,
   Text,
+  Textarea,
   TextInput,
   Title,
 } from '@mantine/core';
@@ -33,6 +34,7 @@ import {
   type TaskPlan,
 } from '@skyferry/contract';
 import { useCallback, useEffect, useState } from 'react';
+import { ApiRequestError } from '../../api/client.ts';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { openLogin } from '../auth/login.ts';
@@ -53,6 +55,7 @@ import { CloudTree } from './CloudTree.tsx';
 import { SameNamePolicyField, SyncModeField } from './fields.tsx';
 import {
   MEDIA_CATEGORIES,
+  chosenFilter,
   createWithPrompts,
   formProblem,
   isSameCloud,
@@ -69,6 +72,50 @@ import { patchForm, useTransferForm } from './store.ts';
 interface Preview {
   plan: TaskPlan;
   body: CreateTaskBody;
+}
+
+/** The filter's sizes and ages: rclone's values, typed as rclone takes them. */
+const FILTER_VALUES = [
+  { field: 'minSize', label: 'filterMinSize', placeholder: '100k', testId: 'filter-min-size' },
+  { field: 'maxSize', label: 'filterMaxSize', placeholder: '1G', testId: 'filter-max-size' },
+  { field: 'minAge', label: 'filterMinAge', placeholder: '7d', testId: 'filter-min-age' },
+  { field: 'maxAge', label: 'filterMaxAge', placeholder: '2024-01-31', testId: 'filter-max-age' },
+] as const;
+
+/** What the filter section's live count shows: counting, the files that match, or why it cannot tell. */
+type FilterCount = { state: 'counting' } | { state: 'done'; files: number } | { state: 'error'; message: string };
+
+/**
+ * The files the chosen filter lets through, from a dry run of the task as the form stands (asked
+ * again a moment after the form changes; an answer to an older form is dropped). Null while the
+ * form has no filter or cannot be planned yet.
+ */
+function useFilterCount(body: CreateTaskBody | null): FilterCount | null {
+  const key = body ? JSON.stringify(body) : null;
+  const [count, setCount] = useState<{ key: string; value: FilterCount } | null>(null);
+  useEffect(() => {
+    if (!key) return;
+    let live = true;
+    const timer = setTimeout(() => {
+      setCount({ key, value: { state: 'counting' } });
+      const planned = JSON.parse(key) as CreateTaskBody;
+      tasksApi.create({ ...planned, dry_run: true, plan_query: { limit: 1 } }).then(
+        (data) => {
+          if (live) setCount({ key, value: { state: 'done', files: data.plan?.files_matched ?? 0 } });
+        },
+        (err: unknown) => {
+          if (live)
+            setCount({ key, value: { state: 'error', message: err instanceof ApiRequestError ? err.message : '' } });
+        },
+      );
+    }, 500);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [key]);
+  if (!key) return null;
+  return count?.key === key ? count.value : { state: 'counting' };
 }
 
 /** The clouds of a chooser, with a "Choose a cloud drive" line while none is chosen. */
@@ -220,6 +267,11 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
 
   const filterChoice: FilterChoice = form.filterMode;
   const categoryAllowed = (c: FilterCategory) => !photosTarget || MEDIA_CATEGORIES.includes(c);
+  const filterCount = useFilterCount(
+    loggedIn && chosenFilter(form) !== null && formProblem(form, kind, clouds) === null
+      ? taskBody(form, kind, clouds)
+      : null,
+  );
 
   return (
     <Stack gap="lg" maw={1100} data-testid={`${kind}-page`}>
@@ -398,6 +450,46 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
             {filterChoice !== 'none' && form.filterCategories.length === 0 && (
               <Text size="xs" c="dimmed">
                 {t('filterPickHint')}
+              </Text>
+            )}
+            <Textarea
+              label={t('filterRules')}
+              description={t('filterRulesHint')}
+              placeholder={'- *.tmp\n- /cache/\n+ *.jpg'}
+              value={form.filterRules}
+              onChange={(e) => patch({ filterRules: e.currentTarget.value })}
+              minRows={3}
+              spellCheck={false}
+              styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+              data-testid="filter-rules"
+            />
+            <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="sm">
+              {FILTER_VALUES.map(({ field, label, placeholder, testId }) => (
+                <TextInput
+                  key={field}
+                  label={t(label)}
+                  placeholder={placeholder}
+                  value={form[field]}
+                  onChange={(e) => patch({ [field]: e.currentTarget.value })}
+                  data-testid={testId}
+                />
+              ))}
+            </SimpleGrid>
+            <Text size="xs" c="dimmed">
+              {t('filterUnitsHint')}
+            </Text>
+            {filterCount && (
+              <Text
+                size="sm"
+                c={filterCount.state === 'error' ? 'red' : undefined}
+                aria-live="polite"
+                data-testid="filter-count"
+              >
+                {filterCount.state === 'counting'
+                  ? t('filterCounting')
+                  : filterCount.state === 'done'
+                    ? t('filterMatches', { count: filterCount.files })
+                    : filterCount.message || t('filterCountFailed')}
               </Text>
             )}
           </Stack>

@@ -6,8 +6,10 @@ import {
   canWrite,
   hasGoogleDocs,
   isPhotoOrVideo,
+  filterHasCriteria,
   isWithin,
   normalizePath,
+  rulesFileLines,
   scheduleFromDialog,
   type CreateTaskBody,
   type CreateTaskData,
@@ -43,6 +45,13 @@ export interface TransferForm {
   sameNamePolicy: SameNamePolicy;
   filterMode: FilterChoice;
   filterCategories: FilterCategory[];
+  /** rclone filter rules, one a line ("+ pattern", "- pattern"; # starts a remark). */
+  filterRules: string;
+  /** rclone sizes ("10M") and ages ("7d"); '' when not set. */
+  minSize: string;
+  maxSize: string;
+  minAge: string;
+  maxAge: string;
   /** null: start now. */
   schedule: ScheduleDialogValue | null;
   /** Google Docs from a Google Drive source: exported to Office files, or skipped. */
@@ -66,13 +75,26 @@ export function mayDelete(kind: TransferKind, mode: SyncMode): boolean {
   return kind === 'sync' && (mode === 'mirror' || mode === 'two_way');
 }
 
-/** The filter the user chose, or null. */
-export function chosenFilter(form: Pick<TransferForm, 'filterMode' | 'filterCategories'>): FileFilter | null {
-  if (form.filterMode === 'none' || form.filterCategories.length === 0) return null;
-  return {
-    mode: form.filterMode,
-    categories: FILTER_CATEGORIES.filter((c) => form.filterCategories.includes(c)),
+export type FilterFields = Pick<
+  TransferForm,
+  'filterMode' | 'filterCategories' | 'filterRules' | 'minSize' | 'maxSize' | 'minAge' | 'maxAge'
+>;
+
+/** The filter the user chose (categories, rules, sizes and ages), or null. */
+export function chosenFilter(form: FilterFields): FileFilter | null {
+  const categories =
+    form.filterMode === 'none' ? [] : FILTER_CATEGORIES.filter((c) => form.filterCategories.includes(c));
+  const filter: FileFilter = {
+    mode: form.filterMode === 'exclude' && categories.length > 0 ? 'exclude' : 'include',
+    categories,
   };
+  const rules = rulesFileLines(form.filterRules);
+  if (rules.length > 0) filter.rules = rules;
+  if (form.minSize.trim()) filter.min_size = form.minSize.trim();
+  if (form.maxSize.trim()) filter.max_size = form.maxSize.trim();
+  if (form.minAge.trim()) filter.min_age = form.minAge.trim();
+  if (form.maxAge.trim()) filter.max_age = form.maxAge.trim();
+  return filterHasCriteria(filter) ? filter : null;
 }
 
 /**
@@ -81,10 +103,10 @@ export function chosenFilter(form: Pick<TransferForm, 'filterMode' | 'filterCate
  */
 export function photosFilter(filter: FileFilter | null): FileFilter | null {
   let categories: FilterCategory[];
-  if (!filter) categories = [...MEDIA_CATEGORIES];
+  if (!filter || filter.categories.length === 0) categories = [...MEDIA_CATEGORIES];
   else if (filter.mode === 'include') categories = filter.categories.filter((c) => MEDIA_CATEGORIES.includes(c));
   else categories = MEDIA_CATEGORIES.filter((c) => !filter.categories.includes(c));
-  return categories.length > 0 ? { mode: 'include', categories } : null;
+  return categories.length > 0 ? { ...filter, mode: 'include', categories } : null;
 }
 
 export type FormProblem =

@@ -15,6 +15,11 @@ export function initialForm(): TransferForm {
     sameNamePolicy: defaults.sameNamePolicy,
     filterMode: defaults.fileFilter?.mode ?? 'none',
     filterCategories: defaults.fileFilter ? [...defaults.fileFilter.categories] : [],
+    filterRules: '',
+    minSize: '',
+    maxSize: '',
+    minAge: '',
+    maxAge: '',
     schedule: null,
     googleDocs: 'export',
   };
