@@ -19,6 +19,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from './cli.ts';
 import { runIn } from './run.testing.ts';
 
+/** The note the local trash keeps beside each file it holds (where it was, when it went). */
+const TRASH_NOTE = '.skyferry-trashinfo.json';
+
 // The command line in-process (the same runCli the `skyferry` bin calls) on folders of this
 // machine; cli.int.test.ts runs the bin itself against real S3 and SFTP servers.
 
@@ -377,7 +380,10 @@ describe('copies and syncs between folders of this machine', () => {
     expect(done.code).toBe(EXIT.ok);
     expect(await tree(join(dir, 'out'))).toEqual({ 'a.txt': 'alpha', 'docs/b.pdf': 'bravo', 'c.jpg': 'charlie' });
     const trash = await tree(join(dir, '.skyferry-trash'));
-    expect(Object.values(trash).sort()).toEqual(['x1', 'x2', 'x3', 'x4']);
+    // Each trashed file sits beside a note of where it was (for restoring it).
+    const files = Object.entries(trash).filter(([name]) => !name.endsWith(TRASH_NOTE));
+    expect(files.map(([, content]) => content).sort()).toEqual(['x1', 'x2', 'x3', 'x4']);
+    expect(Object.keys(trash).filter((name) => name.endsWith(TRASH_NOTE))).toHaveLength(4);
   });
 
   it('bisync merges on the first run, then carries changes and deletions both ways', async () => {
