@@ -203,6 +203,38 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
     request: (ids) => ({ method: 'POST', url: '/api/cloud-manager/info', body: { cloud_id: ids.cloud } }),
   },
   {
+    name: 'POST /api/cloud-manager/trash/list',
+    request: (ids) => ({ method: 'POST', url: '/api/cloud-manager/trash/list', body: { cloud_id: ids.cloud } }),
+  },
+  {
+    name: 'POST /api/cloud-manager/trash/restore',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/trash/restore',
+      body: { cloud_id: ids.cloud, ids: ['anything'] },
+    }),
+  },
+  {
+    name: 'POST /api/cloud-manager/trash/delete',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/trash/delete',
+      body: { cloud_id: ids.cloud, ids: ['anything'] },
+    }),
+  },
+  {
+    name: 'POST /api/cloud-manager/trash/empty',
+    request: (ids) => ({ method: 'POST', url: '/api/cloud-manager/trash/empty', body: { cloud_id: ids.cloud } }),
+  },
+  {
+    name: 'POST /api/cloud-manager/search',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/search',
+      body: { cloud_id: ids.cloud, path: '/', query: 'a' },
+    }),
+  },
+  {
     name: 'PUT /api/cloud-manager/files (upload)',
     request: (ids) => ({
       method: 'PUT',
