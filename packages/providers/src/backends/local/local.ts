@@ -80,8 +80,8 @@ const STAT_CONCURRENCY = 32;
  * microseconds each from the page cache) instead of a stream through libuv's thread pool (seven
  * trips of about 25 µs each here), holding the event loop for a fraction of a millisecond. Small
  * files are read whole (`readSmall`) and written whole (`putSmall`, `copy`) the same way. A disk
- * that makes three such calls in a row slow (over `syncHashBudgetMs`: a network or spinning disk, a
- * cold cache) gets the streamed ways for SLOW_DISK_PAUSE_MS, so the event loop stays free.
+ * that makes half of such calls slow (over `syncHashBudgetMs`: a network or spinning disk, a cold
+ * cache; see SyncDisk) gets the streamed ways for SLOW_DISK_PAUSE_MS, so the event loop stays free.
  */
 const SMALL_HASH_MAX = 128 * 1024;
 const SLOW_DISK_PAUSE_MS = 60_000;
@@ -109,22 +109,37 @@ function turnDue(): Promise<void> | undefined {
   );
 }
 
-/** Whether this disk answers synchronous calls quickly (see SMALL_HASH_MAX). */
-class SyncDisk {
+/** How many of the latest synchronous calls SyncDisk weighs, and how many of them slow make a slow disk. */
+const SYNC_WINDOW = 16;
+const SYNC_SLOW_OF_WINDOW = 8;
+
+/**
+ * Whether this disk answers synchronous calls quickly (see SMALL_HASH_MAX): a slow disk is one where
+ * half of the latest calls took longer than the budget. A few slow calls among fast ones, even in
+ * a row, are this process waiting for a core on a busy machine (or a collection), not the disk.
+ */
+export class SyncDisk {
   private readonly budgetMs: number;
   private until = 0;
-  private slowInARow = 0;
+  /** The latest calls, slow (1) or not (0), as a ring. */
+  private readonly window = new Uint8Array(SYNC_WINDOW);
+  private at = 0;
+  private slow = 0;
   constructor(budgetMs: number) {
     this.budgetMs = budgetMs;
   }
   usable(): boolean {
     return this.until === 0 || Date.now() >= this.until;
   }
-  /** How long one synchronous call took: three slow ones in a row (not one pause of this process) make a slow disk. */
+  /** How long one synchronous call took (`started` from performance.now()). */
   took(started: number): void {
-    this.slowInARow = performance.now() - started > this.budgetMs ? this.slowInARow + 1 : 0;
-    if (this.slowInARow >= 3) {
-      this.slowInARow = 0;
+    const slow = performance.now() - started > this.budgetMs ? 1 : 0;
+    this.slow += slow - (this.window[this.at] as number);
+    this.window[this.at] = slow;
+    this.at = (this.at + 1) % SYNC_WINDOW;
+    if (this.slow >= SYNC_SLOW_OF_WINDOW) {
+      this.window.fill(0);
+      this.slow = 0;
       this.until = Date.now() + SLOW_DISK_PAUSE_MS;
     }
   }
@@ -180,7 +195,7 @@ export interface LocalOptions {
   staleTempMs?: number;
   /** How many chunks the engine may write at once. */
   concurrency?: number;
-  /** Three synchronous small-file calls (hash, read, write) in a row slower than this (ms) make them stream for a while. Default 2. */
+  /** Half of the latest synchronous small-file calls (hash, read, write) slower than this (ms) make them stream for a while. Default 2. */
   syncHashBudgetMs?: number;
   /** Real paths never served even inside the root (the server's own files): refused as outside it. */
   protectedPaths?: readonly string[];
