@@ -55,6 +55,8 @@ const CLI = join(here, '../apps/cli/src/main.ts');
 interface Measure {
   ms: number;
   peak: number;
+  /** CPU time (user and system) of the process measured, ms: steadier than wall time on a shared machine. */
+  cpu: number;
 }
 
 interface Row {
@@ -84,7 +86,7 @@ async function rcloneCopy(src: string, dst: string, flags: string[] = [], clean?
   await settle(src);
   const m = await runMeasured('rclone', ['copy', src, dst, ...flags], RCLONE_ENV);
   clean?.();
-  return { ms: m.ms, peak: m.peakRss };
+  return { ms: m.ms, peak: m.peakRss, cpu: m.cpuMs };
 }
 
 /** `skyferry copy` with a state folder of its own (no resume file from an earlier round). */
@@ -105,7 +107,7 @@ async function skyferryCopy(
   });
   if (!/success: /.test(m.stdout + m.stderr)) throw new Error(`skyferry copy: ${m.stdout}${m.stderr}`);
   clean?.();
-  return { ms: m.ms, peak: m.peakRss };
+  return { ms: m.ms, peak: m.peakRss, cpu: m.cpuMs };
 }
 
 /** Rounds alternating which tool goes first; each tool's runs are kept. */
@@ -116,8 +118,11 @@ async function rounds(row: Row, sky: () => Promise<Measure>, rclone: () => Promi
       const m = await f();
       (f === sky ? row.sky : row.rclone).push(m);
     }
-    const last = (l: Measure[]) => secs((l[l.length - 1] as Measure).ms);
-    console.log(`  ${row.label} round ${r + 1}: skyferry ${last(row.sky)} s, rclone ${last(row.rclone)} s`);
+    const last = (l: Measure[]) => {
+      const m = l[l.length - 1] as Measure;
+      return `${secs(m.ms)} s (CPU ${secs(m.cpu)} s, peak ${mb(m.peak)} MiB)`;
+    };
+    console.log(`  ${row.label} round ${r + 1}: skyferry ${last(row.sky)}, rclone ${last(row.rclone)}`);
   }
 }
 
@@ -161,7 +166,7 @@ async function serverRow(
     dataDir,
     localRoot: base,
     ...(databaseUrl ? { databaseUrl } : {}),
-    execArgv: profileArgs(`server-${db}`),
+    execArgv: [...profileArgs(`server-${db}`), ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])],
   });
   const runs: TaskRun[] = [];
   const growth: number[] = [];
@@ -184,7 +189,7 @@ async function serverRow(
       growth.push((databaseUrl ? await postgresBytes(databaseUrl) : sqliteBytes(dataDir)) - before);
       runs.push(r);
       rmSync(target, { recursive: true, force: true });
-      return { ms: r.ms, peak: r.peakRss };
+      return { ms: r.ms, peak: r.peakRss, cpu: r.cpuMs };
     };
     const dst = join(work, 'dst-rclone');
     await rounds(row, sky, () => rcloneCopy(tree.root, dst, [], () => rmSync(dst, { recursive: true, force: true })));
@@ -194,7 +199,7 @@ async function serverRow(
   const left = await leftRows(databaseUrl, dataDir);
   const worst = (f: (r: TaskRun) => number) => Math.max(...runs.map(f)).toFixed(1);
   row.notes.push(
-    `event-loop delay p99 ${worst((r) => r.loopP99Ms)} ms, max ${worst((r) => r.loopMaxMs)} ms; progress polls p99 ${worst((r) => r.pollP99)} ms, max ${worst((r) => r.pollMax)} ms (${runs.reduce((s, r) => s + r.polls, 0)} polls)`,
+    `event-loop delay p50 ${worst((r) => r.loopP50Ms)} ms, p99 ${worst((r) => r.loopP99Ms)} ms, max ${worst((r) => r.loopMaxMs)} ms; GC pauses ${worst((r) => r.gcTotalMs)} ms in all, longest ${worst((r) => r.gcMaxMs)} ms; progress polls p99 ${worst((r) => r.pollP99)} ms, max ${worst((r) => r.pollMax)} ms (${runs.reduce((s, r) => s + r.polls, 0)} polls)`,
     `database growth per run ${growth.map((g) => `${Math.round(g / tree.files)} B/file`).join(', ')}; rows left after the runs: ${left.checkpoints} checkpoints, ${left.syncState} sync state`,
   );
   return row;
@@ -207,9 +212,11 @@ function printRows(rows: Row[], tree: Tree): void {
     return [
       r.label,
       secs(sky),
+      secs(median(r.sky.map((m) => m.cpu))),
       mb(Math.max(...r.sky.map((m) => m.peak))),
       r.rcloneLabel,
       secs(rc),
+      secs(median(r.rclone.map((m) => m.cpu))),
       mb(Math.max(...r.rclone.map((m) => m.peak))),
       (sky / rc).toFixed(2),
       r.sky.map((m) => secs(m.ms)).join(' / '),
@@ -224,9 +231,11 @@ function printRows(rows: Row[], tree: Tree): void {
       [
         'Skyferry',
         'time s',
+        'CPU s',
         'peak RSS MiB',
         'rclone',
         'time s',
+        'CPU s',
         'peak RSS MiB',
         'ratio',
         'Skyferry runs',

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { vmHwm } from './measure.ts';
+import { cpuMsOf, vmHwm } from './measure.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -27,6 +27,10 @@ export interface ProbeReport {
   loopMeanMs: number;
   loopP99Ms: number;
   loopMaxMs: number;
+  loopP50Ms: number;
+  gcCount: number;
+  gcTotalMs: number;
+  gcMaxMs: number;
 }
 
 export interface TaskRun {
@@ -36,6 +40,8 @@ export interface TaskRun {
   total: number;
   /** Peak RSS of the API process while the task ran (bytes). */
   peakRss: number;
+  /** CPU time of the API process (which runs the worker) while the task ran, ms. */
+  cpuMs: number;
   /** Polls of the task's progress while it ran: how long each took, seen by the client. */
   pollP50: number;
   pollP99: number;
@@ -44,6 +50,10 @@ export interface TaskRun {
   /** The API process's event-loop delay while the task ran. */
   loopP99Ms: number;
   loopMaxMs: number;
+  loopP50Ms: number;
+  /** Garbage-collection pauses of the API process while the task ran. */
+  gcTotalMs: number;
+  gcMaxMs: number;
   /** What the task's progress said last before it finished (finished of total). */
   lastProgress: { finished: number; total: number };
 }
@@ -198,6 +208,7 @@ export class ApiServer {
       // not permitted here: the peak then counts from the start of the process
     }
     await this.probe('probe-reset');
+    const cpuBefore = cpuMsOf(pid) ?? 0;
     const times: number[] = [];
     let peak = 0;
     let last: { state: number; finished: number; total: number };
@@ -215,6 +226,7 @@ export class ApiServer {
       await new Promise((r) => setTimeout(r, everyMs));
     }
     const ms = performance.now() - startedAt;
+    const cpuMs = (cpuMsOf(pid) ?? cpuBefore) - cpuBefore;
     const report = (await this.probe('probe-report')) as ProbeReport;
     times.sort((a, b) => a - b);
     return {
@@ -223,12 +235,16 @@ export class ApiServer {
       finished: last.finished,
       total: last.total,
       peakRss: peak,
+      cpuMs,
       pollP50: percentile(times, 50),
       pollP99: percentile(times, 99),
       pollMax: times[times.length - 1] ?? 0,
       polls: times.length,
       loopP99Ms: report.loopP99Ms,
       loopMaxMs: report.loopMaxMs,
+      loopP50Ms: report.loopP50Ms,
+      gcTotalMs: report.gcTotalMs,
+      gcMaxMs: report.gcMaxMs,
       lastProgress: { finished: last.finished, total: last.total },
     };
   }

@@ -195,7 +195,7 @@ export interface LocalOptions {
   staleTempMs?: number;
   /** How many chunks the engine may write at once. */
   concurrency?: number;
-  /** Half of the latest synchronous small-file calls (hash, read, write) slower than this (ms) make them stream for a while. Default 2. */
+  /** Half of the latest synchronous small-file calls (hash, read, write) slower than this (ms) make them stream for a while. Default 5. */
   syncHashBudgetMs?: number;
   /** Real paths never served even inside the root (the server's own files): refused as outside it. */
   protectedPaths?: readonly string[];
@@ -245,7 +245,7 @@ export class LocalProvider implements Provider {
     this.root = realRoot;
     this.accountKey = `local:${realRoot}`;
     this.staleTempMs = opts.staleTempMs ?? LOCAL_STALE_TEMP_MS;
-    this.syncDisk = new SyncDisk(opts.syncHashBudgetMs ?? 2);
+    this.syncDisk = new SyncDisk(opts.syncHashBudgetMs ?? 5);
     this.protectedPaths = opts.protectedPaths ?? [];
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
