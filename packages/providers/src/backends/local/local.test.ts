@@ -253,6 +253,32 @@ describe('local backend confinement', () => {
     expect(disk.usable()).toBe(false);
   });
 
+  it('tries synchronous calls again soon after a burst of slow ones, later each time they are still slow', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const disk = new SyncDisk(2);
+      const slow = () => disk.took(performance.now() - 50);
+      const pausedFor = () => {
+        let ms = 0;
+        for (; !disk.usable(); ms += 100) vi.advanceTimersByTime(100);
+        return ms;
+      };
+      for (let i = 0; i < 8; i++) slow();
+      expect(pausedFor()).toBe(1000);
+      // Still slow: longer pauses, up to a minute.
+      for (let i = 0; i < 8; i++) slow();
+      expect(pausedFor()).toBe(2000);
+      for (let round = 0; round < 8; round++) for (let i = 0; i < 8; i++) slow();
+      expect(pausedFor()).toBe(60_000);
+      // Fast for a good while: the next burst pauses for a second again.
+      for (let i = 0; i < 300; i++) disk.took(performance.now());
+      for (let i = 0; i < 8; i++) slow();
+      expect(pausedFor()).toBe(1000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('keeps modification times and hides in-progress temporary files', async () => {
     const modTime = new Date('2021-03-04T05:06:07.000Z');
     writeFileSync(join(root, 'box', LOCAL_TEMP_PREFIX + '0123456789abcdef'), 'x');

@@ -81,10 +81,14 @@ const STAT_CONCURRENCY = 32;
  * trips of about 25 µs each here), holding the event loop for a fraction of a millisecond. Small
  * files are read whole (`readSmall`) and written whole (`putSmall`, `copy`) the same way. A disk
  * that makes half of such calls slow (over `syncHashBudgetMs`: a network or spinning disk, a cold
- * cache; see SyncDisk) gets the streamed ways for SLOW_DISK_PAUSE_MS, so the event loop stays free.
+ * cache; see SyncDisk) gets the streamed ways for a while, so the event loop stays free.
  */
 const SMALL_HASH_MAX = 128 * 1024;
-const SLOW_DISK_PAUSE_MS = 60_000;
+/** The first pause of synchronous calls after they were found slow; it doubles while they stay slow, up to the longest. */
+const SLOW_DISK_FIRST_PAUSE_MS = 1000;
+const SLOW_DISK_LONGEST_PAUSE_MS = 60_000;
+/** This many calls after a pause without finding the disk slow again: the next pause is the first again. */
+const SYNC_CALLS_TO_FORGIVE = 256;
 /** The buffer of those reads (one at a time: they are synchronous). */
 let smallHashBuffer: Buffer | undefined;
 /** Files read whole are at most this large: one byte less than the ring's buffers, so growth shows. */
@@ -116,17 +120,24 @@ const SYNC_SLOW_OF_WINDOW = 8;
 /**
  * Whether this disk answers synchronous calls quickly (see SMALL_HASH_MAX): a slow disk is one where
  * half of the latest calls took longer than the budget. A few slow calls among fast ones, even in
- * a row, are this process waiting for a core on a busy machine (or a collection), not the disk.
+ * a row, are this process waiting for a core on a busy machine (or a collection), not the disk. A
+ * burst of slow calls (another program flushing its writes) pauses the synchronous calls for a
+ * second; a disk that stays slow is tried again after pauses that double up to a minute.
  */
 export class SyncDisk {
   private readonly budgetMs: number;
   private until = 0;
+  private pauseMs: number;
+  private readonly firstPauseMs: number;
   /** The latest calls, slow (1) or not (0), as a ring. */
   private readonly window = new Uint8Array(SYNC_WINDOW);
   private at = 0;
   private slow = 0;
-  constructor(budgetMs: number) {
+  private calls = 0;
+  constructor(budgetMs: number, firstPauseMs = SLOW_DISK_FIRST_PAUSE_MS) {
     this.budgetMs = budgetMs;
+    this.firstPauseMs = firstPauseMs;
+    this.pauseMs = firstPauseMs;
   }
   usable(): boolean {
     return this.until === 0 || Date.now() >= this.until;
@@ -137,10 +148,13 @@ export class SyncDisk {
     this.slow += slow - (this.window[this.at] as number);
     this.window[this.at] = slow;
     this.at = (this.at + 1) % SYNC_WINDOW;
+    if (++this.calls === SYNC_CALLS_TO_FORGIVE) this.pauseMs = this.firstPauseMs;
     if (this.slow >= SYNC_SLOW_OF_WINDOW) {
       this.window.fill(0);
       this.slow = 0;
-      this.until = Date.now() + SLOW_DISK_PAUSE_MS;
+      this.calls = 0;
+      this.until = Date.now() + this.pauseMs;
+      this.pauseMs = Math.min(this.pauseMs * 2, SLOW_DISK_LONGEST_PAUSE_MS);
     }
   }
 }
