@@ -1,30 +1,28 @@
 /**
  * Scale benchmark: many small files, where per-file overhead (not bandwidth) decides. Each row
  * runs Skyferry and `rclone copy` on the same generated tree, side by side, in rounds that
- * alternate the order, and prints each one's median time and peak RSS with the ratio.
+ * alternate the order, and prints each one's median time, CPU time and peak RSS with the ratio.
  *
  *   npm run bench:scale                                  # 50,000 files of 0.5-2 KB
+ *   npm run bench:scale -- --million                     # the 1,000,000-file tier (opt-in; an hour or more)
  *   BENCH_FILES=10000 BENCH_ROUNDS=3 npm run bench:scale
  *   BENCH_ROWS=cli,server-sqlite npm run bench:scale     # some rows only
- *   BENCH_MILLION=1 npm run bench:scale                  # the 1,000,000-file tier (opt-in; an hour or more)
  *   BENCH_DIR=/var/tmp/scale npm run bench:scale         # keep the generated trees there between runs
  *   BENCH_PROFILE=/tmp/prof npm run bench:scale          # --cpu-prof of Skyferry's processes into that folder
  *
- * Rows (BENCH_ROWS, default all of the tier):
+ * Rows (BENCH_ROWS, default all):
  *   cli              `skyferry copy` local -> local, beside `rclone copy` (default flags)
  *   server-sqlite    a migrate task through the API (SQLite, in-process queue), beside the same rclone copy;
- *                    with the API process's event-loop delay and the p99 of progress polls during the task
+ *                    with the API process's event-loop delay (idle before the task, and during it), its
+ *                    garbage-collection pauses and the times of progress polls during the task
  *   server-postgres  the same with PostgreSQL
- *   sftp, webdav     `skyferry copy` local -> loopback OpenSSH / Apache mod_dav (no added latency), beside
- *                    rclone with its fastest flags for many small files
- *   resume           (million tier) the server task killed (SIGKILL) at 50 %, started again: the time
- *                    to finish and the files written again although their checkpoints were recorded
  *
  * Times: Skyferry's CLI and rclone are whole processes (start to exit); a server task is timed from
- * its creation to the poll that sees it finished (polls every 200 ms). Peak RSS: rclone's and the
- * CLI's whole process; the API process's (which runs the worker) from the task's start (its peak is
- * reset through /proc/<pid>/clear_refs). Before every run, untimed: `sync`, and the source tree read
- * into the page cache (bench/lib/settle.ts).
+ * its creation to the poll that sees it finished (polls every 200 ms). CPU time: user and system of
+ * the whole process (the API process's during the task), steadier than wall time on a shared
+ * machine. Peak RSS: rclone's and the CLI's whole process; the API process's (which runs the worker)
+ * from the task's start (its peak is reset through /proc/<pid>/clear_refs). Before every run,
+ * untimed: `sync`, and the source tree read into the page cache (bench/lib/settle.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -32,22 +30,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, startPostgres, type PostgresServer } from '@skyferry/testing';
 import { MiB, runMeasured, table } from './lib/measure.ts';
-import { ApiServer, leftRows, postgresBytes, sqliteBytes, type TaskRun } from './lib/server-task.ts';
+import { ApiServer, leftRows, postgresBytes, sqliteBytes, type ProbeReport, type TaskRun } from './lib/server-task.ts';
 import { settle } from './lib/settle.ts';
 import { makeTree, type Tree } from './lib/tree.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const MILLION = process.env.BENCH_MILLION === '1';
+const MILLION = process.argv.includes('--million') || process.env.BENCH_MILLION === '1';
 const FILES = Number(process.env.BENCH_FILES ?? (MILLION ? 1_000_000 : 50_000));
 const MIN_SIZE = Number(process.env.BENCH_MIN_SIZE ?? 512);
 const MAX_SIZE = Number(process.env.BENCH_MAX_SIZE ?? 2048);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? (MILLION ? 1 : 3)));
-const ROWS = (
-  process.env.BENCH_ROWS ??
-  (MILLION ? 'cli,server-sqlite,sftp,resume' : 'cli,server-sqlite,server-postgres,sftp,webdav')
-)
-  .split(',')
-  .filter(Boolean);
+const ROWS = (process.env.BENCH_ROWS ?? 'cli,server-sqlite,server-postgres').split(',').filter(Boolean);
 const PROFILE = process.env.BENCH_PROFILE;
 const RCLONE_ENV = { RCLONE_CONFIG: '/dev/null' };
 const CLI = join(here, '../apps/cli/src/main.ts');
@@ -170,8 +163,10 @@ async function serverRow(
   });
   const runs: TaskRun[] = [];
   const growth: number[] = [];
+  let idle: ProbeReport | undefined;
   try {
     await server.signUp();
+    idle = await server.idleLoop();
     const source = await server.localCloud(tree.root);
     let round = 0;
     const sky = async (): Promise<Measure> => {
@@ -199,7 +194,8 @@ async function serverRow(
   const left = await leftRows(databaseUrl, dataDir);
   const worst = (f: (r: TaskRun) => number) => Math.max(...runs.map(f)).toFixed(1);
   row.notes.push(
-    `event-loop delay p50 ${worst((r) => r.loopP50Ms)} ms, p99 ${worst((r) => r.loopP99Ms)} ms, max ${worst((r) => r.loopMaxMs)} ms; GC pauses ${worst((r) => r.gcTotalMs)} ms in all, longest ${worst((r) => r.gcMaxMs)} ms; progress polls p99 ${worst((r) => r.pollP99)} ms, max ${worst((r) => r.pollMax)} ms (${runs.reduce((s, r) => s + r.polls, 0)} polls)`,
+    `event-loop delay of the idle API process before the task (this machine's share): p50 ${idle?.loopP50Ms.toFixed(1)} ms, p99 ${idle?.loopP99Ms.toFixed(1)} ms, max ${idle?.loopMaxMs.toFixed(1)} ms`,
+    `event-loop delay during the task p50 ${worst((r) => r.loopP50Ms)} ms, p99 ${worst((r) => r.loopP99Ms)} ms, max ${worst((r) => r.loopMaxMs)} ms; GC pauses ${worst((r) => r.gcTotalMs)} ms in all, longest ${worst((r) => r.gcMaxMs)} ms; progress polls p99 ${worst((r) => r.pollP99)} ms, max ${worst((r) => r.pollMax)} ms (${runs.reduce((s, r) => s + r.polls, 0)} polls)`,
     `database growth per run ${growth.map((g) => `${Math.round(g / tree.files)} B/file`).join(', ')}; rows left after the runs: ${left.checkpoints} checkpoints, ${left.syncState} sync state`,
   );
   return row;

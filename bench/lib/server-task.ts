@@ -180,6 +180,13 @@ export class ApiServer {
     });
   }
 
+  /** The process's event-loop delay while it does nothing for `ms`: what the machine alone adds. */
+  async idleLoop(ms = 3000): Promise<ProbeReport> {
+    await this.probe('probe-reset');
+    await new Promise((r) => setTimeout(r, ms));
+    return (await this.probe('probe-report')) as ProbeReport;
+  }
+
   /** Starts a migrate task of `sourcePath` (a folder of cloud `from`) into cloud `to`'s root. */
   async startTask(from: string, sourcePath: string, to: string): Promise<string> {
     const res = await this.call<{ task: { id: string } }>('POST', '/api/tasks', {
