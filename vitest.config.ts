@@ -14,6 +14,7 @@ export default defineConfig({
             'packages/*/test/**/*.test.ts',
             'apps/server/src/**/*.test.ts',
             'apps/cli/src/**/*.test.ts',
+            'apps/desktop/src/**/*.test.ts',
             'apps/server/test/**/*.test.ts',
           ],
           globalSetup: ['packages/testing/src/global-setup.ts'],

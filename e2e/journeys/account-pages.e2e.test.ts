@@ -51,7 +51,11 @@ async function framed(parentOrigin: string, src: string): Promise<Page> {
   return page;
 }
 
-const received = (page: Page) => page.evaluate(() => (globalThis as unknown as { received: Received[] }).received);
+/** The login data and logout messages received (the pages also say which page they show: left out here). */
+const received = async (page: Page) =>
+  (await page.evaluate(() => (globalThis as unknown as { received: Received[] }).received)).filter(
+    (m) => m.data.type !== 'account_page',
+  );
 
 beforeAll(async () => {
   client = parentPage();
@@ -77,7 +81,9 @@ it('signs up in the frame and posts login_success with the login data to the exa
   await frame.getByLabel('Password', { exact: true }).fill('a good password');
   await frame.getByLabel('Confirm password').fill('a different one');
   await frame.getByRole('button', { name: 'Create account' }).click();
-  await expect.poll(() => frame.getByRole('alert').textContent()).toBe('The passwords do not match.');
+  // The problem shows beside its field, which is marked invalid.
+  await expect.poll(() => frame.locator('#confirm-error').textContent()).toBe('The passwords do not match.');
+  expect(await frame.getByLabel('Confirm password').getAttribute('aria-invalid')).toBe('true');
   await frame.getByLabel('Confirm password').fill('a good password');
   await frame.getByRole('button', { name: 'Create account' }).click();
   await expect.poll(async () => (await received(page)).length, { timeout: 15_000 }).toBe(1);
@@ -102,7 +108,7 @@ it('signs in (wrong password first, with the server message), and signs out with
   await frame.getByLabel('Email').fill('framed.user@example.com');
   await frame.getByLabel('Password').fill('not the password');
   await frame.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => frame.getByRole('alert').textContent()).toBe('The e-mail or password is incorrect.');
+  await expect.poll(() => frame.getByRole('alert').textContent()).toBe('The email or password is incorrect.');
   expect(await received(page)).toEqual([]);
   await frame.getByLabel('Password').fill('a good password');
   await frame.getByRole('button', { name: 'Sign in' }).click();

@@ -126,7 +126,7 @@ describe('an account', () => {
     await page.getByRole('dialog', { name: 'Log in' }).waitFor({ state: 'detached' });
     const prompt = page.getByRole('dialog', { name: 'Keep your cloud drives?' });
     await prompt.waitFor();
-    expect(await prompt.textContent()).toContain('You connected 3 cloud drive(s) before logging in.');
+    expect(await prompt.textContent()).toContain('You connected 3 cloud drives before logging in.');
     await screenshot(page, 'account-bind-prompt');
     expect(await axeSeriousViolations(page)).toEqual([]);
     const bound = page.waitForResponse((r) => r.url().endsWith('/api/clouds/bind'));
@@ -171,18 +171,19 @@ describe('an account', () => {
     await openUserPanel(page);
     await page.getByText('Settings', { exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
-    expect(await dialog.getByTestId('plan-table').isVisible()).toBe(true);
+    // The dialog's chunk may still be on its way.
+    await dialog.getByTestId('plan-table').waitFor();
     expect(await dialog.getByTestId('renew-upgrade').textContent()).toBe('Upgrade');
     await screenshot(page, 'account-settings-general-billing');
     expect(await axeSeriousViolations(page)).toEqual([]);
     await dialog.getByRole('tab', { name: 'Notification' }).click();
-    const field = dialog.getByRole('textbox', { name: 'E-mail' });
+    const field = dialog.getByRole('textbox', { name: 'Email' });
     const save = dialog.getByRole('button', { name: 'Save' });
     expect(await field.inputValue()).toBe(email);
     await field.fill('');
     expect(await save.isDisabled()).toBe(true);
     await field.fill('not an address');
-    await dialog.getByRole('checkbox', { name: 'E-mail me when a transfer ends' }).check();
+    await dialog.getByRole('checkbox', { name: 'Email me when a transfer ends' }).check();
     await save.click();
     await dialog.getByText('Email format error.').waitFor();
     expect(await field.getAttribute('aria-invalid')).toBe('true');
@@ -227,12 +228,12 @@ describe('an account', () => {
     await connect.waitFor({ state: 'detached' });
   });
 
-  it('logs out after "Are you sure to log out?": everything is cleared, the tokens are revoked, and the home route loads', async () => {
+  it('logs out after "Are you sure you want to log out?": everything is cleared, the tokens are revoked, and the home route loads', async () => {
     const before = (await storage('skyferry.user')) as { refresh_token: string; auto_login_token: string };
     await openUserPanel(page);
     await page.getByText('Log out').click();
     const confirm = page.getByRole('dialog', { name: 'Please confirm' });
-    await confirm.getByText('Are you sure to log out?').waitFor();
+    await confirm.getByText('Are you sure you want to log out?').waitFor();
     await screenshot(page, 'account-logout-confirm');
     const loggedOut = page.waitForResponse((r) => r.url().endsWith('/api/account/logout'));
     // The page reloads at the home route about 0.8 s after the sign-out frame opens.

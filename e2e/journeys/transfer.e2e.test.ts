@@ -362,7 +362,7 @@ describe('transfer and sync between two WebDAV servers', () => {
     expect(existsSync(join(target.dir, 'Daily'))).toBe(false);
     await again.getByTestId('task-delete').click();
     const confirmDialog = page.getByRole('dialog', { name: 'Please confirm' });
-    expect(await confirmDialog.textContent()).toContain('Are you sure to delete the task?');
+    expect(await confirmDialog.textContent()).toContain('Are you sure you want to delete the task?');
     await confirmDialog.getByRole('button', { name: 'Yes' }).click();
     await again.waitFor({ state: 'detached' });
     await closeList();
@@ -386,7 +386,7 @@ describe('transfer and sync between two WebDAV servers', () => {
     await screenshot(page, 'transfer-list-running');
     await running.getByTestId('task-cancel').click();
     const confirmDialog = page.getByRole('dialog', { name: 'Please confirm' });
-    expect(await confirmDialog.textContent()).toContain('Are you sure to cancel the task?');
+    expect(await confirmDialog.textContent()).toContain('Are you sure you want to cancel the task?');
     await confirmDialog.getByRole('button', { name: 'Yes' }).click();
     const canceled = await finishedTask('Data → Slow', 4);
     const copied = listFiles(join(target.dir, 'Slow', 'Data')).length;

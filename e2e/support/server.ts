@@ -63,3 +63,26 @@ export async function startSkyferry(env: Record<string, string> = {}, dataDirOf?
     },
   };
 }
+
+/**
+ * A new visitor of the server, with a cloud of the given kind connected as `alias` through the API
+ * (visitors get no local folders: a loopback WebDAV server serves their test files). Returns the
+ * visitor's token, which a page uses as its `skyferry.temp_token`.
+ */
+export async function visitorWithCloud(
+  server: RunningSkyferry,
+  alias: string,
+  cloud: { cloud_name: string; credentials: Record<string, unknown> },
+): Promise<string> {
+  const token = ((await (await fetch(`${server.url}/api/token`)).json()) as { data: { access_token: string } }).data
+    .access_token;
+  const connect = (await (
+    await fetch(`${server.url}/api/clouds`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-temp-authorization': token },
+      body: JSON.stringify({ ...cloud, alias }),
+    })
+  ).json()) as { code: number; msg: string };
+  if (connect.code !== 0) throw new Error(`connect failed: ${connect.msg}`);
+  return token;
+}

@@ -102,6 +102,8 @@ export async function signUpInFrame(page: Page, email: string, password: string)
   await frame.fill('#password', password);
   await frame.fill('#confirm', password);
   await frame.click('#submit');
+  // Signed in: the panel (titled "Create account" by now) closes.
+  await page.waitForSelector('iframe[data-testid="sign-in-frame"]', { state: 'detached' });
 }
 
 /** Opens the user hover panel from the header's user icon. */
@@ -117,4 +119,19 @@ export async function rootDirection(page: Page): Promise<{ dir: string; lang: st
       .documentElement;
     return { dir: root.dir, lang: root.lang };
   });
+}
+
+/** Connects a WebDAV server through the Connect cloud drive dialog (from the first "Add cloud" button). */
+export async function connectWebdavInDialog(
+  page: Page,
+  dav: { url: string; username: string; password: string },
+): Promise<void> {
+  await page.getByRole('button', { name: 'Add cloud' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Connect cloud drive' });
+  await dialog.getByTestId('kind-webdav').click();
+  await dialog.getByRole('textbox', { name: 'Server URL' }).fill(dav.url);
+  await dialog.getByRole('textbox', { name: 'Username' }).fill(dav.username);
+  await dialog.locator('input[name="password"]').fill(dav.password);
+  await dialog.getByTestId('connect-submit').click();
+  await dialog.waitFor({ state: 'hidden' });
 }

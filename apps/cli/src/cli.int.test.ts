@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RCLONE_ENV, rcloneCheck } from '@skyferry/engine/testing';
 import {
@@ -19,12 +19,11 @@ import {
   type SshServer,
   type WebdavServer,
 } from '@skyferry/testing';
+import { runBin, type Ran } from './bin.testing.ts';
 
 // The `skyferry` command itself (the bin npm links, a child process) against real servers on
 // 127.0.0.1: s3rver for S3, OpenSSH for SFTP, Apache for WebDAV, vsftpd for FTPS, with rclone (or
 // the server's own folder) as the independent check of what landed.
-
-const BIN = resolve(import.meta.dirname, '../../../node_modules/.bin/skyferry');
 
 let dir: string;
 let s3: S3rverServer;
@@ -111,26 +110,9 @@ const ENV = () => ({
   TEST_FTP_PASSWORD: ftps.password,
 });
 
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  out: string;
-  err: string;
-}
-
 /** Runs `skyferry`; `during` gets the child while it runs (to stop it midway). */
-function skyferry(args: string[], during?: (child: ReturnType<typeof spawn>) => void): Promise<Ran> {
-  return new Promise((done, fail) => {
-    const child = spawn(BIN, args, { cwd: dir, env: ENV(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('error', fail);
-    child.on('close', (code, signal) => done({ code, signal, out, err }));
-    during?.(child);
-  });
-}
+const skyferry = (args: string[], during?: (child: ChildProcess) => void): Promise<Ran> =>
+  runBin(args, { cwd: dir, env: ENV() }, during);
 
 const s3Remote = (path: string) =>
   `:s3,provider=Other,env_auth=false,access_key_id=${s3.accessKeyId},secret_access_key=${s3.secretAccessKey},endpoint='http://127.0.0.1:${s3.port}',force_path_style=true:bucket/${path}`;

@@ -5,9 +5,9 @@
  * again with the same paths does not copy again the files it had finished.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import {
   CLOUD_KIND_INFO,
   CONFLICT_RESOLUTIONS,
@@ -26,54 +26,34 @@ import {
   FileTwoWayStateStore,
   executePlan,
   planTransfer,
+  type ItemEvent,
+  type TrafficHook,
   type TransferMode,
   type TransferPlan,
 } from '@skyferry/engine';
 import { toProviderError, type Entry, type Provider } from '@skyferry/providers';
 import { UsageError } from './errors.ts';
+import { COMMANDS, helpText, OPTIONS, version, type Values } from './help.js';
 import { EXIT, type CliIo } from './io.ts';
+import { Bandwidth, BwTimetable, limitProvider, parseDuration, parseSize } from './limits.ts';
 import { PairLockedError, lockPair } from './lock.ts';
+import { openLog } from './log.ts';
 import { copiedFiles, deleteMoved, printMoved } from './move.ts';
 import { refuseOverlap } from './places.ts';
 import { addRemote, removeRemote } from './remotes-edit.ts';
-import { namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
-import { CLI_KINDS, loadRemotes, locate, remotesFilePath, stateDirPath, type Location } from './remotes.ts';
+import { itemLogger, namer, printCheck, printPlan, printResult, progressPrinter } from './output.ts';
+import {
+  absolutePath,
+  configureOAuthFromEnv,
+  loadRemotes,
+  locate,
+  remotesFilePath,
+  stateDirPath,
+  type Location,
+} from './remotes.ts';
 
 export { EXIT, type CliIo } from './io.ts';
-
-const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: string }> = {
-  copy: { mode: 'migrate', args: '<source>... <target>', about: 'copy files and folders into a folder; never deletes' },
-  move: {
-    mode: 'migrate',
-    args: '<source>... <target>',
-    about: 'copy, then delete each source file the target is checked to hold the same',
-  },
-  sync: { mode: 'one_way', args: '<source> <target>', about: "one-way sync: add and update the target's files" },
-  mirror: {
-    mode: 'mirror',
-    args: '<source> <target>',
-    about: 'make the target an exact copy (extras removed once every copy succeeded)',
-  },
-  incremental: {
-    mode: 'incremental',
-    args: '<source> <target>',
-    about: 'copy only new files and files newer than the same name on the target',
-  },
-  bisync: {
-    mode: 'two_way',
-    args: '<a> <b>',
-    about: 'two-way sync: changes and deletions on either side reach the other',
-  },
-  check: {
-    args: '<source> <target>',
-    about: 'compare two folders: files missing on either side, or different (writes nothing)',
-  },
-  ls: { args: '<path>', about: 'list a folder' },
-  remotes: {
-    args: '[add|remove ...]',
-    about: 'list the remotes; add <name> <kind> field=value...; remove <name>',
-  },
-};
+export { helpText } from './help.js';
 
 /** Options of the transfer commands that mean nothing to check, and check's own. */
 const TRANSFER_ONLY = [
@@ -88,105 +68,11 @@ const TRANSFER_ONLY = [
   'copy-links',
   'skip-links',
   'resync',
+  'bwlimit',
+  'max-transfer',
+  'checksum',
 ] as const;
 const CHECK_ONLY = ['one-way', 'checkers'] as const;
-
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'V' },
-  config: { type: 'string' },
-  'dry-run': { type: 'boolean', short: 'n' },
-  transfers: { type: 'string' },
-  'same-name': { type: 'string' },
-  include: { type: 'string' },
-  exclude: { type: 'string' },
-  conflict: { type: 'string' },
-  yes: { type: 'boolean', short: 'y' },
-  'no-trash': { type: 'boolean' },
-  'ignore-free-space': { type: 'boolean' },
-  'copy-links': { type: 'boolean', short: 'L' },
-  'skip-links': { type: 'boolean' },
-  resync: { type: 'boolean' },
-  'one-way': { type: 'boolean' },
-  download: { type: 'boolean' },
-  checkers: { type: 'string' },
-  'delete-empty-src-dirs': { type: 'boolean' },
-  json: { type: 'boolean' },
-  quiet: { type: 'boolean', short: 'q' },
-} as const satisfies ParseArgsConfig['options'];
-
-type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
-
-export function helpText(): string {
-  const width = Math.max(...Object.entries(COMMANDS).map(([n, c]) => `${n} ${c.args}`.length));
-  const commands = Object.entries(COMMANDS)
-    .map(([n, c]) => `  ${`${n} ${c.args}`.padEnd(width)}  ${c.about}`)
-    .join('\n');
-  return `Usage: skyferry <command> [options] <paths>
-
-Commands:
-${commands}
-
-Paths: "<remote>:<path>" for a remote of the remotes file, anything else a file or folder of this
-machine. copy puts each source into the target folder under its own name; the sync commands pair
-the source folder's contents with the target folder's.
-
-Options:
-  -n, --dry-run              show what would be done, change nothing
-      --transfers <n>        files at once (default 8)
-      --same-name <policy>   copy, sync, incremental: ${SAME_NAME_POLICIES.join(' | ')}
-                             (default size_differs_or_newer)
-      --include <types>      only these file types (comma-separated: ${FILTER_CATEGORIES.join(', ')})
-      --exclude <types>      all but these file types
-      --conflict <rule>      bisync, a file changed on both sides: ${CONFLICT_RESOLUTIONS.join(' | ')}
-                             (default keep_both: the older one is renamed)
-  -y, --yes                  run a sync that deletes more than half of a side's files
-      --resync               bisync: start over as a merge that deletes nothing (the way on
-                             when a side is missing or lists no file where the last run left files)
-      --no-trash             delete for good, not to the side's trash
-      --ignore-free-space    run although the target reports too little free space
-  -L, --copy-links           follow symbolic links (inside each side's folder, never round a
-                             loop); by default each is left alone and reported (exit 3)
-      --skip-links           leave symbolic links alone without reporting them
-      --one-way              check: only that the source's files are on the target and the same
-      --download             check, move: read files the two sides have no common hash for
-      --checkers <n>         check: listings and comparisons at once (default 8)
-      --delete-empty-src-dirs
-                             move: then remove the source folders it left empty
-      --json                 print the result (or, with --dry-run, the plan) as JSON
-  -q, --quiet                no progress
-      --config <file>        the remotes file
-  -h, --help                 this text
-  -V, --version              the version
-
-Remotes file: --config, $SKYFERRY_CONFIG, or ~/.config/skyferry/remotes.json:
-  { "remotes": { "photos": { "kind": "s3_compatible", "credentials": {
-      "endpoint": "https://s3.example.com", "bucket": "photos", "access_key_id": "AK...",
-      "secret_access_key": { "env": "PHOTOS_SECRET" } } } } }
-Kinds: ${CLI_KINDS.join(', ')} (fields as in the web app's
-Add cloud form). A secret may be read from an environment variable ({ "env": "NAME" }); a file
-holding secrets itself must be readable by you alone (chmod 600). Or let skyferry write it:
-  skyferry remotes add photos s3_compatible endpoint=https://s3.example.com bucket=photos \\
-    access_key_id=AK... secret_access_key=@env:PHOTOS_SECRET
-  skyferry remotes add nas sftp host=nas.lan username=me private_key=@file:~/.ssh/id_ed25519
-  (field=- reads a value from standard input: echo "$PASS" | skyferry remotes add dav webdav ... password=-)
-Remotes may be at any address, this machine's and the LAN's included: skyferry runs as you (the
-server's private-network guard does not apply here).
-Resume files, two-way state and the lock that keeps a second run of the same pair from starting:
-$SKYFERRY_STATE_DIR or ~/.local/state/skyferry.
-
-Exit codes: 0 done (check: no differences), 1 files failed, names were left alone as conflicts
-no rule resolves (a file and a folder of one name, names differing only in case, names that are
-not UTF-8), the run stopped, another run of the pair is under way, check found differences or move
-kept source files, 2 usage or remotes file mistake, 3 everything else done but symbolic links were
-left alone (each is listed; see -L, --skip-links; 1 wins when both apply), 130 canceled.
-`;
-}
-
-async function version(): Promise<string> {
-  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 function parseCategories(text: string, flag: string): FilterCategory[] {
   const cats = text
@@ -262,6 +148,29 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(`${(err as Error).message.split('\n')[0]} (skyferry --help lists the options)`);
   }
   const { values, positionals } = parsed;
+  if (values['log-file'] === undefined) return run(values, positionals, io);
+  const log = await openLog(absolutePath(io, values['log-file']));
+  try {
+    return await run(values, positionals, { ...io, stderr: log });
+  } catch (err) {
+    // What stops the command is told on the terminal (runCli) and in the log.
+    log.write(
+      `skyferry: ${err instanceof UsageError ? '' : `${toProviderError(err).code}: `}${(err as Error).message}\n`,
+    );
+    throw err;
+  } finally {
+    await log.finish();
+  }
+}
+
+/** Progress on stderr, at the --stats interval; none with --quiet, --json or --stats 0. */
+function progressOf(values: Values, io: CliIo): ReturnType<typeof progressPrinter> | undefined {
+  const every = values.stats === undefined ? undefined : parseDuration(values.stats, 'stats');
+  if (values.quiet || values.json || every === 0) return undefined;
+  return progressPrinter(io, every);
+}
+
+async function run(values: Values, positionals: string[], io: CliIo): Promise<number> {
   if (values.version) {
     io.stdout.write(`skyferry ${await version()}\n`);
     return EXIT.ok;
@@ -277,18 +186,26 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const remotesFile = remotesFilePath(io, values.config);
   const remotes = await loadRemotes(remotesFile, io.env);
   const stateDir = stateDirPath(io);
+  configureOAuthFromEnv(io.env);
 
   if (command === 'remotes') {
     const [action, ...rest] = paths;
     if (action === 'add') {
-      await addRemote(remotesFile, rest, io);
+      await addRemote(remotesFile, rest, io, { openBrowser: values['no-browser'] !== true });
       return EXIT.ok;
     }
     if (action === 'remove') {
       await removeRemote(remotesFile, stateDir, rest, io);
       return EXIT.ok;
     }
-    if (action !== undefined) throw new UsageError(`remotes ${action}: use remotes, remotes add or remotes remove`);
+    if (action === 'import-rclone') {
+      const { importRclone } = await import('./rclone/import.ts');
+      await importRclone(remotesFile, rest, io, { dryRun: values['dry-run'] === true, json: values.json === true });
+      return EXIT.ok;
+    }
+    if (action !== undefined) {
+      throw new UsageError(`remotes ${action}: use remotes, remotes add, remotes remove or remotes import-rclone`);
+    }
     if (remotes.size === 0) io.stderr.write(`no remotes in ${remotesFile}\n`);
     for (const r of remotes.values()) io.stdout.write(`${r.name}\t${r.kind}\t${CLOUD_KIND_INFO[r.kind].displayName}\n`);
     return EXIT.ok;
@@ -300,6 +217,23 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     }
     const [from, to] = paths.map((p) => locate(p, remotes, io, stateDir, remotesFile)) as [Location, Location];
     return check(from, to, values, io);
+  }
+  if (command === 'size' || command === 'tree' || command === 'rmdirs' || command === 'dedupe') {
+    if (paths.length !== 1) throw new UsageError(`${command} takes one path`);
+    if (values.keep !== undefined && command !== 'dedupe') throw new UsageError('--keep applies to dedupe only');
+    if (values.level !== undefined && command !== 'tree') throw new UsageError('--level applies to tree only');
+    const { runCleanup, keepOf } = await import('./cleanup.ts');
+    return runCleanup(command, locate(paths[0] as string, remotes, io, stateDir, remotesFile), io, {
+      dryRun: values['dry-run'] === true,
+      json: values.json === true,
+      quiet: values.quiet === true,
+      useTrash: values['no-trash'] !== true,
+      keep: keepOf(values.keep),
+      ...(values.level !== undefined ? { level: countOf(values.level, 'level') as number } : {}),
+    });
+  }
+  for (const flag of ['keep', 'level'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} does not apply to ${command}`);
   }
   if (command === 'ls') {
     if (paths.length !== 1) throw new UsageError('ls takes one path');
@@ -325,6 +259,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const conflictResolution = oneOf<ConflictResolution>(values.conflict, CONFLICT_RESOLUTIONS, 'conflict');
   if (conflictResolution && mode !== 'two_way') throw new UsageError('--conflict applies to bisync only');
   if (values.resync !== undefined && mode !== 'two_way') throw new UsageError('--resync applies to bisync only');
+  if (values.checksum && (mode === 'two_way' || mode === 'incremental')) {
+    throw new UsageError(`--checksum does not apply to ${command}`);
+  }
   const transfers = countOf(values.transfers, 'transfers');
   for (const flag of CHECK_ONLY)
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to check only`);
@@ -366,7 +303,14 @@ async function transfer(
   const { sameNamePolicy, conflictResolution, transfers } = o;
   const origin = sources[0] as Location;
 
-  const [source, targetProvider] = await openBoth(origin, target);
+  // Checked before anything is opened: a mistake in them is a usage error.
+  const bandwidth = values.bwlimit === undefined ? undefined : new Bandwidth(new BwTimetable(values.bwlimit));
+  const maxTransfer =
+    values['max-transfer'] === undefined ? undefined : parseSize(values['max-transfer'], 'max-transfer');
+  const opened = await openBoth(origin, target);
+  const [source, targetProvider] = bandwidth
+    ? (opened.map((p) => limitProvider(p, bandwidth)) as [Provider, Provider])
+    : opened;
   try {
     // Resume files and two-way state are keyed by the run's mode and places, not by its options.
     const runKey = fileKey([mode, sources.map((s) => s.key), target.key]);
@@ -380,7 +324,7 @@ async function transfer(
           : undefined;
     // The stores make their folders; the state folder itself is the user's alone.
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
-    const progress = values.quiet || values.json ? undefined : progressPrinter(io);
+    const progress = progressOf(values, io);
     let plan: TransferPlan;
     try {
       plan = await planTransfer({
@@ -395,6 +339,7 @@ async function transfer(
         ...(twoWayState ? { twoWayState } : {}),
         ...(values['copy-links'] ? { followLinks: true } : {}),
         ...(values.resync ? { resync: true } : {}),
+        ...(values.checksum ? { checksum: true } : {}),
         sideNames: { source: origin.remote ?? 'local', target: target.remote ?? 'local' },
         keepSkipped: values['dry-run'] === true,
         ...(io.signal ? { signal: io.signal } : {}),
@@ -427,10 +372,33 @@ async function transfer(
           clear: async () => undefined,
         }
       : store;
+    // With --log-file, each file done or failed is a line of the log.
+    const logged = values['log-file'] === undefined ? undefined : itemLogger(io, name);
+    const onItem =
+      moving && logged
+        ? (e: ItemEvent) => {
+            moving.onItem(e);
+            logged(e);
+          }
+        : (moving?.onItem ?? logged);
+    // --max-transfer: a file that would take the bytes moved past the limit is not started (rclone's
+    // cautious cut-off); the run stops as traffic_exceeded. Server-side copies count too.
+    let started = 0;
+    const traffic: TrafficHook | undefined =
+      maxTransfer === undefined
+        ? undefined
+        : {
+            beforeBytes: (bytes) => {
+              if (started + bytes > maxTransfer) return false;
+              started += bytes;
+              return true;
+            },
+          };
     const result = await executePlan(plan, {
       source,
       target: targetProvider,
-      ...(moving ? { onItem: moving.onItem } : {}),
+      ...(onItem ? { onItem } : {}),
+      ...(traffic ? { traffic } : {}),
       ...(transfers ? { transfers } : {}),
       checkpoints,
       ...(twoWayState ? { twoWayState } : {}),
@@ -496,7 +464,7 @@ async function check(from: Location, to: Location, values: Values, io: CliIo): P
   const filter = filterOf(values);
   const checkers = countOf(values.checkers, 'checkers');
   const [source, target] = await openBoth(from, to);
-  const progress = values.quiet || values.json ? undefined : progressPrinter(io);
+  const progress = progressOf(values, io);
   try {
     const result = await checkTrees({
       source,

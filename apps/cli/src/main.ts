@@ -8,6 +8,8 @@ import { enableCompileCache } from 'node:module';
 // another; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 enableCompileCache();
 
+const argv = process.argv.slice(2);
+
 const controller = new AbortController();
 let interrupted = 0;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -22,7 +24,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // Loaded once the handlers are in place: an interrupt while the modules load (most of a second)
 // is a cancel too, not the end of the process by the signal.
 const { runCli } = await import('./cli.ts');
-process.exitCode = await runCli(process.argv.slice(2), {
+process.exitCode = await runCli(argv, {
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,

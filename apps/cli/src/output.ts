@@ -4,6 +4,7 @@ import { relOn } from '@skyferry/engine';
 import type {
   CheckProgress,
   CheckResult,
+  ItemEvent,
   LinkIssue,
   PlanItem,
   TransferPlan,
@@ -89,6 +90,16 @@ export function printPlan(plan: TransferPlan, io: CliIo, json: boolean, name: Na
   if (plan.twoWay?.firstRun) io.stdout.write('First two-way run: a merge that deletes nothing.\n');
 }
 
+/** A line for each file a run finished, failed or left (the --log-file log). */
+export function itemLogger(io: CliIo, name: Namer): (e: ItemEvent) => void {
+  return (e) => {
+    const what = e.type === 'done' ? e.item.action : e.type;
+    const size = e.item.kind === 'file' && e.bytes ? ` (${formatBytes(e.bytes)})` : '';
+    const why = e.error ? `: ${e.error.code}: ${e.error.message}` : '';
+    io.stderr.write(`${what} ${name(e.item)}${size}${why}\n`);
+  };
+}
+
 /** Prints a run's result (`extra`: more fields of the JSON form). Answers the exit code. */
 export function printResult(
   result: TransferResult,
@@ -161,6 +172,9 @@ export function printResult(
     case 'canceled':
       io.stderr.write('Canceled. Run the same command again to go on where it stopped.\n');
       break;
+    case 'traffic_exceeded':
+      io.stderr.write('Stopped at --max-transfer: the files left would take the bytes moved past it.\n');
+      break;
     case 'failed':
     case 'partial':
       if (result.error) io.stderr.write(`Stopped: ${result.error.code}: ${result.error.message}\n`);
@@ -208,20 +222,27 @@ export function printCheck(result: CheckResult, io: CliIo, json: boolean): numbe
   return code;
 }
 
-/** Progress on stderr: one line rewritten in a terminal, a line every few seconds otherwise. */
-export function progressPrinter(io: CliIo): {
+/**
+ * Progress on stderr: one line rewritten in a terminal, otherwise (a log) a line every `everyMs`
+ * (default 5 s; none for a run shorter than that).
+ */
+export function progressPrinter(
+  io: CliIo,
+  everyMs = 5000,
+): {
   scan: (p: { folders: number; files: number; bytes: number }) => void;
   run: (p: TransferProgress) => void;
   check: (p: CheckProgress) => void;
+  /** Any other progress line. */
+  line: (text: string) => void;
   clear: () => void;
 } {
   const tty = io.stderr.isTTY === true;
-  // Not a terminal (a log): a line every 5 s, none for a run shorter than that.
   let last = Date.now();
   let shown = false;
   const show = (line: string) => {
     const now = Date.now();
-    if (!tty && now - last < 5000) return;
+    if (!tty && now - last < everyMs) return;
     last = now;
     if (tty) {
       io.stderr.write(`\r\x1b[K${line}`);
@@ -237,6 +258,7 @@ export function progressPrinter(io: CliIo): {
           `  ${p.finishedCounts}/${p.totalCounts} files${p.failedCounts ? `, ${p.failedCounts} failed` : ''}${eta}`,
       );
     },
+    line: show,
     check: (p) => show(`Checked ${p.compared} of ${p.pairs} pairs found so far (${p.listed} files listed)`),
     clear: () => {
       if (tty && shown) io.stderr.write('\r\x1b[K');

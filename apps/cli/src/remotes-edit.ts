@@ -7,14 +7,14 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CLOUD_KIND_INFO } from '@skyferry/contract';
+import { CLOUD_KIND_INFO, type CloudKind } from '@skyferry/contract';
 import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { absolutePath, checkRemote, writePrivate } from './remotes.ts';
 
-type RawFile = { remotes: Record<string, unknown> } & Record<string, unknown>;
+export type RawFile = { remotes: Record<string, unknown> } & Record<string, unknown>;
 
-async function readRaw(file: string): Promise<RawFile> {
+export async function readRaw(file: string): Promise<RawFile> {
   try {
     return JSON.parse(await readFile(file, 'utf8')) as RawFile;
   } catch (err) {
@@ -24,7 +24,7 @@ async function readRaw(file: string): Promise<RawFile> {
   }
 }
 
-function writeRaw(file: string, raw: RawFile): Promise<void> {
+export function writeRaw(file: string, raw: RawFile): Promise<void> {
   return writePrivate(file, `${JSON.stringify(raw, null, 2)}\n`);
 }
 
@@ -37,7 +37,12 @@ async function readStdin(io: CliIo): Promise<string> {
     .replace(/\r?\n$/, '');
 }
 
-export async function addRemote(file: string, args: string[], io: CliIo): Promise<void> {
+export async function addRemote(
+  file: string,
+  args: string[],
+  io: CliIo,
+  opts: { openBrowser: boolean } = { openBrowser: true },
+): Promise<void> {
   const [name, kind, ...assignments] = args;
   if (!name || !kind) throw new UsageError('usage: skyferry remotes add <name> <kind> [field=value ...]');
   const raw = await readRaw(file);
@@ -72,6 +77,30 @@ export async function addRemote(file: string, args: string[], io: CliIo): Promis
       given[field] = value;
       typed.push(field);
     }
+  }
+  const kindInfo = (CLOUD_KIND_INFO as Record<string, (typeof CLOUD_KIND_INFO)[CloudKind] | undefined>)[kind];
+  if (kindInfo?.auth === 'oauth' && given.access_token === undefined && given.refresh_token === undefined) {
+    // No token given: sign in now (rclone's auth_url names another authorization endpoint).
+    const { authorize } = await import('./oauth-flow.ts');
+    const text = (field: string) => (typeof given[field] === 'string' ? (given[field] as string) : undefined);
+    const clientId = text('client_id');
+    const clientSecret = text('client_secret');
+    const authUrl = text('auth_url');
+    const tokenUrl = text('token_url');
+    delete given.auth_url;
+    Object.assign(
+      given,
+      await authorize(
+        {
+          kind: kindInfo.kind,
+          ...(clientId && clientSecret ? { client: { clientId, clientSecret } } : {}),
+          ...(authUrl ? { authUrl } : {}),
+          ...(tokenUrl ? { tokenUrl } : {}),
+          openBrowser: opts.openBrowser,
+        },
+        io,
+      ),
+    );
   }
   // The checks a remotes file gets when it is read; what is stored is the checked value (numbers,
   // booleans) or the reference to the environment, never the variable's value.

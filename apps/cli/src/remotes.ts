@@ -1,8 +1,8 @@
 /**
  * Where the command line's paths lead: `name:path` names a remote of the remotes file, anything
  * else is a folder or file on this machine. Remotes are the protocol kinds a user connects with a
- * form in the web app (S3 and S3-compatible stores, WebDAV, SFTP, FTP); the OAuth kinds sign in
- * through the web app and are not offered here.
+ * form in the web app (S3 and S3-compatible stores, WebDAV, SFTP, FTP, a local folder) and the
+ * OAuth kinds given their tokens (imported from rclone, or written with `remotes add`).
  */
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -13,10 +13,19 @@ import {
   CredentialsError,
   checkCredentials,
   message,
+  OBJECT_STORAGE_KINDS,
   type CloudKind,
   type CloudKindInfo,
+  type CredentialField,
 } from '@skyferry/contract';
-import { cleanPath, openProvider, type Provider, type ProviderContext } from '@skyferry/providers';
+import {
+  cleanPath,
+  configureOAuthClients,
+  openProvider,
+  type OAuthServiceName,
+  type Provider,
+  type ProviderContext,
+} from '@skyferry/providers';
 import { UsageError } from './errors.ts';
 
 /** One remote of the remotes file, as written there. */
@@ -82,10 +91,73 @@ export function stateDirPath(envr: Environment): string {
   return join(base, 'skyferry');
 }
 
-/** The kinds the command line opens: those connected with a form (not OAuth). */
-export const CLI_KINDS: readonly CloudKind[] = CLOUD_KINDS.filter(
-  (k) => CLOUD_KIND_INFO[k].auth === 'form' && k !== 'local',
-);
+/** The kinds the command line opens: every kind (the OAuth ones given their tokens). */
+export const CLI_KINDS: readonly CloudKind[] = CLOUD_KINDS;
+
+const secretText = (name: string, label: string): CredentialField => ({
+  name,
+  label,
+  type: 'password',
+  required: false,
+  secret: true,
+});
+const text = (name: string, label: string, type: 'text' | 'url' = 'text', pattern?: string): CredentialField => ({
+  name,
+  label,
+  type,
+  required: false,
+  secret: false,
+  ...(pattern ? { pattern } : {}),
+});
+
+/**
+ * What a remote of an OAuth kind holds: the grant (as the OAuth backends read it), the OAuth
+ * client that issued it when it is not the one configured by GOOGLE_CLIENT_ID and the like, and
+ * the backend's settings and endpoint overrides.
+ */
+export const OAUTH_FIELDS: readonly CredentialField[] = [
+  secretText('access_token', 'Access token'),
+  secretText('refresh_token', 'Refresh token'),
+  text('expiry', 'Access token expiry (ms since the epoch)', 'text', '^[0-9]{1,16}$'),
+  text('client_id', 'OAuth client id'),
+  secretText('client_secret', 'OAuth client secret'),
+  text('drive_id', 'Drive id'),
+  text('account_id', 'Account id'),
+  text('token_url', 'Token endpoint', 'url'),
+  text('api_url', 'API address', 'url'),
+  text('upload_url', 'Upload address', 'url'),
+  text('content_url', 'Content address', 'url'),
+];
+
+/** The fields a remote of this kind may hold. */
+export function fieldsOf(info: CloudKindInfo): readonly CredentialField[] {
+  return info.auth === 'oauth' ? OAUTH_FIELDS : info.fields;
+}
+
+/**
+ * The OAuth clients that refresh the tokens of remotes carrying none of their own: the server's
+ * variables (GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, MICROSOFT_..., DROPBOX_..., BOX_...).
+ */
+export function configureOAuthFromEnv(env: NodeJS.ProcessEnv): void {
+  const services: OAuthServiceName[] = ['google', 'microsoft', 'dropbox', 'box'];
+  configureOAuthClients(
+    Object.fromEntries(
+      services.flatMap((s) => {
+        const id = env[`${s.toUpperCase()}_CLIENT_ID`];
+        const secret = env[`${s.toUpperCase()}_CLIENT_SECRET`];
+        return id && secret ? [[s, { clientId: id, clientSecret: secret }]] : [];
+      }),
+    ),
+  );
+}
+
+/**
+ * An object-storage remote with no bucket takes it from the path, as rclone's do
+ * (`store:bucket/folder`).
+ */
+function bucketInPath(remote: Remote): boolean {
+  return OBJECT_STORAGE_KINDS.has(remote.kind) && !remote.credentials.bucket;
+}
 
 const REMOTE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 /** `name:rest`; a single letter before the colon is a Windows drive, not a remote. */
@@ -144,21 +216,21 @@ export function checkRemote(
   }
   const info = (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[r.kind];
   if (!info || !CLI_KINDS.includes(info.kind)) {
-    const why = info?.auth === 'oauth' ? ` (${info.displayName} signs in through the web app)` : '';
     throw new UsageError(
-      `remote "${name}" ${where}: kind "${r.kind}" is not one the command line opens${why}; use one of ${CLI_KINDS.join(', ')}`,
+      `remote "${name}" ${where}: kind "${r.kind}" is not one the command line opens; use one of ${CLI_KINDS.join(', ')}`,
     );
   }
+  const fields = fieldsOf(info);
   const given = r.credentials ?? {};
   if (typeof given !== 'object' || Array.isArray(given)) {
     throw new UsageError(`remote "${name}" ${where}: "credentials" must be an object`);
   }
   const credentials: Record<string, unknown> = {};
   for (const [field, v] of Object.entries(given)) {
-    const spec = info.fields.find((f) => f.name === field);
+    const spec = fields.find((f) => f.name === field);
     if (!spec) {
       throw new UsageError(
-        `remote "${name}" ${where}: ${info.displayName} has no field "${field}" (fields: ${info.fields.map((f) => f.name).join(', ')})`,
+        `remote "${name}" ${where}: ${info.displayName} has no field "${field}" (fields: ${fields.map((f) => f.name).join(', ')})`,
       );
     }
     if (typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { env?: unknown }).env === 'string') {
@@ -173,13 +245,26 @@ export function checkRemote(
       credentials[field] = v;
     }
   }
+  if (info.auth === 'oauth' && !credentials.access_token && !credentials.refresh_token) {
+    throw new UsageError(
+      `remote "${name}" ${where}: ${info.displayName} needs its OAuth token (access_token and refresh_token);` +
+        ' skyferry remotes import-rclone takes it from an rclone remote',
+    );
+  }
+  // An object-storage remote without a bucket names it in each path (checked there).
+  const noBucket =
+    OBJECT_STORAGE_KINDS.has(info.kind) && (credentials.bucket === undefined || credentials.bucket === '');
   // The web app's checks of the same form: required fields, numbers, booleans, URLs, choices.
   let checked: Record<string, unknown>;
   try {
-    checked = checkCredentials(info, credentials);
+    checked = checkCredentials(
+      { ...info, fields },
+      noBucket ? { ...credentials, bucket: 'bucket-in-path' } : credentials,
+    );
+    if (noBucket) delete checked.bucket;
   } catch (err) {
     if (!(err instanceof CredentialsError)) throw err;
-    const label = info.fields.find((f) => f.name === err.field)?.label ?? err.field;
+    const label = fields.find((f) => f.name === err.field)?.label ?? err.field;
     throw new UsageError(
       `remote "${name}" ${where}: ` +
         (err.missing ? `${info.displayName} needs "${err.field}" (${label})` : message('en', err.key, err.params)),
@@ -242,14 +327,25 @@ export function locate(
           (known.length ? ` (remotes: ${known.join(', ')})` : ' (it has no remotes yet; see skyferry --help)'),
       );
     }
-    const path = cleanPath(`/${m[2] ?? ''}`);
+    const full = cleanPath(`/${m[2] ?? ''}`);
     const context = remoteContext(stateDir, name);
+    let credentials = remote.credentials;
+    let path = full;
+    if (bucketInPath(remote)) {
+      const [bucket, ...rest] = full.split('/').slice(1);
+      if (!bucket)
+        throw new UsageError(`remote "${name}" names no bucket: give one in the path (${name}:bucket/folder)`);
+      credentials = { ...credentials, bucket };
+      path = cleanPath(`/${rest.join('/')}`);
+    }
+    const roots = remote.kind === 'local' ? [String(credentials.path)] : undefined;
     return {
       text,
       remote: name,
       path,
-      key: `${name}:${path}`,
-      open: async () => openProvider(remote.kind, remote.credentials, await context()),
+      key: `${name}:${full}`,
+      open: async () =>
+        openProvider(remote.kind, credentials, { ...(await context()), ...(roots ? { localRoots: roots } : {}) }),
     };
   }
   const abs = absolutePath(envr, text);

@@ -9,7 +9,7 @@ import { parseAllowList, type Cidr } from '@skyferry/providers';
 
 /**
  * Configuration from the environment, validated once at start. Every variable is documented in
- * the README's configuration table; keep the two in step.
+ * docs/configuration.md's table; keep the two in step.
  */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -51,6 +51,9 @@ const envSchema = z.object({
   // Outbound connections to the clouds users connect by address (see outboundNetworks below).
   SKYFERRY_ALLOW_PRIVATE_NETWORKS: z.string().max(2000).optional(),
   SKYFERRY_CLOUD_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
+  // The run history of tasks (issue 35).
+  SKYFERRY_RUN_HISTORY_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  SKYFERRY_RUN_FILE_ROWS: z.coerce.number().int().min(0).max(100_000_000).default(100_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -114,6 +117,10 @@ export interface Config {
   allowPrivateNetworks: true | Cidr[];
   /** How long such a cloud's server may stay silent before a call fails; undefined: each backend's default. */
   cloudTimeoutMs: number | undefined;
+  /** Days a task's run (and its files) is kept after it ends. */
+  runHistoryDays: number;
+  /** Most file rows one run keeps for each outcome (its counts stay whole). */
+  runFileRows: number;
 }
 
 export type OAuthService = 'google' | 'microsoft' | 'dropbox' | 'box';
@@ -321,5 +328,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: e.LOG_LEVEL,
     allowPrivateNetworks: outboundNetworks(e.SKYFERRY_ALLOW_PRIVATE_NETWORKS),
     cloudTimeoutMs: e.SKYFERRY_CLOUD_TIMEOUT_MS,
+    runHistoryDays: e.SKYFERRY_RUN_HISTORY_DAYS,
+    runFileRows: e.SKYFERRY_RUN_FILE_ROWS,
   };
 }

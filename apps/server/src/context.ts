@@ -10,7 +10,10 @@ import { RateLimitsRepository } from './repositories/rate-limits.ts';
 import { SessionsRepository } from './repositories/sessions.ts';
 import { UsersRepository } from './repositories/users.ts';
 import { VisitorsRepository } from './repositories/visitors.ts';
+import { AccountTokensRepository } from './repositories/account-tokens.ts';
+import { AccountSettingsService } from './services/account-settings.ts';
 import { AccountsService } from './services/accounts.ts';
+import { createMailer } from './services/mail/index.ts';
 import { Authorization, serverFilesOf } from './services/authorization.ts';
 import { CloudsService } from './services/clouds.ts';
 import { configureOAuthFromConfig } from './services/oauth.ts';
@@ -37,6 +40,8 @@ export interface AppContext {
   readonly tokens: TokenService;
   /** Sign-up, sign-in, grants, logout. */
   readonly accounts: AccountsService;
+  /** The account's own settings: password, e-mail, forgotten password, sessions, deleting it. */
+  readonly accountSettings: AccountSettingsService;
   /** Users, plans, the paid check, traffic accounting. */
   readonly users: UsersService;
   /** Who may do what: visitor, user, operator; what each may connect and reach (services/authorization.ts). */
@@ -96,6 +101,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     tokens,
     limits: rateLimits,
     operators: authz,
+    mailDelivers: config.smtpUrl !== undefined,
   });
   const operator = new OperatorService({ users: usersRepo, authz, log });
   const clouds = new CloudsService({
@@ -111,9 +117,11 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const files = new FilesService({ clouds, box: secrets, log });
   closers.push(() => files.close());
   // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
+  const accountLinks = new AccountTokensRepository(db.kysely);
   const housekeeping = async () => {
     try {
       await tokens.purgeExpired();
+      await accountLinks.purgeExpired(Date.now());
       await clouds.purgeUnusedTemporary();
       await tokens.purgeIdleVisitors();
       await rateLimits.purgeExpired(Date.now());
@@ -132,6 +140,21 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const cleanupSystem = createCleanupSystem({ config, db, log, clouds, users });
   closers.push(() => cleanupSystem.close());
   if (config.workers > 0) await cleanupSystem.startWorkers(config.workers);
+  // Account e-mails (reset links, address changes) go out through SMTP_URL or the outbox, as task e-mails do.
+  const accountMailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: config.outboxDir });
+  closers.push(async () => accountMailer.close());
+  const accountSettings = new AccountSettingsService({
+    users: usersRepo,
+    accounts,
+    tokens,
+    links: accountLinks,
+    limits: rateLimits,
+    authz,
+    mailer: accountMailer,
+    closures: [taskSystem.tasks, cleanupSystem.service],
+    publicUrl: config.publicUrl,
+    log,
+  });
   return {
     config,
     db,
@@ -139,6 +162,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     secrets,
     tokens,
     accounts,
+    accountSettings,
     users,
     authz,
     operator,

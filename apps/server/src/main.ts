@@ -19,7 +19,10 @@ async function main(): Promise<void> {
   const log = pino(loggerOptions(config.logLevel));
   const ctx = await createContext(config, log);
   const app = await buildApp(ctx, { logger: log });
+  let stopping = false;
   const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     log.info({ signal }, 'shutting down');
     await app.close();
     await ctx.close();
@@ -27,6 +30,14 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // Started by a parent over IPC (the desktop shell): it asks to stop with a message, which also
+  // works on Windows, and a parent that is gone takes the server with it.
+  if (process.send) {
+    process.on('message', (msg: { type?: string } | null) => {
+      if (msg?.type === 'shutdown') void shutdown('shutdown message');
+    });
+    process.once('disconnect', () => void shutdown('parent disconnected'));
+  }
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -65,8 +65,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(d.auto_login_token).toMatch(/^sk_al_/);
       expect(d.uid).toBeTruthy();
       expect(d.user_info.email).toBe('new.person@example.com');
-      // Billing off: every account is premium with no cap.
-      expect(d.user_info).toMatchObject({ type: 1, expired: 0, is_paid: true, remind_me: 1 });
+      // Billing off: every account is premium with no cap. No SMTP_URL here: completion e-mails start off.
+      expect(d.user_info).toMatchObject({ type: 1, expired: 0, is_paid: true, remind_me: 0 });
       expect(d.user_info.expire * 1000).toBeGreaterThan(Date.now() + 50 * 365 * 86_400_000);
       expect(d.my_data_packet).toEqual({ base: [], additional: [] });
       expect(d.licenses.map((l) => l.id)).toEqual(['month', 'quarter', 'year']);
@@ -91,7 +91,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         body: { email: u.email.toUpperCase(), password: 'another password' },
       });
       expect(dup.status).toBe(409);
-      expect(dup.msg).toBe('An account with this e-mail already exists.');
+      expect(dup.msg).toBe('An account with this email already exists.');
       const bad = await call('POST', '/api/account/signup', {
         body: { email: 'not-an-email', password: 'long enough pw' },
       });
@@ -118,11 +118,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         body: { email: u.email, password: 'password one three' },
       });
       expect(wrong.status).toBe(400);
-      expect(wrong.msg).toBe('The e-mail or password is incorrect.');
+      expect(wrong.msg).toBe('The email or password is incorrect.');
       const nobody = await call('POST', '/api/account/login', {
         body: { email: 'nobody@example.com', password: 'whatever123' },
       });
-      expect(nobody.msg).toBe('The e-mail or password is incorrect.');
+      expect(nobody.msg).toBe('The email or password is incorrect.');
     });
 
     it('answers 140013 (HTTP 401) for a missing, unknown, expired or malformed access token', async () => {
@@ -244,7 +244,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const r = await call('POST', '/api/account/login', {
           body: { email: u.email, password: `wrong password ${i}` },
         });
-        expect(r.msg).toBe('The e-mail or password is incorrect.');
+        expect(r.msg).toBe('The email or password is incorrect.');
       }
       // The last attempt dated to now: the next meets the whole first wait, however slow the machine.
       await t.ctx.db.kysely
@@ -414,6 +414,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         [
           'billing_mode',
           'licenses',
+          'mail_delivery',
           'mandatory_upgrade',
           'popup_nps_rules',
           'service_notice',
@@ -536,6 +537,63 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
     });
 
+    it('only the visitor’s own use counts for which clouds are bound: the app’s background reads (/transfer, /manage) do not', async () => {
+      const v = await t.visitor();
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) ids.push((await dav.connect(t, v.headers, { alias: `temp ${i}` })).id);
+      // Cloud 0 was used longest ago, cloud 5 last.
+      const now = Date.now();
+      for (const [i, id] of ids.entries()) {
+        await t.ctx.db.kysely
+          .updateTable('clouds')
+          .set({ last_used_at: now - (6 - i) * 60_000 })
+          .where('id', '=', id)
+          .execute();
+      }
+      const lastUsed = async (id: string) =>
+        (await call<CloudsMeData>('GET', '/api/v2/clouds/me', { headers: v.headers })).data.temp_clouds.find(
+          (c) => c.id === id,
+        )?.last_used_at;
+      const before = await lastUsed(ids[0] ?? '');
+      // /transfer shows the first cloud's tree and /manage refreshes its space on their own.
+      const tree = await call('POST', '/api/cloud-manager/list', {
+        headers: v.headers,
+        body: { cloud_id: ids[0], path: '/', background: true },
+      });
+      expect(tree.code).toBe(0);
+      expect(
+        (
+          await call('POST', '/api/cloud-manager/info', {
+            headers: v.headers,
+            body: { cloud_id: ids[0], background: true },
+          })
+        ).code,
+      ).toBe(0);
+      expect(await lastUsed(ids[0] ?? '')).toBe(before);
+
+      const u: SignedUpUser = await t.signUp();
+      const both = { ...u.headers, ...v.headers };
+      const bind = await call<{ bound: string[]; discarded: string[] }>('POST', '/api/clouds/bind', {
+        headers: both,
+        body: { relation_id: ids.join(','), sign_in_nonce: u.signInNonce },
+      });
+      expect(bind.code).toBe(0);
+      expect(bind.data.bound).toEqual([5, 4, 3, 2, 1].map((i) => ids[i]));
+      expect(bind.data.discarded).toEqual([ids[0]]);
+
+      // Browsing a folder is the user's own use: it counts.
+      const mine = bind.data.bound[4] ?? '';
+      const bound = async () =>
+        (await call<CloudsMeData>('GET', '/api/v2/clouds/me', { headers: u.headers })).data.clouds;
+      const was = (await bound()).find((c) => c.id === mine)?.last_used_at ?? 0;
+      await new Promise((r) => setTimeout(r, 5));
+      expect(
+        (await call('POST', '/api/cloud-manager/list', { headers: u.headers, body: { cloud_id: mine, path: '/' } }))
+          .code,
+      ).toBe(0);
+      expect((await bound()).find((c) => c.id === mine)?.last_used_at).toBeGreaterThan(was);
+    });
+
     it('binding names only the chosen clouds; the others are discarded; an empty relation_id discards all', async () => {
       const v = await t.visitor();
       const ids: string[] = [];
@@ -573,3 +631,28 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('completion e-mails start on only where the server can send mail', () => {
+  it.each([
+    ['without SMTP_URL: off, and init says mail cannot be sent', {}, 0, false],
+    ['with SMTP_URL: on', { SMTP_URL: 'smtp://127.0.0.1:2525' }, 1, true],
+  ] as const)('%s', async (_what, env, remind, delivery) => {
+    const t = await startTestApp({ env });
+    try {
+      const call = client(() => t);
+      const init = await call<InitData>('GET', '/api/v2/init');
+      expect(init.data.mail_delivery).toBe(delivery);
+      const u = await t.signUp();
+      const info = await call<UsersMeData>('GET', '/api/users/me', { headers: u.headers });
+      expect(info.data.user_info.remind_me).toBe(remind);
+      // Either way the user may change it.
+      const on = await call('POST', '/api/users/notify-email', {
+        headers: u.headers,
+        body: { notify_email: 'me@example.org', remind_me: 1 },
+      });
+      expect(on.code).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});

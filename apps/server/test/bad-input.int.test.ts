@@ -331,6 +331,15 @@ const CASES: BadCase[] = [
     status: 400,
   },
   {
+    name: 'an OAuth sign-in for a cloud whose alias holds a control character',
+    method: 'POST',
+    url: '/api/clouds/oauth/start',
+    as: 'user',
+    body: { cloud_name: 'google_drive', alias: 'Work\u0000Drive' },
+    status: 400,
+    mentions: 'alias',
+  },
+  {
     name: 'reauthorize without credentials',
     method: 'PUT',
     url: (i) => `/api/clouds/${i.cloud}/credentials`,

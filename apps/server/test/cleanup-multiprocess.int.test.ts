@@ -2,7 +2,7 @@
  * Deleting clean-up results from two API instances sharing one database (as two processes behind
  * a load balancer do): deletions of one scan hold a lease on the scan's row, so two calls at once
  * (each keeping the copy the other deletes) never remove every copy of a duplicate group, and a
- * call that cannot get the lease in time answers 409006 "a deletion of this scan is already running".
+ * call that cannot get the lease in time answers 409007 "a deletion of this scan is already running".
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
@@ -140,7 +140,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
     });
 
-    it('while another instance holds the lease, a deletion waits briefly, then answers 409006 with a clear message; an expired lease does not block', async () => {
+    it('while another instance holds the lease, a deletion waits briefly, then answers 409007 (not the upload-gap 409006) with a clear message; an expired lease does not block', async () => {
       const { dir, taskId, ids } = await scannedPair();
       const repo = new CleanupRepository(b.ctx.db.kysely);
       // Another process is deleting from this scan (its lease runs for a minute).
@@ -152,7 +152,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       });
       expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
       expect(refused.status).toBe(409);
-      expect(refused.code).toBe(Code.CONFLICT);
+      expect(refused.code).toBe(Code.CLEANUP_DELETION_RUNNING);
       expect(refused.msg).toBe(message('fr', 'cleanup_deletion_running'));
       expect(message('en', 'cleanup_deletion_running')).toMatch(/deletion of this scan is already running/);
       expect(files(dir)).toEqual(['p.bin', 'q.bin']);

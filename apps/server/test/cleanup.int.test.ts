@@ -189,6 +189,21 @@ for (const cfg of CONFIGS) {
         { headers: headers() },
       );
       expect(byName.data.items.map((i) => i.path)).toEqual(['/Photos/Unused', '/Lonely', '/Empty']);
+      // The category filter applies here too: an empty folder holds no file type, so it is "other".
+      const pictures = await call<EmptyFoldersPage>(
+        'GET',
+        `/api/cleanup/empty-folders?task_id=${taskId}&category=picture`,
+        { headers: headers() },
+      );
+      expect([pictures.data.total, pictures.data.items]).toEqual([0, []]);
+      const others = await call<EmptyFoldersPage>(
+        'GET',
+        `/api/cleanup/empty-folders?task_id=${taskId}&category=other`,
+        {
+          headers: headers(),
+        },
+      );
+      expect(others.data.total).toBe(3);
     });
 
     it('lists duplicate groups with path, size, date and category, filtered and sorted', async () => {
@@ -207,6 +222,15 @@ for (const cfg of CONFIGS) {
         category: 'picture',
       });
       expect(res.data.items[0]?.hash).toMatch(/^(md5|sha1|sha256):[0-9a-f]+$/);
+      // What keeping one copy of each group frees, over the whole result (not just this page).
+      expect([res.data.surplus_count, res.data.surplus_size]).toEqual([3, 2 * photo.length + doc.length]);
+      const onePerPage = await call<DuplicateFilesPage>(
+        'GET',
+        `/api/cleanup/duplicate-files?task_id=${taskId}&page_size=1&page=2`,
+        { headers: headers() },
+      );
+      expect(onePerPage.data.items).toHaveLength(1);
+      expect([onePerPage.data.surplus_count, onePerPage.data.surplus_size]).toEqual([3, 2 * photo.length + doc.length]);
       const asc = await call<DuplicateFilesPage>('GET', `/api/cleanup/duplicate-files?task_id=${taskId}&order=asc`, {
         headers: headers(),
       });
@@ -217,6 +241,7 @@ for (const cfg of CONFIGS) {
         { headers: headers() },
       );
       expect(pictures.data.items.map((g) => g.category)).toEqual(['picture']);
+      expect([pictures.data.surplus_count, pictures.data.surplus_size]).toEqual([2, 2 * photo.length]);
       const videos = await call<DuplicateFilesPage>(
         'GET',
         `/api/cleanup/duplicate-files?task_id=${taskId}&category=video`,
@@ -479,10 +504,47 @@ for (const cfg of CONFIGS) {
       }
     });
 
-    it('a scan of a missing folder fails (status 3) with the reason', async () => {
-      const id = await startScan({ cloud_id: cloud.id, path: '/No/Such/Folder' });
-      const { task } = await waitScan(id);
-      expect(task).toMatchObject({ status: 3, error: { code: 'not_found' } });
+    it('a scan of a missing folder answers 404 at once, and the cloud keeps its last results', async () => {
+      const before = await call<CleanupTask>('GET', `/api/cleanup/task?cloud_id=${cloud.id}`, { headers: headers() });
+      const missing = await call('POST', '/api/cleanup/run', {
+        headers: headers(),
+        body: { cloud_id: cloud.id, path: '/No/Such/Folder' },
+      });
+      expect([missing.status, missing.code, missing.msg]).toEqual([404, Code.NOT_FOUND, 'The path does not exist.']);
+      const file = await call('POST', '/api/cleanup/run', {
+        headers: headers(),
+        body: { cloud_id: cloud.id, path: '/Docs/notes.txt' },
+      });
+      expect([file.status, file.code]).toEqual([400, Code.BAD_REQUEST]);
+      expect(file.msg).toContain('path');
+      const after = await call<CleanupTask>('GET', `/api/cleanup/task?cloud_id=${cloud.id}`, { headers: headers() });
+      expect(after.data?.task_id).toBe(before.data?.task_id);
+    });
+
+    it('reports an id that is no result of the list instead of answering plain success', async () => {
+      const d = t.makeLocalFolder();
+      const a = randomBytes(3 * KB);
+      writeTree(d, { 'x.bin': a, 'y.bin': a });
+      mkdirSync(join(d, 'Hollow'));
+      const c = await connectLocal(call, headers(), d);
+      const id = await startScan({ cloud_id: c.id, imode: 3 });
+      await waitScan(id);
+      const copy = (
+        await call<DuplicateFilesPage>('GET', `/api/cleanup/duplicate-files?task_id=${id}`, { headers: headers() })
+      ).data.items[0]?.files[0]?.id;
+      const res = await call<DeleteCleanupData>('DELETE', '/api/cleanup/empty-folders', {
+        headers: headers(),
+        body: { task_id: id, ids: ['no-such-id', copy] },
+      });
+      expect(res.code).toBe(0);
+      expect(res.data.deleted).toBe(0);
+      expect(res.data.failed.map((f) => [f.id, f.reason]).sort()).toEqual(
+        [
+          ['no-such-id', 'not_found'],
+          [copy, 'not_found'],
+        ].sort(),
+      );
+      expect(tree(d)).toEqual(['Hollow/', 'x.bin', 'y.bin']);
     });
 
     it('checks its input', async () => {

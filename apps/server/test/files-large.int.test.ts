@@ -88,9 +88,10 @@ describe(`a ${Math.round(SIZE / 1024 ** 2)} MiB upload to S3 and ranged download
     }
     const item = await api.ok<FileItem>('POST', `/api/cloud-manager/uploads/${session.upload_id}/complete`);
     expect(item).toMatchObject({ path: '/videos/large.bin', size: SIZE, type: 1 });
-    // Streamed: what the server holds does not grow with the file (it runs in this process); a few
-    // S3 parts in flight at most, where a buffered upload would hold the whole file.
-    expect(peakLive - liveBefore).toBeLessThan(64 * 1024 ** 2);
+    // Streamed: what the server holds does not grow with the file (it runs in this process, as does
+    // the S3 server); a few parts in flight on each side, where a buffered upload would hold the whole
+    // 1024 MiB. On a busy machine the S3 server falls behind and holds more parts meanwhile.
+    expect(peakLive - liveBefore).toBeLessThan(128 * 1024 ** 2);
 
     const listed = await api.listAll(cloudId, '/videos');
     expect(listed.map((f) => [f.name, f.size])).toEqual([['large.bin', SIZE]]);

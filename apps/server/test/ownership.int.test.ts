@@ -85,6 +85,15 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
     });
     return created.task.id;
   },
+  /** A verification of the owner's task (the Tasks page, issue 35): a run in its history, queued. */
+  run: async (s) => {
+    const tasks = await s.asOwner<{ items: Array<{ id: string }> }>('POST', '/api/tasks/list', { page: 1 });
+    const taskId = tasks.items[0]?.id ?? '';
+    return (await s.asOwner<{ id: string }>('POST', `/api/tasks/${taskId}/verify`)).id;
+  },
+  /** One of the owner's signed-in devices (Settings > Account). */
+  session: async (s) =>
+    (await s.asOwner<{ items: Array<{ id: string }> }>('GET', '/api/account/sessions')).items[0]?.id ?? '',
 };
 
 export interface AttackerRequest {
@@ -341,6 +350,45 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
     name: 'DELETE /api/cloud-manager/cancel-transfer',
     request: (ids) => ({ method: 'DELETE', url: `/api/cloud-manager/cancel-transfer?task_id=${ids.task}` }),
   },
+  // The Tasks page (issue 35): runs, their files and logs, Verify, Edit, the plan of an edit, Duplicate.
+  { name: 'GET /api/tasks/{id}/runs', request: (ids) => ({ method: 'GET', url: `/api/tasks/${ids.task}/runs` }) },
+  {
+    name: 'GET /api/tasks/{id}/runs/{run_id}',
+    request: (ids) => ({ method: 'GET', url: `/api/tasks/${ids.task}/runs/${ids.run}` }),
+  },
+  {
+    name: 'GET /api/tasks/{id}/runs/{run_id}/files',
+    request: (ids) => ({ method: 'GET', url: `/api/tasks/${ids.task}/runs/${ids.run}/files?q=Task` }),
+  },
+  {
+    name: 'GET /api/tasks/{id}/runs/{run_id}/log',
+    request: (ids) => ({ method: 'GET', url: `/api/tasks/${ids.task}/runs/${ids.run}/log?format=jsonl` }),
+  },
+  { name: 'POST /api/tasks/{id}/verify', request: (ids) => ({ method: 'POST', url: `/api/tasks/${ids.task}/verify` }) },
+  {
+    name: 'DELETE /api/tasks/{id}/verify',
+    request: (ids) => ({ method: 'DELETE', url: `/api/tasks/${ids.task}/verify` }),
+  },
+  {
+    name: 'PUT /api/tasks/{id} (edit)',
+    request: (ids) => ({
+      method: 'PUT',
+      url: `/api/tasks/${ids.task}`,
+      body: { task_name: 'pwned', same_name_policy: 'overwrite', schedule: null },
+    }),
+  },
+  {
+    name: 'POST /api/tasks/{id}/plan',
+    request: (ids) => ({ method: 'POST', url: `/api/tasks/${ids.task}/plan`, body: { same_name_policy: 'overwrite' } }),
+  },
+  {
+    name: 'POST /api/tasks/{id}/duplicate',
+    request: (ids) => ({ method: 'POST', url: `/api/tasks/${ids.task}/duplicate` }),
+  },
+  {
+    name: 'DELETE /api/account/sessions/{id}',
+    request: (ids) => ({ method: 'DELETE', url: `/api/account/sessions/${ids.session}` }),
+  },
 ];
 
 /**
@@ -362,6 +410,14 @@ export const NOT_OWNED: Record<string, string> = {
   'POST /api/clouds': 'creates a cloud for the caller',
   'GET /api/clouds/oauth/callback':
     'the owner is sealed in the state (and the browser bound by a cookie); see oauth.int.test.ts',
+  'POST /api/account/password': 'the caller’s own account (its current password required)',
+  'POST /api/account/email': 'the caller’s own account (its current password required)',
+  'POST /api/account/email/confirm': 'the single-use link mailed to the new address names the account',
+  'POST /api/account/password/forgot': 'answers the same whether or not the address has an account',
+  'POST /api/account/password/reset': 'the single-use link mailed to the account names it',
+  'GET /api/account/sessions': 'the caller’s own devices',
+  'POST /api/account/sessions/revoke-others': 'the caller’s own devices',
+  'POST /api/account/delete': 'the caller’s own account (its current password required)',
   'GET /api/operator/users': 'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
   'PUT /api/operator/users/{uid}/local-folder':
     'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
@@ -376,6 +432,8 @@ export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'u
   { table: 'clouds', ownerColumn: 'visitor_id', owner: 'visitor' },
   { table: 'cleanup_tasks', ownerColumn: 'user_id', owner: 'user' },
   { table: 'tasks', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'task_runs', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'sessions', ownerColumn: 'user_id', owner: 'user' },
 ];
 
 for (const dialect of ['sqlite', 'postgres'] as const) {

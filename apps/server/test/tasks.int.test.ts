@@ -121,7 +121,7 @@ for (const cfg of CONFIGS) {
         to_cloud: { cloud_id: dst.id, cloud_name: 'local', cloud_alias_name: 'Archive', path: '/Backup' },
         destination_clouds: [{ cloud_id: dst.id, cloud_name: 'local', cloud_alias_name: 'Archive' }],
         sync_mode: null,
-        same_name_policy: 'skip',
+        same_name_policy: 'size_differs_or_newer',
         is_schedule: 1,
         next_run_time: null,
         schedule: null,

@@ -1,16 +1,8 @@
-import '@mantine/core/styles.css';
-import '@mantine/notifications/styles.css';
-import '@mantine/dates/styles.css';
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { App } from './app/App.tsx';
-import { initI18n } from './i18n/index.ts';
+import { initialLanguage, loadLanguage } from './i18n/load.ts';
 
-await initI18n();
-const root = document.getElementById('root');
-if (!root) throw new Error('missing #root');
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+// The interface language's translations load while the app's own chunks download: index.html
+// preloads the start chunk (see vite.plugins.ts), so neither waits for the other. No top-level
+// await: it would turn off the bundler's chunk merging.
+const lang = initialLanguage();
+void loadLanguage(lang).catch(() => undefined);
+void import('./app/start.tsx').then(({ start }) => start(lang));

@@ -79,6 +79,7 @@ describe('httpStatusOf', () => {
     [Code.CONFIRM_INSUFFICIENT_SPACE, 409],
     [Code.CONFIRM_DELETIONS, 409],
     [Code.CONFLICT, 409],
+    [Code.CLEANUP_DELETION_RUNNING, 409],
     [Code.PAYLOAD_TOO_LARGE, 413],
     [Code.CLOUD_CREDENTIALS_INVALID, 422],
     [Code.RATE_LIMITED, 429],

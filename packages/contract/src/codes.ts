@@ -52,6 +52,16 @@ export const Code = {
   LOCAL_FOLDER_FORBIDDEN: 403004,
   /** Only the server's operator may make this call. */
   OPERATOR_REQUIRED: 403005,
+  // Account basics.
+  /** The password given to confirm an account change is not the account's. */
+  PASSWORD_INCORRECT: 403030,
+  /** The last operator deletes their account while others exist: name the account that takes over. */
+  OPERATOR_SUCCESSOR_REQUIRED: 409030,
+  /** A mailed link (password reset, e-mail confirmation) has expired, was used, or never existed. */
+  ACCOUNT_LINK_INVALID: 410030,
+  // Clean-up.
+  /** Another deletion of the same clean-up scan holds its lease (409006 stays "try the upload part again"). */
+  CLEANUP_DELETION_RUNNING: 409007,
 } as const;
 
 export type CodeName = keyof typeof Code;
@@ -90,6 +100,11 @@ export const CODE_MEANINGS: Record<CodeValue, string> = {
   [Code.LOCAL_FOLDER_FORBIDDEN]:
     'Folders on the server are not open to this identity (visitors, users the operator has not allowed).',
   [Code.OPERATOR_REQUIRED]: "Only the server's operator may do this.",
+  [Code.PASSWORD_INCORRECT]: 'The password is incorrect.',
+  [Code.OPERATOR_SUCCESSOR_REQUIRED]:
+    'The last operator must name another account to become the operator before deleting theirs.',
+  [Code.ACCOUNT_LINK_INVALID]: 'The mailed link has expired or has already been used.',
+  [Code.CLEANUP_DELETION_RUNNING]: 'A deletion of this clean-up scan is already running; try again when it ends.',
 };
 
 /**

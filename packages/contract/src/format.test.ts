@@ -18,9 +18,11 @@ describe('formatBytes', () => {
 
   it.each([
     [0, '0 B'],
-    [1, '1.00 B'],
-    [512, '512.00 B'],
-    [1023, '1023.00 B'],
+    [1, '1 B'],
+    [9, '9 B'],
+    [512, '512 B'],
+    [1023, '1023 B'],
+    [1023.6, '1.00 KB'],
     [1024, '1.00 KB'],
     [1536, '1.50 KB'],
     [1025, '1.00 KB'],
@@ -42,9 +44,9 @@ describe('formatBytes', () => {
     expect(formatBytes(1023.999 * 1024 ** 7)).toBe('1.00 YB');
   });
 
-  it('shows every unit boundary as 1.00 of that unit', () => {
+  it('shows every unit boundary as 1.00 of that unit (1 B: bytes are whole)', () => {
     BYTE_UNITS.forEach((unit, i) => {
-      expect(formatBytes(1024 ** i), unit).toBe(`1.00 ${unit}`);
+      expect(formatBytes(1024 ** i), unit).toBe(i === 0 ? '1 B' : `1.00 ${unit}`);
     });
   });
 

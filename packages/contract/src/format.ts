@@ -3,11 +3,16 @@ import { wallClockAt } from './time.ts';
 
 export const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB', 'YB'] as const;
 
-/** Bytes as B to YB, base 1024, 2 decimals ("1.50 MB"); 0 is "0 B". */
+/** Bytes as B to YB, base 1024, 2 decimals ("1.50 MB"); whole bytes below 1 KB ("9 B", never "9.00 B"); 0 is "0 B". */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes <= 0) return '0 B';
   let i = Math.floor(Math.log(bytes) / Math.log(1024));
   i = Math.max(0, Math.min(i, BYTE_UNITS.length - 1));
+  if (i === 0) {
+    // A byte has no fraction; 1023.5 bytes rounds up into the next unit like any other carry.
+    if (Math.round(bytes) < 1024) return `${Math.round(bytes)} B`;
+    i = 1;
+  }
   let value = bytes / 1024 ** i;
   // 1023.999 KB rounds to 1024.00 KB: carry it into the next unit.
   if (Number(value.toFixed(2)) >= 1024 && i < BYTE_UNITS.length - 1) {

@@ -1,5 +1,6 @@
 export * from './codes.ts';
 export * from './envelope.ts';
+export * from './envelope-schema.ts';
 export * from './constants.ts';
 export * from './flags.ts';
 export * from './states.ts';
@@ -17,3 +18,4 @@ export * from './clouds.ts';
 export * from './credentials.ts';
 export * from './i18n/index.ts';
 export * from './api/index.ts';
+export * from './desktop.ts';

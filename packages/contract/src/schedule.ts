@@ -22,7 +22,8 @@ export const scheduleSchema = z
     start_date: z
       .string()
       .refine((s) => parseWallClock(s) !== undefined, { message: 'start_date must be YYYY-MM-DD HH:mm:ss' }),
-    repeat_type: z.number().int().nonnegative().optional(),
+    /** 0 daily, 1 weekly, 2 monthly; absent: once. */
+    repeat_type: z.number().int().min(0).max(2).optional(),
     hour: z.number().int().min(0).max(23).optional(),
     minute: z.number().int().min(0).max(59).optional(),
     second: z.number().int().min(0).max(59).optional(),

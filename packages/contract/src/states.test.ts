@@ -38,13 +38,14 @@ describe('server task states (spec section 4)', () => {
     [0, 'Completed', 0, ['view', 'delete']],
     [1, 'Scanning', null, ['cancel', 'delete']],
     [2, 'Transferring', 2, ['cancel', 'delete']],
-    [3, 'Failed', 3, ['retry', 'delete']],
+    [3, 'Failed', 3, ['details', 'retry', 'delete']],
     [4, 'Canceled', null, ['restart', 'delete']],
     [5, 'Partially Success', null, ['details', 'retry', 'delete']],
     [6, 'Insufficient target cloud storage', 3, ['retry', 'delete']],
     [7, 'Pending', null, ['start_now', 'toggle_schedule', 'delete']],
     [8, 'Waiting', null, ['cancel', 'delete']],
-    [9, 'Waiting', null, ['delete']],
+    // Issue 35: a task being cancelled reads "Cancelling" (the spec's "Waiting" read as waiting for a worker).
+    [9, 'Cancelling', null, ['delete']],
     [10, 'Not enough traffic', null, ['delete']],
   ] as const)('state %i shows "%s", display class %s, actions %j', (state, label, displayClass, actions) => {
     const info = TASK_STATE_INFO[state];

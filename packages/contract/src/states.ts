@@ -32,13 +32,13 @@ export const TASK_STATE_INFO: Record<TaskStateValue, TaskStateInfo> = {
   0: { state: 0, label: 'Completed', displayClass: 0, actions: ['view', 'delete'] },
   1: { state: 1, label: 'Scanning', displayClass: null, actions: ['cancel', 'delete'] },
   2: { state: 2, label: 'Transferring', displayClass: 2, actions: ['cancel', 'delete'] },
-  3: { state: 3, label: 'Failed', displayClass: 3, actions: ['retry', 'delete'] },
+  3: { state: 3, label: 'Failed', displayClass: 3, actions: ['details', 'retry', 'delete'] },
   4: { state: 4, label: 'Canceled', displayClass: null, actions: ['restart', 'delete'] },
   5: { state: 5, label: 'Partially Success', displayClass: null, actions: ['details', 'retry', 'delete'] },
   6: { state: 6, label: 'Insufficient target cloud storage', displayClass: 3, actions: ['retry', 'delete'] },
   7: { state: 7, label: 'Pending', displayClass: null, actions: ['start_now', 'toggle_schedule', 'delete'] },
   8: { state: 8, label: 'Waiting', displayClass: null, actions: ['cancel', 'delete'] },
-  9: { state: 9, label: 'Waiting', displayClass: null, actions: ['delete'] },
+  9: { state: 9, label: 'Cancelling', displayClass: null, actions: ['delete'] },
   10: { state: 10, label: 'Not enough traffic', displayClass: null, actions: ['delete'] },
 };
 

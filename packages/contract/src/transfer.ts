@@ -11,6 +11,11 @@ export const syncModeSchema = z.enum(SYNC_MODES);
 export const SAME_NAME_POLICIES = ['overwrite', 'skip', 'size_differs', 'size_differs_or_newer'] as const;
 export type SameNamePolicy = (typeof SAME_NAME_POLICIES)[number];
 export const sameNamePolicySchema = z.enum(SAME_NAME_POLICIES);
+/**
+ * The one default same-name policy: what a task created without one uses (the API), what the web
+ * app's settings start from and what the engine plans with when none is given.
+ */
+export const DEFAULT_SAME_NAME_POLICY: SameNamePolicy = 'size_differs_or_newer';
 
 /** The nine filter categories. */
 export const FILTER_CATEGORIES = [

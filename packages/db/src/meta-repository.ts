@@ -30,4 +30,8 @@ export class MetaRepository {
       .execute();
     return (await this.get(key)) ?? value;
   }
+
+  async delete(key: string): Promise<void> {
+    await this.db.deleteFrom('meta').where('key', '=', key).execute();
+  }
 }

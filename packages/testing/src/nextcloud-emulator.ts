@@ -27,7 +27,21 @@ export interface NextcloudEmulator {
   readonly dir: string;
   /** Chunked uploads seen (MOVE of .file), for tests that check the chunked path was taken. */
   readonly assembled: string[];
+  /** Every request to the files root, as "METHOD /path" (below the root, percent-encoded). */
+  readonly requests: string[];
   stop(): Promise<void>;
+}
+
+export interface NextcloudEmulatorOptions {
+  /**
+   * 'nextcloud' (default) answers /status.php as Nextcloud does; 'none' answers it 404, so clients
+   * take the server for a generic WebDAV server (one that keeps times its own way, below).
+   */
+  product?: 'nextcloud' | 'none';
+  /** Keeps the time a PUT names in X-OC-Mtime (default true), as Nextcloud and rclone serve webdav 1.6x do. */
+  mtimeHeader?: boolean;
+  /** Lets PROPPATCH set getlastmodified (default false: Apache refuses it as a protected property). */
+  mtimeProppatch?: boolean;
 }
 
 /**
@@ -37,8 +51,12 @@ export interface NextcloudEmulator {
  * (rewriting hrefs and Destination headers), keeps the modification time sent in X-OC-Mtime, and
  * implements chunked upload v2 (/remote.php/dav/uploads/<user>/<id>: MKCOL, numbered chunk PUTs,
  * MOVE of ".file" to assemble, DELETE to abort), which requires the Destination header throughout.
+ * With `product: 'none'` it stands in for generic servers that keep times their own way
+ * (X-OC-Mtime as rclone serve webdav 1.6x does, or PROPPATCH of getlastmodified).
  */
-export async function startNextcloudEmulator(): Promise<NextcloudEmulator> {
+export async function startNextcloudEmulator(options: NextcloudEmulatorOptions = {}): Promise<NextcloudEmulator> {
+  const { product = 'nextcloud', mtimeHeader = true, mtimeProppatch = false } = options;
+  const requests: string[] = [];
   const apache = await startApacheWebdav();
   const username = 'alice';
   const password = `pw-${randomBytes(6).toString('hex')}`;
@@ -79,12 +97,33 @@ export async function startNextcloudEmulator(): Promise<NextcloudEmulator> {
 
   const setMtime = (rest: string, header: string | string[] | undefined): boolean => {
     const secs = Number(Array.isArray(header) ? header[0] : header);
-    if (!header || !Number.isFinite(secs)) return false;
+    if (!mtimeHeader || !header || !Number.isFinite(secs)) return false;
     utimesSync(diskPath(rest), new Date(), new Date(secs * 1000));
     return true;
   };
 
+  /** PROPPATCH of getlastmodified, where the options allow it: the file's time is set, a 207 says so. */
+  const proppatchMtime = async (req: IncomingMessage, res: ServerResponse, rest: string) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const wanted = /getlastmodified>([^<]+)</i.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
+    const when = wanted ? new Date(wanted) : undefined;
+    if (!when || Number.isNaN(when.getTime())) return send(res, 400, 'no getlastmodified');
+    utimesSync(diskPath(rest), new Date(), when);
+    const href = `${filesPrefix}${rest}`;
+    return send(
+      res,
+      207,
+      `<?xml version="1.0" encoding="utf-8"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>${href}</d:href>` +
+        '<d:propstat><d:prop><d:getlastmodified/></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>' +
+        '</d:response></d:multistatus>',
+      'application/xml; charset=utf-8',
+    );
+  };
+
   const filesRequest = async (req: IncomingMessage, res: ServerResponse, rest: string) => {
+    requests.push(`${req.method ?? 'GET'} /${rest}`);
+    if (req.method === 'PROPPATCH' && mtimeProppatch) return proppatchMtime(req, res, rest);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) {
       if (v === undefined || k === 'authorization' || k === 'host') continue;
@@ -170,6 +209,7 @@ export async function startNextcloudEmulator(): Promise<NextcloudEmulator> {
     const ok = auth === `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
     const handle = async () => {
       if (url.pathname === '/status.php') {
+        if (product === 'none') return send(res, 404, 'not found');
         return send(
           res,
           200,
@@ -199,6 +239,7 @@ export async function startNextcloudEmulator(): Promise<NextcloudEmulator> {
     password,
     dir: apache.dir,
     assembled,
+    requests,
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

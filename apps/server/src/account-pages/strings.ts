@@ -22,6 +22,18 @@ export interface PageStrings {
   passwordsDiffer: string;
   networkError: string;
   originRejected: string;
+  forgotLink: string;
+  forgotTitle: string;
+  forgotIntro: string;
+  sendLink: string;
+  resetTitle: string;
+  newPassword: string;
+  setPassword: string;
+  confirmEmailTitle: string;
+  confirmEmailIntro: string;
+  confirmEmail: string;
+  backToSignIn: string;
+  linkMissing: string;
 }
 
 export const PAGE_STRINGS: Record<Language, PageStrings> = {
@@ -46,6 +58,18 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: 'The passwords do not match.',
     networkError: 'The network is unstable, please try again later.',
     originRejected: 'This page was opened from an address this server does not allow.',
+    forgotLink: 'Forgot password?',
+    forgotTitle: 'Reset your password',
+    forgotIntro: 'Enter the email address of your account. We will send it a link to set a new password.',
+    sendLink: 'Send the link',
+    resetTitle: 'Set a new password',
+    newPassword: 'New password',
+    setPassword: 'Set password',
+    confirmEmailTitle: 'Confirm your new email address',
+    confirmEmailIntro: 'Confirm to make this the email address of your Skyferry account:',
+    confirmEmail: 'Confirm',
+    backToSignIn: 'Back to sign in',
+    linkMissing: 'This link is incomplete. Open it again from the email, or ask for a new one.',
   },
   ar: {
     signInTitle: 'تسجيل الدخول إلى Skyferry',
@@ -68,6 +92,18 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: 'كلمتا المرور غير متطابقتين.',
     networkError: 'الشبكة غير مستقرة، يرجى المحاولة لاحقًا.',
     originRejected: 'تم فتح هذه الصفحة من عنوان لا يسمح به هذا الخادم.',
+    forgotLink: 'هل نسيت كلمة المرور؟',
+    forgotTitle: 'إعادة تعيين كلمة المرور',
+    forgotIntro: 'أدخل عنوان البريد الإلكتروني لحسابك. سنرسل إليه رابطًا لتعيين كلمة مرور جديدة.',
+    sendLink: 'إرسال الرابط',
+    resetTitle: 'تعيين كلمة مرور جديدة',
+    newPassword: 'كلمة المرور الجديدة',
+    setPassword: 'تعيين كلمة المرور',
+    confirmEmailTitle: 'تأكيد عنوان بريدك الإلكتروني الجديد',
+    confirmEmailIntro: 'أكّد ليصبح هذا عنوان البريد الإلكتروني لحسابك في Skyferry:',
+    confirmEmail: 'تأكيد',
+    backToSignIn: 'العودة إلى تسجيل الدخول',
+    linkMissing: 'هذا الرابط غير مكتمل. افتحه مجددًا من الرسالة، أو اطلب رابطًا جديدًا.',
   },
   br: {
     signInTitle: 'Entrar no Skyferry',
@@ -90,6 +126,18 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: 'As senhas não coincidem.',
     networkError: 'A rede está instável, tente novamente mais tarde.',
     originRejected: 'Esta página foi aberta a partir de um endereço que este servidor não permite.',
+    forgotLink: 'Esqueceu a senha?',
+    forgotTitle: 'Redefinir sua senha',
+    forgotIntro: 'Digite o e-mail da sua conta. Enviaremos para ele um link para definir uma nova senha.',
+    sendLink: 'Enviar o link',
+    resetTitle: 'Definir uma nova senha',
+    newPassword: 'Nova senha',
+    setPassword: 'Definir senha',
+    confirmEmailTitle: 'Confirme seu novo e-mail',
+    confirmEmailIntro: 'Confirme para tornar este o e-mail da sua conta do Skyferry:',
+    confirmEmail: 'Confirmar',
+    backToSignIn: 'Voltar para o login',
+    linkMissing: 'Este link está incompleto. Abra-o novamente a partir do e-mail ou peça um novo.',
   },
   de: {
     signInTitle: 'Bei Skyferry anmelden',
@@ -112,6 +160,19 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: 'Die Passwörter stimmen nicht überein.',
     networkError: 'Das Netzwerk ist instabil, bitte versuchen Sie es später erneut.',
     originRejected: 'Diese Seite wurde von einer Adresse geöffnet, die dieser Server nicht zulässt.',
+    forgotLink: 'Passwort vergessen?',
+    forgotTitle: 'Passwort zurücksetzen',
+    forgotIntro:
+      'Geben Sie die E-Mail-Adresse Ihres Kontos ein. Wir senden einen Link an sie, mit dem Sie ein neues Passwort festlegen.',
+    sendLink: 'Link senden',
+    resetTitle: 'Neues Passwort festlegen',
+    newPassword: 'Neues Passwort',
+    setPassword: 'Passwort festlegen',
+    confirmEmailTitle: 'Neue E-Mail-Adresse bestätigen',
+    confirmEmailIntro: 'Bestätigen Sie, um diese Adresse zur E-Mail-Adresse Ihres Skyferry-Kontos zu machen:',
+    confirmEmail: 'Bestätigen',
+    backToSignIn: 'Zurück zur Anmeldung',
+    linkMissing: 'Dieser Link ist unvollständig. Öffnen Sie ihn erneut aus der E-Mail oder fordern Sie einen neuen an.',
   },
   es: {
     signInTitle: 'Iniciar sesión en Skyferry',
@@ -134,6 +195,19 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: 'Las contraseñas no coinciden.',
     networkError: 'La red es inestable, inténtelo de nuevo más tarde.',
     originRejected: 'Esta página se abrió desde una dirección que este servidor no permite.',
+    forgotLink: '¿Olvidó su contraseña?',
+    forgotTitle: 'Restablecer la contraseña',
+    forgotIntro:
+      'Escriba el correo electrónico de su cuenta. Le enviaremos un enlace para establecer una nueva contraseña.',
+    sendLink: 'Enviar el enlace',
+    resetTitle: 'Establecer una nueva contraseña',
+    newPassword: 'Nueva contraseña',
+    setPassword: 'Establecer contraseña',
+    confirmEmailTitle: 'Confirme su nuevo correo electrónico',
+    confirmEmailIntro: 'Confirme para que este sea el correo electrónico de su cuenta de Skyferry:',
+    confirmEmail: 'Confirmar',
+    backToSignIn: 'Volver a iniciar sesión',
+    linkMissing: 'Este enlace está incompleto. Vuelva a abrirlo desde el correo o solicite uno nuevo.',
   },
   fr: {
     signInTitle: 'Se connecter à Skyferry',
@@ -156,6 +230,19 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: 'Les mots de passe ne correspondent pas.',
     networkError: 'Le réseau est instable, veuillez réessayer plus tard.',
     originRejected: "Cette page a été ouverte depuis une adresse que ce serveur n'autorise pas.",
+    forgotLink: 'Mot de passe oublié ?',
+    forgotTitle: 'Réinitialiser votre mot de passe',
+    forgotIntro:
+      'Saisissez l’adresse e-mail de votre compte. Nous lui enverrons un lien pour définir un nouveau mot de passe.',
+    sendLink: 'Envoyer le lien',
+    resetTitle: 'Définir un nouveau mot de passe',
+    newPassword: 'Nouveau mot de passe',
+    setPassword: 'Définir le mot de passe',
+    confirmEmailTitle: 'Confirmez votre nouvelle adresse e-mail',
+    confirmEmailIntro: 'Confirmez pour faire de cette adresse celle de votre compte Skyferry :',
+    confirmEmail: 'Confirmer',
+    backToSignIn: 'Retour à la connexion',
+    linkMissing: 'Ce lien est incomplet. Rouvrez-le depuis l’e-mail ou demandez-en un nouveau.',
   },
   it: {
     signInTitle: 'Accedi a Skyferry',
@@ -178,6 +265,19 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: 'Le password non coincidono.',
     networkError: 'La rete è instabile, riprova più tardi.',
     originRejected: 'Questa pagina è stata aperta da un indirizzo che questo server non consente.',
+    forgotLink: 'Password dimenticata?',
+    forgotTitle: 'Reimposta la password',
+    forgotIntro:
+      'Inserisci l’indirizzo e-mail del tuo account. Gli invieremo un link per impostare una nuova password.',
+    sendLink: 'Invia il link',
+    resetTitle: 'Imposta una nuova password',
+    newPassword: 'Nuova password',
+    setPassword: 'Imposta la password',
+    confirmEmailTitle: 'Conferma il nuovo indirizzo e-mail',
+    confirmEmailIntro: 'Conferma per rendere questo l’indirizzo e-mail del tuo account Skyferry:',
+    confirmEmail: 'Conferma',
+    backToSignIn: 'Torna all’accesso',
+    linkMissing: 'Questo link è incompleto. Aprilo di nuovo dall’e-mail o richiedine uno nuovo.',
   },
   ja: {
     signInTitle: 'Skyferry にサインイン',
@@ -200,6 +300,18 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: 'パスワードが一致しません。',
     networkError: 'ネットワークが不安定です。しばらくしてからもう一度お試しください。',
     originRejected: 'このページは、このサーバーが許可していないアドレスから開かれました。',
+    forgotLink: 'パスワードをお忘れですか?',
+    forgotTitle: 'パスワードのリセット',
+    forgotIntro: 'アカウントのメールアドレスを入力してください。新しいパスワードを設定するリンクを送信します。',
+    sendLink: 'リンクを送信',
+    resetTitle: '新しいパスワードの設定',
+    newPassword: '新しいパスワード',
+    setPassword: 'パスワードを設定',
+    confirmEmailTitle: '新しいメールアドレスの確認',
+    confirmEmailIntro: '確認すると、このアドレスが Skyferry アカウントのメールアドレスになります:',
+    confirmEmail: '確認',
+    backToSignIn: 'サインインに戻る',
+    linkMissing: 'このリンクは不完全です。メールからもう一度開くか、新しいリンクをリクエストしてください。',
   },
   ko: {
     signInTitle: 'Skyferry 로그인',
@@ -222,6 +334,18 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: '비밀번호가 일치하지 않습니다.',
     networkError: '네트워크가 불안정합니다. 잠시 후 다시 시도해 주세요.',
     originRejected: '이 페이지는 이 서버가 허용하지 않는 주소에서 열렸습니다.',
+    forgotLink: '비밀번호를 잊으셨나요?',
+    forgotTitle: '비밀번호 재설정',
+    forgotIntro: '계정의 이메일 주소를 입력하세요. 새 비밀번호를 설정하는 링크를 보내 드립니다.',
+    sendLink: '링크 보내기',
+    resetTitle: '새 비밀번호 설정',
+    newPassword: '새 비밀번호',
+    setPassword: '비밀번호 설정',
+    confirmEmailTitle: '새 이메일 주소 확인',
+    confirmEmailIntro: '확인하면 이 주소가 Skyferry 계정의 이메일 주소가 됩니다:',
+    confirmEmail: '확인',
+    backToSignIn: '로그인으로 돌아가기',
+    linkMissing: '이 링크는 완전하지 않습니다. 메일에서 다시 열거나 새 링크를 요청하세요.',
   },
   nl: {
     signInTitle: 'Aanmelden bij Skyferry',
@@ -244,5 +368,18 @@ export const PAGE_STRINGS: Record<Language, PageStrings> = {
     passwordsDiffer: 'De wachtwoorden komen niet overeen.',
     networkError: 'Het netwerk is instabiel, probeer het later opnieuw.',
     originRejected: 'Deze pagina is geopend vanaf een adres dat deze server niet toestaat.',
+    forgotLink: 'Wachtwoord vergeten?',
+    forgotTitle: 'Uw wachtwoord opnieuw instellen',
+    forgotIntro:
+      'Voer het e-mailadres van uw account in. We sturen er een link naartoe om een nieuw wachtwoord in te stellen.',
+    sendLink: 'Link versturen',
+    resetTitle: 'Een nieuw wachtwoord instellen',
+    newPassword: 'Nieuw wachtwoord',
+    setPassword: 'Wachtwoord instellen',
+    confirmEmailTitle: 'Bevestig uw nieuwe e-mailadres',
+    confirmEmailIntro: 'Bevestig om dit het e-mailadres van uw Skyferry-account te maken:',
+    confirmEmail: 'Bevestigen',
+    backToSignIn: 'Terug naar aanmelden',
+    linkMissing: 'Deze link is onvolledig. Open hem opnieuw vanuit de e-mail of vraag een nieuwe aan.',
   },
 };

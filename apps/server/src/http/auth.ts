@@ -37,7 +37,7 @@ export function bearerToken(value: string | undefined): string | undefined {
 async function resolveUser(ctx: AppContext, request: FastifyRequest): Promise<UserIdentity | undefined | 'invalid'> {
   const token = bearerToken(header(request, HEADERS.authorization));
   if (token === undefined) return undefined;
-  const owner = token ? await ctx.tokens.authenticate(token) : undefined;
+  const owner = token ? await ctx.tokens.authenticate(token, { ip: request.ip }) : undefined;
   if (!owner) return 'invalid';
   return { kind: 'user', userId: owner.userId, email: owner.email, sessionId: owner.sessionId };
 }

@@ -24,7 +24,7 @@ export const CONTENT_SECURITY_POLICY = [
 export function applySecurityHeaders(reply: FastifyReply, url: string): void {
   if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
   reply.header('x-content-type-options', 'nosniff');
-  reply.header('referrer-policy', 'strict-origin-when-cross-origin');
+  if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'strict-origin-when-cross-origin');
   reply.header('x-frame-options', 'SAMEORIGIN');
   reply.header('cross-origin-opener-policy', 'same-origin-allow-popups');
   reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=()');

@@ -9,16 +9,30 @@ import type { CloudsService } from '../services/clouds.ts';
 import { createMailer } from '../services/mail/index.ts';
 import { Scheduler } from '../services/scheduler/scheduler.ts';
 import { TaskRunner, TasksService, type TaskJob, type TaskQueue } from '../services/tasks/index.ts';
+import { TaskRunsRepository } from '../repositories/task-runs.ts';
+import { TaskEditor } from '../services/tasks/edit.ts';
+import { RunsService } from '../services/tasks/runs.ts';
+import { VerifyService, type VerifyJob, type VerifyQueue } from '../services/tasks/verify.ts';
 import type { UsersService } from '../services/users.ts';
 
 /** The queue every process shares for task runs. */
 export const TASK_QUEUE = 'tasks';
+/** The queue of verifications (a task's source compared with its target). */
+export const VERIFY_QUEUE = 'verify';
+/** How often old runs are pruned (SKYFERRY_RUN_HISTORY_DAYS). */
+const PRUNE_EVERY_MS = 60 * 60_000;
 
 export interface TaskSystem {
   readonly tasks: TasksService;
   readonly queue: TaskQueue;
   readonly progress: ProgressStore;
   readonly scheduler: Scheduler;
+  /** The run history (the Tasks page). */
+  readonly runs: RunsService;
+  /** Verifications of tasks (source compared with target). */
+  readonly verify: VerifyService;
+  /** Edit, plan of an edit, and Duplicate. */
+  readonly editor: TaskEditor;
   /** Runs task jobs in this process, `concurrency` at once. */
   startWorkers(concurrency: number): Promise<void>;
   close(): Promise<void>;
@@ -51,14 +65,22 @@ export function createTaskSystem(deps: TaskSystemDeps): TaskSystem {
   let redis: Redis | undefined;
   let queue: TaskQueue;
   let progress: ProgressStore;
+  let verifyQueue: VerifyQueue;
+  const verifyOptions = { ...queueOptions, name: VERIFY_QUEUE };
   if (config.redisUrl) {
     redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
     redis.on('error', onError);
     queue = new BullJobQueue<TaskJob>({ ...queueOptions, redisUrl: config.redisUrl, prefix: config.redisPrefix });
     progress = new RedisProgressStore(redis, config.redisPrefix);
+    verifyQueue = new BullJobQueue<VerifyJob>({
+      ...verifyOptions,
+      redisUrl: config.redisUrl,
+      prefix: config.redisPrefix,
+    });
   } else {
     queue = new DatabaseJobQueue<TaskJob>(db, queueOptions);
     progress = new DatabaseProgressStore(db.kysely);
+    verifyQueue = new DatabaseJobQueue<VerifyJob>(db, verifyOptions);
   }
   const repo = new TasksRepository(db.kysely);
   const tasks = new TasksService({
@@ -70,6 +92,19 @@ export function createTaskSystem(deps: TaskSystemDeps): TaskSystem {
     billingMode: config.billingMode,
     log: jobLog,
   });
+  const runs = new RunsService({
+    repo: new TaskRunsRepository(db.kysely, db.dialect),
+    tasks: repo,
+    log: jobLog,
+    fileRowsPerOutcome: config.runFileRows,
+    historyDays: config.runHistoryDays,
+  });
+  const verify = new VerifyService({ runs, tasks: repo, queue: verifyQueue, clouds: deps.clouds, log: jobLog });
+  const editor = new TaskEditor({ tasks, repo, db: db.kysely, clouds: deps.clouds, log: jobLog });
+  const prune = () => void runs.prune().catch((err: unknown) => jobLog.warn({ err }, 'old runs not pruned'));
+  const pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
+  pruneTimer.unref();
+  prune();
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: config.outboxDir });
   const runner = new TaskRunner({
     repo,
@@ -81,6 +116,7 @@ export function createTaskSystem(deps: TaskSystemDeps): TaskSystem {
     billingMode: config.billingMode,
     appUrl: config.publicUrl,
     log: jobLog,
+    runs,
   });
   const scheduler = new Scheduler({
     store: repo,
@@ -93,6 +129,9 @@ export function createTaskSystem(deps: TaskSystemDeps): TaskSystem {
     queue,
     progress,
     scheduler,
+    runs,
+    verify,
+    editor,
     async startWorkers(concurrency) {
       await queue.process(runner.handle, {
         concurrency,
@@ -100,11 +139,18 @@ export function createTaskSystem(deps: TaskSystemDeps): TaskSystem {
         ...(config.tasksMax > 0 ? { globalConcurrency: config.tasksMax } : {}),
         onFailed: (job, error) => tasks.jobFailed(job.data.taskId, job.id, error),
       });
+      await verifyQueue.process(verify.handle, {
+        concurrency,
+        groupConcurrency: config.tasksPerUser,
+        onFailed: (job, error) => verify.jobFailed(job.data.runId, error),
+      });
       jobLog.info({ concurrency, queue: redis ? 'bullmq' : 'database' }, 'task workers started');
     },
     async close() {
+      clearInterval(pruneTimer);
       await scheduler.stop();
       await queue.close();
+      await verifyQueue.close();
       mailer.close();
       redis?.disconnect();
     },

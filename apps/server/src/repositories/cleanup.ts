@@ -83,6 +83,11 @@ export class CleanupRepository {
     return this.owned(owner).where('cloud_id', '=', cloudId).execute();
   }
 
+  /** Every scan of the owner (deleting an account). */
+  async ofOwner(owner: CloudOwner): Promise<CleanupTaskRow[]> {
+    return this.owned(owner).execute();
+  }
+
   /** Deletes a scan and its results. */
   async deleteTask(id: string): Promise<void> {
     await this.db.deleteFrom('cleanup_items').where('task_id', '=', id).execute();
@@ -343,11 +348,19 @@ export class CleanupRepository {
       if (category !== 'all') q = q.where('category', '=', category);
       return this.count(q);
     }
+    return (await this.surplus(taskId, category)).count;
+  }
+
+  /** Every copy but one of each remaining duplicate group (with one in `category` unless 'all'), and their bytes. */
+  async surplus(taskId: string, category: string): Promise<{ count: number; size: number }> {
     const r = await this.db
       .selectFrom(this.groupsQuery(taskId, category, undefined).as('g'))
-      .select(sql<number>`coalesce(sum(gn - 1), 0)`.as('n'))
+      .select([
+        sql<number>`coalesce(sum(gn - 1), 0)`.as('n'),
+        sql<number>`coalesce(sum((gn - 1) * gsize), 0)`.as('bytes'),
+      ])
       .executeTakeFirstOrThrow();
-    return Number(r.n);
+    return { count: Number(r.n), size: Number(r.bytes) };
   }
 
   /** Remaining large files (or any kind) by category: count, bytes and count per category. */

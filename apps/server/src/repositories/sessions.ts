@@ -7,6 +7,9 @@ export interface AccessTokenOwner {
   userId: string;
   email: string;
   sessionId: string;
+  /** When the session was last recorded as used, and from where. */
+  lastUsedAt: number;
+  ip: string | null;
 }
 
 /** Sessions and their tokens; tokens are looked up by their SHA-256 hash only. */
@@ -24,16 +27,37 @@ export class SessionsRepository {
     return this.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async touchSession(id: string, now: number, autoLoginExpiresAt?: number): Promise<void> {
+  /** Records a use of the session: when, from which address (when known), and a new auto-login end. */
+  async touchSession(id: string, now: number, autoLoginExpiresAt?: number, ip?: string): Promise<void> {
     await this.db
       .updateTable('sessions')
-      .set(
-        autoLoginExpiresAt === undefined
-          ? { last_used_at: now }
-          : { last_used_at: now, auto_login_expires_at: autoLoginExpiresAt },
-      )
+      .set({
+        last_used_at: now,
+        ...(autoLoginExpiresAt === undefined ? {} : { auto_login_expires_at: autoLoginExpiresAt }),
+        ...(ip === undefined ? {} : { ip }),
+      })
       .where('id', '=', id)
       .execute();
+  }
+
+  /** The account's sessions that still work (not revoked, auto-login not expired), most recently used first. */
+  async listActive(userId: string, now: number): Promise<SessionRow[]> {
+    return this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .where('auto_login_expires_at', '>', now)
+      .orderBy('last_used_at', 'desc')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Ids of the account's sessions not yet revoked, except `keep`. */
+  async activeIds(userId: string, keep?: string): Promise<string[]> {
+    let q = this.db.selectFrom('sessions').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null);
+    if (keep !== undefined) q = q.where('id', '!=', keep);
+    return (await q.execute()).map((r) => r.id);
   }
 
   /** Revokes a session and everything issued under it; true when it was active. */
@@ -101,12 +125,20 @@ export class SessionsRepository {
       .selectFrom('access_tokens as a')
       .innerJoin('sessions as s', 's.id', 'a.session_id')
       .innerJoin('users as u', 'u.id', 'a.user_id')
-      .select(['a.user_id', 'u.email', 'a.session_id'])
+      .select(['a.user_id', 'u.email', 'a.session_id', 's.last_used_at', 's.ip'])
       .where('a.token_hash', '=', hash)
       .where('a.expires_at', '>', now)
       .where('s.revoked_at', 'is', null)
       .executeTakeFirst();
-    return row ? { userId: row.user_id, email: row.email, sessionId: row.session_id } : undefined;
+    return row
+      ? {
+          userId: row.user_id,
+          email: row.email,
+          sessionId: row.session_id,
+          lastUsedAt: row.last_used_at,
+          ip: row.ip,
+        }
+      : undefined;
   }
 
   /** Removes expired access and refresh tokens and long-dead sessions. */

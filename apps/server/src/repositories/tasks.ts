@@ -81,6 +81,11 @@ export class TasksRepository {
       .execute();
   }
 
+  /** Ids of every task of the user (deleting an account). */
+  async idsOf(userId: string): Promise<string[]> {
+    return (await this.db.selectFrom('tasks').select('id').where('user_id', '=', userId).execute()).map((r) => r.id);
+  }
+
   async delete(userId: string, id: string): Promise<boolean> {
     const res = await this.db.deleteFrom('tasks').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) return false;
@@ -89,6 +94,10 @@ export class TasksRepository {
         this.db.deleteFrom(table).where('task_id', '=', id).execute(),
       ),
     );
+    // The run history goes with the task.
+    const runs = this.db.selectFrom('task_runs').select('id').where('task_id', '=', id);
+    await this.db.deleteFrom('task_run_files').where('run_id', 'in', runs).execute();
+    await this.db.deleteFrom('task_runs').where('task_id', '=', id).execute();
     return true;
   }
 

@@ -86,4 +86,48 @@ export class UsersRepository {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
+
+  async updatePassword(id: string, passwordHash: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ password_hash: passwordHash, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Changes the account's e-mail; false when another account has taken it meanwhile (unique index). */
+  async updateEmail(id: string, email: string, now: number): Promise<boolean> {
+    try {
+      const result = await this.db
+        .updateTable('users')
+        .set({ email, updated_at: now })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      if (e.code === '23505' || /UNIQUE constraint/i.test(e.message ?? '')) return false;
+      throw err;
+    }
+  }
+
+  /** An account other than `id` that is an operator: by its stored role, or named in `adminEmails`. */
+  async findOtherOperator(id: string, adminEmails: readonly string[]): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '!=', id)
+      .where((eb) =>
+        adminEmails.length > 0
+          ? eb.or([eb('role', '=', 'operator'), eb('email', 'in', [...adminEmails])])
+          : eb('role', '=', 'operator'),
+      )
+      .executeTakeFirst();
+  }
+
+  /** Deletes the account; its sessions, tokens, clouds, licences and packets go with it (foreign keys). */
+  async delete(id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
 }

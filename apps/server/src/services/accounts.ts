@@ -3,15 +3,17 @@ import argon2 from 'argon2';
 import {
   Code,
   MIN_PASSWORD_LENGTH,
+  message,
   type AuthorizationData,
   type AuthorizationsBody,
+  type FieldErrorsData,
   type Language,
 } from '@skyferry/contract';
 import { ApiError, errors } from '../http/errors.ts';
 import type { RateLimitsRepository } from '../repositories/rate-limits.ts';
 import type { UsersRepository } from '../repositories/users.ts';
 import { newId, sha256Hex } from './crypto.ts';
-import type { IssuedTokens, TokenService } from './tokens.ts';
+import type { IssuedTokens, SessionClient, TokenService } from './tokens.ts';
 import { licenseOffers, type UsersService } from './users.ts';
 
 /** Argon2id at OWASP's recommended minimum (19 MiB, 2 passes): memory-hard, yet quick enough on small servers. */
@@ -54,6 +56,44 @@ export function checkEmail(email: string): string {
   return normalized;
 }
 
+/** Argon2id hash of a new password (PHC string). */
+export function hashPassword(password: string): Promise<string> {
+  return argon2.hash(password, ARGON2_OPTIONS);
+}
+
+/** The new-password rule of every form: at least MIN_PASSWORD_LENGTH characters. */
+export function checkNewPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw errors.badRequest('password_too_short', { min: MIN_PASSWORD_LENGTH });
+}
+
+/**
+ * Sign-up's checks of the e-mail and the password together: every problem at once, the first as
+ * the message and each in `data.fields` under its field, in the caller's language.
+ */
+export function checkSignUpFields(input: { email: string; password: string }, language: Language): string {
+  const fields: Record<string, string> = {};
+  let first: ApiError | undefined;
+  let email = '';
+  for (const [field, check] of [
+    ['email', () => (email = checkEmail(input.email))],
+    ['password', () => checkNewPassword(input.password)],
+  ] as const) {
+    try {
+      check();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      first ??= err;
+      fields[field] = message(language, err.key, err.params);
+    }
+  }
+  if (first) {
+    const data: FieldErrorsData = { fields };
+    throw new ApiError(first.code, first.key, first.params, data);
+  }
+  return email;
+}
+
 /**
  * What a per-address limit counts: an IPv4 address (also when IPv4-mapped), or the /64 network of an
  * IPv6 address, since one subscriber usually holds a whole /64 and could otherwise take a fresh
@@ -75,21 +115,28 @@ export function addressKey(ip: string): string {
 }
 
 /** 429 for a slowed (account, address) pair: the wait in seconds, or in minutes once it is long. */
-function slowedDown(waitMs: number): ApiError {
+export function slowedDown(waitMs: number): ApiError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
   return seconds < 90
     ? errors.rateLimited('login_slowed', { seconds })
     : errors.rateLimited('login_rate_limited', { minutes: Math.ceil(seconds / 60) });
 }
 
-function isLoopback(ip: string): boolean {
+/** The session's device as the account's session list shows it. */
+function sessionClient(client: ClientInfo): SessionClient {
+  return { ip: client.ip, userAgent: client.userAgent };
+}
+
+export function isLoopback(ip: string): boolean {
   return ip === '::1' || ip.startsWith('127.') || ip.startsWith('::ffff:127.');
 }
 
 export interface ClientInfo {
-  /** The client's address, for rate limits. */
+  /** The client's address, for rate limits (and the session list). */
   ip: string;
   language: Language;
+  /** The User-Agent, shown in the account's session list. */
+  userAgent?: string | undefined;
 }
 
 /**
@@ -103,6 +150,7 @@ export class AccountsService {
   private readonly limits: RateLimitsRepository;
   private readonly operators: { claimFirstOperator(userId: string): Promise<boolean> };
   private readonly now: () => number;
+  private readonly mailDelivers: boolean;
   private dummyHash: Promise<string> | undefined;
 
   constructor(deps: {
@@ -113,6 +161,8 @@ export class AccountsService {
     /** The authorization module: the install's first account becomes its operator. */
     operators: { claimFirstOperator(userId: string): Promise<boolean> };
     now?: () => number;
+    /** Mail reaches people (SMTP_URL is set): new accounts start with completion e-mails on. Default true. */
+    mailDelivers?: boolean;
   }) {
     this.users = deps.users;
     this.userService = deps.userService;
@@ -120,6 +170,7 @@ export class AccountsService {
     this.limits = deps.limits;
     this.operators = deps.operators;
     this.now = deps.now ?? Date.now;
+    this.mailDelivers = deps.mailDelivers ?? true;
   }
 
   /** The answer of every successful sign-in or grant. */
@@ -142,10 +193,7 @@ export class AccountsService {
     input: { email: string; password: string; sign_in_nonce?: string | undefined },
     client: ClientInfo,
   ): Promise<AuthorizationData> {
-    const email = checkEmail(input.email);
-    if (input.password.length < MIN_PASSWORD_LENGTH) {
-      throw errors.badRequest('password_too_short', { min: MIN_PASSWORD_LENGTH });
-    }
+    const email = checkSignUpFields(input, client.language);
     const now = this.now();
     // Sign-ups from the machine itself (a desktop install, the operator, tests) are not limited.
     if (!isLoopback(client.ip)) {
@@ -158,7 +206,7 @@ export class AccountsService {
     const inserted = await this.users.insert({
       id,
       email,
-      password_hash: await argon2.hash(input.password, ARGON2_OPTIONS),
+      password_hash: await hashPassword(input.password),
       nickname: email.split('@')[0] ?? '',
       firstname: '',
       lastname: '',
@@ -166,17 +214,19 @@ export class AccountsService {
       mobile: '',
       avatar: '',
       notify_email: '',
-      remind_me: 1,
+      // Without a mail server the reminders could only land in the outbox: off until asked for.
+      remind_me: this.mailDelivers ? 1 : 0,
       language: client.language,
       created_at: now,
       updated_at: now,
     });
     if (!inserted) throw new ApiError(Code.CONFLICT, 'account_exists');
     await this.operators.claimFirstOperator(id);
-    return this.authorizationData(id, await this.tokens.startSession(id, input.sign_in_nonce));
+    return this.authorizationData(id, await this.tokens.startSession(id, input.sign_in_nonce, sessionClient(client)));
   }
 
-  private async verifyOrBurn(hash: string | undefined, password: string): Promise<boolean> {
+  /** Whether `password` is the one of this Argon2id hash; with no hash, spends the same time and says no. */
+  async verifyOrBurn(hash: string | undefined, password: string): Promise<boolean> {
     if (hash) {
       try {
         return await argon2.verify(hash, password);
@@ -216,7 +266,10 @@ export class AccountsService {
     }
     await this.limits.reset(pairKey);
     if (user.language !== client.language) await this.userService.setLanguage(user.id, client.language);
-    return this.authorizationData(user.id, await this.tokens.startSession(user.id, input.sign_in_nonce));
+    return this.authorizationData(
+      user.id,
+      await this.tokens.startSession(user.id, input.sign_in_nonce, sessionClient(client)),
+    );
   }
 
   /**
@@ -234,11 +287,11 @@ export class AccountsService {
   }
 
   /** POST /api/v2/authorizations: refresh (rotating) or auto-login. Any rejection is code 230011. */
-  async authorize(body: AuthorizationsBody): Promise<AuthorizationData> {
+  async authorize(body: AuthorizationsBody, client: Partial<ClientInfo> = {}): Promise<AuthorizationData> {
     const outcome =
       body.grant_type === 'refresh_token'
-        ? await this.tokens.refresh(body.refresh_token)
-        : await this.tokens.autoLogin(body.auto_login_token);
+        ? await this.tokens.refresh(body.refresh_token, { ip: client.ip })
+        : await this.tokens.autoLogin(body.auto_login_token, { ip: client.ip });
     if (!outcome.ok) throw errors.refreshRejected();
     if (body.username) {
       const user = await this.users.findById(outcome.userId);

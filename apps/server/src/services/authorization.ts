@@ -125,6 +125,37 @@ export class Authorization {
     return true;
   }
 
+  /** Another account that is an operator (stored, or by SKYFERRY_ADMIN_EMAILS), if any. */
+  async otherOperator(userId: string): Promise<UserRow | undefined> {
+    return this.o.users.findOtherOperator(userId, [...this.admins]);
+  }
+
+  /**
+   * Deleting an operator's account. The rule: a server keeps an operator while it has accounts,
+   * so the last operator names a successor (made operator here) while other accounts exist; the
+   * only account of an install may go, and the install is then as new: the next sign-up becomes
+   * the operator. Throws 409030 when a successor is needed and none is named, 400 when the named
+   * one is not another account. Answers the successor made operator, if any.
+   */
+  async beforeAccountDeleted(user: UserRow, successorEmail: string | undefined): Promise<UserRow | undefined> {
+    if (this.roleOfAccount(user) !== 'operator') return undefined;
+    const successor = successorEmail === undefined ? undefined : await this.o.users.findByEmail(successorEmail);
+    if (successorEmail !== undefined && (!successor || successor.id === user.id)) {
+      throw errors.badRequest('operator_successor_unknown', { email: successorEmail });
+    }
+    const needed = (await this.o.users.count()) > 1 && !(await this.otherOperator(user.id));
+    if (needed && !successor) throw new ApiError(Code.OPERATOR_SUCCESSOR_REQUIRED, 'operator_successor_required');
+    if (!successor) return undefined;
+    await this.o.users.setRole(successor.id, 'operator', this.now());
+    this.o.log.info({ operator: user.id, successor: successor.id }, 'operator role handed over');
+    return successor;
+  }
+
+  /** After an account is deleted: an install left without accounts lets its next sign-up become the operator. */
+  async afterAccountDeleted(): Promise<void> {
+    if ((await this.o.users.count()) === 0) await this.o.meta.delete(FIRST_OPERATOR_KEY);
+  }
+
   /**
    * The folders the local kind may use now: SKYFERRY_LOCAL_ROOTS, or the home-folder default while
    * the install has a single account (a desktop or one person's server on loopback).

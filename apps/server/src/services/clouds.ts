@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   CLOUD_KINDS,
   CLOUD_KIND_INFO,
+  CONTROL_CHARS_RE,
   Code,
   CloudType,
   CredentialsError,
@@ -114,10 +115,9 @@ function aadOf(id: string, what: 'credentials' | 'state'): string {
   return `cloud:${id}:${what}`;
 }
 
-/** A cloud's display name problems: control characters, or only spaces. */
+/** A cloud's display name problems: control characters. */
 function aliasProblem(alias: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return /[\u0000-\u001f\u007f]/.test(alias);
+  return CONTROL_CHARS_RE.test(alias);
 }
 
 function hostOfUrl(url: string): string {
@@ -235,22 +235,18 @@ export class CloudsService {
     this.now = options.now ?? Date.now;
   }
 
-  /** Whether a kind can be connected on this server (for anyone), and why not. */
-  availability(kind: string): { available: boolean; reason: string | null } {
+  /**
+   * Whether a kind can be connected on this server (for anyone), and why not, in words for the
+   * user ("Not set up on this server."): how to set it up is the operator's guide's business.
+   */
+  availability(kind: string, language: Language = 'en'): { available: boolean; reason: string | null } {
     const info = kindInfo(kind);
-    if (!info) return { available: false, reason: 'unknown kind' };
-    if (info.auth === 'oauth') {
-      const provider = info.oauthProvider ?? 'google';
-      if (!this.oauthConfigured(provider)) {
-        const env = provider.toUpperCase();
-        return {
-          available: false,
-          reason: `The operator has not configured a ${provider} OAuth client (${env}_CLIENT_ID and ${env}_CLIENT_SECRET).`,
-        };
-      }
+    if (!info) return { available: false, reason: message(language, 'kind_not_available') };
+    if (info.auth === 'oauth' && !this.oauthConfigured(info.oauthProvider ?? 'google')) {
+      return { available: false, reason: message(language, 'kind_not_set_up') };
     }
     if (!registeredKinds().includes(kind)) {
-      return { available: false, reason: 'This server has no backend for this kind yet.' };
+      return { available: false, reason: message(language, 'kind_not_available') };
     }
     return { available: true, reason: null };
   }
@@ -260,7 +256,7 @@ export class CloudsService {
     const owner = caller ? ownerOf(caller) : undefined;
     return Promise.all(
       CLOUD_KINDS.map(async (kind) => {
-        const { available, reason } = this.availability(kind);
+        const { available, reason } = this.availability(kind, language);
         if (!available || !SERVER_MACHINE_KINDS.has(kind)) return systemCloudKind(kind, available, reason);
         const access = await this.authz.localAccess(owner);
         if (!access.allowed) return systemCloudKind(kind, false, message(language, access.error.key));
@@ -581,6 +577,14 @@ export class CloudsService {
     patch: { space?: number; used_space?: number; alias?: string },
   ): Promise<CloudRecord> {
     const set: CloudPatch = { updated_at: this.now() };
+    if (patch.space !== undefined || patch.used_space !== undefined) {
+      // Used space above a known total is a contradiction, whichever of the two this call changes.
+      const current = await this.get(identity, id);
+      const space = patch.space ?? current.space;
+      if (space > 0 && (patch.used_space ?? current.usedSpace) > space) {
+        throw errors.badRequest('field_invalid', { field: 'used_space' });
+      }
+    }
     if (patch.space !== undefined) set.space = Math.floor(patch.space);
     if (patch.used_space !== undefined) set.used_space = Math.floor(patch.used_space);
     if (patch.alias !== undefined) {
@@ -608,7 +612,9 @@ export class CloudsService {
     if (!Array.isArray(ids) || ids.length > 1000 || !ids.every((v) => typeof v === 'string' || typeof v === 'number')) {
       throw errors.badRequest('field_invalid', { field: 'sort_val' });
     }
-    const wanted = [...new Set(ids.map(String))];
+    const wanted = ids.map(String);
+    // Each cloud has one place: an id listed twice leaves its place unclear.
+    if (new Set(wanted).size !== wanted.length) throw errors.badRequest('field_invalid', { field: 'sort_val' });
     const owner = ownerOf(identity);
     const owned = await this.repo.list(owner);
     const ownedIds = new Set(owned.map((r) => r.id));
@@ -679,7 +685,11 @@ export class CloudsService {
    * server): that cloud is marked expired. A local folder whose owner may no longer use local
    * folders answers 403004. Other failures to open pass through as ProviderErrors.
    */
-  async open(identity: CloudIdentity, id: string): Promise<{ cloud: CloudRecord; provider: Provider }> {
+  async open(
+    identity: CloudIdentity,
+    id: string,
+    opts: { touch?: boolean } = {},
+  ): Promise<{ cloud: CloudRecord; provider: Provider }> {
     const owner = ownerOf(identity);
     const row = await this.repo.find(owner, id);
     if (!row) throw errors.notFound();
@@ -704,7 +714,8 @@ export class CloudsService {
       }
       throw err;
     }
-    await this.touch(id);
+    // Opened for the app's own reads (touch false): not a use that keeps a temporary cloud.
+    if (opts.touch !== false) await this.touch(id);
     return { cloud, provider };
   }
 

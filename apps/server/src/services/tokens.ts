@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { SessionsRepository } from '../repositories/sessions.ts';
+import type { SessionRow, SessionsRepository } from '../repositories/sessions.ts';
 import type { VisitorsRepository } from '../repositories/visitors.ts';
 import { newId, randomToken, sha256Hex, type SecretBox } from './crypto.ts';
 
@@ -18,7 +18,18 @@ export const TOKEN_LIFETIMES = {
   /** A visitor with no cloud is forgotten after this long unseen; one with clouds after `visitorIdleMs`. */
   visitorWithoutCloudsIdleMs: DAY,
   visitorIdleMs: 30 * DAY,
+  /** A session's last-used time and address are written at most this often by ordinary calls. */
+  sessionTouchMs: 5 * 60 * SECOND,
 } as const;
+
+/** The device a session is used from, as the account's session list shows it. */
+export interface SessionClient {
+  ip?: string | undefined;
+  userAgent?: string | undefined;
+}
+
+/** Longest User-Agent kept for the session list. */
+const MAX_USER_AGENT = 512;
 
 /** Compares two hex digests in constant time. */
 function sameHash(a: string, b: string): boolean {
@@ -111,7 +122,7 @@ export class TokenService {
    * A new session (sign-in or sign-up) with its first tokens. `signInNonce` is the nonce the
    * signing-in browser sent; only its hash is kept, for `signedInHere`.
    */
-  async startSession(userId: string, signInNonce?: string): Promise<IssuedTokens> {
+  async startSession(userId: string, signInNonce?: string, client: SessionClient = {}): Promise<IssuedTokens> {
     const now = this.now();
     const sessionId = newId();
     await this.sessions.insertSession({
@@ -123,6 +134,8 @@ export class TokenService {
       revoked_at: null,
       revoked_reason: null,
       sign_in_nonce_hash: signInNonce ? sha256Hex(signInNonce) : null,
+      user_agent: client.userAgent ? client.userAgent.slice(0, MAX_USER_AGENT) : null,
+      ip: client.ip ?? null,
     });
     return this.issueInSession(sessionId, userId, now);
   }
@@ -140,7 +153,7 @@ export class TokenService {
   }
 
   /** Exchanges a refresh token for new tokens (the presented one is used up). */
-  async refresh(refreshToken: string): Promise<RefreshOutcome> {
+  async refresh(refreshToken: string, client: SessionClient = {}): Promise<RefreshOutcome> {
     const now = this.now();
     const hash = sha256Hex(refreshToken);
     const row = await this.sessions.findRefreshToken(hash);
@@ -159,12 +172,12 @@ export class TokenService {
       return { ok: false, reason: 'reuse' };
     }
     // An active session keeps its auto-login credential alive.
-    await this.sessions.touchSession(row.session_id, now, now + TOKEN_LIFETIMES.autoLoginMs);
+    await this.sessions.touchSession(row.session_id, now, now + TOKEN_LIFETIMES.autoLoginMs, client.ip);
     return { ok: true, userId: row.user_id, tokens: await this.issueInSession(row.session_id, row.user_id, now) };
   }
 
   /** Signs in again with an auto-login token: a fresh refresh chain in the same session. */
-  async autoLogin(token: string): Promise<RefreshOutcome> {
+  async autoLogin(token: string, client: SessionClient = {}): Promise<RefreshOutcome> {
     const now = this.now();
     const sessionId = this.sessionOfAutoLoginToken(token);
     if (!sessionId) return { ok: false, reason: 'unknown' };
@@ -173,14 +186,40 @@ export class TokenService {
     if (session.revoked_at !== null) return { ok: false, reason: 'revoked' };
     if (session.auto_login_expires_at <= now) return { ok: false, reason: 'expired' };
     await this.sessions.revokeActiveRefreshTokens(sessionId);
-    await this.sessions.touchSession(sessionId, now, now + TOKEN_LIFETIMES.autoLoginMs);
+    await this.sessions.touchSession(sessionId, now, now + TOKEN_LIFETIMES.autoLoginMs, client.ip);
     return { ok: true, userId: session.user_id, tokens: await this.issueInSession(sessionId, session.user_id, now) };
   }
 
-  /** Who an access token belongs to, or undefined when it is unknown, expired or revoked. */
-  async authenticate(accessToken: string): Promise<{ userId: string; email: string; sessionId: string } | undefined> {
+  /**
+   * Who an access token belongs to, or undefined when it is unknown, expired or revoked. The
+   * session's last use (and address, when given) is recorded at most every few minutes.
+   */
+  async authenticate(
+    accessToken: string,
+    client: SessionClient = {},
+  ): Promise<{ userId: string; email: string; sessionId: string } | undefined> {
     if (!accessToken.startsWith(PREFIX.access)) return undefined;
-    return this.sessions.findAccessTokenOwner(sha256Hex(accessToken), this.now());
+    const now = this.now();
+    const owner = await this.sessions.findAccessTokenOwner(sha256Hex(accessToken), now);
+    if (!owner) return undefined;
+    if (now - owner.lastUsedAt >= TOKEN_LIFETIMES.sessionTouchMs || (client.ip && client.ip !== owner.ip)) {
+      await this.sessions.touchSession(owner.sessionId, now, undefined, client.ip);
+    }
+    return { userId: owner.userId, email: owner.email, sessionId: owner.sessionId };
+  }
+
+  /** The account's sessions that still work, most recently used first. */
+  async sessionsOf(userId: string): Promise<SessionRow[]> {
+    return this.sessions.listActive(userId, this.now());
+  }
+
+  /** Ends every session of the account but `keep` (all of them without it); answers how many ended. */
+  async revokeSessionsOf(userId: string, reason: string, keep?: string): Promise<number> {
+    let ended = 0;
+    for (const id of await this.sessions.activeIds(userId, keep)) {
+      if (await this.sessions.revokeSession(id, reason, this.now())) ended += 1;
+    }
+    return ended;
   }
 
   /** Ends a session: its access, refresh and auto-login tokens stop working at once. */

@@ -72,7 +72,14 @@ describeEachDialect('UsersService plans and traffic', (getDb) => {
       expire: Math.floor(license.expires_at / 1000),
     });
     expect(me?.my_data_packet.base).toEqual([
-      { name: '1 Month', usage: 0, size: 150 * GB, end_time: Math.floor(license.expires_at / 1000) },
+      {
+        name: '1 Month',
+        usage: 0,
+        size: 150 * GB,
+        end_time: Math.floor(license.expires_at / 1000),
+        // Deducted from since the licence month began (ENT-USR-10).
+        deduction_time: Math.floor(license.started_at / 1000),
+      },
     ]);
     expect(me?.my_data_packet.additional).toHaveLength(1);
     expect(me?.my_subscribe).toEqual([
@@ -111,6 +118,8 @@ describeEachDialect('UsersService plans and traffic', (getDb) => {
     const base = (await service.me(id))?.my_data_packet.base;
     expect(base).toHaveLength(1);
     expect(base?.[0]?.end_time).toBe(Math.floor(addMonths(start, 2) / 1000));
+    // The second month's allowance is deducted from that month's first day.
+    expect(base?.[0]?.deduction_time).toBe(Math.floor(addMonths(start, 1) / 1000));
     clock = start;
   });
 

@@ -330,7 +330,13 @@ export class UsersService {
   async dataPackets(userId: string): Promise<MyDataPacket> {
     if (this.billingMode === 'off') return { base: [], additional: [] };
     const { base, additional } = await this.countingPackets(userId, this.now());
-    const item = (p: DataPacketRow) => ({ name: p.name, usage: p.usage, size: p.size, end_time: seconds(p.ends_at) });
+    const item = (p: DataPacketRow) => ({
+      name: p.name,
+      usage: p.usage,
+      size: p.size,
+      end_time: seconds(p.ends_at),
+      deduction_time: seconds(p.starts_at),
+    });
     return { base: base.map(item), additional: additional.map(item) };
   }
 

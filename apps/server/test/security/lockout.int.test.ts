@@ -83,7 +83,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect((await signIn(owner.email, owner.password, OWNER_ELSEWHERE)).code).toBe(0);
       expect((await signIn(owner.email, owner.password)).code).toBe(0);
       // A wrong guess by the owner elsewhere is just a wrong password.
-      expect((await signIn(owner.email, 'typo', OWNER_ELSEWHERE)).msg).toBe('The e-mail or password is incorrect.');
+      expect((await signIn(owner.email, 'typo', OWNER_ELSEWHERE)).msg).toBe('The email or password is incorrect.');
     });
 
     it('slows down with a growing wait rather than locking, and the right password works once it is over', async () => {

@@ -21,9 +21,13 @@ export interface OAuthTestApp {
   close(): Promise<void>;
 }
 
-export async function startOAuthTestApp(options: TestAppOptions & { publicUrl?: string } = {}): Promise<OAuthTestApp> {
+export async function startOAuthTestApp(
+  options: TestAppOptions & { publicUrl?: string; extraRedirectUris?: string[] } = {},
+): Promise<OAuthTestApp> {
   const publicUrl = options.publicUrl ?? OAUTH_PUBLIC_URL;
-  const emu = await startCloudEmulators({ redirectUris: [`${publicUrl}/api/clouds/oauth/callback`] });
+  const emu = await startCloudEmulators({
+    redirectUris: [`${publicUrl}/api/clouds/oauth/callback`, ...(options.extraRedirectUris ?? [])],
+  });
   const services: Record<OAuthServiceName, Record<string, { api_url: string }>> = {
     google: {
       google_drive: { api_url: emu.googleDrive.url },

@@ -64,6 +64,11 @@ export async function connectLocal(
 export class CloudFaults {
   readDelayMs = 0;
   readonly failing = new Set<string>();
+  /**
+   * Reads of paths ending so are held this long whatever happens (a cancel does not cut it short),
+   * as a slow service does: a canceled run then takes that long to stop.
+   */
+  readonly holding = new Map<string, number>();
   /** Source paths read so far, in order (to see what a retry re-sent). */
   readonly reads: string[] = [];
 
@@ -81,6 +86,8 @@ export class CloudFaults {
         if (prop === 'openRead') {
           return async (path: string, opts?: Parameters<Provider['openRead']>[1]) => {
             this.reads.push(path);
+            const held = [...this.holding].find(([p]) => path.endsWith(p));
+            if (held) await sleep(held[1]);
             if (this.readDelayMs > 0) {
               await sleep(this.readDelayMs, undefined, opts?.signal ? { signal: opts.signal } : undefined);
             }

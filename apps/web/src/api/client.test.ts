@@ -246,12 +246,35 @@ describe('api()', () => {
     });
   });
 
-  it('rejects with NetworkError when the request fails', async () => {
+  it('rejects with NetworkError saying the network is unstable when the request fails (MSG-12)', async () => {
     stubFetch(() => Promise.reject(new TypeError('Failed to fetch')));
     const error = (await api('/api/v2/init', { method: 'GET' }).catch((e: unknown) => e)) as NetworkError;
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.timedOut).toBe(false);
-    expect(error.message).toBe('Network Error');
+    expect(error.message).toBe('The network is unstable, please try again later.');
+  });
+
+  it('answers a 400 without a message with "An unknown error occurred" (ERR-12), a 400 with one with it', async () => {
+    stubFetch(() => envelopeResponse({ code: Code.BAD_REQUEST, msg: '', data: null }, 400));
+    await expect(api('/api/tasks', { body: {} })).rejects.toMatchObject({
+      code: Code.BAD_REQUEST,
+      message: 'An unknown error occurred',
+    });
+    stubFetch(() => envelopeResponse({ code: Code.BAD_REQUEST, msg: 'The name is too long.', data: null }, 400));
+    await expect(api('/api/tasks', { body: {} })).rejects.toMatchObject({ message: 'The name is too long.' });
+  });
+
+  it('says its own failure messages in the language the environment gives', async () => {
+    configureClient(
+      environment(
+        {},
+        { messages: () => ({ network: 'Réseau instable', timeout: 'Pas de réponse', unknown: 'Erreur inconnue' }) },
+      ),
+    );
+    stubFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+    await expect(api('/api/v2/init', { method: 'GET' })).rejects.toMatchObject({ message: 'Réseau instable' });
+    stubFetch(() => envelopeResponse({ code: Code.BAD_REQUEST, msg: '', data: null }, 400));
+    await expect(api('/api/v2/init', { method: 'GET' })).rejects.toMatchObject({ message: 'Erreur inconnue' });
   });
 
   it('gives up after 60 s with NetworkError(timedOut)', async () => {

@@ -18,11 +18,30 @@ export interface ClientIdentity {
   email?: string;
 }
 
+/** What the client says itself when a call fails without a message from the server (spec section 8). */
+export interface ClientMessages {
+  /** No answer at all (offline, refused): MSG-12. */
+  network: string;
+  /** No answer within the timeout. */
+  timeout: string;
+  /** An error answer without a message (ERR-12), or an answer that is no envelope. */
+  unknown: string;
+}
+
+const ENGLISH_MESSAGES: ClientMessages = {
+  network: 'The network is unstable, please try again later.',
+  timeout: 'Server did not respond, please try again later.',
+  unknown: 'An unknown error occurred',
+};
+
 export interface ClientEnvironment {
   identity(): ClientIdentity;
   language(): Language;
   runtime(): 'web' | 'app-win' | 'app-mac';
+  /** The client runs in debug: every call carries the temporary-debug header. */
   debug?: () => boolean;
+  /** The failure messages in the user's language (English when absent). */
+  messages?: () => ClientMessages;
   /**
    * Called when a signed-in call is answered 140013 (the access token expired early): refresh the
    * tokens and resolve true to retry the call once.
@@ -79,6 +98,34 @@ let env: ClientEnvironment = {
 
 export function configureClient(next: ClientEnvironment): void {
   env = next;
+}
+
+/** One of the client's own failure messages, in the user's language. */
+export function clientMessage(key: keyof ClientMessages): string {
+  return env.messages?.()[key] || ENGLISH_MESSAGES[key];
+}
+
+/** The failure of a request that got no answer (timed out, or no connection). */
+export function networkError(timedOut: boolean): NetworkError {
+  return new NetworkError(clientMessage(timedOut ? 'timeout' : 'network'), timedOut);
+}
+
+/**
+ * Unwraps an answer's envelope: `data` and `msg` when code is 0, else ApiRequestError with the
+ * server's message, or "An unknown error occurred" when it sent none.
+ */
+export async function readEnvelope<T>(response: Response): Promise<{ data: T; msg: string }> {
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    throw new ApiRequestError(Code.INTERNAL, clientMessage('timeout'), response.status, null);
+  }
+  if (!isEnvelope(body)) throw new ApiRequestError(Code.INTERNAL, clientMessage('unknown'), response.status, null);
+  if (body.code !== Code.OK) {
+    throw new ApiRequestError(body.code, body.msg || clientMessage('unknown'), response.status, body.data);
+  }
+  return { data: body.data as T, msg: body.msg };
 }
 
 /** The headers every main call sends (spec section 7). */
@@ -156,19 +203,10 @@ async function request<T>(path: string, options: RequestOptions): Promise<{ data
     });
   } catch (err) {
     if (options.signal?.aborted) throw err;
-    const timedOut = controller.signal.aborted;
-    throw new NetworkError(timedOut ? 'Server did not respond, please try again later.' : 'Network Error', timedOut);
+    throw networkError(controller.signal.aborted);
   } finally {
     clearTimeout(timeout);
     options.signal?.removeEventListener('abort', onAbort);
   }
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    throw new ApiRequestError(Code.INTERNAL, 'Server did not respond, please try again later.', response.status, null);
-  }
-  if (!isEnvelope(body)) throw new ApiRequestError(Code.INTERNAL, 'An unknown error occurred', response.status, null);
-  if (body.code !== Code.OK) throw new ApiRequestError(body.code, body.msg, response.status, body.data);
-  return { data: body.data as T, msg: body.msg };
+  return readEnvelope<T>(response);
 }

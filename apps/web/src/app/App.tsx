@@ -1,13 +1,14 @@
 import { DirectionProvider, MantineProvider, useDirection } from '@mantine/core';
-import { Notifications } from '@mantine/notifications';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useMediaQuery } from '@mantine/hooks';
+import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { RouterProvider } from 'react-router';
-import { INTERVALS, isRtl, toLanguage } from '@skyferry/contract';
+import { BrowserRouter } from 'react-router';
+import { isRtl, toLanguage } from '@skyferry/contract';
 import { configureSessionClient } from '../features/session/client-setup.ts';
 import { patchSettings } from '../features/session/store.ts';
-import { createAppRouter } from './routes.tsx';
+import { ErrorBoundary } from './ErrorBoundary.tsx';
+import { AppRoutes } from './routes.tsx';
+import { PHONE_SCREEN } from '../lib/media.ts';
 import { cssVariablesResolver, localizedTheme } from './theme.ts';
 import './global.css';
 
@@ -27,20 +28,17 @@ function LanguageSync() {
 
 export function App() {
   const { t } = useTranslation();
-  const theme = useMemo(() => localizedTheme(t('common:close')), [t]);
-  const [queryClient] = useState(
-    () =>
-      new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, staleTime: 10_000 } } }),
-  );
-  const [router] = useState(() => createAppRouter());
+  const fullScreenDialogs = useMediaQuery(PHONE_SCREEN, false, { getInitialValueInEffect: false });
+  const theme = useMemo(() => localizedTheme(t('common:close'), fullScreenDialogs), [t, fullScreenDialogs]);
   return (
     <DirectionProvider>
       <LanguageSync />
       <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={cssVariablesResolver}>
-        <Notifications autoClose={INTERVALS.toast} />
-        <QueryClientProvider client={queryClient}>
-          <RouterProvider router={router} />
-        </QueryClientProvider>
+        <ErrorBoundary>
+          <BrowserRouter>
+            <AppRoutes />
+          </BrowserRouter>
+        </ErrorBoundary>
       </MantineProvider>
     </DirectionProvider>
   );

@@ -32,6 +32,9 @@ describe('routes', () => {
       '/ecology',
       '/ecology/detail',
       '/user',
+      '/tasks',
+      '/tasks/:id',
+      '/tasks/:id/runs/:runId',
     ]);
     expect(LAYOUT_ROUTES.filter((r) => r.narrow).map((r) => r.path)).toEqual(['/manage/photos', '/slim/explore']);
     const layout = gate?.children?.find((r) => r.children?.length);

@@ -6,10 +6,19 @@ import type { ComponentType } from 'react';
 import type { DialogSlotProps } from './slot-types.ts';
 
 export type { DialogSlotProps };
-import { ConnectCloudDialog as ConnectCloud } from '../features/connect/ConnectCloudDialog.tsx';
 import { PlaceholderAppTabs } from '../features/shell/placeholders/PlaceholderAppTabs.tsx';
-import { PlaceholderFeedback } from '../features/shell/placeholders/PlaceholderFeedback.tsx';
-import { TransmissionListDialog as TransmissionList } from '../features/tasks/TransmissionListDialog.tsx';
+import { lazyDialog } from './lazy-dialog.tsx';
+
+// The larger dialogs are fetched when first opened (lazyDialog), not with the first page.
+const TransmissionList = lazyDialog(() =>
+  import('../features/tasks/TransmissionListDialog.tsx').then((m) => m.TransmissionListDialog),
+);
+const ConnectCloud = lazyDialog(() =>
+  import('../features/connect/ConnectCloudDialog.tsx').then((m) => m.ConnectCloudDialog),
+);
+const Feedback = lazyDialog(() =>
+  import('../features/shell/placeholders/PlaceholderFeedback.tsx').then((m) => m.PlaceholderFeedback),
+);
 
 /** Tabs of open third-party apps in the header (the apps issue). */
 export const AppTabs: ComponentType = PlaceholderAppTabs;
@@ -21,4 +30,4 @@ export const TransmissionListDialog: ComponentType<DialogSlotProps> = Transmissi
 export const ConnectCloudDialog: ComponentType<DialogSlotProps & { kind: string | null }> = ConnectCloud;
 
 /** The feedback dialog (desktop client; the support issue). */
-export const FeedbackDialog: ComponentType<DialogSlotProps> = PlaceholderFeedback;
+export const FeedbackDialog: ComponentType<DialogSlotProps> = Feedback;

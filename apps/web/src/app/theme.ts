@@ -1,11 +1,4 @@
-import {
-  createTheme,
-  Drawer,
-  Modal,
-  Notification,
-  type CSSVariablesResolver,
-  type MantineThemeOverride,
-} from '@mantine/core';
+import { createTheme, type CSSVariablesResolver, type MantineThemeOverride } from '@mantine/core';
 
 /**
  * Colours are one shade darker than Mantine's default so that white text on filled buttons and
@@ -19,15 +12,25 @@ export const theme = createTheme({
     'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans Arabic", "Noto Sans JP", "Noto Sans KR", sans-serif',
 });
 
-/** The theme with the translated label of every dialog's close button (icon-only buttons need one). */
-export function localizedTheme(closeLabel: string): MantineThemeOverride {
+/**
+ * The theme with the translated label of every dialog's close button (icon-only buttons need one);
+ * on phones (`fullScreenDialogs`) every dialog fills the screen.
+ */
+export function localizedTheme(closeLabel: string, fullScreenDialogs = false): MantineThemeOverride {
   return {
     ...theme,
+    // Plain objects, not Modal.extend(...) and the like: those would bring the dialogs' code into
+    // the first page's chunk.
     components: {
-      Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
-      Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
+      Modal: {
+        defaultProps: {
+          closeButtonProps: { 'aria-label': closeLabel },
+          ...(fullScreenDialogs ? { fullScreen: true, radius: 0 } : {}),
+        },
+      },
+      Drawer: { defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } },
       // Toasts' close buttons too (Mantine's notifications render Notification).
-      Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
+      Notification: { defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } },
     },
   };
 }

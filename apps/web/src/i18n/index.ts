@@ -1,35 +1,15 @@
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { LANGUAGES, LANGUAGE_STORAGE_KEY, isRtl, pickLanguage, plainName, type Language } from '@skyferry/contract';
+import { LANGUAGES, LANGUAGE_STORAGE_KEY, isRtl, plainName, type Language } from '@skyferry/contract';
+import { initialLanguage, loadLanguage } from './load.ts';
 
-/**
- * Translations live in locales/<lang>/<namespace>.json, one namespace per feature, so features
- * can be translated independently. Every language has every key (a test checks).
- */
-const files = import.meta.glob<{ default: Record<string, unknown> }>('./locales/*/*.json', { eager: true });
+export { initialLanguage, loadLanguage };
 
-export const resources: Record<string, Record<string, Record<string, unknown>>> = {};
-for (const [path, mod] of Object.entries(files)) {
-  const match = /\.\/locales\/([^/]+)\/([^/]+)\.json$/.exec(path);
-  if (!match) continue;
-  const [, lang, ns] = match as unknown as [string, string, string];
-  (resources[lang] ??= {})[ns] = mod.default;
-}
-export const NAMESPACES = Object.keys(resources.en ?? {});
-
-function storedLanguage(): string | null {
-  try {
-    return localStorage.getItem(LANGUAGE_STORAGE_KEY);
-  } catch {
-    return null;
-  }
-}
-
-export function initialLanguage(): Language {
-  return pickLanguage(
-    storedLanguage(),
-    typeof navigator === 'undefined' ? [] : (navigator.languages ?? [navigator.language]),
-  );
+/** Adds a language's translations to i18next the first time it is chosen. */
+async function ensureLanguage(lang: Language): Promise<void> {
+  if (i18n.hasResourceBundle(lang, 'common')) return;
+  const bundle = await loadLanguage(lang);
+  for (const [ns, resources] of Object.entries(bundle)) i18n.addResourceBundle(lang, ns, resources, true, true);
 }
 
 function applyDocumentLanguage(lang: Language): void {
@@ -38,21 +18,40 @@ function applyDocumentLanguage(lang: Language): void {
   document.documentElement.dir = isRtl(lang) ? 'rtl' : 'ltr';
 }
 
+/**
+ * Plural rules by the language's real locale: Skyferry's `br` is Brazilian Portuguese, which
+ * Intl would read as Breton (one, two, few, many, other) and pick the wrong `_one`/`_many` form.
+ */
+export const PLURAL_LOCALE: Partial<Record<Language, string>> = { br: 'pt-BR' };
+
+/** i18next chooses `key_one`, `key_few`... with Intl.PluralRules of the code it is given. */
+function applyPluralLocales(): void {
+  const resolver = i18n.services.pluralResolver as {
+    getRule: (code: string, options?: object) => Intl.PluralRules | undefined;
+  };
+  const getRule = resolver.getRule.bind(resolver);
+  resolver.getRule = (code, options) => getRule(PLURAL_LOCALE[code as Language] ?? code, options);
+}
+
 export async function initI18n(lang: Language = initialLanguage()): Promise<typeof i18n> {
   if (!i18n.isInitialized) {
+    const bundle = await loadLanguage(lang);
     await i18n.use(initReactI18next).init({
-      resources,
+      resources: { [lang]: bundle },
       lng: lang,
-      fallbackLng: 'en',
+      // Every language has every key: nothing falls back, so English is not loaded beside another.
+      fallbackLng: false,
       supportedLngs: [...LANGUAGES],
-      ns: NAMESPACES,
+      ns: Object.keys(bundle),
       defaultNS: 'common',
       // React escapes markup; every value is passed through the names rule (bidi controls shown as
       // marks, right-to-left names isolated), as values are often names users chose.
       interpolation: { escapeValue: true, escape: plainName },
       returnNull: false,
     });
+    applyPluralLocales();
   } else {
+    await ensureLanguage(lang);
     await i18n.changeLanguage(lang);
   }
   applyDocumentLanguage(lang);
@@ -66,6 +65,7 @@ export async function setLanguage(lang: Language): Promise<void> {
   } catch {
     // storage unavailable: the choice lasts for this session
   }
+  await ensureLanguage(lang);
   await i18n.changeLanguage(lang);
   applyDocumentLanguage(lang);
 }

@@ -1,3 +1,4 @@
+import { LANGUAGES } from '@skyferry/contract';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { i18n, initialLanguage, setLanguage } from './index.ts';
 
@@ -30,5 +31,13 @@ describe('interface language', () => {
     expect(document.documentElement.dir).toBe('ltr');
     expect(document.documentElement.lang).toBe('pt-BR');
     expect(i18n.t('shell:user.logout')).toBe('Sair');
+  });
+});
+
+describe('translations load by language', () => {
+  it('each language is one chunk holding all its namespaces, the same as its files', async () => {
+    const { resources } = await import('./resources.ts');
+    const { loadLanguage } = await import('./load.ts');
+    for (const lang of LANGUAGES) expect(await loadLanguage(lang), lang).toEqual(resources[lang]);
   });
 });

@@ -1,7 +1,8 @@
-import { LANGUAGES } from '@skyferry/contract';
-import { describe, expect, it } from 'vitest';
-import { NAMESPACES, resources } from './index.ts';
-import { SAME_AS_ENGLISH } from './same-as-english.ts';
+import { LANGUAGES, type Language } from '@skyferry/contract';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { i18n, initI18n, PLURAL_LOCALE } from './index.ts';
+import { NAMESPACES, resources } from './resources.ts';
+import { mayEqualEnglish } from './same-as-english.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -17,18 +18,12 @@ function flatten(tree: Tree, prefix = ''): Map<string, string> {
 
 const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
 
-/**
- * A value may equal the English text when it is the same word in that language (listed in
- * `same-as-english.ts`, which any feature may extend) or when it is made only of names such as
- * "WebDAV", "SFTP", "S3", placeholders and punctuation. Anything else equal to English is an
- * untranslated copy.
- */
-function mayEqualEnglish(english: string): boolean {
-  if (SAME_AS_ENGLISH.has(english)) return true;
-  return english
-    .split(/\s+/)
-    .every((word) => /^(\{\{\w+\}\}|[^\p{L}]*)$/u.test(word) || /^\p{L}.*(\p{Lu}|\d)/u.test(word));
-}
+/** A value with nothing to translate: only placeholders, digits, spaces and punctuation ("{{n}} / {{max}}"). */
+const nothingToTranslate = (text: string) => !/\p{L}/u.test(text.replace(/\{\{\s*\w+\s*\}\}/g, ''));
+
+/** The plural categories i18next uses for a language (Intl's, by the language's real locale). */
+const pluralCategories = (lang: Language) =>
+  new Intl.PluralRules(PLURAL_LOCALE[lang] ?? lang).resolvedOptions().pluralCategories.slice().sort();
 
 const en = Object.fromEntries(NAMESPACES.map((ns) => [ns, flatten(resources.en?.[ns] as Tree)]));
 
@@ -67,7 +62,11 @@ describe('translations', () => {
           for (const [base, englishForms] of reference) {
             const forms = mine.get(base) ?? new Map<string, string>();
             const plural = [...englishForms.keys()].some((k) => PLURAL.test(k));
-            if (plural) expect(forms.has(`${base}_other`), `${lang}:${ns}:${base}_other is missing`).toBe(true);
+            if (plural) {
+              // Exactly the forms the language's plural rules pick from: Arabic's six, Japanese's one.
+              const own = [...forms.keys()].map((k) => PLURAL.exec(k)?.[1] ?? '(none)').sort();
+              expect(own, `${lang}:${ns}:${base} plural forms`).toEqual(pluralCategories(lang));
+            }
             const allowed = new Set([...englishForms.values()].flatMap(placeholders));
             for (const [key, value] of forms) {
               expect(typeof value === 'string' && value.trim() !== '', `${lang}:${ns}:${key} is empty`).toBe(true);
@@ -87,11 +86,26 @@ describe('translations', () => {
           it(`${ns}: translated, not copied from English`, () => {
             const mine = flatten((resources[lang]?.[ns] as Tree | undefined) ?? {});
             const copies = [...(en[ns] ?? new Map<string, string>())]
-              .filter(([key, english]) => mine.get(key) === english && !mayEqualEnglish(english))
-              .map(([key]) => key);
+              .filter(
+                ([key, english]) =>
+                  mine.get(key) === english && !nothingToTranslate(english) && !mayEqualEnglish(lang, english),
+              )
+              .map(([key]) => `${key}: ${mine.get(key) ?? ''}`);
             expect(copies).toEqual([]);
           });
         }
+
+        it(`${ns}: no "(s)"-style plurals, no letter glued to an opening bracket`, () => {
+          const bad = [...flatten((resources[lang]?.[ns] as Tree | undefined) ?? {})]
+            .filter(
+              ([, text]) =>
+                /\p{L}\((s|e|es|en|n|ns|i|e\)\(s)\)/u.test(text) ||
+                /\p{L}\/(e|i|s|en)\b/u.test(text) ||
+                /\p{Script=Latin}\(/u.test(text),
+            )
+            .map(([key, text]) => `${key}: ${text}`);
+          expect(bad).toEqual([]);
+        });
       }
     });
   }
@@ -102,6 +116,46 @@ const sources = import.meta.glob<string>(['../**/*.{ts,tsx}', '!../**/*.test.{ts
   query: '?raw',
   import: 'default',
   eager: true,
+});
+
+describe('English wording', () => {
+  const all = NAMESPACES.flatMap((ns) => [...(en[ns] ?? new Map<string, string>())].map(([k, v]) => [`${ns}:${k}`, v]));
+
+  it('spells "email" one way and asks "Are you sure you want to", never "Are you sure to"', () => {
+    expect(all.filter(([, v]) => /e-mail/i.test(v ?? ''))).toEqual([]);
+    expect(all.filter(([, v]) => /are you sure to\b/i.test(v ?? ''))).toEqual([]);
+    expect(all.filter(([, v]) => /\bAudios\b/.test(v ?? ''))).toEqual([]);
+  });
+
+  it('counts things through plural forms: a value naming a count of things is a plural group', () => {
+    // A count before a plural noun ("3 items", "1 items") must come from key_one / key_other.
+    const counted = all.filter(
+      ([key, v]) => /\{\{(count|n)\}\} (\p{L}+ )?\p{L}+s\b/u.test(v ?? '') && !PLURAL.test(key ?? ''),
+    );
+    expect(counted).toEqual([]);
+  });
+});
+
+describe('plural forms through i18next', () => {
+  beforeAll(async () => {
+    await initI18n('en');
+    for (const lang of LANGUAGES)
+      for (const ns of NAMESPACES) i18n.addResourceBundle(lang, ns, resources[lang]?.[ns] ?? {}, true, true);
+  });
+
+  it('picks each language’s own form: Arabic two and few, Brazilian Portuguese one (not Breton), French many', async () => {
+    const t = (lang: string, count: number) => i18n.getFixedT(lang, 'explorer')('deleted', { count });
+    expect(t('en', 1)).toBe('Deleted 1 item.');
+    expect(t('en', 3)).toBe('Deleted 3 items.');
+    expect(t('br', 1)).toBe('1 item excluído.');
+    expect(t('br', 2)).toBe('2 itens excluídos.');
+    expect(t('ar', 2)).toBe('تم حذف عنصرين.');
+    expect(t('ar', 5)).toBe('تم حذف 5 عناصر.');
+    expect(t('ar', 11)).toBe('تم حذف 11 عنصرًا.');
+    expect(t('fr', 1)).toBe('1 élément supprimé.');
+    expect(t('fr', 1_000_000)).toBe('1000000 éléments supprimés.');
+    expect(t('ja', 1)).toBe('1 件を削除しました。');
+  });
 });
 
 describe('translation keys used in the code', () => {

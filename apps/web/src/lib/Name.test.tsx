@@ -25,12 +25,12 @@ describe('a name a user chose, on the page', () => {
 
   it('in translated text (toasts, prompts, labels) every value is made plain: marks, and isolated', () => {
     expect(i18n.t('explorer:deleteOne', { name: SPOOFED.file })).toContain(
-      'Are you sure to delete "\u2068invoice[U+202E]gpj.exe\u2069"?',
+      'Delete "\u2068invoice[U+202E]gpj.exe\u2069"?',
     );
-    expect(i18n.t('explorer:deleteOne', { name: 'a.txt' })).toContain('Are you sure to delete "a.txt"?');
+    expect(i18n.t('explorer:deleteOne', { name: 'a.txt' })).toContain('Delete "a.txt"?');
     // The text of a translation that holds a name made plain keeps that isolate (no marks for it).
     const { container } = render(<Name value={i18n.t('explorer:deleteOne', { name: SPOOFED.file })} />);
     expect(shownBidiMarks(container)).toEqual([]);
-    expect(container.textContent).toContain('Are you sure to delete "\u2068invoice[U+202E]gpj.exe\u2069"?');
+    expect(container.textContent).toContain('Delete "\u2068invoice[U+202E]gpj.exe\u2069"?');
   });
 });

@@ -40,4 +40,6 @@ export const STORAGE_KEYS = {
   qrClosedAt: 'skyferry.qr_closed_at',
   questionnaireClicked: 'skyferry.questionnaire_clicked',
   serviceNoticeClosed: 'skyferry.service_notice_closed',
+  /** '1' while the client runs in debug (set by opening any page with ?debug=1, cleared with ?debug=0). */
+  debug: 'skyferry.debug',
 } as const;

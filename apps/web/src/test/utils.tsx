@@ -95,6 +95,7 @@ export function initData(overrides: Partial<InitData> = {}): InitData {
     temp_token: 'temp-1',
     billing_mode: 'off',
     service_notice: null,
+    mail_delivery: true,
     ...overrides,
   };
 }

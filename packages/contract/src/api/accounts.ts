@@ -75,6 +75,8 @@ export const initDataSchema = z.object({
   temp_token: z.string(),
   billing_mode: z.enum(BILLING_MODES),
   service_notice: serviceNoticeSchema.nullable(),
+  /** Whether the server can send e-mail (SMTP_URL is set); without it completion e-mails start off. */
+  mail_delivery: z.boolean(),
 });
 export type InitData = z.infer<typeof initDataSchema>;
 
@@ -113,6 +115,11 @@ export const dataPacketItemSchema = z.object({
   size: z.number().int(),
   /** Unix seconds. */
   end_time: z.number().int(),
+  /**
+   * The deduction date (Unix seconds): from when transfers are deducted from this packet, the start
+   * of its licence month for a base packet, the day it was bought for an additional one.
+   */
+  deduction_time: z.number().int(),
 });
 export type DataPacketItem = z.infer<typeof dataPacketItemSchema>;
 
@@ -217,3 +224,89 @@ export type TempTokenData = z.infer<typeof tempTokenDataSchema>;
 export type AccountPageMessage =
   | { type: typeof ACCOUNT_MESSAGE_TYPES.loginSuccess; data: AuthorizationData }
   | { type: typeof ACCOUNT_MESSAGE_TYPES.logoutSuccess };
+
+// --- Account basics: password, e-mail, forgotten password, sessions, deleting the account ------
+
+/** How long a mailed password-reset link works. */
+export const PASSWORD_RESET_LINK_MS = 60 * 60_000;
+/** How long a mailed link confirming a new e-mail address works. */
+export const EMAIL_CHANGE_LINK_MS = 24 * 60 * 60_000;
+
+/**
+ * Fields of a form the server checked, each with its message in the caller's language: the `data`
+ * of a 400 that found several problems at once (sign-up: the e-mail and the password).
+ */
+export const fieldErrorsDataSchema = z.object({ fields: z.record(z.string(), z.string()) });
+export type FieldErrorsData = z.infer<typeof fieldErrorsDataSchema>;
+
+/** POST /api/account/password: the current password and the new one. Other sessions end; this one stays. */
+export const changePasswordBodySchema = z.object({
+  current_password: z.string().max(MAX_PASSWORD_LENGTH),
+  new_password: z.string().max(MAX_PASSWORD_LENGTH),
+});
+export type ChangePasswordBody = z.infer<typeof changePasswordBodySchema>;
+export const changePasswordDataSchema = z.object({
+  /** How many other sessions (devices) were signed out. */
+  ended_sessions: z.number().int(),
+});
+export type ChangePasswordData = z.infer<typeof changePasswordDataSchema>;
+
+/** POST /api/account/email: mails a confirmation link to `new_email`; the address changes when it is opened. */
+export const changeEmailBodySchema = z.object({
+  new_email: z.string().max(MAX_EMAIL_LENGTH),
+  password: z.string().max(MAX_PASSWORD_LENGTH),
+});
+export type ChangeEmailBody = z.infer<typeof changeEmailBodySchema>;
+export const changeEmailDataSchema = z.object({ sent_to: z.string() });
+export type ChangeEmailData = z.infer<typeof changeEmailDataSchema>;
+
+/** A mailed link's token (POST /api/account/email/confirm). */
+export const accountLinkBodySchema = z.object({ token: tokenSchema });
+export type AccountLinkBody = z.infer<typeof accountLinkBodySchema>;
+export const confirmEmailDataSchema = z.object({ email: z.string() });
+export type ConfirmEmailData = z.infer<typeof confirmEmailDataSchema>;
+
+/** POST /api/account/password/forgot: the same answer whether or not the address has an account. */
+export const forgotPasswordBodySchema = z.object({ email: z.string().max(MAX_EMAIL_LENGTH) });
+export type ForgotPasswordBody = z.infer<typeof forgotPasswordBodySchema>;
+
+/** POST /api/account/password/reset: the mailed link's token and the new password. Every session ends. */
+export const resetPasswordBodySchema = z.object({
+  token: tokenSchema,
+  new_password: z.string().max(MAX_PASSWORD_LENGTH),
+});
+export type ResetPasswordBody = z.infer<typeof resetPasswordBodySchema>;
+
+/** One signed-in device of the account (GET /api/account/sessions). Times are milliseconds since the epoch. */
+export const accountSessionSchema = z.object({
+  id: z.string(),
+  /** The session making this call. */
+  current: z.boolean(),
+  /** The browser or client that started it ('' when not known). */
+  user_agent: z.string(),
+  /** The address it was last used from ('' when not known). */
+  ip: z.string(),
+  created_at: z.number(),
+  last_used_at: z.number(),
+});
+export type AccountSession = z.infer<typeof accountSessionSchema>;
+export const accountSessionsDataSchema = z.object({ items: z.array(accountSessionSchema) });
+export type AccountSessionsData = z.infer<typeof accountSessionsDataSchema>;
+export const accountSessionParamSchema = z.object({ id: z.string().min(1).max(64) });
+export const endedSessionsDataSchema = z.object({ ended: z.number().int() });
+export type EndedSessionsData = z.infer<typeof endedSessionsDataSchema>;
+
+/**
+ * POST /api/account/delete: the password, and when the caller is the server's last operator while
+ * other accounts exist, `successor_email`: the account that becomes the operator.
+ */
+export const deleteAccountBodySchema = z.object({
+  password: z.string().max(MAX_PASSWORD_LENGTH),
+  successor_email: z.string().max(MAX_EMAIL_LENGTH).optional(),
+});
+export type DeleteAccountBody = z.infer<typeof deleteAccountBodySchema>;
+export const deleteAccountDataSchema = z.object({
+  /** The account that became the operator, when one was named. */
+  successor_email: z.string().nullable(),
+});
+export type DeleteAccountData = z.infer<typeof deleteAccountDataSchema>;

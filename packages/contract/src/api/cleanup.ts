@@ -10,7 +10,7 @@ import { cloudPathSchema, idSchema } from './common.ts';
  * cloud; starting a new one (a rescan) cancels a running one and clears the old results.
  *
  * Results are paged (page_size 20 by default), filtered by category (All, Videos, Audios,
- * Documents, Others, pictures) and sorted by size or date, ascending or descending. Deleting moves
+ * Documents, Others, pictures; empty folders are Others) and sorted by size or date, ascending or descending. Deleting moves
  * items to the cloud's trash where it has one (`has_trash`), otherwise deletes them for good; a
  * file changed since the scan, or a folder no longer empty, is left alone and reported in `failed`.
  * The last remaining copy of a duplicate group is removed only when every remaining copy is
@@ -174,8 +174,17 @@ const pageMeta = {
   visible_total: z.number().int(),
 };
 export const emptyFoldersPageSchema = z.object({ items: z.array(emptyFolderItemSchema), ...pageMeta });
-/** Duplicate files page by group: `total` counts groups. */
-export const duplicateFilesPageSchema = z.object({ items: z.array(duplicateGroupSchema), ...pageMeta });
+/**
+ * Duplicate files page by group: `total` counts groups. `surplus_count` and `surplus_size` are the
+ * copies beyond one per group in the whole result (every page, with the category filter), and
+ * their bytes: what deleting all (or the smart filter) removes.
+ */
+export const duplicateFilesPageSchema = z.object({
+  items: z.array(duplicateGroupSchema),
+  ...pageMeta,
+  surplus_count: z.number().int(),
+  surplus_size: z.number(),
+});
 export const largeFilesPageSchema = z.object({ items: z.array(cleanupItemSchema), ...pageMeta });
 export type EmptyFoldersPage = z.infer<typeof emptyFoldersPageSchema>;
 export type DuplicateFilesPage = z.infer<typeof duplicateFilesPageSchema>;
@@ -211,7 +220,8 @@ export const deleteCleanupDataSchema = z.object({
     z.object({
       id: z.string(),
       path: z.string(),
-      reason: z.enum(['changed', 'not_empty', 'last_copy', 'error']),
+      /** not_found: the id is no result of this list (unknown, another list's, or deleted already); its path is ''. */
+      reason: z.enum(['changed', 'not_empty', 'last_copy', 'not_found', 'error']),
       message: z.string(),
     }),
   ),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CLOUD_KINDS, CLOUD_KIND_INFO, type CloudKind } from '../clouds.ts';
 import { signInNonceSchema } from './accounts.ts';
-import { idSchema } from './common.ts';
+import { displayNameSchema, idSchema } from './common.ts';
 
 /** Connected clouds and the registry of kinds. Times are milliseconds since the epoch. */
 
@@ -116,7 +116,7 @@ export type CloudCredentials = z.infer<typeof credentialsSchema>;
 /** POST /api/clouds: connect a form kind after verifying the credentials against the service. Answers the Cloud. */
 export const connectCloudBodySchema = z.object({
   cloud_name: z.string().min(1).max(64),
-  alias: z.string().max(MAX_ALIAS_LENGTH).optional(),
+  alias: displayNameSchema(MAX_ALIAS_LENGTH).optional(),
   credentials: credentialsSchema,
 });
 export type ConnectCloudBody = z.infer<typeof connectCloudBodySchema>;
@@ -126,7 +126,7 @@ export const updateCloudBodySchema = z.object({
   space: z.number().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
   used_space: z.number().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
   /** '' clears the alias. */
-  alias: z.string().max(MAX_ALIAS_LENGTH).optional(),
+  alias: displayNameSchema(MAX_ALIAS_LENGTH).optional(),
 });
 export type UpdateCloudBody = z.infer<typeof updateCloudBodySchema>;
 

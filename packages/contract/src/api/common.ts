@@ -26,4 +26,18 @@ export const entryNameSchema = z.string().superRefine((name, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: NAME_PROBLEM_MESSAGE[problem] });
 });
 
+/** C0 and C1 control characters and DEL (NUL, line breaks, escapes): never part of a name people read. */
+// eslint-disable-next-line no-control-regex
+export const CONTROL_CHARS_RE = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** A name people give something (a task, a cloud's alias): trimmed, `min` to `max` characters, no control characters. */
+export function displayNameSchema(max: number, min = 0) {
+  return z
+    .string()
+    .trim()
+    .min(min)
+    .max(max)
+    .refine((s) => !CONTROL_CHARS_RE.test(s), { message: 'must not contain control characters' });
+}
+
 export const emptyDataSchema = z.null();

@@ -73,6 +73,11 @@ export const listFilesBodySchema = withCloud({
   page_token: z.string().max(8192).nullable().optional(),
   page_size: z.number().int().min(1).max(MAX_LIST_PAGE_SIZE).optional(),
   refresh: z.boolean().optional(),
+  /**
+   * A read the app makes on its own (a tree it opens on the first cloud): it does not count as
+   * using the cloud, which decides which temporary clouds are kept at sign-in and when they expire.
+   */
+  background: z.boolean().optional(),
 });
 export type ListFilesBody = z.input<typeof listFilesBodySchema>;
 export const listFilesDataSchema = z.object({
@@ -123,7 +128,10 @@ export type DeleteFilesData = z.infer<typeof deleteFilesDataSchema>;
  * POST /api/cloud-manager/info: the cloud's space as the service reports it now (also stored on the
  * cloud: space and used_space of /api/v2/clouds/me). 0 when the service does not say.
  */
-export const cloudInfoBodySchema = withCloud({});
+export const cloudInfoBodySchema = withCloud({
+  /** A refresh the app makes on its own (/manage's staggered one): not a use of the cloud (see list). */
+  background: z.boolean().optional(),
+});
 export type CloudInfoBody = z.input<typeof cloudInfoBodySchema>;
 export const cloudInfoDataSchema = z.object({ space_amount: z.number(), space_used: z.number() });
 export type CloudInfoData = z.infer<typeof cloudInfoDataSchema>;

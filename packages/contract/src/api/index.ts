@@ -3,6 +3,7 @@ export * from './common.ts';
 export * from './accounts.ts';
 export * from './clouds.ts';
 export * from './tasks.ts';
+export * from './runs.ts';
 export * from './files.ts';
 export * from './cleanup.ts';
 export * from './oauth.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cloudSchema, MAX_ALIAS_LENGTH } from './clouds.ts';
-import { idSchema } from './common.ts';
+import { displayNameSchema, idSchema } from './common.ts';
 
 /**
  * Connecting (or reauthorizing) an OAuth cloud from the connect dialog:
@@ -17,11 +17,17 @@ import { idSchema } from './common.ts';
 export const oauthStartBodySchema = z.object({
   /** An OAuth kind (google_drive, onedrive, dropbox, box, google_photos, ...). */
   cloud_name: z.string().min(1).max(64),
-  alias: z.string().max(MAX_ALIAS_LENGTH).optional(),
+  alias: displayNameSchema(MAX_ALIAS_LENGTH).optional(),
   /** Reauthorize this cloud (its alias, order and tasks stay) instead of connecting a new one. */
   cloud_id: idSchema.optional(),
   /** The client's origin, where the result is posted; must be an allowed origin (default: the server's). */
   origin: z.string().max(300).optional(),
+  /**
+   * The desktop client's loopback redirect (http://127.0.0.1:<port>/oauth/callback): the service's
+   * sign-in runs in the system browser, which comes back there, and the client finishes the flow at
+   * /api/clouds/oauth/callback with the same query. Default: the server's own callback.
+   */
+  redirect_uri: z.string().max(100).optional(),
 });
 export type OAuthStartBody = z.infer<typeof oauthStartBodySchema>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PAGE_SIZES } from '../constants.ts';
 import { scheduleSchema } from '../schedule.ts';
 import { CONFLICT_RESOLUTIONS, fileFilterSchema, sameNamePolicySchema, syncModeSchema } from '../transfer.ts';
-import { cloudPathSchema, idSchema } from './common.ts';
+import { cloudPathSchema, displayNameSchema, idSchema } from './common.ts';
 
 /**
  * Server tasks: migrations (task_type 0) and syncs (task_type 1) that run on the server's workers
@@ -74,12 +74,12 @@ export type PlanQuery = z.infer<typeof planQuerySchema>;
 export const createTaskBodySchema = z
   .object({
     task_type: z.number().int().min(0).max(1),
-    task_name: z.string().trim().min(1).max(MAX_TASK_NAME_LENGTH).optional(),
+    task_name: displayNameSchema(MAX_TASK_NAME_LENGTH, 1).optional(),
     from_cloud: taskFromCloudBodySchema,
     to_cloud: taskToCloudBodySchema,
     /** Syncs only; default one_way. */
     sync_mode: syncModeSchema.optional(),
-    /** Migrations, one-way and incremental syncs; default skip. */
+    /** Migrations, one-way and incremental syncs; default DEFAULT_SAME_NAME_POLICY (size_differs_or_newer). */
     same_name_policy: sameNamePolicySchema.optional(),
     filter: fileFilterSchema.nullable().optional(),
     /** Two-way syncs: who wins a file changed on both sides; default keep_both. */
@@ -160,7 +160,12 @@ export const taskResultSchema = z.object({
   updated: z.number().int(),
   deleted: z.number().int(),
   skipped: z.number().int(),
+  /** Files that failed (a stopped run's files it did not get to are `not_done`, not failed). */
   failed: z.number().int(),
+  /** Two-way conflicts resolved (both versions kept, or the rule's winner); the server always sends it. */
+  conflicts: z.number().int().optional(),
+  /** Files a stopped run (canceled, out of space or traffic, a fatal error) did not get to; always sent. */
+  not_done: z.number().int().optional(),
   /** Why the run stopped, when it did not end normally. */
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   /** Symbolic links the run left alone (the first MAX_SET_ASIDE_ITEMS), each with why; absent when none. */
@@ -267,6 +272,11 @@ export const taskPlanSchema = z.object({
   total_items: z.number().int(),
   /** Folders that could not be listed. */
   errors: z.array(z.object({ side: z.enum(['source', 'target']), path: z.string(), message: z.string() })),
+  /**
+   * Whether each side keeps the modification times a run gives the files it writes there (a
+   * WebDAV server without X-OC-Mtime or PROPPATCH, say, does not: they show the transfer's time).
+   */
+  times_kept: z.object({ source: z.boolean(), target: z.boolean() }),
 });
 export type TaskPlan = z.infer<typeof taskPlanSchema>;
 
@@ -288,11 +298,16 @@ export const insufficientSpaceDataSchema = z.object({
 });
 export type InsufficientSpaceData = z.infer<typeof insufficientSpaceDataSchema>;
 
-/** POST /api/tasks/list: `completed` 0 lists states 1, 2, 7, 8, 9; 1 lists 0, 3, 4, 5, 6, 10. */
+/**
+ * POST /api/tasks/list: `completed` 0 lists states 1, 2, 7, 8, 9; 1 lists 0, 3, 4, 5, 6, 10. The
+ * Tasks page lists every task instead (no `completed`), or those in `states`.
+ */
 export const listTasksBodySchema = z.object({
   page: z.number().int().min(1).default(1),
   page_size: z.number().int().min(1).max(PAGE_SIZES.tasks).default(PAGE_SIZES.tasks),
-  completed: z.union([z.literal(0), z.literal(1)]),
+  completed: z.union([z.literal(0), z.literal(1)]).optional(),
+  /** Only tasks in these states (with `completed`, those of its list that are). */
+  states: z.array(z.number().int().min(0).max(10)).min(1).max(11).optional(),
 });
 export type ListTasksBody = z.infer<typeof listTasksBodySchema>;
 export const listTasksDataSchema = z.object({
@@ -301,9 +316,43 @@ export const listTasksDataSchema = z.object({
 });
 export type ListTasksData = z.infer<typeof listTasksDataSchema>;
 
-/** PUT /api/tasks/{id}: switch the schedule off (1) or on (2). Answers the task. */
-export const updateTaskBodySchema = z.object({ is_schedule: z.union([z.literal(1), z.literal(2)]) });
+/**
+ * PUT /api/tasks/{id}: switch the schedule off (1) or on (2), and (the Tasks page's Edit) change
+ * the name, the schedule and what runs do. Every field is optional; the answer is the task.
+ * Changing what runs do (sync_mode, same_name_policy, filter, conflict_resolution) is refused while
+ * a run is queued or going (409006). When the task's next run would then delete files (a mirror
+ * or two-way sync), it answers 409005 with `{count, total}` until sent again with
+ * `confirm_deletions` (preview the plan first with POST /api/tasks/{id}/plan).
+ */
+export const updateTaskBodySchema = z
+  .object({
+    is_schedule: z.union([z.literal(1), z.literal(2)]).optional(),
+    task_name: z.string().trim().min(1).max(MAX_TASK_NAME_LENGTH).optional(),
+    /** A new schedule (switched on), or null to have none (the task then waits for Run now). */
+    schedule: scheduleSchema.nullable().optional(),
+    /** IANA zone the schedule is read in; default the task's, else the X-Timezone header. */
+    time_zone: z.string().min(1).max(64).optional(),
+    /** Syncs only. */
+    sync_mode: syncModeSchema.optional(),
+    same_name_policy: sameNamePolicySchema.optional(),
+    filter: fileFilterSchema.nullable().optional(),
+    conflict_resolution: z.enum(CONFLICT_RESOLUTIONS).optional(),
+    confirm_deletions: z.boolean().optional(),
+  })
+  .strict();
 export type UpdateTaskBody = z.infer<typeof updateTaskBodySchema>;
+
+/**
+ * POST /api/tasks/{id}/plan: what the task's next run would do with these changes (a dry run of
+ * the edited task, with its two-way state), paged by `plan_query` as a create's dry run is.
+ */
+export const taskPlanBodySchema = updateTaskBodySchema
+  .omit({ confirm_deletions: true, is_schedule: true })
+  .extend({ plan_query: planQuerySchema.optional() })
+  .strict();
+export type TaskPlanBody = z.infer<typeof taskPlanBodySchema>;
+export const taskPlanDataSchema = z.object({ plan: taskPlanSchema });
+export type TaskPlanData = z.infer<typeof taskPlanDataSchema>;
 
 export const taskIdParamSchema = z.object({ id: idSchema });
 export const progressParamSchema = z.object({ task_id: idSchema });

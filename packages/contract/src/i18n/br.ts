@@ -94,9 +94,33 @@ export const br: Messages = {
   local_not_granted:
     'Somente o operador, e os usuários que ele autoriza, podem usar pastas do servidor. Peça acesso ao operador.',
   local_no_roots:
-    'Nenhuma pasta do servidor é permitida: o operador define SKYFERRY_LOCAL_ROOTS (sem ela, a pasta pessoal só é permitida numa instalação de um único usuário que escuta em 127.0.0.1).',
+    'Nenhuma pasta deste servidor está configurada para isso: a pasta pessoal só é oferecida enquanto o servidor tem uma única conta. Fale com o operador.',
   operator_only: 'Somente o operador do servidor pode fazer isso.',
   local_folder_taken: 'Outro usuário já tem a pasta {name}.',
   cloud_address_not_allowed:
     'O Skyferry não se conecta a este servidor: o endereço dele está em uma rede de loopback, privada ou reservada. O operador do servidor pode permitir essas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Esta execução não está no histórico da tarefa.',
+  verify_running: 'Uma verificação desta tarefa já está em andamento; aguarde até que termine.',
+  task_edit_running:
+    'O que as execuções fazem não pode mudar enquanto a tarefa está em execução; aguarde o fim da execução ou cancele-a.',
+  confirm_edit_deletions:
+    'Com estas configurações, a próxima execução excluiria {count} arquivos. Confirme para salvar.',
+  field_not_for_task: '{field} não se aplica a esta tarefa.',
+  // Account basics.
+  password_incorrect: 'A senha está incorreta.',
+  password_unchanged: 'A nova senha deve ser diferente da atual.',
+  password_changed: 'Sua senha foi alterada. Seus outros dispositivos foram desconectados.',
+  email_same: 'Este já é o e-mail da sua conta.',
+  email_change_sent: 'Enviamos um link para {email}. Abra-o para confirmar seu novo endereço.',
+  email_changed: 'Seu e-mail agora é {email}.',
+  reset_link_sent: 'Se houver uma conta com este endereço, um link para definir uma nova senha foi enviado para ele.',
+  account_link_invalid: 'Este link expirou ou já foi usado. Peça um novo.',
+  password_reset_done: 'Sua nova senha foi definida. Entre com ela.',
+  operator_successor_required:
+    'Você é o único operador deste servidor. Indique outra conta para se tornar operadora antes de excluir a sua.',
+  operator_successor_unknown: 'Nenhuma outra conta deste servidor usa o endereço {email}.',
+  account_deleted: 'Sua conta foi excluída.',
+  kind_not_set_up: 'Não configurado neste servidor.',
+  kind_not_available: 'Ainda não disponível neste servidor.',
 };

@@ -100,9 +100,34 @@ export const de: Messages = {
   local_not_granted:
     'Nur der Betreiber und die Benutzer, denen er es erlaubt, dürfen Ordner auf dem Server verwenden. Bitten Sie den Betreiber um Zugang.',
   local_no_roots:
-    'Kein Ordner auf dem Server ist erlaubt: Der Betreiber legt SKYFERRY_LOCAL_ROOTS fest (ohne diese Einstellung ist der Home-Ordner nur bei einer Installation mit einem einzigen Konto erlaubt, die auf 127.0.0.1 lauscht).',
+    'Auf diesem Server ist dafür kein Ordner eingerichtet: Der Home-Ordner wird nur angeboten, solange der Server ein einziges Konto hat. Fragen Sie den Betreiber.',
   operator_only: 'Nur der Betreiber des Servers darf das tun.',
   local_folder_taken: 'Ein anderer Benutzer hat den Ordner {name} bereits.',
   cloud_address_not_allowed:
     'Skyferry verbindet sich nicht mit diesem Server: Seine Adresse liegt in einem Loopback-, privaten oder reservierten Netz. Der Betreiber des Servers kann solche Netze erlauben (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Dieser Lauf ist nicht im Verlauf der Aufgabe.',
+  verify_running: 'Eine Überprüfung dieser Aufgabe läuft bereits; bitte warten Sie, bis sie fertig ist.',
+  task_edit_running:
+    'Was Läufe tun, kann nicht geändert werden, während die Aufgabe läuft; warten Sie das Ende des Laufs ab oder brechen Sie ihn ab.',
+  confirm_edit_deletions:
+    'Mit diesen Einstellungen würde der nächste Lauf {count} Dateien löschen. Zum Speichern bestätigen.',
+  field_not_for_task: '{field} gilt nicht für diese Aufgabe.',
+  // Account basics.
+  password_incorrect: 'Das Passwort ist falsch.',
+  password_unchanged: 'Das neue Passwort muss sich vom aktuellen unterscheiden.',
+  password_changed: 'Ihr Passwort wurde geändert. Ihre anderen Geräte wurden abgemeldet.',
+  email_same: 'Das ist bereits die E-Mail-Adresse Ihres Kontos.',
+  email_change_sent: 'Wir haben einen Link an {email} gesendet. Öffnen Sie ihn, um Ihre neue Adresse zu bestätigen.',
+  email_changed: 'Ihre E-Mail-Adresse lautet jetzt {email}.',
+  reset_link_sent:
+    'Wenn ein Konto diese Adresse verwendet, wurde ein Link zum Festlegen eines neuen Passworts an sie gesendet.',
+  account_link_invalid: 'Dieser Link ist abgelaufen oder wurde bereits verwendet. Bitte fordern Sie einen neuen an.',
+  password_reset_done: 'Ihr neues Passwort ist festgelegt. Melden Sie sich damit an.',
+  operator_successor_required:
+    'Sie sind der einzige Betreiber dieses Servers. Nennen Sie ein anderes Konto, das Betreiber wird, bevor Sie Ihres löschen.',
+  operator_successor_unknown: 'Kein anderes Konto dieses Servers verwendet die Adresse {email}.',
+  account_deleted: 'Ihr Konto wurde gelöscht.',
+  kind_not_set_up: 'Auf diesem Server nicht eingerichtet.',
+  kind_not_available: 'Auf diesem Server noch nicht verfügbar.',
 };

@@ -21,8 +21,8 @@ export const en = {
   email_format: 'Email format error.',
   email_empty: 'Email cannot be empty',
   password_too_short: 'The password must have at least {min} characters.',
-  account_exists: 'An account with this e-mail already exists.',
-  login_failed: 'The e-mail or password is incorrect.',
+  account_exists: 'An account with this email already exists.',
+  login_failed: 'The email or password is incorrect.',
   login_rate_limited: 'Too many sign-in attempts, please try again in {minutes} minutes.',
   notify_email_saved: 'Notification settings saved.',
   license_expired: 'Your current license has expired.',
@@ -94,11 +94,33 @@ export const en = {
   local_not_granted:
     'Only the operator, and users the operator allows, may use folders on the server. Ask the operator for access.',
   local_no_roots:
-    'No folder on the server is allowed: the operator sets SKYFERRY_LOCAL_ROOTS (without it, the home folder is allowed only on a single-user install listening on 127.0.0.1).',
+    'No folder on this server is set up for this: the home folder is offered only while the server has a single account. Ask the operator.',
   operator_only: "Only the server's operator may do this.",
   local_folder_taken: 'Another user already has the folder {name}.',
   cloud_address_not_allowed:
     "Skyferry does not connect to this server: its address is on a loopback, private or reserved network. The server's operator can allow such networks (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: "This run is not in the task's history.",
+  verify_running: 'A verification of this task is already running; wait for it to finish.',
+  task_edit_running: 'What runs do cannot change while the task is running; wait for the run to end or cancel it.',
+  confirm_edit_deletions: 'With these settings the next run would delete {count} files. Confirm to save.',
+  field_not_for_task: '{field} does not apply to this task.',
+  // Account basics.
+  password_incorrect: 'The password is incorrect.',
+  password_unchanged: 'The new password must differ from the current one.',
+  password_changed: 'Your password has been changed. Your other devices have been signed out.',
+  email_same: 'This is already the email address of your account.',
+  email_change_sent: 'We have sent a link to {email}. Open it to confirm your new address.',
+  email_changed: 'Your email address is now {email}.',
+  reset_link_sent: 'If an account uses this address, a link to set a new password has been sent to it.',
+  account_link_invalid: 'This link has expired or has already been used. Please ask for a new one.',
+  password_reset_done: 'Your new password is set. Sign in with it.',
+  operator_successor_required:
+    'You are the only operator of this server. Name another account to become the operator before deleting yours.',
+  operator_successor_unknown: 'No other account of this server uses the address {email}.',
+  account_deleted: 'Your account has been deleted.',
+  kind_not_set_up: 'Not set up on this server.',
+  kind_not_available: 'Not available on this server yet.',
 } as const;
 
 export type MessageKey = keyof typeof en;

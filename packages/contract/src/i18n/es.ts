@@ -100,9 +100,33 @@ export const es: Messages = {
   local_not_granted:
     'Solo el operador, y los usuarios a los que él lo permite, pueden usar carpetas del servidor. Pida acceso al operador.',
   local_no_roots:
-    'No se permite ninguna carpeta del servidor: el operador define SKYFERRY_LOCAL_ROOTS (sin ella, la carpeta personal solo se permite en una instalación de un solo usuario que escucha en 127.0.0.1).',
+    'No hay ninguna carpeta de este servidor configurada para esto: la carpeta personal solo se ofrece mientras el servidor tiene una única cuenta. Consulte al operador.',
   operator_only: 'Solo el operador del servidor puede hacer esto.',
   local_folder_taken: 'Otro usuario ya tiene la carpeta {name}.',
   cloud_address_not_allowed:
     'Skyferry no se conecta a este servidor: su dirección está en una red de loopback, privada o reservada. El operador del servidor puede permitir esas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Esta ejecución no está en el historial de la tarea.',
+  verify_running: 'Ya se está verificando esta tarea; espere a que termine.',
+  task_edit_running:
+    'Lo que hacen las ejecuciones no puede cambiar mientras la tarea se ejecuta; espere a que termine la ejecución o cancélela.',
+  confirm_edit_deletions: 'Con estos ajustes, la próxima ejecución eliminaría {count} archivos. Confirme para guardar.',
+  field_not_for_task: '{field} no se aplica a esta tarea.',
+  // Account basics.
+  password_incorrect: 'La contraseña es incorrecta.',
+  password_unchanged: 'La nueva contraseña debe ser distinta de la actual.',
+  password_changed: 'Su contraseña se ha cambiado. Se ha cerrado la sesión en sus otros dispositivos.',
+  email_same: 'Este ya es el correo electrónico de su cuenta.',
+  email_change_sent: 'Hemos enviado un enlace a {email}. Ábralo para confirmar su nueva dirección.',
+  email_changed: 'Su correo electrónico ahora es {email}.',
+  reset_link_sent:
+    'Si alguna cuenta usa esta dirección, se le ha enviado un enlace para establecer una nueva contraseña.',
+  account_link_invalid: 'Este enlace ha caducado o ya se ha usado. Solicite uno nuevo.',
+  password_reset_done: 'Se ha establecido su nueva contraseña. Inicie sesión con ella.',
+  operator_successor_required:
+    'Usted es el único operador de este servidor. Indique otra cuenta que pase a ser operadora antes de eliminar la suya.',
+  operator_successor_unknown: 'Ninguna otra cuenta de este servidor usa la dirección {email}.',
+  account_deleted: 'Su cuenta se ha eliminado.',
+  kind_not_set_up: 'No configurado en este servidor.',
+  kind_not_available: 'Todavía no disponible en este servidor.',
 };

@@ -99,9 +99,33 @@ export const fr: Messages = {
   local_not_granted:
     "Seuls l'opérateur et les utilisateurs qu'il autorise peuvent utiliser des dossiers du serveur. Demandez l'accès à l'opérateur.",
   local_no_roots:
-    "Aucun dossier du serveur n'est autorisé : l'opérateur définit SKYFERRY_LOCAL_ROOTS (sans elle, le dossier personnel n'est autorisé que sur une installation à un seul compte qui écoute sur 127.0.0.1).",
+    'Aucun dossier de ce serveur n’est configuré pour cela : le dossier personnel n’est proposé que tant que le serveur n’a qu’un seul compte. Demandez à l’opérateur.',
   operator_only: "Seul l'opérateur du serveur peut faire cela.",
   local_folder_taken: 'Un autre utilisateur a déjà le dossier {name}.',
   cloud_address_not_allowed:
     "Skyferry ne se connecte pas à ce serveur : son adresse se trouve sur un réseau de bouclage, privé ou réservé. L'opérateur du serveur peut autoriser ces réseaux (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: "Cette exécution n'est pas dans l'historique de la tâche.",
+  verify_running: "Une vérification de cette tâche est déjà en cours ; attendez qu'elle se termine.",
+  task_edit_running:
+    "Ce que font les exécutions ne peut pas changer pendant que la tâche s'exécute ; attendez la fin de l'exécution ou annulez-la.",
+  confirm_edit_deletions:
+    'Avec ces réglages, la prochaine exécution supprimerait {count} fichiers. Confirmez pour enregistrer.',
+  field_not_for_task: "{field} ne s'applique pas à cette tâche.",
+  // Account basics.
+  password_incorrect: 'Le mot de passe est incorrect.',
+  password_unchanged: 'Le nouveau mot de passe doit être différent de l’actuel.',
+  password_changed: 'Votre mot de passe a été modifié. Vos autres appareils ont été déconnectés.',
+  email_same: 'C’est déjà l’adresse e-mail de votre compte.',
+  email_change_sent: 'Nous avons envoyé un lien à {email}. Ouvrez-le pour confirmer votre nouvelle adresse.',
+  email_changed: 'Votre adresse e-mail est désormais {email}.',
+  reset_link_sent: 'Si un compte utilise cette adresse, un lien pour définir un nouveau mot de passe lui a été envoyé.',
+  account_link_invalid: 'Ce lien a expiré ou a déjà été utilisé. Demandez-en un nouveau.',
+  password_reset_done: 'Votre nouveau mot de passe est défini. Connectez-vous avec celui-ci.',
+  operator_successor_required:
+    'Vous êtes le seul opérateur de ce serveur. Désignez un autre compte qui deviendra opérateur avant de supprimer le vôtre.',
+  operator_successor_unknown: 'Aucun autre compte de ce serveur n’utilise l’adresse {email}.',
+  account_deleted: 'Votre compte a été supprimé.',
+  kind_not_set_up: 'Non configuré sur ce serveur.',
+  kind_not_available: 'Pas encore disponible sur ce serveur.',
 };

@@ -95,9 +95,33 @@ export const it: Messages = {
   local_not_granted:
     "Solo l'operatore, e gli utenti a cui lo permette, possono usare le cartelle del server. Chiedi l'accesso all'operatore.",
   local_no_roots:
-    "Nessuna cartella del server è consentita: l'operatore imposta SKYFERRY_LOCAL_ROOTS (senza di essa, la cartella home è consentita solo in un'installazione con un solo utente in ascolto su 127.0.0.1).",
+    'Nessuna cartella di questo server è configurata per questo: la cartella home è offerta solo finché il server ha un unico account. Chiedi all’operatore.',
   operator_only: "Solo l'operatore del server può farlo.",
   local_folder_taken: 'Un altro utente ha già la cartella {name}.',
   cloud_address_not_allowed:
     "Skyferry non si connette a questo server: il suo indirizzo è su una rete di loopback, privata o riservata. L'operatore del server può consentire queste reti (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: "Questa esecuzione non è nella cronologia dell'attività.",
+  verify_running: 'Una verifica di questa attività è già in corso; attendi che finisca.',
+  task_edit_running:
+    "Ciò che fanno le esecuzioni non può cambiare mentre l'attività è in corso; attendi la fine dell'esecuzione o annullala.",
+  confirm_edit_deletions:
+    'Con queste impostazioni la prossima esecuzione eliminerebbe {count} file. Conferma per salvare.',
+  field_not_for_task: '{field} non si applica a questa attività.',
+  // Account basics.
+  password_incorrect: 'La password non è corretta.',
+  password_unchanged: 'La nuova password deve essere diversa da quella attuale.',
+  password_changed: 'La password è stata cambiata. Gli altri tuoi dispositivi sono stati disconnessi.',
+  email_same: 'Questo è già l’indirizzo e-mail del tuo account.',
+  email_change_sent: 'Abbiamo inviato un link a {email}. Aprilo per confermare il nuovo indirizzo.',
+  email_changed: 'Il tuo indirizzo e-mail ora è {email}.',
+  reset_link_sent: 'Se un account usa questo indirizzo, gli è stato inviato un link per impostare una nuova password.',
+  account_link_invalid: 'Questo link è scaduto o è già stato usato. Richiedine uno nuovo.',
+  password_reset_done: 'La nuova password è impostata. Accedi con quella.',
+  operator_successor_required:
+    'Sei l’unico operatore di questo server. Indica un altro account che diventi operatore prima di eliminare il tuo.',
+  operator_successor_unknown: 'Nessun altro account di questo server usa l’indirizzo {email}.',
+  account_deleted: 'Il tuo account è stato eliminato.',
+  kind_not_set_up: 'Non configurato su questo server.',
+  kind_not_available: 'Non ancora disponibile su questo server.',
 };

@@ -95,9 +95,33 @@ export const ja: Messages = {
   local_not_granted:
     'サーバー上のフォルダーを使えるのは、運営者と運営者が許可したユーザーだけです。運営者にアクセスを依頼してください。',
   local_no_roots:
-    'サーバー上のフォルダーは許可されていません。運営者が SKYFERRY_LOCAL_ROOTS を設定します（設定がない場合、ホームフォルダーは 127.0.0.1 で待ち受けるユーザー 1 人だけのインストールでのみ許可されます）。',
+    'このサーバーにはそのためのフォルダーが設定されていません。ホームフォルダーは、サーバーのアカウントが 1 つだけの間しか提供されません。オペレーターに問い合わせてください。',
   operator_only: 'この操作はサーバーの運営者だけが行えます。',
   local_folder_taken: 'フォルダー {name} はすでに別のユーザーのものです。',
   cloud_address_not_allowed:
     'Skyferry はこのサーバーに接続しません。アドレスがループバック、プライベート、または予約済みのネットワーク上にあります。サーバーの管理者はこれらのネットワークを許可できます（SKYFERRY_ALLOW_PRIVATE_NETWORKS）。',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'この実行はタスクの履歴にありません。',
+  verify_running: 'このタスクの検証はすでに実行中です。終わるまでお待ちください。',
+  task_edit_running: 'タスクの実行中は実行内容を変更できません。実行が終わるまで待つか、キャンセルしてください。',
+  confirm_edit_deletions: 'この設定では次回の実行で {count} 個のファイルが削除されます。保存するには確認してください。',
+  field_not_for_task: '{field} はこのタスクには適用されません。',
+  // Account basics.
+  password_incorrect: 'パスワードが正しくありません。',
+  password_unchanged: '新しいパスワードは現在のパスワードと異なるものにしてください。',
+  password_changed: 'パスワードを変更しました。ほかのデバイスはサインアウトされました。',
+  email_same: 'これはすでにこのアカウントのメールアドレスです。',
+  email_change_sent: '{email} にリンクを送信しました。リンクを開いて新しいアドレスを確認してください。',
+  email_changed: 'メールアドレスを {email} に変更しました。',
+  reset_link_sent:
+    'このアドレスを使うアカウントがあれば、新しいパスワードを設定するリンクをそのアドレスに送信しました。',
+  account_link_invalid:
+    'このリンクは有効期限が切れているか、すでに使用されています。新しいリンクをリクエストしてください。',
+  password_reset_done: '新しいパスワードを設定しました。そのパスワードでサインインしてください。',
+  operator_successor_required:
+    'あなたはこのサーバーの唯一のオペレーターです。アカウントを削除する前に、オペレーターになる別のアカウントを指定してください。',
+  operator_successor_unknown: 'このサーバーに {email} を使う他のアカウントはありません。',
+  account_deleted: 'アカウントを削除しました。',
+  kind_not_set_up: 'このサーバーでは設定されていません。',
+  kind_not_available: 'このサーバーではまだ利用できません。',
 };

@@ -90,9 +90,31 @@ export const ko: Messages = {
   local_not_granted:
     '서버의 폴더는 운영자와 운영자가 허용한 사용자만 사용할 수 있습니다. 운영자에게 접근 권한을 요청하세요.',
   local_no_roots:
-    '허용된 서버 폴더가 없습니다. 운영자가 SKYFERRY_LOCAL_ROOTS를 설정합니다(설정하지 않으면 홈 폴더는 127.0.0.1에서 수신하는 사용자 한 명뿐인 설치에서만 허용됩니다).',
+    '이 서버에는 이를 위한 폴더가 설정되어 있지 않습니다. 홈 폴더는 서버에 계정이 하나뿐일 때만 제공됩니다. 운영자에게 문의하세요.',
   operator_only: '서버 운영자만 이 작업을 할 수 있습니다.',
   local_folder_taken: '다른 사용자가 이미 {name} 폴더를 가지고 있습니다.',
   cloud_address_not_allowed:
     'Skyferry는 이 서버에 연결하지 않습니다. 주소가 루프백, 사설 또는 예약된 네트워크에 있습니다. 서버 운영자가 이러한 네트워크를 허용할 수 있습니다(SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: '이 실행은 작업 기록에 없습니다.',
+  verify_running: '이 작업의 검증이 이미 진행 중입니다. 끝날 때까지 기다려 주세요.',
+  task_edit_running: '작업이 실행 중일 때는 실행 내용을 바꿀 수 없습니다. 실행이 끝날 때까지 기다리거나 취소하세요.',
+  confirm_edit_deletions: '이 설정이면 다음 실행에서 파일 {count}개가 삭제됩니다. 저장하려면 확인하세요.',
+  field_not_for_task: '{field}은(는) 이 작업에 적용되지 않습니다.',
+  // Account basics.
+  password_incorrect: '비밀번호가 올바르지 않습니다.',
+  password_unchanged: '새 비밀번호는 현재 비밀번호와 달라야 합니다.',
+  password_changed: '비밀번호가 변경되었습니다. 다른 기기에서는 로그아웃되었습니다.',
+  email_same: '이미 이 계정의 이메일 주소입니다.',
+  email_change_sent: '{email}(으)로 링크를 보냈습니다. 링크를 열어 새 주소를 확인하세요.',
+  email_changed: '이제 이메일 주소는 {email}입니다.',
+  reset_link_sent: '이 주소를 사용하는 계정이 있으면 새 비밀번호를 설정하는 링크를 보냈습니다.',
+  account_link_invalid: '이 링크는 만료되었거나 이미 사용되었습니다. 새 링크를 요청하세요.',
+  password_reset_done: '새 비밀번호가 설정되었습니다. 새 비밀번호로 로그인하세요.',
+  operator_successor_required:
+    '이 서버의 유일한 운영자입니다. 계정을 삭제하기 전에 운영자가 될 다른 계정을 지정하세요.',
+  operator_successor_unknown: '이 서버에서 {email} 주소를 사용하는 다른 계정이 없습니다.',
+  account_deleted: '계정이 삭제되었습니다.',
+  kind_not_set_up: '이 서버에 설정되어 있지 않습니다.',
+  kind_not_available: '이 서버에서는 아직 사용할 수 없습니다.',
 };

@@ -98,9 +98,34 @@ export const nl: Messages = {
   local_not_granted:
     'Alleen de beheerder, en gebruikers die de beheerder toestemming geeft, mogen mappen op de server gebruiken. Vraag de beheerder om toegang.',
   local_no_roots:
-    'Geen enkele map op de server is toegestaan: de beheerder stelt SKYFERRY_LOCAL_ROOTS in (zonder die instelling is de thuismap alleen toegestaan op een installatie met één gebruiker die op 127.0.0.1 luistert).',
+    'Op deze server is hiervoor geen map ingesteld: de thuismap wordt alleen aangeboden zolang de server één account heeft. Vraag het de beheerder.',
   operator_only: 'Alleen de beheerder van de server mag dit doen.',
   local_folder_taken: 'Een andere gebruiker heeft de map {name} al.',
   cloud_address_not_allowed:
     'Skyferry maakt geen verbinding met deze server: het adres ligt in een loopback-, privé- of gereserveerd netwerk. De beheerder van de server kan zulke netwerken toestaan (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
+  // Tasks page: runs, verification, editing (issue 35).
+  run_not_found: 'Deze uitvoering staat niet in de geschiedenis van de taak.',
+  verify_running: 'Er loopt al een controle van deze taak; wacht tot die klaar is.',
+  task_edit_running:
+    'Wat uitvoeringen doen kan niet veranderen terwijl de taak loopt; wacht tot de uitvoering klaar is of annuleer haar.',
+  confirm_edit_deletions:
+    'Met deze instellingen zou de volgende uitvoering {count} bestanden verwijderen. Bevestig om op te slaan.',
+  field_not_for_task: '{field} geldt niet voor deze taak.',
+  // Account basics.
+  password_incorrect: 'Het wachtwoord is onjuist.',
+  password_unchanged: 'Het nieuwe wachtwoord moet verschillen van het huidige.',
+  password_changed: 'Uw wachtwoord is gewijzigd. Uw andere apparaten zijn afgemeld.',
+  email_same: 'Dit is al het e-mailadres van uw account.',
+  email_change_sent: 'We hebben een link naar {email} gestuurd. Open die om uw nieuwe adres te bevestigen.',
+  email_changed: 'Uw e-mailadres is nu {email}.',
+  reset_link_sent:
+    'Als een account dit adres gebruikt, is er een link naartoe gestuurd om een nieuw wachtwoord in te stellen.',
+  account_link_invalid: 'Deze link is verlopen of al gebruikt. Vraag een nieuwe aan.',
+  password_reset_done: 'Uw nieuwe wachtwoord is ingesteld. Meld u ermee aan.',
+  operator_successor_required:
+    'U bent de enige beheerder van deze server. Wijs een ander account aan dat beheerder wordt voordat u het uwe verwijdert.',
+  operator_successor_unknown: 'Geen ander account op deze server gebruikt het adres {email}.',
+  account_deleted: 'Uw account is verwijderd.',
+  kind_not_set_up: 'Niet ingesteld op deze server.',
+  kind_not_available: 'Nog niet beschikbaar op deze server.',
 };

@@ -9,6 +9,8 @@ import * as m0007 from './0007_cleanup_delete_lease.ts';
 import * as m0008 from './0008_operator_role.ts';
 import * as m0009 from './0009_session_sign_in_nonce.ts';
 import * as m0010 from './0010_sync_pair_locks.ts';
+import * as m0012 from './0012_task_runs.ts';
+import * as m0013 from './0013_account_basics.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -25,4 +27,6 @@ export const migrations: Record<string, Migration> = {
   '0008_operator_role': m0008,
   '0009_session_sign_in_nonce': m0009,
   '0010_sync_pair_locks': m0010,
+  '0012_task_runs': m0012,
+  '0013_account_basics': m0013,
 };

@@ -43,6 +43,25 @@ export interface SessionsTable {
   revoked_reason: string | null;
   /** SHA-256 (hex) of the sign-in nonce the signing-in browser sent (migration 0009); null when none. */
   sign_in_nonce_hash: string | null;
+  /** The browser or client that started the session (its User-Agent, cut to 512 characters; migration 0013). */
+  user_agent: string | null;
+  /** The address it was last used from (migration 0013). */
+  ip: string | null;
+}
+
+/**
+ * A single-use link Skyferry mailed (migration 0013): `password_reset`, or `email_change` to the
+ * new address in `email`. Only the token's SHA-256 hash (hex) is stored.
+ */
+export interface AccountTokensTable {
+  token_hash: string;
+  user_id: string;
+  purpose: string;
+  email: string | null;
+  created_at: number;
+  expires_at: number;
+  /** When the link was used (it works once); null while unused. */
+  used_at: number | null;
 }
 
 export interface RefreshTokensTable {
@@ -145,4 +164,5 @@ export interface AccountsTables {
   licenses: LicensesTable;
   data_packets: DataPacketsTable;
   rate_limits: RateLimitsTable;
+  account_tokens: AccountTokensTable;
 }

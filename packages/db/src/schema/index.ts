@@ -3,12 +3,14 @@ import type { AccountsTables } from './accounts.ts';
 import type { QueueTables } from './queue.ts';
 import type { TasksTables } from './tasks.ts';
 import type { CleanupTables } from './cleanup.ts';
+import type { RunsTables } from './runs.ts';
 
 export type * from './foundation.ts';
 export type * from './accounts.ts';
 export type * from './queue.ts';
 export type * from './tasks.ts';
 export type * from './cleanup.ts';
+export type * from './runs.ts';
 
 /** Every table of the database; each area adds its own interface here. */
-export type Database = FoundationTables & AccountsTables & QueueTables & TasksTables & CleanupTables;
+export type Database = FoundationTables & AccountsTables & QueueTables & TasksTables & CleanupTables & RunsTables;

@@ -122,12 +122,8 @@ export class Comparer {
     return p.hash(e.path, type, { signal: this.walker.req.signal });
   }
 
-  /**
-   * Whether two files of the two sides hold the same bytes: by a hash both give (the local disk
-   * computes one), else by reading both. Undefined when neither could be done (a doubt).
-   */
-  async sameContent(a: Entry, b: Entry): Promise<boolean | undefined> {
-    if (a.size !== b.size) return false;
+  /** Whether a hash both sides give (listed, or asked of them) is equal; undefined when they share none. */
+  async sameHash(a: Entry, b: Entry): Promise<boolean | undefined> {
     const listed = sameHashes(a.hashes, b.hashes);
     if (listed !== undefined) return listed;
     const src = this.walker.provider('source');
@@ -139,14 +135,35 @@ export class Comparer {
         const [x, y] = await Promise.all([this.hashOf('source', a, type), this.hashOf('target', b, type)]);
         if (x && y) return x.toLowerCase() === y.toLowerCase();
       }
-      const signal = this.walker.req.signal;
-      const [x, y] = await Promise.all([src.openRead(a.path, { signal }), dst.openRead(b.path, { signal })]);
-      return await sameBytes(x, y);
-    } catch {
-      this.walker.checkAbort();
       return undefined;
     } finally {
       this.reads.release();
+    }
+  }
+
+  /**
+   * Whether two files of the two sides hold the same bytes: by a hash both give (the local disk
+   * computes one), else by reading both. Undefined when neither could be done (a doubt).
+   */
+  async sameContent(a: Entry, b: Entry): Promise<boolean | undefined> {
+    if (a.size !== b.size) return false;
+    try {
+      const hashed = await this.sameHash(a, b);
+      if (hashed !== undefined) return hashed;
+      const signal = this.walker.req.signal;
+      await this.reads.acquire();
+      try {
+        const [x, y] = await Promise.all([
+          this.walker.provider('source').openRead(a.path, { signal }),
+          this.walker.provider('target').openRead(b.path, { signal }),
+        ]);
+        return await sameBytes(x, y);
+      } finally {
+        this.reads.release();
+      }
+    } catch {
+      this.walker.checkAbort();
+      return undefined;
     }
   }
 

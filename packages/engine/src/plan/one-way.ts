@@ -183,6 +183,10 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
    * needs more than the listings: exact times, a hash or the bytes.
    */
   decide(s: Entry, t: Entry, rec: TwoWayRecord | undefined): Decision | Promise<Decision> {
+    if (this.req.checksum && this.mode !== 'incremental') {
+      if (s.size !== t.size) return D.sizeDiffers;
+      return this.compare.sameHash(s, t).then((same) => (same === false ? D.differs : D.unchanged));
+    }
     if (this.mode === 'mirror') {
       if (s.size !== t.size) return D.differs;
       return this.sameSized<Decision>(s, t, rec, D.differs, D.unchanged);

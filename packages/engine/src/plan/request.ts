@@ -41,4 +41,9 @@ export interface PlanRequest {
   retries?: { retries?: number; minSleepMs?: number; maxSleepMs?: number };
   /** Follow symbolic links (inside each side's root, never round a loop); default: set aside and report them (links.ts). */
   followLinks?: boolean;
+  /**
+   * migrate, one_way, mirror (rclone's --checksum): files of one size are the same when a hash both
+   * sides give (listed or computed) is equal, whatever their times; without a common hash, by size.
+   */
+  checksum?: boolean;
 }

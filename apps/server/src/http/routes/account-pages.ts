@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { SIGN_IN_NONCE_PATTERN, toLanguage } from '@skyferry/contract';
 import { allowedClientOrigin, allowedOrigins } from '../../account-pages/origins.ts';
-import { renderAccountPage, type AccountPage } from '../../account-pages/render.ts';
+import { renderAccountPage, type AccountPage, type PageOptions } from '../../account-pages/render.ts';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../app-types.ts';
 import { CONTENT_SECURITY_POLICY } from '../security.ts';
@@ -30,14 +30,19 @@ const pageQuerySchema = z.object({
   cookies: z.string().max(5).optional(),
   /** The client's sign-in nonce: sent with the sign-in and handed back with its result. */
   nonce: z.string().max(200).optional(),
+  /** A mailed link's token (the reset and e-mail confirmation pages). */
+  token: z.string().max(200).optional(),
 });
+
+/** A mailed link's token as Skyferry makes them (`sk_pr_` reset, `sk_ec_` e-mail change, 32 random bytes). */
+const LINK_TOKEN = /^sk_(pr|ec)_[A-Za-z0-9_-]{20,100}$/;
 
 /**
  * The account pages the client frames (init's sign_in_url and friends): plain server-rendered
  * HTML plus one small script. They may be framed only by allowed origins.
  */
 export default async function accountPageRoutes(app: App, ctx: AppContext): Promise<void> {
-  const pages: AccountPage[] = ['signin', 'signup', 'signout'];
+  const pages: AccountPage[] = ['signin', 'signup', 'signout', 'forgot', 'reset', 'confirm-email'];
   for (const page of pages) {
     app.get(`/account/${page}`, { schema: { hide: true, querystring: pageQuerySchema } }, async (request, reply) => {
       const q = request.query;
@@ -45,22 +50,36 @@ export default async function accountPageRoutes(app: App, ctx: AppContext): Prom
       const origin = allowedClientOrigin(ctx.config, request, q.origin);
       const ancestors = allowedOrigins(ctx.config, request).join(' ');
       const csp = CONTENT_SECURITY_POLICY.replace("frame-ancestors 'self'", `frame-ancestors 'self' ${ancestors}`);
-      return reply
-        .header('content-security-policy', csp)
-        .header('cache-control', 'no-store')
-        .type('text/html; charset=utf-8')
-        .send(
-          renderAccountPage({
-            page,
-            lang,
-            origin,
-            noCookies: q.cookies === '0',
-            requestedOrigin: q.origin,
-            // Anything but a well-formed nonce is dropped, never reflected.
-            nonce: q.nonce !== undefined && SIGN_IN_NONCE_PATTERN.test(q.nonce) ? q.nonce : undefined,
-            assetVersion: ASSET_VERSION,
-          }),
-        );
+      let link: PageOptions['link'];
+      if (page === 'reset' || page === 'confirm-email') {
+        const token = q.token !== undefined && LINK_TOKEN.test(q.token) ? q.token : undefined;
+        // Only looked at, not used: the page's button uses it (a mail scanner opening the link changes nothing).
+        const found = token
+          ? await ctx.accountSettings.peekLink(token, page === 'reset' ? 'password_reset' : 'email_change')
+          : undefined;
+        link = token === undefined ? undefined : found ? { token, email: found.email, valid: true } : { valid: false };
+      }
+      return (
+        reply
+          .header('content-security-policy', csp)
+          .header('cache-control', 'no-store')
+          // The address of a mailed link's page holds its token: never sent on as a referrer.
+          .header('referrer-policy', 'no-referrer')
+          .type('text/html; charset=utf-8')
+          .send(
+            renderAccountPage({
+              page,
+              lang,
+              origin,
+              noCookies: q.cookies === '0',
+              requestedOrigin: q.origin,
+              // Anything but a well-formed nonce is dropped, never reflected.
+              nonce: q.nonce !== undefined && SIGN_IN_NONCE_PATTERN.test(q.nonce) ? q.nonce : undefined,
+              link,
+              assetVersion: ASSET_VERSION,
+            }),
+          )
+      );
     });
   }
 

@@ -146,7 +146,7 @@ export default async function cleanupRoutes(app: App, ctx: AppContext): Promise<
             'left alone and listed in failed. Duplicates: deleting every remaining copy of a group needs ' +
             'delete_all_copies (else 400); all keeps the newest copy of each group (keep: oldest to keep that). ' +
             '403001 for all, or items beyond the first 20, without a licence when billing is on; 409006 while the ' +
-            'scan runs.',
+            'scan runs; 409007 while another deletion of the same scan runs (try again when it ends).',
           security,
           body: deleteCleanupBodySchema,
           response: { 200: envelopeOf(deleteCleanupDataSchema) },

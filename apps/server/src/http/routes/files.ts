@@ -119,6 +119,7 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
           pageToken: b.page_token,
           pageSize: b.page_size,
           refresh: b.refresh,
+          background: b.background,
         }),
       );
     },
@@ -204,7 +205,7 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(cloudInfoDataSchema) },
       },
     },
-    async (request) => ok(await files.info(identityOf(request), request.body)),
+    async (request) => ok(await files.info(identityOf(request), request.body, { background: request.body.background })),
   );
 
   app.put(

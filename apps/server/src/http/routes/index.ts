@@ -9,6 +9,7 @@ import initRoutes from './init.ts';
 import systemCloudRoutes from './system-clouds.ts';
 import userRoutes from './users.ts';
 import taskRoutes from './tasks.ts';
+import taskRunRoutes from './task-runs.ts';
 import cleanupRoutes from './cleanup.ts';
 import oauthRoutes from './oauth.ts';
 import operatorRoutes from './operator.ts';
@@ -24,6 +25,7 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   cloudRoutes,
   fileRoutes,
   taskRoutes,
+  taskRunRoutes,
   cleanupRoutes,
   oauthRoutes,
   operatorRoutes,

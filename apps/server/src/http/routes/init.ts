@@ -69,6 +69,7 @@ export default async function initRoutes(app: App, ctx: AppContext): Promise<voi
         service_notice: c.serviceNotice
           ? { text: c.serviceNotice, date: c.serviceNoticeDate ?? '', contact_url: c.serviceNoticeUrl ?? '' }
           : null,
+        mail_delivery: c.smtpUrl !== undefined,
       };
       return ok(data);
     },

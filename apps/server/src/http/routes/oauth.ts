@@ -1,5 +1,6 @@
 import {
   envelopeOf,
+  isLoopbackRedirectUri,
   message,
   OAUTH_CHANNEL,
   OAUTH_MESSAGE_TYPE,
@@ -94,7 +95,9 @@ export default async function oauthRoutes(app: App, ctx: AppContext): Promise<vo
         description:
           'Authorization code with PKCE. The service redirects the pop-up to /api/clouds/oauth/callback, which ' +
           `connects the cloud and posts a "${OAUTH_MESSAGE_TYPE}" message to the opener at the exact origin. ` +
-          'A visitor connects a temporary cloud. cloud_id reauthorizes an existing cloud (same account only).',
+          'A visitor connects a temporary cloud. cloud_id reauthorizes an existing cloud (same account only). ' +
+          'The desktop client passes its loopback redirect_uri (RFC 8252): the sign-in runs in the system browser ' +
+          'and the client loads the callback with the query it received.',
         security,
         body: oauthStartBodySchema,
         response: { 200: envelopeOf(oauthStartDataSchema) },
@@ -104,7 +107,10 @@ export default async function oauthRoutes(app: App, ctx: AppContext): Promise<vo
       const body = request.body;
       const origin = allowedClientOrigin(ctx.config, request, body.origin);
       if (!origin) throw errors.badRequest('field_invalid', { field: 'origin' });
-      const redirectUri = `${publicBase(ctx.config, request)}/api/clouds/oauth/callback`;
+      if (body.redirect_uri !== undefined && !isLoopbackRedirectUri(body.redirect_uri)) {
+        throw errors.badRequest('field_invalid', { field: 'redirect_uri' });
+      }
+      const redirectUri = body.redirect_uri ?? `${publicBase(ctx.config, request)}/api/clouds/oauth/callback`;
       const started = await flows.start(
         identityOf(request),
         {

@@ -121,15 +121,23 @@ export default async function taskRoutes(app: App, ctx: AppContext): Promise<voi
       preHandler: auth,
       schema: {
         tags: ['tasks'],
-        summary: 'Switch a scheduled task off (is_schedule 1) or on (2); answers the task',
+        summary: 'Edit a task: its schedule switch (is_schedule 1 off, 2 on), name, schedule and what runs do',
+        description:
+          'Changing sync_mode, same_name_policy, filter or conflict_resolution answers 409006 while a run is queued, ' +
+          'going or stopping; when the next run would then delete files (mirror, two-way) it answers 409005 ' +
+          '{count, total} until sent again with confirm_deletions (POST /api/tasks/{id}/plan previews it). ' +
+          'schedule null removes the schedule. Answers the task.',
         security,
         params: taskIdParamSchema,
         body: updateTaskBodySchema,
         response: { 200: envelopeOf(serverTaskSchema) },
       },
     },
-    async (request) =>
-      ok(await ctx.tasks.setSchedule(userOf(request).userId, request.params.id, request.body.is_schedule)),
+    async (request) => {
+      const zone = request.headers[HEADERS.timezone];
+      const headerZone = Array.isArray(zone) ? zone[0] : zone;
+      return ok(await ctx.taskSystem.editor.edit(userOf(request).userId, request.params.id, request.body, headerZone));
+    },
   );
 
   app.delete(

@@ -30,6 +30,8 @@ import type {
 import type { CloudOwner } from '../../repositories/clouds.ts';
 import type { CloudIdentity, CloudsService } from '../clouds.ts';
 import { newId } from '../crypto.ts';
+import { mapFileError } from '../files/errors.ts';
+import { cloudLabel } from '../files/files-service.ts';
 import type { UsersService } from '../users.ts';
 import { NO_SUMMARIES, toCleanupTask, toEmptyFolder, toGroup, toItem, type Summaries } from './views.ts';
 
@@ -154,6 +156,9 @@ export class CleanupService {
     const cloud = await this.o.clouds.get(identity, input.cloud_id);
     if (!canSlim(cloud.flags)) throw errors.forbidden('cloud_read_only');
     if (cloud.status !== 'authorized') throw errors.cloudAuthExpired({ cloud_id: cloud.id });
+    const path = normalizePath(input.path);
+    // A mistyped folder answers at once (404), and the cloud's previous results stay.
+    if (path !== '/') await this.requireFolder(identity, cloud.id, path);
     // A rescan replaces the cloud's previous scan: a running one is cancelled, old results go.
     for (const old of await this.o.repo.ofCloud(owner, cloud.id)) {
       if (old.status === CleanupStatus.scanning && old.job_id) await this.o.queue.cancel(old.job_id).catch(() => false);
@@ -167,7 +172,7 @@ export class CleanupService {
       user_id: 'userId' in owner ? owner.userId : null,
       visitor_id: 'visitorId' in owner ? owner.visitorId : null,
       cloud_id: cloud.id,
-      path: normalizePath(input.path),
+      path,
       imode: input.imode,
       large_threshold: input.large_threshold,
       status: CleanupStatus.scanning,
@@ -193,6 +198,21 @@ export class CleanupService {
     );
     this.o.log.info({ cleanup: id, cloud: cloud.id, imode: input.imode }, 'clean-up scan queued');
     return { task_id: id };
+  }
+
+  /** The folder a scan is asked for must be there: 404 "The path does not exist." otherwise (a file: 400). */
+  private async requireFolder(identity: CloudIdentity, cloudId: string, path: string): Promise<void> {
+    const { cloud, provider } = await this.o.clouds.open(identity, cloudId);
+    try {
+      const st = await provider.stat(path, { expectFolder: true });
+      if (st.kind !== 'dir') throw errors.badRequest('field_invalid', { field: 'path' });
+    } catch (err) {
+      const mapped = mapFileError(err, { id: cloud.id, label: cloudLabel(cloud) });
+      if (mapped.expired) await this.o.clouds.markExpired(cloud.id);
+      throw mapped.error;
+    } finally {
+      await provider.close?.().catch(() => undefined);
+    }
   }
 
   /** The caller's latest scan (of one cloud when given), or null. */
@@ -221,6 +241,14 @@ export class CleanupService {
       if (done && row.job_id) await this.o.queue.cancel(row.job_id).catch(() => false);
     }
     return this.view(await this.owned(owner, taskId));
+  }
+
+  /** Deleting an account: its running scans are canceled, and every scan goes with its results. */
+  async removeAllOf(userId: string): Promise<void> {
+    for (const row of await this.o.repo.ofOwner({ userId })) {
+      if (row.status === CleanupStatus.scanning && row.job_id) await this.o.queue.cancel(row.job_id).catch(() => false);
+      await this.o.repo.deleteTask(row.id);
+    }
   }
 
   /** A scan whose job used all its attempts fails. */
@@ -258,7 +286,8 @@ export class CleanupService {
   async emptyFolders(identity: CloudIdentity, input: ListInput): Promise<EmptyFoldersPage> {
     const { row, unlimited } = await this.finished(ownerOf(identity), input.task_id);
     const q = this.query(input, unlimited);
-    const r = await this.o.repo.listItems(row.id, 'empty', { ...q, category: 'all' });
+    // Empty folders hold no file type: they count as "other", as a deletion of all in a category does.
+    const r = await this.o.repo.listItems(row.id, 'empty', q);
     return {
       items: r.rows.map(toEmptyFolder),
       total: r.total,
@@ -286,8 +315,13 @@ export class CleanupService {
   async duplicateFiles(identity: CloudIdentity, input: ListInput): Promise<DuplicateFilesPage> {
     const { row, unlimited } = await this.finished(ownerOf(identity), input.task_id);
     const q = this.query(input, unlimited);
-    const r = await this.o.repo.listGroups(row.id, q);
+    const [r, surplus] = await Promise.all([
+      this.o.repo.listGroups(row.id, q),
+      this.o.repo.surplus(row.id, q.category),
+    ]);
     return {
+      surplus_count: surplus.count,
+      surplus_size: surplus.size,
       items: r.groups.map(toGroup),
       total: r.total,
       page: q.page,
@@ -341,7 +375,7 @@ export class CleanupService {
    * every duplicate group it touches still exists before it removes the others, so two calls at
    * once (two tabs keeping different copies) cannot remove every copy. In this process they queue;
    * across processes sharing the database each holds a lease on the scan's row (`leased`), and a
-   * call that cannot get it within `deletionWaitMs` answers 409006 "a deletion of this scan is
+   * call that cannot get it within `deletionWaitMs` answers 409007 "a deletion of this scan is
    * already running".
    */
   async delete(identity: CloudIdentity, kindName: CleanupKind, body: DeleteCleanupBody): Promise<DeleteCleanupData> {
@@ -370,7 +404,7 @@ export class CleanupService {
     for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
       const at = now();
       if (await repo.claimDeletion(taskId, token, at, at + deletionLeaseMs)) break;
-      if (Date.now() >= deadline) throw new ApiError(Code.CONFLICT, 'cleanup_deletion_running');
+      if (Date.now() >= deadline) throw new ApiError(Code.CLEANUP_DELETION_RUNNING, 'cleanup_deletion_running');
       await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
     }
     // A long deletion renews its lease; one whose process dies lets it expire.
@@ -416,6 +450,11 @@ export class CleanupService {
       const ids = [...new Set(body.ids ?? [])];
       if (ids.length === 0) throw errors.badRequest('select_files_first');
       targets = (await this.o.repo.itemsByIds(row.id, ids)).filter((i) => i.kind === kind);
+      // An id that is no result of this list (unknown, another list's, or deleted already) is reported, never skipped in silence.
+      const known = new Set(targets.map((t) => t.id));
+      for (const id of ids) {
+        if (!known.has(id)) failed.push({ id, path: '', reason: 'not_found', message: 'not a result of this list' });
+      }
       if (!unlimited && targets.some((t) => t.ordinal > LIMITS.freeCleanupResults)) throw errors.premiumRequired();
       if (kind === 'duplicate') {
         const groupIds = [...new Set(targets.map((t) => t.group_id ?? ''))];

@@ -50,7 +50,12 @@ export class ProviderPool {
     this.now = options.now ?? Date.now;
   }
 
-  async acquire(identity: CloudIdentity, cloudId: string): Promise<ProviderLease> {
+  /**
+   * Lends the cloud's provider. Opening it, or using it again a minute later, records the cloud as
+   * used, unless `touch` is false: reads the app makes on its own are no use of the cloud.
+   */
+  async acquire(identity: CloudIdentity, cloudId: string, opts: { touch?: boolean } = {}): Promise<ProviderLease> {
+    const touch = opts.touch !== false;
     if (this.closed) throw errors.internal();
     const cloud = await this.clouds.get(identity, cloudId);
     if (cloud.status !== 'authorized') throw errors.cloudAuthExpired({ cloud_id: cloud.id });
@@ -62,7 +67,7 @@ export class ProviderPool {
       entry = undefined;
     }
     if (!entry) {
-      const opened = await this.clouds.open(identity, cloud.id);
+      const opened = await this.clouds.open(identity, cloud.id, { touch });
       // Another call may have opened it meanwhile: keep one.
       const raced = this.pooled.get(cloud.id);
       if (raced && raced.version === version) {
@@ -70,10 +75,10 @@ export class ProviderPool {
         entry = raced;
       } else {
         if (raced) this.retire(cloud.id, raced);
-        entry = { version, provider: opened.provider, users: 0, touchedAt: this.now() };
+        entry = { version, provider: opened.provider, users: 0, touchedAt: touch ? this.now() : 0 };
         this.pooled.set(cloud.id, entry);
       }
-    } else if (this.now() - entry.touchedAt > 60_000) {
+    } else if (touch && this.now() - entry.touchedAt > 60_000) {
       entry.touchedAt = this.now();
       await this.clouds.touch(cloud.id);
     }

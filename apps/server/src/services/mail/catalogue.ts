@@ -29,10 +29,18 @@ export const MAIL_EN = {
   label_moved: 'Data moved',
   failed_hint: 'Open the task in Skyferry to see which files failed and retransmit them.',
   open_link: 'Open Skyferry',
-  footer: 'You receive this e-mail because e-mail reminders are turned on in your Skyferry settings.',
+  footer: 'You receive this email because email reminders are turned on in your Skyferry settings.',
   duration_hms: '{h} h {m} min {s} s',
   duration_ms: '{m} min {s} s',
   duration_s: '{s} s',
+  label_conflicts: 'Conflicts',
+  label_not_done: 'Files not done',
+  conflicts_title: 'Changed on both sides',
+  conflict_line: '{path} (the other version: {other})',
+  deletions_title: 'Deleted',
+  and_more: '… and {count} more',
+  open_run: 'Open this run in Skyferry',
+  not_done_hint: 'Files the run did not get to are not lost: run the task again to do them.',
 } as const;
 
 export type MailKey = keyof typeof MAIL_EN;
@@ -66,6 +74,15 @@ const de: MailStrings = {
   duration_hms: '{h} Std. {m} Min. {s} Sek.',
   duration_ms: '{m} Min. {s} Sek.',
   duration_s: '{s} Sek.',
+  label_conflicts: 'Konflikte',
+  label_not_done: 'Nicht erledigte Dateien',
+  conflicts_title: 'Auf beiden Seiten geändert',
+  conflict_line: '{path} (die andere Version: {other})',
+  deletions_title: 'Gelöscht',
+  and_more: '… und {count} weitere',
+  open_run: 'Diesen Lauf in Skyferry öffnen',
+  not_done_hint:
+    'Dateien, zu denen der Lauf nicht kam, sind nicht verloren: Führen Sie die Aufgabe erneut aus, um sie zu übertragen.',
 };
 
 const fr: MailStrings = {
@@ -96,6 +113,15 @@ const fr: MailStrings = {
   duration_hms: '{h} h {m} min {s} s',
   duration_ms: '{m} min {s} s',
   duration_s: '{s} s',
+  label_conflicts: 'Conflits',
+  label_not_done: 'Fichiers non traités',
+  conflicts_title: 'Modifiés des deux côtés',
+  conflict_line: '{path} (l’autre version : {other})',
+  deletions_title: 'Supprimés',
+  and_more: '… et {count} de plus',
+  open_run: 'Ouvrir cette exécution dans Skyferry',
+  not_done_hint:
+    'Les fichiers que l’exécution n’a pas atteints ne sont pas perdus : relancez la tâche pour les traiter.',
 };
 
 const es: MailStrings = {
@@ -127,6 +153,15 @@ const es: MailStrings = {
   duration_hms: '{h} h {m} min {s} s',
   duration_ms: '{m} min {s} s',
   duration_s: '{s} s',
+  label_conflicts: 'Conflictos',
+  label_not_done: 'Archivos no procesados',
+  conflicts_title: 'Cambiados en ambos lados',
+  conflict_line: '{path} (la otra versión: {other})',
+  deletions_title: 'Eliminados',
+  and_more: '… y {count} más',
+  open_run: 'Abrir esta ejecución en Skyferry',
+  not_done_hint:
+    'Los archivos a los que no llegó la ejecución no se pierden: vuelva a ejecutar la tarea para procesarlos.',
 };
 
 const it: MailStrings = {
@@ -157,6 +192,14 @@ const it: MailStrings = {
   duration_hms: '{h} h {m} min {s} s',
   duration_ms: '{m} min {s} s',
   duration_s: '{s} s',
+  label_conflicts: 'Conflitti',
+  label_not_done: 'File non elaborati',
+  conflicts_title: 'Modificati su entrambi i lati',
+  conflict_line: '{path} (l’altra versione: {other})',
+  deletions_title: 'Eliminati',
+  and_more: '… e altri {count}',
+  open_run: 'Apri questa esecuzione in Skyferry',
+  not_done_hint: "I file che l'esecuzione non ha raggiunto non sono persi: esegui di nuovo l'attività per elaborarli.",
 };
 
 const nl: MailStrings = {
@@ -187,6 +230,15 @@ const nl: MailStrings = {
   duration_hms: '{h} u {m} min {s} s',
   duration_ms: '{m} min {s} s',
   duration_s: '{s} s',
+  label_conflicts: 'Conflicten',
+  label_not_done: 'Niet verwerkte bestanden',
+  conflicts_title: 'Aan beide kanten gewijzigd',
+  conflict_line: '{path} (de andere versie: {other})',
+  deletions_title: 'Verwijderd',
+  and_more: '… en nog {count}',
+  open_run: 'Deze uitvoering openen in Skyferry',
+  not_done_hint:
+    'Bestanden waar de uitvoering niet aan toekwam zijn niet verloren: voer de taak opnieuw uit om ze te verwerken.',
 };
 
 const br: MailStrings = {
@@ -218,6 +270,15 @@ const br: MailStrings = {
   duration_hms: '{h} h {m} min {s} s',
   duration_ms: '{m} min {s} s',
   duration_s: '{s} s',
+  label_conflicts: 'Conflitos',
+  label_not_done: 'Arquivos não processados',
+  conflicts_title: 'Alterados nos dois lados',
+  conflict_line: '{path} (a outra versão: {other})',
+  deletions_title: 'Excluídos',
+  and_more: '… e mais {count}',
+  open_run: 'Abrir esta execução no Skyferry',
+  not_done_hint:
+    'Os arquivos que a execução não alcançou não foram perdidos: execute a tarefa novamente para processá-los.',
 };
 
 const ja: MailStrings = {
@@ -248,6 +309,14 @@ const ja: MailStrings = {
   duration_hms: '{h}時間{m}分{s}秒',
   duration_ms: '{m}分{s}秒',
   duration_s: '{s}秒',
+  label_conflicts: '競合',
+  label_not_done: '未処理のファイル',
+  conflicts_title: '両側で変更されたファイル',
+  conflict_line: '{path}(もう一方のバージョン: {other})',
+  deletions_title: '削除',
+  and_more: '… ほか {count} 件',
+  open_run: 'Skyferry でこの実行を開く',
+  not_done_hint: '実行が到達しなかったファイルは失われていません。タスクをもう一度実行すると処理されます。',
 };
 
 const ko: MailStrings = {
@@ -278,6 +347,14 @@ const ko: MailStrings = {
   duration_hms: '{h}시간 {m}분 {s}초',
   duration_ms: '{m}분 {s}초',
   duration_s: '{s}초',
+  label_conflicts: '충돌',
+  label_not_done: '처리되지 않은 파일',
+  conflicts_title: '양쪽에서 변경됨',
+  conflict_line: '{path} (다른 버전: {other})',
+  deletions_title: '삭제됨',
+  and_more: '… 외 {count}개',
+  open_run: 'Skyferry에서 이 실행 열기',
+  not_done_hint: '실행이 처리하지 못한 파일은 사라지지 않았습니다. 작업을 다시 실행하면 처리됩니다.',
 };
 
 const ar: MailStrings = {
@@ -308,6 +385,14 @@ const ar: MailStrings = {
   duration_hms: '{h} ساعة {m} دقيقة {s} ثانية',
   duration_ms: '{m} دقيقة {s} ثانية',
   duration_s: '{s} ثانية',
+  label_conflicts: 'التعارضات',
+  label_not_done: 'ملفات لم تُعالَج',
+  conflicts_title: 'تغيّرت على الجانبين',
+  conflict_line: '{path} (النسخة الأخرى: {other})',
+  deletions_title: 'المحذوفة',
+  and_more: '… و{count} أخرى',
+  open_run: 'فتح هذا التشغيل في Skyferry',
+  not_done_hint: 'الملفات التي لم يصل إليها التشغيل لم تُفقد: شغّل المهمة مرة أخرى لمعالجتها.',
 };
 
 export const MAIL_STRINGS: Record<Language, MailStrings> = { en: MAIL_EN, ar, br, de, es, fr, it, ja, ko, nl };

@@ -1,3 +1,5 @@
 export * from './catalogue.ts';
 export * from './mailer.ts';
 export * from './transfer-finished.ts';
+export * from './account-catalogue.ts';
+export * from './account-mail.ts';

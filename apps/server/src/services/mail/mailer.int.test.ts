@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseMime, partOf } from '../../../test/support/mail.ts';
 import { createMailer } from './mailer.ts';
 import { transferFinishedEmail, type TransferSummary } from './transfer-finished.ts';
 
@@ -12,60 +13,6 @@ interface Received {
   user: string | undefined;
   raw: string;
 }
-
-interface Part {
-  headers: Map<string, string>;
-  body: string;
-  parts: Part[];
-}
-
-/** Just enough MIME to read what nodemailer sends: headers, encoded words, multipart, QP and base64. */
-function parseMime(raw: string): Part {
-  const split = raw.search(/\r?\n\r?\n/);
-  const head = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ');
-  const rest = raw.slice(split).replace(/^\r?\n\r?\n/, '');
-  const headers = new Map<string, string>();
-  for (const line of head.split(/\r?\n/)) {
-    const i = line.indexOf(':');
-    if (i > 0) headers.set(line.slice(0, i).toLowerCase(), decodeWords(line.slice(i + 1).trim()));
-  }
-  const type = headers.get('content-type') ?? 'text/plain';
-  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
-  if (type.startsWith('multipart/') && boundary) {
-    const chunks = rest.split(`--${boundary}`).slice(1, -1);
-    return { headers, body: '', parts: chunks.map((c) => parseMime(c.replace(/^\r?\n/, ''))) };
-  }
-  const encoding = (headers.get('content-transfer-encoding') ?? '7bit').toLowerCase();
-  let bytes: Buffer;
-  if (encoding === 'base64') bytes = Buffer.from(rest.replace(/\s+/g, ''), 'base64');
-  else if (encoding === 'quoted-printable') {
-    const soft = rest.replace(/=\r?\n/g, '');
-    bytes = Buffer.from(
-      soft.replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))),
-      'latin1',
-    );
-  } else bytes = Buffer.from(rest, 'utf8');
-  return { headers, body: bytes.toString('utf8').replace(/\r\n/g, '\n'), parts: [] };
-}
-
-function decodeWords(value: string): string {
-  return value.replace(/=\?utf-8\?([bq])\?([^?]*)\?=\s*/gi, (_m, kind: string, text: string) => {
-    if (kind.toLowerCase() === 'b') return Buffer.from(text, 'base64').toString('utf8');
-    const bytes = text
-      .replace(/_/g, ' ')
-      .replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16)));
-    return Buffer.from(bytes, 'latin1').toString('utf8');
-  });
-}
-
-const partOf = (mail: Part, type: string): Part | undefined => {
-  if ((mail.headers.get('content-type') ?? '').startsWith(type)) return mail;
-  for (const p of mail.parts) {
-    const found = partOf(p, type);
-    if (found) return found;
-  }
-  return undefined;
-};
 
 const summary: TransferSummary = {
   taskName: 'Fotos <2025> & Urlaub',

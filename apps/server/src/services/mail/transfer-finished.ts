@@ -27,6 +27,15 @@ export interface TransferSummary {
   deleted: number;
   failed: number;
   bytesMoved: number;
+  /** Two-way conflicts resolved, and the first few of them by name (with the other version's). */
+  conflicts?: number;
+  conflictNames?: ReadonlyArray<{ path: string; other: string | null }>;
+  /** The first few files deleted (of `deleted`). */
+  deletedNames?: readonly string[];
+  /** Files a stopped run did not get to. */
+  notDone?: number;
+  /** The run's page in the web app (the link of the e-mail); the app itself without it. */
+  runUrl?: string;
 }
 
 export interface MailContent {
@@ -135,18 +144,42 @@ export function transferFinishedEmail(summary: TransferSummary, locale: MailLoca
     ['label_failed', [number.format(summary.failed)]],
     ['label_moved', [formatBytes(summary.bytesMoved)]],
   ];
+  const conflicts = summary.conflicts ?? 0;
+  const notDone = summary.notDone ?? 0;
+  if (conflicts > 0) rows.splice(rows.length - 2, 0, ['label_conflicts', [number.format(conflicts)]]);
+  if (notDone > 0) rows.splice(rows.length - 1, 0, ['label_not_done', [number.format(notDone)]]);
+  // The conflicts and deletions by name (the first few; the run's page lists them all).
+  const lists: Array<{ title: string; lines: string[] }> = [];
+  const more = (total: number, shown: number) => (total > shown ? [t('and_more', { count: total - shown })] : []);
+  const conflictNames = summary.conflictNames ?? [];
+  if (conflicts > 0 && conflictNames.length > 0) {
+    const lines = conflictNames.map((c) =>
+      c.other ? t('conflict_line', { path: plainName(c.path), other: plainName(c.other) }) : plainName(c.path),
+    );
+    lists.push({ title: t('conflicts_title'), lines: [...lines, ...more(conflicts, conflictNames.length)] });
+  }
+  const deletedNames = summary.deletedNames ?? [];
+  if (summary.deleted > 0 && deletedNames.length > 0) {
+    lists.push({
+      title: t('deletions_title'),
+      lines: [...deletedNames.map((n) => plainName(n)), ...more(summary.deleted, deletedNames.length)],
+    });
+  }
+  const link = summary.runUrl ?? locale.appUrl;
+  const linkLabel = summary.runUrl ? t('open_run') : t('open_link');
   const taskName = plainName(summary.taskName);
   const subject = t('subject', { result, name: taskName }).replace(/[\r\n]+/g, ' ');
   const intro = t('intro', { name: taskName });
-  const hint = summary.failed > 0 ? t('failed_hint') : undefined;
+  const hint = summary.failed > 0 ? t('failed_hint') : notDone > 0 ? t('not_done_hint') : undefined;
 
   const text = [
     intro,
     '',
     ...rows.map(([key, value]) => `${t(key)}: ${textOf(value)}`),
     '',
+    ...lists.flatMap((l) => [`${l.title}:`, ...l.lines.map((line) => `  ${line}`), '']),
     ...(hint ? [hint, ''] : []),
-    `${t('open_link')}: ${locale.appUrl}`,
+    `${linkLabel}: ${link}`,
     '',
     '-- ',
     t('footer'),
@@ -173,8 +206,14 @@ export function transferFinishedEmail(summary: TransferSummary, locale: MailLoca
 <table style="border-collapse:collapse;width:100%;font-size:14px">
 ${tableRows}
 </table>
+${lists
+  .map(
+    (l) =>
+      `<p style="margin:16px 0 4px;font-weight:600">${escapeHtml(l.title)}</p>\n<ul style="margin:0;padding-${align}:20px;font-size:13px">${l.lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`,
+  )
+  .join('\n')}
 ${hint ? `<p style="margin:16px 0 0;color:#e03131">${escapeHtml(hint)}</p>` : ''}
-<p style="margin:24px 0 0"><a href="${escapeHtml(locale.appUrl)}" style="background:#228be6;color:#ffffff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(t('open_link'))}</a></p>
+<p style="margin:24px 0 0"><a href="${escapeHtml(link)}" style="background:#228be6;color:#ffffff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(linkLabel)}</a></p>
 <p style="margin:24px 0 0;font-size:12px;color:#868e96">${escapeHtml(t('footer'))}</p>
 </div>
 </body>

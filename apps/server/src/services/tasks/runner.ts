@@ -39,6 +39,7 @@ import { transferFinishedEmail, type Mailer } from '../mail/index.ts';
 import type { UsersService } from '../users.ts';
 import type { TaskJob } from './tasks-service.ts';
 import { markRefusedExpired } from './expired.ts';
+import type { RunRecorder, RunsService } from './runs.ts';
 import { cloudLabel, parseSource, parseTarget } from './views.ts';
 
 export interface TaskRunnerOptions {
@@ -64,6 +65,8 @@ export interface TaskRunnerOptions {
   pairLockMs?: number;
   /** How often a sync waiting for its pair looks again (default 1 s). */
   pairWaitMs?: number;
+  /** The run history: each run and the files it handled (services/tasks/runs.ts). */
+  runs?: RunsService;
 }
 
 type OpenedCloud = Awaited<ReturnType<CloudsService['open']>>;
@@ -154,6 +157,8 @@ export function withCarried(result: TransferResult, carried: CheckpointTally): T
  */
 export class TaskRunner {
   private readonly o: TaskRunnerOptions;
+  /** The history record of each run going on in this process, by job id. */
+  private readonly recordings = new Map<string, RunRecorder>();
 
   constructor(options: TaskRunnerOptions) {
     this.o = options;
@@ -177,6 +182,11 @@ export class TaskRunner {
     );
     if (!began) return;
     log.info({ task: taskId, job: job.id, attempt: job.attempt }, 'task run started');
+    const recorder = await this.o.runs?.begin(row, job.id, job.attempt).catch((err: unknown) => {
+      log.warn({ err, task: taskId }, 'run history not recorded');
+      return undefined;
+    });
+    if (recorder) this.recordings.set(job.id, recorder);
 
     const live = new LiveProgress(this.o.progress, taskId, this.o.progressEveryMs ?? 1000, log);
     live.set(TaskState.scanning, ZERO, 0, 0);
@@ -198,9 +208,15 @@ export class TaskRunner {
     if (reason && reason !== 'canceled') {
       // Shutdown, lost lease or crash: another worker takes over from the checkpoints.
       log.info({ task: taskId, job: job.id, reason }, 'task run interrupted');
+      await recorder?.interrupted();
+      this.recordings.delete(job.id);
       throw new JobAbortedError(reason);
     }
-    await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut);
+    try {
+      await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut);
+    } finally {
+      this.recordings.delete(job.id);
+    }
   };
 
   private async run(
@@ -387,7 +403,8 @@ export class TaskRunner {
           twoWayState,
           signal: job.signal,
           sideNames,
-          keepSkipped: false,
+          // The run history lists skipped files; RunRecorder.planned drops them from the plan after.
+          keepSkipped: this.recordings.has(job.id),
           onScan: (scan) => live.set(TaskState.scanning, ZERO, scan.files + scan.folders, 0),
         });
       }
@@ -399,6 +416,7 @@ export class TaskRunner {
       return { plan: undefined, result };
     }
 
+    this.recordings.get(job.id)?.planned(plan);
     const total = plan.bytesTo.target + plan.bytesTo.source;
     // The first attempt's figures stand for the run; an attempt resumed after a crash re-plans and
     // sees only what is left.
@@ -455,6 +473,7 @@ export class TaskRunner {
       traffic,
       tokenIds: { source: from.cloud_id, target: to.cloud_id },
       progressIntervalMs: 500,
+      onItem: (e) => this.recordings.get(job.id)?.item(plan, e),
       ...(this.o.transfers ? { transfers: this.o.transfers } : {}),
       onProgress: (p: TransferProgress) =>
         live.set(
@@ -511,7 +530,10 @@ export class TaskRunner {
       deleted: result.summary.deleted,
       // Google Docs the source left out count as skipped (the plan never saw them).
       skipped: (plan?.summary.skip.count ?? result.summary.skipped) + docsLeftOut,
-      failed: result.failed.length,
+      // What a stopped run did not get to is not done, not failed (a cancel fails nothing).
+      failed: result.failed.filter((f) => !f.notDone).length,
+      conflicts: result.summary.conflicts,
+      not_done: result.failed.filter((f) => f.notDone).length,
       error: result.error ? runError(result.error) : null,
     };
     if (result.setAside && result.setAside.length > 0) {
@@ -539,10 +561,19 @@ export class TaskRunner {
       message: f.message,
       item: JSON.stringify(f),
     }));
-    // Failed files and progress first: the final state is the last thing written, and a new run
-    // (a retry reads the failed files) may start as soon as it is.
-    if ((await repo.getById(row.id))?.job_id !== jobId) return; // deleted meanwhile
+    // Failed files, the run's history and progress first: the final state is the last thing
+    // written, and a new run (a retry reads the failed files) may start as soon as it is.
+    const recorder = this.recordings.get(jobId);
+    const recorded = () =>
+      recorder
+        ?.finish(result, view, finishedAt)
+        .catch((err: unknown) => log.warn({ err, task: row.id }, 'run history not recorded'));
+    if ((await repo.getById(row.id))?.job_id !== jobId) {
+      await recorded();
+      return; // deleted meanwhile
+    }
     await repo.replaceFailedFiles(row.id, failedRows);
+    await recorded();
     await this.o.progress.delete(row.id);
     let finalState: number = state;
     let written = await repo.transition(
@@ -563,8 +594,8 @@ export class TaskRunner {
     }
     if (!written) return;
     log.info({ task: row.id, job: jobId, state: finalState, outcome: result.outcome }, 'task run finished');
-    await this.mail(row, finalState, view, startedAt, finishedAt, result.transferredBytes).catch((err: unknown) =>
-      log.warn({ err, task: row.id }, 'transfer e-mail not sent'),
+    await this.mail(row, finalState, view, startedAt, finishedAt, result.transferredBytes, recorder).catch(
+      (err: unknown) => log.warn({ err, task: row.id }, 'transfer e-mail not sent'),
     );
   }
 
@@ -575,6 +606,7 @@ export class TaskRunner {
     startedAt: number,
     endedAt: number,
     bytesMoved: number,
+    run?: RunRecorder,
   ): Promise<void> {
     const user = await this.o.users.get(row.user_id);
     if (!user || !user.remindMe || !user.notifyEmail) return;
@@ -596,6 +628,13 @@ export class TaskRunner {
         deleted: view.deleted,
         failed: view.failed,
         bytesMoved,
+        conflicts: view.conflicts,
+        notDone: view.not_done,
+        conflictNames: run?.conflicts ?? [],
+        deletedNames: run?.deletions ?? [],
+        runUrl: run
+          ? `${this.o.appUrl}/tasks/${encodeURIComponent(row.id)}/runs/${encodeURIComponent(run.runId)}`
+          : undefined,
       },
       { language: user.language, timeZone: row.time_zone, appUrl: this.o.appUrl },
     );

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
   Code,
-  FILTER_CATEGORIES,
+  DEFAULT_SAME_NAME_POLICY,
   MAX_PLAN_ITEMS,
+  TASK_STATES,
   TaskState,
   TaskType,
   baseName,
@@ -17,7 +18,6 @@ import {
   type CreateTaskBody,
   type CreateTaskData,
   type FileFilter,
-  type FilterCategory,
   type ListTasksBody,
   type ListTasksData,
   type PlanQuery,
@@ -31,6 +31,7 @@ import {
 import {
   MemoryTwoWayStateStore,
   itemPaths,
+  type TwoWayStateStore,
   planPage,
   planTransfer,
   type TransferMode,
@@ -47,7 +48,16 @@ import { nextRunAfter, type ScheduledTask } from '../scheduler/scheduler.ts';
 import type { UsersService } from '../users.ts';
 import { mapFileError } from '../files/errors.ts';
 import { markRefusedExpired } from './expired.ts';
-import { cloudLabel, kindInfo, parseSource, parseTarget, toFailedFile, toServerTask } from './views.ts';
+import {
+  cloudLabel,
+  kindInfo,
+  narrowToMedia,
+  parseSource,
+  parseTarget,
+  showsLiveProgress,
+  toFailedFile,
+  toServerTask,
+} from './views.ts';
 
 /** What a task job carries through the queue. */
 export interface TaskJob {
@@ -77,8 +87,6 @@ const STARTABLE = [...FINISHED_LIST_STATES, TaskState.pending] as const;
 /** States with a job in the queue or on a worker. */
 const ACTIVE = [TaskState.scanning, TaskState.running, TaskState.waiting, TaskState.waitingNoCancel] as const;
 const RETRYABLE = [TaskState.failed, TaskState.partial, TaskState.insufficientStorage, TaskState.notEnoughTraffic];
-
-const MEDIA: readonly FilterCategory[] = ['picture', 'video'];
 
 export interface TasksServiceOptions {
   repo: TasksRepository;
@@ -150,14 +158,16 @@ export class TasksService {
   }
 
   async list(userId: string, body: ListTasksBody): Promise<ListTasksData> {
-    const states = body.completed === 1 ? FINISHED_LIST_STATES : RUNNING_LIST_STATES;
+    // Without `completed`: every task (the Tasks page), or those in `states`.
+    let states: readonly number[] =
+      body.completed === undefined ? TASK_STATES : body.completed === 1 ? FINISHED_LIST_STATES : RUNNING_LIST_STATES;
+    if (body.states) states = states.filter((st) => body.states?.includes(st));
+    if (states.length === 0) return { items: [], total: 0 };
     const page = await this.o.repo.list(userId, states, body.page, body.page_size);
     const rows = await Promise.all(page.rows.map((r) => this.reconcile(r)));
     const [clouds, live] = await Promise.all([
       this.cloudsOf(userId),
-      this.o.progress.getMany(
-        rows.filter((r) => r.state === TaskState.scanning || r.state === TaskState.running).map((r) => r.id),
-      ),
+      this.o.progress.getMany(rows.filter((r) => showsLiveProgress(r.state)).map((r) => r.id)),
     ]);
     const now = this.o.now();
     return { items: rows.map((r) => toServerTask(r, clouds, live.get(r.id), now)), total: page.total };
@@ -171,6 +181,11 @@ export class TasksService {
       this.o.repo.countFailedFiles(id),
     ]);
     return { ...task, result_list: failed.map(toFailedFile), result_total: total };
+  }
+
+  /** One of the user's tasks (404 when it is not theirs). */
+  async get(userId: string, id: string): Promise<ServerTask> {
+    return this.view(await this.owned(userId, id));
   }
 
   /** poll-progress: 404 for a task that is not (or no longer) the caller's, which stops the client polling. */
@@ -192,7 +207,7 @@ export class TasksService {
    * With billing on a task needs a licence: one that has ended answers 4011001 ("Your current
    * license has expired.", Renew), none at all 403001 (the client sends the user to /buy).
    */
-  private async requireLicence(userId: string): Promise<void> {
+  async requireLicence(userId: string): Promise<void> {
     if (this.o.billingMode === 'off') return;
     const status = await this.o.users.licenceStatus(userId);
     if (status === 'expired') throw errors.licenseExpired();
@@ -214,7 +229,16 @@ export class TasksService {
     return this.o.clouds.open({ kind: 'user', userId }, cloudId);
   }
 
-  async create(userId: string, body: CreateTaskBody, headerTimeZone: string | undefined): Promise<CreateTaskData> {
+  /**
+   * `planWith`: the Tasks page's Edit plans a task that exists, with its two-way state and within
+   * a time budget (`signal`).
+   */
+  async create(
+    userId: string,
+    body: CreateTaskBody,
+    headerTimeZone: string | undefined,
+    planWith: { twoWayState?: TwoWayStateStore; signal?: AbortSignal } = {},
+  ): Promise<CreateTaskData> {
     const now = this.o.now();
     const taskType = body.task_type === TaskType.migrate ? TaskType.migrate : TaskType.sync;
     const syncMode = taskType === TaskType.sync ? (body.sync_mode ?? 'one_way') : null;
@@ -263,6 +287,7 @@ export class TasksService {
         sameCloud,
         source,
         target,
+        planWith,
       });
     } catch (err) {
       throw await this.checkFailure(err, source, target);
@@ -307,6 +332,7 @@ export class TasksService {
       sameCloud: boolean;
       source: OpenedCloud;
       target: OpenedCloud;
+      planWith: { twoWayState?: TwoWayStateStore; signal?: AbortSignal };
     },
   ): Promise<CreateTaskData> {
     const { now, taskType, syncMode, mode, paths, targetPath, timeZone, schedule, nextRun, sameCloud, source, target } =
@@ -321,7 +347,7 @@ export class TasksService {
     await this.checkSources(source.provider, paths, taskType);
     await checkTarget(target.provider, targetPath);
 
-    const sameNamePolicy = body.same_name_policy ?? 'skip';
+    const sameNamePolicy = body.same_name_policy ?? DEFAULT_SAME_NAME_POLICY;
     const conflictResolution = body.conflict_resolution ?? 'keep_both';
     const planRequest = {
       source: source.provider,
@@ -333,13 +359,17 @@ export class TasksService {
       filter,
       conflictResolution,
       followLinks: body.follow_links === true,
-      twoWayState: new MemoryTwoWayStateStore(),
+      twoWayState: c.planWith.twoWayState ?? new MemoryTwoWayStateStore(),
       sideNames: { source: cloudLabel(source.cloud), target: cloudLabel(target.cloud) },
     };
 
     if (body.dry_run) {
-      const plan = await planTransfer(planRequest);
-      return { task: null, plan: planView(plan, body.plan_query) };
+      const plan = await planTransfer({ ...planRequest, signal: c.planWith.signal });
+      const timesKept = {
+        source: source.provider.features.setModTime,
+        target: target.provider.features.setModTime,
+      };
+      return { task: null, plan: planView(plan, body.plan_query, timesKept) };
     }
     if (!schedule) await this.requireTraffic(userId);
     if (!schedule && (!body.confirm_insufficient_space || !body.confirm_deletions)) {
@@ -408,11 +438,8 @@ export class TasksService {
     taskType: number,
   ): Promise<FileFilter | null> {
     if (!kindInfo(target.kind)?.photos) return filter;
-    let categories: FilterCategory[];
-    if (!filter) categories = [...MEDIA];
-    else if (filter.mode === 'include') categories = filter.categories.filter((c) => MEDIA.includes(c));
-    else categories = MEDIA.filter((c) => !filter.categories.includes(c));
-    if (categories.length === 0) throw errors.badRequest('photos_only_media');
+    const narrowed = narrowToMedia(filter);
+    if (!narrowed) throw errors.badRequest('photos_only_media');
     if (taskType === TaskType.migrate) {
       for (const path of paths) {
         if (path === '/') continue;
@@ -420,7 +447,7 @@ export class TasksService {
         if (entry && entry.kind === 'file' && !isPhotoOrVideo(entry.name)) throw errors.badRequest('photos_only_media');
       }
     }
-    return { mode: 'include', categories: FILTER_CATEGORIES.filter((c) => categories.includes(c)) };
+    return narrowed;
   }
 
   /** Every selected path exists; a sync's source is a folder. */
@@ -501,7 +528,8 @@ export class TasksService {
     await this.requireTraffic(userId);
     const failed = await this.o.repo.countFailedFiles(id);
     const mode = failed > 0 && (row.state === TaskState.failed || row.state === TaskState.partial) ? 'retry' : 'full';
-    await this.startRun(row, mode, `t-${id}-${row.run_count + 1}`);
+    // "-r": the run history names the run a retry (runs.ts runTrigger).
+    await this.startRun(row, mode, `t-${id}-r${row.run_count + 1}`);
     return this.view(await this.owned(userId, id));
   }
 
@@ -570,6 +598,14 @@ export class TasksService {
     await this.o.repo.delete(userId, id);
     await this.o.progress.delete(id);
     this.o.log.info({ task: id }, 'task deleted');
+  }
+
+  /** Deleting an account: every task of the user is canceled where it runs, and removed. */
+  async removeAllOf(userId: string): Promise<number> {
+    const ids = await this.o.repo.idsOf(userId);
+    for (const id of ids)
+      await this.remove(userId, id).catch((err: unknown) => this.o.log.warn({ err, task: id }, 'task not removed'));
+    return ids.length;
   }
 
   /**
@@ -685,7 +721,7 @@ export function defaultTaskName(source: CloudRecord, paths: string[], target: Cl
 }
 
 /** A plan as a dry run shows it: totals and a page of items (default the first 1000 of all actions). */
-export function planView(plan: TransferPlan, query: PlanQuery = {}): TaskPlan {
+export function planView(plan: TransferPlan, query: PlanQuery = {}, timesKept: TaskPlan['times_kept']): TaskPlan {
   const page = planPage(plan, {
     actions: query.actions,
     offset: query.offset ?? 0,
@@ -716,5 +752,6 @@ export function planView(plan: TransferPlan, query: PlanQuery = {}): TaskPlan {
     }),
     total_items: page.total,
     errors: plan.errors.map((e) => ({ side: e.side, path: e.path, message: e.message })),
+    times_kept: timesKept,
   };
 }

@@ -1,9 +1,11 @@
 import {
   CLOUD_KIND_INFO,
+  FILTER_CATEGORIES,
   TaskState,
   type CloudKindInfo,
   type FailedFile,
   type FileFilter,
+  type FilterCategory,
   type SameNamePolicy,
   type Schedule,
   type ServerTask,
@@ -33,6 +35,18 @@ export function parseTarget(row: TaskRow): TaskTarget {
   return JSON.parse(row.to_cloud) as TaskTarget;
 }
 
+const MEDIA: readonly FilterCategory[] = ['picture', 'video'];
+
+/** The filter of a task whose target is a photos cloud: only pictures and videos, within the user's filter; null when none is left. */
+export function narrowToMedia(filter: FileFilter | null): FileFilter | null {
+  let categories: FilterCategory[];
+  if (!filter) categories = [...MEDIA];
+  else if (filter.mode === 'include') categories = filter.categories.filter((c) => MEDIA.includes(c));
+  else categories = MEDIA.filter((c) => !filter.categories.includes(c));
+  if (categories.length === 0) return null;
+  return { mode: 'include', categories: FILTER_CATEGORIES.filter((c) => categories.includes(c)) };
+}
+
 export function kindInfo(kind: string): CloudKindInfo | undefined {
   return (CLOUD_KIND_INFO as Record<string, CloudKindInfo | undefined>)[kind];
 }
@@ -55,9 +69,17 @@ export function taskCloud(cloudId: string, cloud: CloudRecord | undefined): Task
 
 const IDLE: TaskProgress = { percentage: 0, speed: 0, transferred: 0, length: 0, eta: null };
 
-/** A task's progress: live while it runs (1, 2), else what the row says about its last run. */
+/**
+ * States whose progress is the worker's live one: scanning and running, and stopping after a
+ * cancel (9), which keeps the progress it had until its worker has stopped.
+ */
+export function showsLiveProgress(state: number): boolean {
+  return state === TaskState.scanning || state === TaskState.running || state === TaskState.waitingNoCancel;
+}
+
+/** A task's progress: live while it runs (1, 2) or stops (9), else what the row says about its last run. */
 export function progressOf(row: TaskRow, live: ProgressSnapshot | undefined): TaskProgress {
-  if ((row.state === TaskState.scanning || row.state === TaskState.running) && live) return live.progress;
+  if (showsLiveProgress(row.state) && live) return live.progress;
   if (row.state === TaskState.completed) {
     return { percentage: 100, speed: 0, transferred: row.usage, length: row.size, eta: 0 };
   }
@@ -69,7 +91,7 @@ export function progressOf(row: TaskRow, live: ProgressSnapshot | undefined): Ta
 }
 
 export function countsOf(row: TaskRow, live: ProgressSnapshot | undefined): { total: number; finished: number } {
-  if ((row.state === TaskState.scanning || row.state === TaskState.running) && live) {
+  if (showsLiveProgress(row.state) && live) {
     return { total: live.totalCounts, finished: live.finishedCounts };
   }
   return { total: row.total_counts, finished: row.finished_counts };
@@ -84,7 +106,7 @@ export function toServerTask(
   const source = parseSource(row);
   const target = parseTarget(row);
   const counts = countsOf(row, live);
-  const running = row.state === TaskState.scanning || row.state === TaskState.running;
+  const running = showsLiveProgress(row.state);
   const destination = taskCloud(target.cloud_id, clouds.get(target.cloud_id));
   return {
     id: row.id,
@@ -112,11 +134,16 @@ export function toServerTask(
     finished_counts: counts.finished,
     progress: progressOf(row, live),
     destination_clouds: [destination],
-    result: row.result ? (JSON.parse(row.result) as TaskResult) : null,
+    result: row.result ? resultOf(row.result) : null,
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
   };
+}
+
+/** A stored result; results written before conflicts and not-done files were counted read 0 for them. */
+export function resultOf(json: string): TaskResult {
+  return { conflicts: 0, not_done: 0, ...(JSON.parse(json) as Partial<TaskResult>) } as TaskResult;
 }
 
 export function toFailedFile(row: FailedFileRow): FailedFile {

@@ -1,18 +1,17 @@
-import { useLayoutEffect } from 'react';
+import { lazy, Suspense, useLayoutEffect } from 'react';
 import { Outlet, useNavigate } from 'react-router';
-import { AuthHost } from '../../features/auth/AuthHost.tsx';
-import { TipOverlay } from '../../features/guide/TipOverlay.tsx';
-import { MessageHost } from '../../features/messages/MessageHost.tsx';
 import { syncSessionAcrossTabs } from '../../features/session/actions.ts';
 import { setNavigator } from '../../features/session/navigation.ts';
 import { patchSettings } from '../../features/session/store.ts';
-import { SettingsDialog } from '../../features/settings/SettingsPanel.tsx';
-import { ShellDialogs } from '../../features/shell/ShellDialogs.tsx';
 import { runStartup, watchNetwork } from '../../features/startup/startup.ts';
+import { withRestStyles } from '../lazy-styles.ts';
+import { useFirstPaintDone } from './first-paint.ts';
+
+const Hosts = lazy(() => withRestStyles(() => import('./Hosts.tsx')));
 
 /**
  * Above every route: lets non-component code navigate, watches the network, and hosts the dialogs
- * and overlays any screen can open (messages, sign-in, settings, shell dialogs, tips).
+ * and overlays any screen can open (Hosts: fetched after the first paint).
  */
 export function RootLayout() {
   const navigate = useNavigate();
@@ -34,14 +33,15 @@ export function RootLayout() {
       window.removeEventListener('blur', blur);
     };
   }, []);
+  const painted = useFirstPaintDone();
   return (
     <>
       <Outlet />
-      <AuthHost />
-      <SettingsDialog />
-      <ShellDialogs />
-      <MessageHost />
-      <TipOverlay />
+      {painted && (
+        <Suspense fallback={null}>
+          <Hosts />
+        </Suspense>
+      )}
     </>
   );
 }

@@ -8,7 +8,7 @@ import { cloudsToBind, finishBind } from '../session/actions.ts';
 import { useSession } from '../session/store.ts';
 import { cloudLabel } from '../shell/clouds.ts';
 import { accountPageUrl, closeLogin, listenAccountMessages, scheduleCookieCheck } from './login.ts';
-import { useAuthUi } from './store.ts';
+import { authUiStore, useAuthUi } from './store.ts';
 import { Name } from '../../lib/Name.tsx';
 
 /** Everything sign-in needs on every screen: the login panel, the hidden logout frame, the bind prompt. */
@@ -27,17 +27,24 @@ export function AuthHost() {
 export function LoginModal() {
   const { t } = useTranslation('auth');
   const opened = useAuthUi((s) => s.loginOpen);
+  const page = useAuthUi((s) => s.loginPage);
+  // The page the panel opened on; moving between pages inside the frame only changes the title.
+  const [first, setFirst] = useState(page);
+  useEffect(() => {
+    if (opened) setFirst(authUiStore.getState().loginPage);
+  }, [opened]);
   const signInUrl = useSession((s) => s.init?.sign_in_url ?? '');
   const src = useMemo(
-    () => (opened && signInUrl ? accountPageUrl(signInUrl, { signIn: true }) : ''),
-    [opened, signInUrl],
+    () => (opened && signInUrl ? accountPageUrl(signInUrl, { signIn: true, page: first }) : ''),
+    [opened, signInUrl, first],
   );
+  const title = { signin: t('login.title'), signup: t('login.signUpTitle'), forgot: t('login.forgotTitle') }[page];
   return (
-    <Modal opened={opened} onClose={closeLogin} title={t('login.title')} size={460} centered>
+    <Modal opened={opened} onClose={closeLogin} title={title} size={460} centered>
       {src ? (
         <iframe
           src={src}
-          title={t('login.frameTitle')}
+          title={title}
           style={{ width: '100%', height: 560, border: 0, display: 'block' }}
           data-testid="sign-in-frame"
         />
@@ -89,7 +96,7 @@ export function BindTempCloudsModal() {
   return (
     <Modal opened onClose={() => void decide(false)} title={t('bind.title')} centered closeOnClickOutside={false}>
       <Stack gap="sm">
-        <Text size="sm">{t('bind.message', { n: temp.length })}</Text>
+        <Text size="sm">{t('bind.message', { count: temp.length })}</Text>
         {temp.length > LIMITS.tempCloudsBoundOnLogin && (
           <Text size="sm" c="dimmed">
             {t('bind.limit', { max: LIMITS.tempCloudsBoundOnLogin })}

@@ -79,7 +79,7 @@ describe('messages from the account pages', () => {
     });
     renderWithProviders(<AuthHost />);
     authUiStore.setState({ loginOpen: true });
-    const frame = (await screen.findByTitle('Sign in to Skyferry')) as HTMLIFrameElement;
+    const frame = (await screen.findByTitle('Log in')) as HTMLIFrameElement;
     const nonce = new URL(frame.src).searchParams.get('nonce') ?? '';
     expect(nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(handleAccountMessage(message({ type: 'login_success', data: authData(), nonce }))).toBe(true);
@@ -134,11 +134,29 @@ describe('messages from the account pages', () => {
   it('the sign-in frame loads the sign-in page with the client origin and language', async () => {
     renderWithProviders(<AuthHost />);
     authUiStore.setState({ loginOpen: true });
-    const frame = (await screen.findByTitle('Sign in to Skyferry')) as HTMLIFrameElement;
+    const frame = (await screen.findByTitle('Log in')) as HTMLIFrameElement;
     const src = new URL(frame.src);
     expect(src.pathname).toBe('/account/signin');
     expect(src.searchParams.get('origin')).toBe(window.location.origin);
     expect(src.searchParams.get('lang')).toBe('en');
     expect(src.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('the panel is titled after the page it shows: sign-up opens as sign-up, and follows the frame', async () => {
+    renderWithProviders(<AuthHost />);
+    await openLogin({ signUp: true });
+    expect(await screen.findByRole('dialog', { name: 'Create account' })).toBeInTheDocument();
+    const frame = (await screen.findByTitle('Create account')) as HTMLIFrameElement;
+    expect(new URL(frame.src).pathname).toBe('/account/signup');
+    // The frame moves to the sign-in page and says so: the title follows, the frame stays.
+    expect(handleAccountMessage(message({ type: 'account_page', page: 'signin' }))).toBe(true);
+    expect(await screen.findByRole('dialog', { name: 'Log in' })).toBeInTheDocument();
+    expect(new URL((screen.getByTestId('sign-in-frame') as HTMLIFrameElement).src).pathname).toBe('/account/signup');
+    handleAccountMessage(message({ type: 'account_page', page: 'forgot' }));
+    expect(await screen.findByRole('dialog', { name: 'Reset password' })).toBeInTheDocument();
+    // A page name the panel does not know, or from another origin, changes nothing.
+    handleAccountMessage(message({ type: 'account_page', page: 'evil' }));
+    handleAccountMessage(message({ type: 'account_page', page: 'signup' }, 'https://evil.example'));
+    expect(screen.getByRole('dialog', { name: 'Reset password' })).toBeInTheDocument();
   });
 });

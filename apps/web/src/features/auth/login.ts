@@ -5,14 +5,15 @@ import { login, logout, isLogoutRunning } from '../session/actions.ts';
 import { signInNonce, takeSignInNonce } from '../session/sign-in-nonce.ts';
 import { selectLoggedIn, sessionStore } from '../session/store.ts';
 import type { AuthData, InitData } from '../session/types.ts';
-import { authUiStore, type CookieCheck } from './store.ts';
+import { authUiStore, LOGIN_PAGES, type CookieCheck, type LoginPage } from './store.ts';
 
 /**
  * The account pages' address with the client's language and origin (the pages post back to it);
  * a sign-in page also gets this tab's sign-in nonce, which must come back with the login data.
  */
-export function accountPageUrl(base: string, options: { signIn?: boolean } = {}): string {
+export function accountPageUrl(base: string, options: { signIn?: boolean; page?: LoginPage } = {}): string {
   const url = new URL(base, window.location.href);
+  if (options.page && options.page !== 'signin') url.pathname = url.pathname.replace(/signin$/, options.page);
   url.searchParams.set('lang', i18n.language || 'en');
   url.searchParams.set('origin', window.location.origin);
   if (options.signIn) url.searchParams.set('nonce', signInNonce());
@@ -119,17 +120,18 @@ export function setNavigateAway(fn: (url: string) => void): void {
 }
 
 /**
- * Opens the login panel once the cookie check has answered; with third-party cookies blocked and a
- * no-cookie sign-in address, the page goes there instead.
+ * Opens the login panel (on the sign-up page with `signUp`) once the cookie check has answered;
+ * with third-party cookies blocked and a no-cookie sign-in address, the page goes there instead.
  */
-export async function openLogin(): Promise<void> {
+export async function openLogin(options: { signUp?: boolean } = {}): Promise<void> {
+  const page: LoginPage = options.signUp ? 'signup' : 'signin';
   const status = await runCookieCheck();
   const init = sessionStore.getState().init;
   if (status === 'blocked' && init?.sign_in_url_disable_cookies) {
-    navigateAway(accountPageUrl(init.sign_in_url_disable_cookies, { signIn: true }));
+    navigateAway(accountPageUrl(init.sign_in_url_disable_cookies, { signIn: true, page }));
     return;
   }
-  authUiStore.setState({ loginOpen: true });
+  authUiStore.setState({ loginOpen: true, loginPage: page });
 }
 
 export function closeLogin(): void {
@@ -142,7 +144,8 @@ function isAuthData(value: unknown): value is AuthData {
 
 /**
  * Messages from the account pages: login_success with this tab's sign-in nonce logs in and closes
- * the panel; logout_success ends the session; pageview is ignored. Anything from another origin,
+ * the panel; logout_success ends the session; account_page names the page the panel shows (its
+ * title follows); pageview is ignored. Anything from another origin,
  * and login data without the nonce, is ignored.
  */
 export function handleAccountMessage(event: MessageEvent): boolean {
@@ -157,6 +160,11 @@ export function handleAccountMessage(event: MessageEvent): boolean {
     }
     closeLogin();
     void login(message.data, { signInNonce: message.nonce });
+    return true;
+  }
+  if (message.type === 'account_page') {
+    const page = (message as { page?: unknown }).page;
+    if (LOGIN_PAGES.includes(page as LoginPage)) authUiStore.setState({ loginPage: page as LoginPage });
     return true;
   }
   if (message.type === 'logout_success') {

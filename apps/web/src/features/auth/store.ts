@@ -4,8 +4,13 @@ import type { Cloud } from '../session/types.ts';
 /** Third-party cookie check state (spec section 4, Login). */
 export type CookieCheck = 'unknown' | 'checking' | 'enabled' | 'blocked';
 
+/** The account page the login panel shows (the panel is titled after it). */
+export type LoginPage = 'signin' | 'signup' | 'forgot';
+export const LOGIN_PAGES: readonly LoginPage[] = ['signin', 'signup', 'forgot'];
+
 export interface AuthUiState {
   loginOpen: boolean;
+  loginPage: LoginPage;
   /** The hidden logout frame's address while a logout runs. */
   logoutFrameSrc: string | null;
   /** Temporary clouds to offer for binding after a login, or null. */
@@ -17,6 +22,7 @@ export interface AuthUiState {
 
 const initialAuthUi = (): AuthUiState => ({
   loginOpen: false,
+  loginPage: 'signin',
   logoutFrameSrc: null,
   bindPrompt: null,
   bindNonce: null,

@@ -2,7 +2,9 @@ import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Code, OAUTH_MESSAGE_TYPE, systemCloudKind } from '@skyferry/contract';
-import { Fail, cloud, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { setLanguage } from '../../i18n/index.ts';
+import { Fail, authData, cloud, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { applyAuth, tokenRefresher } from '../session/actions.ts';
 import { advanceTip, currentTip, hideTips, resetGuide } from '../guide/store.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { ConnectCloudDialog } from './ConnectCloudDialog.tsx';
@@ -16,7 +18,7 @@ beforeEach(() => {
   resetSessionStore();
   sessionStore.setState({
     systemClouds: [
-      kind('google_drive', false, 'The operator has not configured a google OAuth client.'),
+      kind('google_drive', false, 'Not set up on this server.'),
       kind('dropbox'),
       kind('s3_compatible'),
       kind('webdav'),
@@ -24,7 +26,10 @@ beforeEach(() => {
     cloudsLoaded: true,
   });
 });
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  tokenRefresher.stop();
+  vi.unstubAllGlobals();
+});
 
 const open = (k: string | null = null) =>
   renderWithProviders(<ConnectCloudDialog opened onClose={() => undefined} kind={k} />);
@@ -35,6 +40,8 @@ describe('connect cloud drive', () => {
     sessionStore.setState({
       systemClouds: [{ ...kind('local'), roots: ['/srv/skyferry/u1'] }, kind('webdav')],
     });
+    // The operator also reads how the folders are chosen (a setting of the server).
+    applyAuth(authData({ user_info: { ...authData().user_info, role: 'operator' } }));
     open('local');
     const roots = await screen.findByTestId('local-roots');
     expect(roots).toHaveTextContent('/srv/skyferry/u1');
@@ -59,13 +66,30 @@ describe('connect cloud drive', () => {
     expect(screen.queryByTestId('local-roots')).toBeNull();
   });
 
-  it('greys unavailable kinds with the reason', async () => {
+  it('lists the kinds that can be connected first, the unavailable ones last, greyed, with the reason', async () => {
     mockApi({});
     open();
     const google = await screen.findByTestId('kind-google_drive');
     expect(google).toBeDisabled();
-    expect(google).toHaveTextContent('The operator has not configured a google OAuth client.');
+    expect(google).toHaveTextContent('Not set up on this server.');
     expect(screen.getByTestId('kind-webdav')).toBeEnabled();
+    const order = [...document.querySelectorAll('[data-testid^="kind-"]')].map((el) => el.getAttribute('data-testid'));
+    expect(order).toEqual(['kind-dropbox', 'kind-s3_compatible', 'kind-webdav', 'kind-google_drive']);
+    expect(screen.getByTestId('kind-s3_compatible')).toHaveTextContent('S3-compatible storage');
+  });
+
+  it('names the kinds in the interface language, not in English', async () => {
+    mockApi({});
+    sessionStore.setState({ systemClouds: [kind('s3_compatible'), kind('local'), kind('google_drive_shared')] });
+    await setLanguage('ja');
+    try {
+      open();
+      expect(await screen.findByTestId('kind-local')).toHaveTextContent('ローカルフォルダー');
+      expect(screen.getByTestId('kind-s3_compatible')).toHaveTextContent('S3 互換ストレージ');
+      expect(screen.getByTestId('kind-google_drive_shared')).toHaveTextContent('Google ドライブ（共有アイテム）');
+    } finally {
+      await setLanguage('en');
+    }
   });
 
   it(
@@ -201,30 +225,34 @@ describe('connect cloud drive', () => {
     expect(currentTip()).toBeNull();
   });
 
-  it('WebDAV: chooses the server type and the unsafe switch, whose hint warns; both are sent', async () => {
-    const api = mockApi({ 'POST /api/clouds': () => cloud('w1', { cloud_name: 'webdav' }) });
-    open('webdav');
-    const serverType = await screen.findByRole('combobox', { name: 'Server type' });
-    // Detection is the default, and the brand names read as they are.
-    expect(serverType).toHaveValue('auto');
-    expect([...(serverType as HTMLSelectElement).options].map((o) => o.textContent)).toEqual([
-      'Detect automatically',
-      'Nextcloud',
-      'ownCloud',
-      'Other WebDAV server',
-    ]);
-    const unsafe = screen.getByRole('checkbox', { name: /Accept any TLS certificate \(unsafe\)/ });
-    expect(screen.getByText(/anyone on the way could read the password and the files/)).toBeInTheDocument();
-    await userEvent.type(screen.getByRole('textbox', { name: /Server URL/ }), 'https://dav.example/files/');
-    await userEvent.selectOptions(serverType, 'nextcloud');
-    await userEvent.click(unsafe);
-    await userEvent.click(screen.getByTestId('connect-submit'));
-    await waitFor(() => expect(api.find('POST /api/clouds')).toHaveLength(1));
-    expect(api.find('POST /api/clouds')[0]?.body).toEqual({
-      cloud_name: 'webdav',
-      credentials: { url: 'https://dav.example/files/', vendor: 'nextcloud', insecure_skip_verify: true },
-    });
-  });
+  it(
+    'WebDAV: chooses the server type and the unsafe switch, whose hint warns; both are sent',
+    { timeout: 30_000 },
+    async () => {
+      const api = mockApi({ 'POST /api/clouds': () => cloud('w1', { cloud_name: 'webdav' }) });
+      open('webdav');
+      const serverType = await screen.findByRole('combobox', { name: 'Server type' });
+      // Detection is the default, and the brand names read as they are.
+      expect(serverType).toHaveValue('auto');
+      expect([...(serverType as HTMLSelectElement).options].map((o) => o.textContent)).toEqual([
+        'Detect automatically',
+        'Nextcloud',
+        'ownCloud',
+        'Other WebDAV server',
+      ]);
+      const unsafe = screen.getByRole('checkbox', { name: /Accept any TLS certificate \(unsafe\)/ });
+      expect(screen.getByText(/anyone on the way could read the password and the files/)).toBeInTheDocument();
+      await userEvent.type(screen.getByRole('textbox', { name: /Server URL/ }), 'https://dav.example/files/');
+      await userEvent.selectOptions(serverType, 'nextcloud');
+      await userEvent.click(unsafe);
+      await userEvent.click(screen.getByTestId('connect-submit'));
+      await waitFor(() => expect(api.find('POST /api/clouds')).toHaveLength(1));
+      expect(api.find('POST /api/clouds')[0]?.body).toEqual({
+        cloud_name: 'webdav',
+        credentials: { url: 'https://dav.example/files/', vendor: 'nextcloud', insecure_skip_verify: true },
+      });
+    },
+  );
 
   it('FTP: the certificate pin is checked for shape before anything is sent; the remote folder goes along', async () => {
     sessionStore.setState({ systemClouds: [kind('ftp'), kind('sftp')] });

@@ -27,7 +27,8 @@ import { loadClouds } from '../session/actions.ts';
 import { selectVisibleClouds, sessionStore, useSession } from '../session/store.ts';
 import type { Cloud } from '../session/types.ts';
 import { CloudIcon } from '../shell/CloudIcon.tsx';
-import { cloudHref, kindName, markCloudUsed } from '../shell/clouds.ts';
+import { availableFirst, cloudHref, kindName, markCloudUsed } from '../shell/clouds.ts';
+import { desktopBridge } from '../shell/desktop.ts';
 import { connectApi, isOAuthResult } from './api.ts';
 import { credentialsOf, selectValue, validateConnectForm, type FieldError, type FieldValues } from './form.ts';
 
@@ -54,7 +55,8 @@ export function limitState(count: number): 'ok' | 'near' | 'reached' {
 }
 
 /**
- * Connect cloud drive: the kinds this server offers (unavailable ones greyed, with the reason),
+ * Connect cloud drive: the kinds this server offers, those that can be connected first (the
+ * unavailable ones last, greyed, with the server's reason in the user's language),
  * then the kind's form (object storage: Bucket Name, Access Key ID, Secret Access Key, and the
  * endpoint and region of S3-compatible stores; WebDAV, SFTP, FTP, a local folder) or its OAuth
  * sign-in window. Also reauthorizes an existing cloud.
@@ -129,7 +131,7 @@ export function ConnectCloudDialog({ opened, onClose, kind, reauthorize: given }
             {t('intro')}
           </Text>
           <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="xs" data-guide="add-drive-selectone">
-            {kinds.map((k) => (
+            {availableFirst(kinds).map((k) => (
               <UnstyledButton
                 key={k.cloud_name}
                 disabled={!k.available || limit === 'reached'}
@@ -151,7 +153,7 @@ export function ConnectCloudDialog({ opened, onClose, kind, reauthorize: given }
                   <CloudIcon kind={k.cloud_name} size={22} />
                   <Stack gap={0} style={{ minWidth: 0 }}>
                     <Text size="sm" truncate="end">
-                      {k.display_name || kindName(k.cloud_name)}
+                      {kindName(k.cloud_name, k.display_name)}
                     </Text>
                     {!k.available && (
                       <Badge size="xs" color="gray" variant="light">
@@ -258,7 +260,11 @@ function KindForm({
     popup.current = win;
     setBusy(true);
     try {
-      const { authorize_url } = await connectApi.oauthStart(kind.cloud_name, reauthorize?.id);
+      const redirectUri =
+        (await desktopBridge()
+          ?.oauthRedirectUri?.()
+          .catch(() => null)) ?? undefined;
+      const { authorize_url } = await connectApi.oauthStart(kind.cloud_name, reauthorize?.id, redirectUri);
       if (win) win.location.href = authorize_url;
       else window.location.href = authorize_url;
     } catch (err) {
@@ -271,8 +277,15 @@ function KindForm({
   const label = (name: string, fallback: string) => t(`field.${name}`, { defaultValue: fallback });
   const hintOf = (name: string, fallback: string | undefined) =>
     fallback === undefined ? undefined : t(`hint.${name}`, { defaultValue: fallback });
+  // The message names the field as the form shows it, in the user's language.
   const errorOf = (name: string) =>
-    fieldError?.field === name ? t(fieldError.key, { ...(fieldError.values ?? {}), defaultValue: '' }) : undefined;
+    fieldError?.field === name
+      ? t(fieldError.key, {
+          ...(fieldError.values ?? {}),
+          ...(fieldError.values?.field === undefined ? {} : { field: label(name, fieldError.values.field) }),
+          defaultValue: '',
+        })
+      : undefined;
 
   return (
     <Stack gap="sm" data-testid={`connect-form-${kind.cloud_name}`}>
@@ -288,11 +301,11 @@ function KindForm({
           </Button>
         )}
         <CloudIcon kind={kind.cloud_name} size={22} />
-        <Text fw={600}>{kind.display_name || kindName(kind.cloud_name)}</Text>
+        <Text fw={600}>{kindName(kind.cloud_name, kind.display_name)}</Text>
       </Group>
       {kind.auth === 'oauth' ? (
         <Stack gap="sm">
-          <Text size="sm">{t('oauthIntro', { name: kind.display_name })}</Text>
+          <Text size="sm">{t('oauthIntro', { name: kindName(kind.cloud_name, kind.display_name) })}</Text>
           {kind.cloud_name === 'google_photos' && (
             <Alert variant="light" color="blue" data-testid="google-photos-notice">
               {t('googlePhotosNotice')}
@@ -304,7 +317,7 @@ function KindForm({
             loading={busy}
             disabled={disabled || !kind.available}
           >
-            {t('oauthButton', { name: kind.display_name })}
+            {t('oauthButton', { name: kindName(kind.cloud_name, kind.display_name) })}
           </Button>
         </Stack>
       ) : (
@@ -420,11 +433,13 @@ function KindForm({
 
 /**
  * The local-folder kind: the folders on the server this account may connect (every allowed root
- * for the operator, the user's own folder under each for a user the operator allowed), and when
- * the home folder is allowed without configuration.
+ * for the operator, the user's own folder under each for a user the operator allowed), and, for
+ * the operator, how they are configured.
  */
 function LocalRoots({ roots }: { roots: string[] }) {
   const { t } = useTranslation('connect');
+  // How the folders are chosen is the server's configuration: the operator's business.
+  const operator = useSession((s) => s.user.info?.role === 'operator');
   return (
     <Alert variant="light" color="blue" data-testid="local-roots">
       <Text size="sm">{t('localRoots')}</Text>
@@ -433,9 +448,11 @@ function LocalRoots({ roots }: { roots: string[] }) {
           {r}
         </Code>
       ))}
-      <Text size="xs" c="dimmed" mt={6}>
-        {t('localDefault')}
-      </Text>
+      {operator && (
+        <Text size="xs" c="dimmed" mt={6}>
+          {t('localDefault')}
+        </Text>
+      )}
     </Alert>
   );
 }

@@ -8,9 +8,15 @@ export const connectApi = {
   reauthorize: (id: string, credentials: Record<string, unknown>) =>
     api<Cloud>(`/api/clouds/${id}/credentials`, { method: 'PUT', body: { credentials } }),
   /** Starts the OAuth flow (the OAuth issue's call): answers the address to open in a pop-up. */
-  oauthStart: (cloudName: string, cloudId?: string) =>
+  oauthStart: (cloudName: string, cloudId?: string, redirectUri?: string) =>
     api<{ authorize_url: string }>('/api/clouds/oauth/start', {
-      body: { cloud_name: cloudName, ...(cloudId ? { cloud_id: cloudId } : {}), origin: window.location.origin },
+      body: {
+        cloud_name: cloudName,
+        ...(cloudId ? { cloud_id: cloudId } : {}),
+        origin: window.location.origin,
+        // The desktop client's loopback address: the service's sign-in runs in the system browser.
+        ...(redirectUri ? { redirect_uri: redirectUri } : {}),
+      },
     }),
 };
 

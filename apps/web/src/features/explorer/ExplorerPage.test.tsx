@@ -14,6 +14,7 @@ import {
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { resetRunner } from '../task-panel/runner.ts';
+import { messagesStore } from '../messages/store.ts';
 import { ExplorerPage } from './ExplorerPage.tsx';
 
 const item = (name: string, type: 0 | 1, size = 0, modified = 0): FileItem => ({
@@ -64,6 +65,8 @@ afterEach(() => {
   if (sizes.clientHeight) Object.defineProperty(Element.prototype, 'clientHeight', sizes.clientHeight);
   if (sizes.clientWidth) Object.defineProperty(Element.prototype, 'clientWidth', sizes.clientWidth);
   resetRunner();
+  // A prompt left open by one test belongs to its screen, not the next test's.
+  messagesStore.setState({ dialogs: [], loading: 0 });
   vi.unstubAllGlobals();
 });
 
@@ -181,11 +184,18 @@ describe('explorer', () => {
     );
     await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
     const dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent('Are you sure to delete "a.txt"?');
+    expect(dialog).toHaveTextContent('Delete "a.txt"?');
+    // The spec's restore window is said before the deletion, and again once the items are in the trash.
+    expect(dialog).toHaveTextContent(
+      "Deleted items can be restored from the cloud drive's deleted files within 30 days.",
+    );
     expect(api.find('POST /api/cloud-manager/delete')).toHaveLength(0);
     await userEvent.click(within(dialog).getByRole('button', { name: 'Yes' }));
     await waitFor(() => expect(api.find('POST /api/cloud-manager/delete')).toHaveLength(1));
     expect(api.find('POST /api/cloud-manager/delete')[0]?.body).toMatchObject({ cloud_id: 'c1', files: ['/a.txt'] });
+    expect(
+      await screen.findByText(/^Moved .* deleted files\. Deleted items can be restored .* within 30 days\.$/),
+    ).toBeInTheDocument();
   });
 
   it('names with bidi controls show them as marks, isolated, in the list, the heading, the path bar and the delete prompt', async () => {
@@ -213,7 +223,7 @@ describe('explorer', () => {
     await userEvent.click(row(SPOOFED.file));
     await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
     const dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent('Are you sure to delete "\u2068invoice[U+202E]gpj.exe\u2069"?');
+    expect(dialog).toHaveTextContent('Delete "\u2068invoice[U+202E]gpj.exe\u2069"?');
     await userEvent.click(within(dialog).getByRole('button', { name: 'No' }));
 
     await userEvent.dblClick(row(folder));

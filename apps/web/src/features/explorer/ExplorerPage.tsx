@@ -8,7 +8,16 @@ import {
   IconTrash,
   IconUpload,
 } from '@tabler/icons-react';
-import { Code, Permission, RemoteFileType, baseName, hasFlag, parentOf, type FileItem } from '@skyferry/contract';
+import {
+  Code,
+  LIMITS,
+  Permission,
+  RemoteFileType,
+  baseName,
+  hasFlag,
+  parentOf,
+  type FileItem,
+} from '@skyferry/contract';
 import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -178,11 +187,13 @@ export function ExplorerPage() {
 
   const remove = async () => {
     if (selectedItems.length === 0) return;
+    const restore = t('common:restoreWithin', { days: LIMITS.restoreDeletedDays });
     const answer = await confirm({
-      message:
+      message: `${
         selectedItems.length === 1
           ? t('deleteOne', { name: selectedItems[0]?.name })
-          : t('deleteMany', { count: selectedItems.length }),
+          : t('deleteMany', { count: selectedItems.length })
+      } ${restore}`,
       danger: true,
     });
     if (answer !== 'yes') return;
@@ -197,7 +208,7 @@ export function ExplorerPage() {
       } else {
         toast.success(
           result.trashed
-            ? t('deletedToTrash', { count: result.deleted.length })
+            ? `${t('deletedToTrash', { count: result.deleted.length })} ${restore}`
             : t('deleted', { count: result.deleted.length }),
         );
       }

@@ -100,7 +100,8 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
       role="columnheader"
       data-testid={`sort-${key}`}
     >
-      <Group gap={4} wrap="nowrap">
+      {/* A header sits over its values: the size column's at the end, as its numbers are. */}
+      <Group gap={4} wrap="nowrap" justify={key === 'size' ? 'flex-end' : 'flex-start'}>
         <Text size="xs" fw={600} c="dimmed">
           {label}
         </Text>
@@ -215,11 +216,12 @@ const Row = memo(function Row({ item, index, top, selected, focused }: RowProps)
           <Name value={item.name} />
         </span>
       </span>
+      {/* Sizes and times read as written ("12.06 KB") in right-to-left languages too. */}
       <span className={classes.sizeCell} role="gridcell">
-        {folder ? '—' : formatBytes(item.size)}
+        {folder ? '—' : <bdi dir="ltr">{formatBytes(item.size)}</bdi>}
       </span>
       <span className={classes.dateCell} role="gridcell">
-        {item.modified > 0 ? formatModified(item.modified) : '—'}
+        {item.modified > 0 ? <bdi dir="ltr">{formatModified(item.modified)}</bdi> : '—'}
       </span>
     </div>
   );

@@ -1,7 +1,5 @@
 import {
-  Code,
   MAX_LIST_PAGE_SIZE,
-  isEnvelope,
   type CloudInfoData,
   type DeleteFilesData,
   type DownloadLinkData,
@@ -9,7 +7,7 @@ import {
   type ListFilesData,
   type UploadSession,
 } from '@skyferry/contract';
-import { ApiRequestError, NetworkError, api, requestHeaders } from '../../api/client.ts';
+import { ApiRequestError, api, networkError, readEnvelope, requestHeaders } from '../../api/client.ts';
 import { refreshAfterUnauthenticated } from '../session/actions.ts';
 
 /** The file calls of a connected cloud (contract api/files.ts). */
@@ -17,7 +15,7 @@ export const filesApi = {
   list: (
     cloudId: string,
     path: string,
-    opts: { pageToken?: string | null; pageSize?: number; refresh?: boolean } = {},
+    opts: { pageToken?: string | null; pageSize?: number; refresh?: boolean; background?: boolean } = {},
   ) =>
     api<ListFilesData>('/api/cloud-manager/list', {
       body: {
@@ -26,6 +24,7 @@ export const filesApi = {
         page_token: opts.pageToken ?? null,
         page_size: opts.pageSize,
         refresh: opts.refresh,
+        ...(opts.background ? { background: true } : {}),
       },
     }),
   mkdir: (cloudId: string, path: string, folderName: string, notAllowConflict = false) =>
@@ -36,7 +35,11 @@ export const filesApi = {
     api<FileItem>('/api/cloud-manager/rename', { body: { cloud_id: cloudId, path, new_name: newName } }),
   delete: (cloudId: string, files: string[]) =>
     api<DeleteFilesData>('/api/cloud-manager/delete', { body: { cloud_id: cloudId, files } }),
-  info: (cloudId: string) => api<CloudInfoData>('/api/cloud-manager/info', { body: { cloud_id: cloudId } }),
+  /** `background`: the app's own refresh, not the user's use of the cloud. */
+  info: (cloudId: string, background = false) =>
+    api<CloudInfoData>('/api/cloud-manager/info', {
+      body: { cloud_id: cloudId, ...(background ? { background: true } : {}) },
+    }),
   downloadLink: (cloudId: string, paths: string[], name?: string) =>
     api<DownloadLinkData>('/api/cloud-manager/download-link', { body: { cloud_id: cloudId, paths, name } }),
   createUpload: (cloudId: string, path: string, size: number, modified?: number) =>
@@ -53,6 +56,8 @@ export async function listAll(
   refresh = false,
   /** Told after each page with everything so far (a large folder shows its first rows at once). */
   onPage?: (items: FileItem[], done: boolean) => void,
+  /** A listing the app makes on its own: not the user's use of the cloud. */
+  background = false,
 ): Promise<FileItem[]> {
   const items: FileItem[] = [];
   let token: string | null = null;
@@ -62,6 +67,7 @@ export async function listAll(
       pageToken: token,
       pageSize: MAX_LIST_PAGE_SIZE,
       refresh: refresh && first,
+      background,
     });
     first = false;
     for (const item of page.items) items.push(item);
@@ -88,17 +94,9 @@ export async function sendBytes<T>(url: string, body: Blob, signal?: AbortSignal
       });
     } catch (err) {
       if (signal?.aborted) throw err;
-      throw new NetworkError('Network Error', false);
+      throw networkError(false);
     }
-    let json: unknown;
-    try {
-      json = await res.json();
-    } catch {
-      throw new ApiRequestError(Code.INTERNAL, 'Server did not respond, please try again later.', res.status, null);
-    }
-    if (!isEnvelope(json)) throw new ApiRequestError(Code.INTERNAL, 'An unknown error occurred', res.status, null);
-    if (json.code !== Code.OK) throw new ApiRequestError(json.code, json.msg, res.status, json.data);
-    return json.data as T;
+    return (await readEnvelope<T>(res)).data;
   };
   try {
     return await attempt();

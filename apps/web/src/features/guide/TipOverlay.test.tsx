@@ -40,11 +40,24 @@ afterEach(() => {
 });
 
 describe('onboarding tip overlay', () => {
-  it('is hidden until a chain is shown, then dims the page with the element highlighted', () => {
+  it('is hidden until a chain is shown, then outlines the element without blocking the page', () => {
     target('one', { top: 100, left: 100, width: 50, height: 20 });
+    const elsewhere = document.createElement('input');
+    document.body.appendChild(elsewhere);
+    elsewhere.focus();
     renderWithProviders(<TipOverlay />);
     expect(screen.queryByTestId('tip-overlay')).not.toBeInTheDocument();
     act(() => void showTips(steps().slice(0, 1)));
+    // Nothing dims or covers the page, and the user's focus stays where it was.
+    const overlay = screen.getByTestId('tip-overlay');
+    expect(overlay.style.pointerEvents).toBe('none');
+    const catching = [...overlay.querySelectorAll<HTMLElement>('*')].filter(
+      (el) => el.style.pointerEvents === 'auto' && el.getAttribute('data-testid') !== 'tip-panel',
+    );
+    expect(catching).toEqual([]);
+    expect(getComputedStyle(screen.getByTestId('tip-highlight')).boxShadow).not.toContain('9999px');
+    expect(document.activeElement).toBe(elsewhere);
+    expect(screen.getByRole('dialog')).toHaveAttribute('aria-modal', 'false');
     const highlight = screen.getByTestId('tip-highlight');
     expect(highlight.style.top).toBe('96px');
     expect(highlight.style.left).toBe('92px');

@@ -1,4 +1,4 @@
-import { Box, Button, FocusTrap, Group, Paper, Text, useDirection } from '@mantine/core';
+import { Box, Button, Group, Paper, Text, useDirection } from '@mantine/core';
 import { INTERVALS, TIP } from '@skyferry/contract';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -14,12 +14,11 @@ export function resolveTarget(target: TipStep['target']): Element | null {
   }
 }
 
-const MASK = 'rgba(0, 0, 0, 0.5)';
-
 /**
- * The onboarding tip overlay (spec sections 4 and 9): a dimmed page with the element highlighted
- * (4 px / 8 px padding, 8 px radius) and a tooltip panel below it, or above when it would pass 95 %
- * of the window height. The position is re-checked every 60 ms.
+ * The onboarding tips (spec sections 4 and 9): the element outlined (4 px / 8 px padding, 8 px
+ * radius) and a tooltip panel below it, or above when it would pass 95 % of the window height;
+ * the position is re-checked every 60 ms. A tip never blocks the page: nothing is dimmed or
+ * covered, focus stays where the user has it, and the page works while the tip shows.
  */
 export function TipOverlay() {
   const tip = useGuide(currentTip);
@@ -30,18 +29,6 @@ export function TipOverlay() {
   const [layout, setLayout] = useState<TipLayout | null>(null);
   const titleId = useId();
   const bodyId = useId();
-  const restoreFocus = useRef<Element | null>(null);
-  const active = chain !== null;
-
-  // Focus returns to where it was once the chain ends.
-  useEffect(() => {
-    if (!active) return;
-    restoreFocus.current = document.activeElement;
-    return () => {
-      const el = restoreFocus.current;
-      if (el instanceof HTMLElement && el.isConnected) el.focus();
-    };
-  }, [active]);
 
   useEffect(() => {
     if (!tip) {
@@ -84,7 +71,7 @@ export function TipOverlay() {
     return () => document.removeEventListener('click', onClick, true);
   }, [tip]);
 
-  // Nothing is dimmed until the element to highlight is on screen.
+  // Nothing shows until the element to highlight is on screen.
   if (!tip || !chain || !layout) return null;
   const h = layout.highlight;
   const count = chain.showCount && chain.steps.length > 1;
@@ -96,80 +83,67 @@ export function TipOverlay() {
   };
   return (
     <Box data-testid="tip-overlay" style={{ position: 'fixed', inset: 0, zIndex: 400, pointerEvents: 'none' }}>
-      <>
-        {/* Four blocking panes around the hole: the highlighted element stays clickable. */}
-        <div style={pane({ top: 0, left: 0, right: 0, height: Math.max(0, h.top) })} />
-        <div style={pane({ top: h.top + h.height, left: 0, right: 0, bottom: 0 })} />
-        <div style={pane({ top: h.top, left: 0, width: Math.max(0, h.left), height: h.height })} />
-        <div style={pane({ top: h.top, left: h.left + h.width, right: 0, height: h.height })} />
-        <div
-          data-testid="tip-highlight"
-          style={{
-            position: 'fixed',
-            top: h.top,
-            left: h.left,
-            width: h.width,
-            height: h.height,
-            borderRadius: TIP.highlightRadius,
-            boxShadow: `0 0 0 9999px ${MASK}`,
-            outline: '2px solid var(--mantine-color-blue-4)',
-            pointerEvents: 'none',
-          }}
-        />
-      </>
-      <FocusTrap active>
-        <Paper
-          ref={panelRef}
-          role="dialog"
-          aria-modal="true"
-          aria-labelledby={tip.title ? titleId : undefined}
-          aria-describedby={bodyId}
-          aria-label={tip.title ? undefined : t('tipLabel')}
-          data-testid="tip-panel"
-          data-placement={layout.placement}
-          data-size={tip.size ?? 'small'}
-          onKeyDown={onKeyDown}
-          shadow="md"
-          p="sm"
-          style={{
-            position: 'fixed',
-            top: layout.top,
-            left: layout.left,
-            maxWidth: tipMaxWidth(tip.size ?? 'small'),
-            width: 'max-content',
-            borderRadius: TIP.highlightRadius,
-            pointerEvents: 'auto',
-          }}
-        >
-          {tip.title && (
-            <Text id={titleId} fw={600} size="sm" mb={4}>
-              {tip.title}
-            </Text>
-          )}
-          <Text id={bodyId} size="sm">
-            {tip.content}
+      <div
+        data-testid="tip-highlight"
+        style={{
+          position: 'fixed',
+          top: h.top,
+          left: h.left,
+          width: h.width,
+          height: h.height,
+          borderRadius: TIP.highlightRadius,
+          outline: '2px solid var(--mantine-color-blue-5)',
+          boxShadow: '0 0 0 4px rgba(34, 139, 230, 0.25)',
+          pointerEvents: 'none',
+        }}
+      />
+      <Paper
+        ref={panelRef}
+        role="dialog"
+        aria-modal="false"
+        aria-labelledby={tip.title ? titleId : undefined}
+        aria-describedby={bodyId}
+        aria-label={tip.title ? undefined : t('tipLabel')}
+        data-testid="tip-panel"
+        data-placement={layout.placement}
+        data-size={tip.size ?? 'small'}
+        onKeyDown={onKeyDown}
+        shadow="md"
+        p="sm"
+        style={{
+          position: 'fixed',
+          top: layout.top,
+          left: layout.left,
+          maxWidth: tipMaxWidth(tip.size ?? 'small'),
+          width: 'max-content',
+          borderRadius: TIP.highlightRadius,
+          pointerEvents: 'auto',
+        }}
+      >
+        {tip.title && (
+          <Text id={titleId} fw={600} size="sm" mb={4}>
+            {tip.title}
           </Text>
-          <Group justify="space-between" mt="sm" gap="xs" wrap="nowrap">
-            <Text size="xs" c="dimmed" data-testid="tip-count">
-              {count ? t('count', { n: chain.index + 1, m: chain.steps.length }) : ''}
-            </Text>
-            <Group gap={6} wrap="nowrap">
-              {tip.skip && (
-                <Button size="compact-sm" variant="subtle" color="gray" onClick={skipTips}>
-                  {tip.skipLabel ?? t('skip')}
-                </Button>
-              )}
-              <Button size="compact-sm" onClick={() => advanceTip('button')} data-autofocus>
-                {tip.gotItLabel ?? t('gotIt')}
+        )}
+        <Text id={bodyId} size="sm">
+          {tip.content}
+        </Text>
+        <Group justify="space-between" mt="sm" gap="xs" wrap="nowrap">
+          <Text size="xs" c="dimmed" data-testid="tip-count">
+            {count ? t('count', { n: chain.index + 1, m: chain.steps.length }) : ''}
+          </Text>
+          <Group gap={6} wrap="nowrap">
+            {tip.skip && (
+              <Button size="compact-sm" variant="subtle" color="gray" onClick={skipTips}>
+                {tip.skipLabel ?? t('skip')}
               </Button>
-            </Group>
+            )}
+            <Button size="compact-sm" onClick={() => advanceTip('button')}>
+              {tip.gotItLabel ?? t('gotIt')}
+            </Button>
           </Group>
-        </Paper>
-      </FocusTrap>
+        </Group>
+      </Paper>
     </Box>
   );
-}
-
-function pane(style: React.CSSProperties): React.CSSProperties {
-  return { position: 'fixed', pointerEvents: 'auto', ...style };
 }

@@ -20,7 +20,7 @@ import { useNavigate } from 'react-router';
 import { selectLoggedIn, selectVisibleClouds, useSession } from '../session/store.ts';
 import type { Cloud, SystemCloud, UserInfo } from '../session/types.ts';
 import { CloudIcon } from '../shell/CloudIcon.tsx';
-import { cloudHref, cloudLabel, kindName, markCloudUsed, recentClouds } from '../shell/clouds.ts';
+import { availableFirst, cloudHref, cloudLabel, kindName, markCloudUsed, recentClouds } from '../shell/clouds.ts';
 import { openConnectCloud } from '../shell/store.ts';
 import classes from './Home.module.css';
 import { Name } from '../../lib/Name.tsx';
@@ -45,7 +45,7 @@ export function recentlyUsed(clouds: Cloud[], limit = 4): Array<{ cloud: Cloud; 
 /** The kinds not connected yet (available ones first). */
 export function unusedKinds(kinds: SystemCloud[], clouds: Cloud[]): SystemCloud[] {
   const used = new Set(clouds.map((c) => c.cloud_name));
-  return kinds.filter((k) => !used.has(k.cloud_name)).sort((a, b) => Number(b.available) - Number(a.available));
+  return availableFirst(kinds.filter((k) => !used.has(k.cloud_name)));
 }
 
 /**
@@ -158,7 +158,7 @@ export function Home() {
                 <CloudIcon kind={kind.cloud_name} size={22} />
                 <Box style={{ minWidth: 0 }}>
                   <Text size="sm" truncate="end">
-                    {kind.display_name || kindName(kind.cloud_name)}
+                    {kindName(kind.cloud_name, kind.display_name)}
                   </Text>
                   <Text size="xs" c="dimmed">
                     {kind.available ? t('connect') : t('unavailable')}

@@ -83,7 +83,27 @@ describe('/manage', () => {
     await waitFor(() => expect(within(card('a')).getByText('5.00 GB of 10.00 GB used')).toBeInTheDocument(), {
       timeout: 4_000,
     });
-    expect(api.find('POST /api/cloud-manager/info')[0]?.body).toEqual({ cloud_id: 'a' });
+    // The page's own refresh is no use of the cloud (only the user's actions count at sign-in).
+    expect(api.find('POST /api/cloud-manager/info')[0]?.body).toEqual({ cloud_id: 'a', background: true });
+  });
+
+  it('refreshes every cloud’s space, not only the first (CONST-38)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const ids = ['a', 'b', 'c', 'd'];
+      for (const [i, id] of ids.entries()) space[id] = { space_amount: 10 * GB, space_used: (i + 1) * GB };
+      const api = render(ids.map((id) => cloud(id, { space: 0, used_space: 0 })));
+      // Four clouds, at most 2 s each.
+      for (let s = 0; s < 8; s++) await vi.advanceTimersByTimeAsync(1_000);
+      expect(api.find('POST /api/cloud-manager/info').map((c) => (c.body as { cloud_id: string }).cloud_id)).toEqual(
+        ids,
+      );
+      for (const [i, id] of ids.entries()) {
+        expect(within(card(id)).getByText(`${i + 1}.00 GB of 10.00 GB used`)).toBeInTheDocument();
+      }
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('renames a cloud’s alias with PUT /api/clouds/{id}', async () => {
@@ -107,9 +127,7 @@ describe('/manage', () => {
     });
     await userEvent.click(within(card('a')).getByRole('button', { name: 'Remove' }));
     let dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent(
-      'Are you sure to remove "Alpha" from Skyferry? Its files stay in the cloud drive.',
-    );
+    expect(dialog).toHaveTextContent('Remove "Alpha" from Skyferry? Its files stay in the cloud drive.');
     await userEvent.click(within(dialog).getByRole('button', { name: 'No' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(api.find('DELETE /api/clouds/a')).toHaveLength(0);
@@ -134,7 +152,7 @@ describe('/manage', () => {
     expect(shownBidiMarks()).toEqual(['[U+202E]', '[U+202E]', '[U+202E]', '[U+202E]']);
     await userEvent.click(within(card('a')).getByRole('button', { name: 'Remove' }));
     const dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent('Are you sure to remove "\u2068Bank[U+202E]txt.exe\u2069" from Skyferry?');
+    expect(dialog).toHaveTextContent('Remove "\u2068Bank[U+202E]txt.exe\u2069" from Skyferry?');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Yes' }));
     expect(await screen.findByText(/Bank\[U\+202E\]txt\.exe/)).toBeInTheDocument();
     shownBidiMarks();

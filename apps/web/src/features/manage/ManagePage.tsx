@@ -62,16 +62,24 @@ export function ManagePage() {
   const { t } = useTranslation('manage');
   const clouds = useSession(selectVisibleClouds);
   const [reauth, setReauth] = useState<Cloud | null>(null);
-  const started = useRef(false);
+  const stopRefresh = useRef<(() => void) | null>(null);
 
+  // One pass over the clouds listed when the page opens; each answer changes `clouds`, so the pass
+  // is stopped only when the page closes, never by the list changing under it.
   useEffect(() => {
-    if (started.current || clouds.length === 0) return;
-    started.current = true;
-    return refreshSpaceStaggered(clouds, async (cloud) => {
-      const info = await filesApi.info(cloud.id);
+    if (stopRefresh.current || clouds.length === 0) return;
+    stopRefresh.current = refreshSpaceStaggered(clouds, async (cloud) => {
+      const info = await filesApi.info(cloud.id, true);
       patchCloud(cloud.id, { space: info.space_amount, used_space: info.space_used });
     });
   }, [clouds]);
+  useEffect(
+    () => () => {
+      stopRefresh.current?.();
+      stopRefresh.current = null;
+    },
+    [],
+  );
 
   const move = async (from: number, to: number) => {
     if (to < 0 || to >= clouds.length) return;

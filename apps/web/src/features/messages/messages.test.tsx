@@ -118,7 +118,7 @@ describe('overlay rules', () => {
 
 describe('overlay components', () => {
   it('closing the QR panel hides it and remembers when', async () => {
-    const { QrPanel } = await import('./Overlays.tsx');
+    const { QrPanel } = await import('./QrPanel.tsx');
     renderWithProviders(<QrPanel />);
     expect(screen.getByRole('img', { name: /QR code for/ })).toBeInTheDocument();
     fireEvent.click(screen.getByRole('button', { name: 'Close the QR code' }));

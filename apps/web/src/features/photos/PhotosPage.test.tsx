@@ -142,7 +142,7 @@ describe('the photo grid and albums', () => {
       album_id: 'al2',
       files: ['/dog.png'],
     });
-    expect(await screen.findByText('Added 1 photo(s) to the album.')).toBeInTheDocument();
+    expect(await screen.findByText('Added 1 photo to the album.')).toBeInTheDocument();
     await waitFor(() =>
       expect(screen.getByRole('button', { name: 'dog.png' })).toHaveAttribute('aria-pressed', 'false'),
     );

@@ -1,5 +1,6 @@
 import { Button, Checkbox, Group, Modal, NativeSelect, Stack, Text } from '@mantine/core';
 import { DatePicker } from '@mantine/dates';
+import '@mantine/dates/styles.layer.css';
 import { parseWallClock, scheduleFromDialog, type ScheduleDialogValue } from '@skyferry/contract';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';

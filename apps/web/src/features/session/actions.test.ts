@@ -205,6 +205,8 @@ describe('logout', () => {
     expect(api.find('POST /api/v2/authorizations')[0]?.body).toMatchObject({
       grant_type: 'refresh_token',
       refresh_token: 'refresh-1',
+      // The account's id, which an email change (made on any device) leaves as it is.
+      username: 'u1',
     });
     expect(sessionStore.getState().user.refresh_token).toBe('refresh-2');
 

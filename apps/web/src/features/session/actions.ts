@@ -60,19 +60,28 @@ export async function refreshCloudLists(): Promise<void> {
   ]);
 }
 
+/**
+ * Who a grant names: the account id when known (it stays when the email changes, maybe on another
+ * device), else the email.
+ */
+export function grantUsername(user: { uid: string; email: string }): string {
+  return user.uid || user.email;
+}
+
 /** Exchanges the refresh token for new tokens (refresh tokens rotate). */
 export async function refreshTokens(): Promise<void> {
   const { user } = sessionStore.getState();
   if (!user.refresh_token) throw new ApiRequestError(Code.REFRESH_REJECTED, 'no refresh token', 401, null);
-  applyAuth(await sessionApi.refresh(user.email, user.refresh_token));
+  applyAuth(await sessionApi.refresh(grantUsername(user), user.refresh_token));
 }
 
-/** Clears the signed-in session. A light logout keeps the auto-login data (and the e-mail it needs). */
+/** Clears the signed-in session. A light logout keeps the auto-login data (and the id and email it names). */
 export function clearSession(keepAutoLogin: boolean): void {
   sessionStore.setState((s) => ({
     user: keepAutoLogin
       ? {
           ...EMPTY_USER,
+          uid: s.user.uid,
           email: s.user.email,
           auto_login_token: s.user.auto_login_token,
           auto_login: s.user.auto_login,

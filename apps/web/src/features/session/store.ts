@@ -26,6 +26,11 @@ export interface SettingsState {
   version: string;
   maximized: boolean;
   focused: boolean;
+  /**
+   * Where downloads are saved: the desktop client's chosen folder (Settings > Transfer defaults),
+   * '' for the default (the browser's own download folder on the web).
+   */
+  file_save_path: string;
   language: Language;
   licenses: unknown[];
   temp_token: string;
@@ -58,6 +63,12 @@ export const EMPTY_USER: UserState = {
   subscribe: [],
 };
 
+/** The download folder kept with the transfer defaults (settings/preferences.ts writes it). */
+function savedDownloadPath(): string {
+  const path = readJson<{ downloadPath?: unknown }>(STORAGE_KEYS.transferDefaults, {}).downloadPath;
+  return typeof path === 'string' ? path : '';
+}
+
 function initialSettings(): SettingsState {
   const runtime = runtimeEnv();
   return {
@@ -67,6 +78,7 @@ function initialSettings(): SettingsState {
     version: window.skyferryDesktop?.version ?? FRONT_END_VERSION,
     maximized: window.skyferryDesktop?.isMaximized?.() ?? false,
     focused: typeof document === 'undefined' ? true : document.hasFocus(),
+    file_save_path: savedDownloadPath(),
     language: 'en',
     licenses: [],
     temp_token: readJson<string>(STORAGE_KEYS.tempToken, ''),

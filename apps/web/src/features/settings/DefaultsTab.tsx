@@ -22,8 +22,12 @@ export function DefaultsTab() {
     });
   };
   const choose = async () => {
-    const path = await desktopBridge()?.chooseDirectory?.({ defaultPath: defaults.downloadPath || undefined });
-    if (path) saveTransferDefaults({ ...defaults, downloadPath: path });
+    const bridge = desktopBridge();
+    const path = await bridge?.chooseDirectory?.({ defaultPath: defaults.downloadPath || undefined });
+    if (!path) return;
+    // The desktop client saves downloads there (and answers the folder it will really use).
+    const used = (await bridge?.setDownloadPath?.(path).catch(() => null)) ?? path;
+    saveTransferDefaults({ ...defaults, downloadPath: used });
   };
   return (
     <Stack gap="lg" maw={520}>

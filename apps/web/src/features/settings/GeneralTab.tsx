@@ -102,7 +102,7 @@ export function GeneralTab() {
                   </Table.Th>
                   <Table.Td>
                     {row === 'cleanup' ? (
-                      t('general.firstResults', { n: LIMITS.freeCleanupResults })
+                      t('general.firstResults', { count: LIMITS.freeCleanupResults })
                     ) : (
                       <No label={t('general.notIncluded')} />
                     )}
@@ -136,12 +136,14 @@ function PacketRows({ label, items }: { label: string; items: DataPacketItem[] }
       {items.map((item, i) => {
         const usage = packetUsage([item]);
         const end = toMs(item.end_time);
+        const from = toMs(item.deduction_time);
         return (
           <Stack key={`${label}-${i}`} gap={2} data-testid="packet-row">
             <Group justify="space-between" gap="xs">
               <Text size="sm">{item.name || label}</Text>
               <Text size="xs" c="dimmed">
                 {formatBytes(item.usage)} / {formatBytes(item.size)}
+                {from ? ` · ${t('general.deductionTime', { date: formatDate(from) })}` : ''}
                 {end ? ` · ${t('general.endTime', { date: formatDate(end) })}` : ''}
               </Text>
             </Group>

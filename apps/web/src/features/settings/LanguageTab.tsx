@@ -2,6 +2,7 @@ import { Radio, Stack } from '@mantine/core';
 import { LANGUAGES, LANGUAGE_NAMES, toLanguage, type Language } from '@skyferry/contract';
 import { useTranslation } from 'react-i18next';
 import { setLanguage } from '../../i18n/index.ts';
+import { loadSystemClouds } from '../session/actions.ts';
 
 /** Language: a radio list of the ten languages; the choice is kept under the `Language` key. */
 export function LanguageTab() {
@@ -10,7 +11,10 @@ export function LanguageTab() {
   return (
     <Radio.Group
       value={current}
-      onChange={(value) => void setLanguage(value as Language)}
+      onChange={(value) =>
+        // The server words some lists in the language too (why a cloud kind is unavailable).
+        void setLanguage(value as Language).then(() => loadSystemClouds().catch(() => undefined))
+      }
       label={t('language.label')}
       description={t('language.description')}
     >

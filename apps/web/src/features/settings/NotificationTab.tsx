@@ -1,4 +1,4 @@
-import { Button, Checkbox, Group, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { refreshMe } from '../session/actions.ts';
@@ -12,6 +12,7 @@ import { useSession } from '../session/store.ts';
 export function NotificationTab() {
   const { t } = useTranslation('settings');
   const info = useSession((s) => s.user.info);
+  const mailDelivery = useSession((s) => s.init?.mail_delivery ?? true);
   const [email, setEmail] = useState(info?.notify_email || info?.email || '');
   const [remind, setRemind] = useState(info?.remind_me === 1);
   const [error, setError] = useState<string | null>(null);
@@ -34,6 +35,11 @@ export function NotificationTab() {
       <Text size="sm" c="dimmed">
         {t('notification.intro')}
       </Text>
+      {!mailDelivery && (
+        <Alert color="yellow" variant="light" data-testid="notify-no-mail">
+          {t('notification.noMail')}
+        </Alert>
+      )}
       <Checkbox
         label={t('notification.remind')}
         checked={remind}

@@ -1,9 +1,20 @@
 import { Modal, ScrollArea, Tabs, Title } from '@mantine/core';
-import { IconAdjustments, IconBell, IconFileExport, IconLanguage, IconUser, IconUsers } from '@tabler/icons-react';
+import { useMediaQuery } from '@mantine/hooks';
+import {
+  IconAdjustments,
+  IconBell,
+  IconFileExport,
+  IconLanguage,
+  IconShieldLock,
+  IconUser,
+  IconUsers,
+} from '@tabler/icons-react';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { NARROW_SCREEN } from '../../lib/media.ts';
 import { selectLoggedIn, useSession } from '../session/store.ts';
 import { closeSettings, setSettingsTab, useShell, type SettingsTab } from '../shell/store.ts';
+import { AccountTab } from './AccountTab.tsx';
 import { DefaultsTab } from './DefaultsTab.tsx';
 import { ExportTab } from './ExportTab.tsx';
 import { GeneralTab } from './GeneralTab.tsx';
@@ -12,8 +23,8 @@ import { NotificationTab } from './NotificationTab.tsx';
 import { OperatorTab } from './OperatorTab.tsx';
 
 /**
- * The settings tabs: General, Language, Notification (logged in only), Export Setting, Transfer
- * defaults, and Users for the server's operator.
+ * The settings tabs: General, Account and Notification (logged in only), Language, Export Setting,
+ * Transfer defaults, and Users for the server's operator.
  */
 export function SettingsPanel() {
   const { t } = useTranslation('settings');
@@ -21,7 +32,11 @@ export function SettingsPanel() {
   const operator = useSession((s) => selectLoggedIn(s) && s.user.info?.role === 'operator');
   const requested = useShell((s) => s.settingsTab);
   const tab: SettingsTab =
-    (requested === 'notification' && !loggedIn) || (requested === 'operator' && !operator) ? 'general' : requested;
+    ((requested === 'notification' || requested === 'account') && !loggedIn) || (requested === 'operator' && !operator)
+      ? 'general'
+      : requested;
+  // Small screens: the tabs run across the top instead of down the side.
+  const narrow = useMediaQuery(NARROW_SCREEN, false, { getInitialValueInEffect: false });
   useEffect(() => {
     if (tab !== requested) setSettingsTab(tab);
   }, [tab, requested]);
@@ -29,7 +44,7 @@ export function SettingsPanel() {
     <Tabs
       value={tab}
       onChange={(v) => v && setSettingsTab(v as SettingsTab)}
-      orientation="vertical"
+      orientation={narrow ? 'horizontal' : 'vertical'}
       keepMounted={false}
       data-testid="settings-tabs"
     >
@@ -37,6 +52,11 @@ export function SettingsPanel() {
         <Tabs.Tab value="general" leftSection={<IconUser size={16} aria-hidden />}>
           {t('tabs.general')}
         </Tabs.Tab>
+        {loggedIn && (
+          <Tabs.Tab value="account" leftSection={<IconShieldLock size={16} aria-hidden />}>
+            {t('tabs.account')}
+          </Tabs.Tab>
+        )}
         <Tabs.Tab value="language" leftSection={<IconLanguage size={16} aria-hidden />}>
           {t('tabs.language')}
         </Tabs.Tab>
@@ -61,6 +81,11 @@ export function SettingsPanel() {
         <Tabs.Panel value="general" px="lg" py="xs">
           <GeneralTab />
         </Tabs.Panel>
+        {loggedIn && (
+          <Tabs.Panel value="account" px="lg" py="xs">
+            <AccountTab />
+          </Tabs.Panel>
+        )}
         <Tabs.Panel value="language" px="lg" py="xs">
           <LanguageTab />
         </Tabs.Panel>

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_SAME_NAME_POLICY,
   FILTER_CATEGORIES,
   SAME_NAME_POLICIES,
   type FilterCategory,
@@ -7,6 +8,7 @@ import {
 } from '@skyferry/contract';
 import { createStore, useStore } from '../../lib/store.ts';
 import { STORAGE_KEYS, readJson, writeJson } from '../../lib/storage.ts';
+import { patchSettings } from '../session/store.ts';
 
 /** Export settings of spec section 3: closeExportPanel, saveToLocal, defaultCloudId (plus the local folder). */
 export interface ExportSettings {
@@ -37,7 +39,7 @@ export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
 
 export const DEFAULT_TRANSFER_DEFAULTS: TransferDefaults = {
   downloadPath: '',
-  sameNamePolicy: 'size_differs_or_newer',
+  sameNamePolicy: DEFAULT_SAME_NAME_POLICY,
   fileFilter: null,
 };
 
@@ -82,6 +84,7 @@ export function saveTransferDefaults(next: TransferDefaults): void {
   const clean = sanitizeDefaults(next);
   preferencesStore.setState({ transferDefaults: clean });
   writeJson(STORAGE_KEYS.transferDefaults, clean);
+  patchSettings({ file_save_path: clean.downloadPath });
 }
 
 /** For features: the current export settings and transfer defaults. */

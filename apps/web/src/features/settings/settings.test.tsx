@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { formatDate } from '@skyferry/contract';
 import { Fail, authData, cloud, initData, mockApi, renderWithProviders } from '../../test/utils.tsx';
 import { STORAGE_KEYS } from '../../lib/storage.ts';
 import { applyAuth } from '../session/actions.ts';
@@ -31,11 +32,12 @@ describe('settings tabs', () => {
     expect(tabs).toEqual(['General', 'Language', 'Export Setting', 'Transfer defaults']);
   });
 
-  it('a signed-in user also has Notification', () => {
+  it('a signed-in user also has Account and Notification', () => {
     applyAuth(authData());
     renderWithProviders(<SettingsPanel />);
     expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual([
       'General',
+      'Account',
       'Language',
       'Notification',
       'Export Setting',
@@ -99,7 +101,15 @@ describe('settings tabs', () => {
     applyAuth(
       authData({
         my_data_packet: {
-          base: [{ name: '1 Month', usage: 1024 ** 3, size: 150 * 1024 ** 3, end_time: 1_900_000_000 }],
+          base: [
+            {
+              name: '1 Month',
+              usage: 1024 ** 3,
+              size: 150 * 1024 ** 3,
+              end_time: 1_900_000_000,
+              deduction_time: 1_897_000_000,
+            },
+          ],
           additional: [],
         },
       }),
@@ -109,6 +119,8 @@ describe('settings tabs', () => {
     const row = screen.getByTestId('packet-row');
     expect(row).toHaveTextContent('1.00 GB / 150.00 GB');
     expect(row).toHaveTextContent(/ends \d{4}\/\d{2}\/\d{2}/);
+    // The packet's deduction date (ENT-USR-10).
+    expect(row).toHaveTextContent(`counted from ${formatDate(1_897_000_000_000)}`);
     expect(within(screen.getByTestId('plan-table')).getByText('Cloud data sync')).toBeInTheDocument();
     expect(screen.getByTestId('renew-upgrade')).toHaveTextContent('Upgrade');
   });
@@ -186,6 +198,10 @@ describe('in the desktop client', () => {
     expect(JSON.parse(localStorage.getItem(STORAGE_KEYS.transferDefaults) ?? '{}').downloadPath).toBe(
       '/home/ada/Downloads/Skyferry',
     );
+    // The settings state carries the file save path (ENT-SET-05), now and after a reload.
+    expect(sessionStore.getState().settings.file_save_path).toBe('/home/ada/Downloads/Skyferry');
+    resetSessionStore();
+    expect(sessionStore.getState().settings.file_save_path).toBe('/home/ada/Downloads/Skyferry');
   });
 
   it('the web client has no folder chooser', () => {
@@ -201,7 +217,7 @@ describe('Notification', () => {
 
   it('Save is enabled only when the e-mail is not empty', async () => {
     renderWithProviders(<NotificationTab />);
-    const email = screen.getByRole('textbox', { name: /E-mail/ });
+    const email = screen.getByRole('textbox', { name: /Email/ });
     const save = screen.getByRole('button', { name: 'Save' });
     expect(email).toHaveValue('ada@example.com');
     expect(save).toBeEnabled();
@@ -216,10 +232,10 @@ describe('Notification', () => {
   it('shows the server message as the e-mail error and clears it when the text changes', async () => {
     const api = mockApi({ 'POST /api/users/notify-email': () => new Fail(312212, 'Email format error.') });
     renderWithProviders(<NotificationTab />);
-    const email = screen.getByRole('textbox', { name: /E-mail/ });
+    const email = screen.getByRole('textbox', { name: /Email/ });
     await userEvent.clear(email);
     await userEvent.type(email, 'not-an-address');
-    await userEvent.click(screen.getByRole('checkbox', { name: 'E-mail me when a transfer ends' }));
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Email me when a transfer ends' }));
     await userEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByText('Email format error.')).toBeInTheDocument();
     expect(email).toHaveAttribute('aria-invalid', 'true');
@@ -227,6 +243,18 @@ describe('Notification', () => {
     await userEvent.type(email, 'x');
     expect(screen.queryByText('Email format error.')).not.toBeInTheDocument();
     expect(email).not.toHaveAttribute('aria-invalid', 'true');
+  });
+
+  it('says why completion e-mails are off when the server cannot send mail (no SMTP_URL)', () => {
+    sessionStore.setState({ init: initData({ mail_delivery: false }) });
+    const view = renderWithProviders(<NotificationTab />);
+    expect(screen.getByTestId('notify-no-mail')).toHaveTextContent(
+      'This server cannot send email yet: no mail server (SMTP_URL) is set up.',
+    );
+    view.unmount();
+    sessionStore.setState({ init: initData({ mail_delivery: true }) });
+    renderWithProviders(<NotificationTab />);
+    expect(screen.queryByTestId('notify-no-mail')).toBeNull();
   });
 
   it('shows the server message after a save too', async () => {

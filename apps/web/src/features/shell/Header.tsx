@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Box, Group, Popover, Title, Tooltip, useDirection } from '@mantine/core';
+import { ActionIcon, Anchor, Box, Burger, Group, Popover, Title, Tooltip, useDirection } from '@mantine/core';
 import {
   IconApps,
   IconArrowLeft,
@@ -21,10 +21,21 @@ import { patchSettings, selectBillingOn, selectPaid, useSession } from '../sessi
 import { desktopBridge } from './desktop.ts';
 import { openTransmissionList } from './store.ts';
 import { UserPanel } from './UserPanel.tsx';
+import { VisitorBadge } from './VisitorNotice.tsx';
 import classes from './Header.module.css';
 
-/** The header: logo and name, back/forward, home (Mac), app tabs, Premium, user panel, task list, window controls. */
-export function Header() {
+export interface HeaderProps {
+  /** Whether the sidebar's drawer (phones) is open. */
+  navOpened?: boolean;
+  onToggleNav?: () => void;
+}
+
+/**
+ * The header: menu button (phones), logo and name, back/forward, home (Mac), app tabs, Premium,
+ * user panel, task list, window controls. On phones the browser's own back/forward and the
+ * questionnaire's label give way so that the icons fit.
+ */
+export function Header({ navOpened = false, onToggleNav }: HeaderProps) {
   const { t } = useTranslation('shell');
   const navigate = useNavigate();
   const runtime = useSession((s) => s.settings.runtime);
@@ -36,13 +47,26 @@ export function Header() {
   const Forward = dir === 'rtl' ? IconArrowLeft : IconArrowRight;
   return (
     <Group h="100%" px="sm" gap="xs" wrap="nowrap" className={desktop ? classes.dragRegion : undefined}>
+      {onToggleNav && (
+        <Burger
+          opened={navOpened}
+          onClick={onToggleNav}
+          size="sm"
+          hiddenFrom="sm"
+          className={classes.noDrag}
+          aria-label={t('nav.open')}
+          aria-expanded={navOpened}
+          aria-controls="nav-drawer"
+          data-testid="nav-burger"
+        />
+      )}
       <Group gap={6} wrap="nowrap" className={classes.noDrag}>
         <img src="/favicon.svg" alt="" width={26} height={26} />
         <Title order={1} size="h4" style={{ whiteSpace: 'nowrap' }}>
           {t('common:app.name')}
         </Title>
       </Group>
-      <Group gap={2} wrap="nowrap" className={classes.noDrag} ms="sm">
+      <Group gap={2} wrap="nowrap" className={classes.noDrag} ms="sm" visibleFrom="sm">
         <Tooltip label={t('header.back')}>
           <ActionIcon variant="subtle" color="gray" aria-label={t('header.back')} onClick={() => navigate(-1)}>
             <Back size={18} aria-hidden />
@@ -83,18 +107,28 @@ export function Header() {
         <AppTabs />
       </Box>
       <Group gap={4} wrap="nowrap" className={classes.noDrag}>
-        <QuestionnairePrompt />
+        <Box visibleFrom="sm">
+          <QuestionnairePrompt />
+        </Box>
         {billingOn && (
-          <Anchor component={Link} to="/buy" size="sm" fw={600} className={classes.premium}>
+          <Anchor
+            component={Link}
+            to="/buy"
+            size="sm"
+            fw={600}
+            className={classes.premium}
+            aria-label={t('header.premium')}
+          >
             <IconCrown
               size={16}
               aria-hidden
               color="var(--mantine-color-yellow-7)"
               style={{ verticalAlign: 'text-bottom' }}
-            />{' '}
-            {t('header.premium')}
+            />
+            <span className={classes.premiumLabel}> {t('header.premium')}</span>
           </Anchor>
         )}
+        <VisitorBadge />
         <UserMenu />
         {billingOn && (
           <Tooltip label={paidUser ? t('header.premiumActive') : t('header.premiumInactive')}>

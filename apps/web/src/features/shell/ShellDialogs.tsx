@@ -5,10 +5,12 @@ import { resetGuide } from '../guide/store.ts';
 import { toast } from '../messages/toast.ts';
 import { useSession } from '../session/store.ts';
 import { closeShellDialog, openFeedback, openUserGuide, useShell } from './store.ts';
+import { UpgradeDialog, useMandatoryUpgrade } from './UpgradeDialog.tsx';
 
 /** The dialogs the header and the user panel open. */
 export function ShellDialogs() {
   const s = useShell((x) => x);
+  useMandatoryUpgrade();
   return (
     <>
       <TransmissionListDialog opened={s.transmissionOpen} onClose={() => closeShellDialog('transmissionOpen')} />
@@ -17,6 +19,7 @@ export function ShellDialogs() {
       <UserGuideDialog opened={s.guideOpen} onClose={() => closeShellDialog('guideOpen')} />
       <SupportDialog opened={s.supportOpen} onClose={() => closeShellDialog('supportOpen')} />
       <AboutDialog opened={s.aboutOpen} onClose={() => closeShellDialog('aboutOpen')} />
+      <UpgradeDialog opened={s.upgradeOpen} onClose={() => closeShellDialog('upgradeOpen')} />
     </>
   );
 }

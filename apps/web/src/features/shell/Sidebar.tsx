@@ -1,5 +1,6 @@
 import { NavLink, ScrollArea, Stack, Tooltip } from '@mantine/core';
-import { IconArrowsExchange, IconEraser, IconLayoutDashboard, IconRefresh } from '@tabler/icons-react';
+import { IconArrowsExchange, IconEraser, IconLayoutDashboard, IconListCheck, IconRefresh } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { selectVisibleClouds, useSession } from '../session/store.ts';
@@ -11,6 +12,7 @@ export const MENU = [
   { to: '/sync', key: 'nav.sync', icon: IconRefresh, guide: undefined },
   { to: '/manage', key: 'nav.manage', icon: IconLayoutDashboard, guide: undefined },
   { to: '/slim', key: 'nav.slim', icon: IconEraser, guide: 'menu-slimming' },
+  { to: '/tasks', key: 'nav.tasks', icon: IconListCheck, guide: undefined },
 ] as const;
 
 /** Which menu entry the current path belongs to; a cloud row takes the highlight in the explorer. */
@@ -20,8 +22,8 @@ export function activeMenu(pathname: string, cloudRowActive: boolean): string | 
   return null;
 }
 
-/** The sidebar: the four menu entries and the connected clouds; icons only when narrow. */
-export function Sidebar({ narrow }: { narrow: boolean }) {
+/** The sidebar: the menu entries and the connected clouds; icons only when narrow; `footer` below. */
+export function Sidebar({ narrow, footer }: { narrow: boolean; footer?: ReactNode }) {
   const { t } = useTranslation();
   const { pathname } = useLocation();
   const [params] = useSearchParams();
@@ -65,6 +67,7 @@ export function Sidebar({ narrow }: { narrow: boolean }) {
       <ScrollArea style={{ flex: 1 }} type="auto" offsetScrollbars>
         <CloudList narrow={narrow} />
       </ScrollArea>
+      {footer}
     </Stack>
   );
 }

@@ -16,9 +16,9 @@ import { openLogin } from '../auth/login.ts';
 import { confirm, withLoading } from '../messages/store.ts';
 import { logout } from '../session/actions.ts';
 import { selectBillingOn, selectLoggedIn, selectPaid, useSession } from '../session/store.ts';
-import { desktopBridge } from './desktop.ts';
 import { packetUsage, planLine } from './plan.ts';
-import { openAbout, openFeedback, openSettings, openSupport, openUserGuide } from './store.ts';
+import { openAbout, openFeedback, openSettings, openSupport, openUpgrade, openUserGuide } from './store.ts';
+import { VisitorNotice } from './VisitorNotice.tsx';
 
 /** Asks "Are you sure to log out?" and logs out on Yes. */
 export async function confirmLogout(t: (key: string) => string): Promise<void> {
@@ -61,7 +61,7 @@ export function UserPanel({ onAction }: { onAction?: () => void }) {
         key: 'updates',
         label: t('user.checkUpdates'),
         icon: IconDownload,
-        run: () => desktopBridge()?.checkForUpdates?.(),
+        run: openUpgrade,
       },
     );
   }
@@ -74,9 +74,12 @@ export function UserPanel({ onAction }: { onAction?: () => void }) {
             {user.email}
           </Text>
         ) : (
-          <Anchor component="button" type="button" fw={600} size="sm" onClick={act(() => void openLogin())}>
-            {t('user.loginHere')}
-          </Anchor>
+          <Stack gap="xs">
+            <Anchor component="button" type="button" fw={600} size="sm" onClick={act(() => void openLogin())}>
+              {t('user.loginHere')}
+            </Anchor>
+            <VisitorNotice onAction={onAction} />
+          </Stack>
         )}
       </Box>
       {loggedIn && billingOn && (

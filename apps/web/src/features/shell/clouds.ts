@@ -1,4 +1,5 @@
 import { CLOUD_KIND_INFO, CLOUD_KINDS, type CloudKind } from '@skyferry/contract';
+import { i18n } from '../../i18n/index.ts';
 import { STORAGE_KEYS, readJson, writeJson } from '../../lib/storage.ts';
 import type { Cloud } from '../session/types.ts';
 
@@ -6,9 +7,18 @@ export function isCloudKind(name: string): name is CloudKind {
   return (CLOUD_KINDS as readonly string[]).includes(name);
 }
 
-/** The display name of a cloud kind ("Google Drive"); unknown kinds show their identifier. */
-export function kindName(name: string): string {
-  return isCloudKind(name) ? CLOUD_KIND_INFO[name].displayName : name;
+/**
+ * The display name of a cloud kind in the interface language ("Google Drive", "Dossier local");
+ * an unknown kind shows `fallback` (the server's name for it) or its identifier.
+ */
+export function kindName(name: string, fallback?: string): string {
+  if (!isCloudKind(name)) return fallback || name;
+  return i18n.t(`common:kind.${name}`, { defaultValue: CLOUD_KIND_INFO[name].displayName });
+}
+
+/** Kinds that can be connected first, the unavailable ones after them, each group in its own order. */
+export function availableFirst<T extends { available: boolean }>(kinds: readonly T[]): T[] {
+  return [...kinds.filter((k) => k.available), ...kinds.filter((k) => !k.available)];
 }
 
 export function isPhotosCloud(cloud: Pick<Cloud, 'cloud_name'> & Partial<Pick<Cloud, 'photos'>>): boolean {

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppLayout } from '../../app/layout/AppLayout.tsx';
 import { SPOOFED, authData, cloud, initData, mockApi, renderWithProviders, shownBidiMarks } from '../../test/utils.tsx';
+import { authUiStore, resetAuthUi } from '../auth/store.ts';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
 import { guideStore } from '../guide/store.ts';
@@ -23,6 +24,7 @@ beforeEach(() => {
   sessionStore.setState({ init: initData(), started: true, cloudsLoaded: true });
   messagesStore.setState({ dialogs: [], loading: 0 });
   guideStore.setState({ acknowledged: {}, chain: null, pending: false });
+  resetAuthUi();
 });
 afterEach(() => {
   delete window.skyferryDesktop;
@@ -46,7 +48,10 @@ describe('user hover panel', () => {
     sessionStore.setState({ init: initData({ billing_mode: 'test' }) });
     applyAuth(
       authData({
-        my_data_packet: { base: [{ name: 'Free', usage: 10, size: 100, end_time: 0 }], additional: [] },
+        my_data_packet: {
+          base: [{ name: 'Free', usage: 10, size: 100, end_time: 0, deduction_time: 0 }],
+          additional: [],
+        },
       }),
     );
     renderWithProviders(<UserPanel />);
@@ -94,7 +99,7 @@ describe('user hover panel', () => {
     expect(entries).toEqual(['settings', 'guide', 'support', 'feedback', 'about', 'updates']);
   });
 
-  it('Log out asks "Are you sure to log out?"; No keeps the session', async () => {
+  it('Log out asks "Are you sure you want to log out?"; No keeps the session', async () => {
     applyAuth(authData());
     renderWithProviders(
       <>
@@ -103,9 +108,9 @@ describe('user hover panel', () => {
       </>,
     );
     await userEvent.click(screen.getByText('Log out'));
-    expect(await screen.findByText('Are you sure to log out?')).toBeInTheDocument();
+    expect(await screen.findByText('Are you sure you want to log out?')).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'No' }));
-    await waitFor(() => expect(screen.queryByText('Are you sure to log out?')).not.toBeInTheDocument());
+    await waitFor(() => expect(screen.queryByText('Are you sure you want to log out?')).not.toBeInTheDocument());
     expect(sessionStore.getState().user.access_token).toBe('access-1');
   });
 });
@@ -113,6 +118,42 @@ describe('user hover panel', () => {
 function desktop(platform: SkyferryDesktopBridge['platform']): SkyferryDesktopBridge {
   return { platform, minimize: vi.fn(), toggleMaximize: vi.fn(), close: vi.fn(), isMaximized: () => false };
 }
+
+describe('a visitor', () => {
+  it('sees in the header that they are not signed in and that their clouds are temporary', async () => {
+    renderWithProviders(<Header />);
+    const badge = screen.getByTestId('visitor-badge');
+    expect(badge).toHaveTextContent('Not signed in');
+    expect(badge).toHaveAccessibleName('Not signed in');
+    expect(badge).toHaveAccessibleDescription(
+      'Cloud drives you connect now are temporary: they are forgotten 30 days after you last use them. Create an account or log in to keep them.',
+    );
+    await userEvent.click(badge);
+    await waitFor(() => expect(authUiStore.getState().loginOpen).toBe(true));
+    expect(authUiStore.getState().loginPage).toBe('signin');
+  });
+
+  it('is offered to create an account from the user panel, which opens the sign-up', async () => {
+    renderWithProviders(<UserPanel />);
+    const notice = screen.getByTestId('visitor-notice');
+    expect(notice).toHaveTextContent('temporary');
+    await userEvent.click(within(notice).getByRole('button', { name: 'Create account' }));
+    await waitFor(() => expect(authUiStore.getState().loginPage).toBe('signup'));
+    expect(authUiStore.getState().loginOpen).toBe(true);
+  });
+
+  it('a signed-in user sees neither', () => {
+    applyAuth(authData());
+    renderWithProviders(
+      <>
+        <Header />
+        <UserPanel />
+      </>,
+    );
+    expect(screen.queryByTestId('visitor-badge')).toBeNull();
+    expect(screen.queryByTestId('visitor-notice')).toBeNull();
+  });
+});
 
 describe('header', () => {
   it('on the web: no window controls and no home button; labelled icon buttons', () => {
@@ -244,15 +285,11 @@ describe('sidebar cloud list', () => {
 
 describe('layout', () => {
   it('uses the narrow sidebar on /manage/photos and /slim/explore only', () => {
-    const routes = [
-      {
-        element: <AppLayout />,
-        children: [
-          { path: '/transfer', element: <p>transfer</p> },
-          { path: '/slim/explore', element: <p>explore</p>, handle: { narrow: true } },
-        ],
-      },
+    const children = [
+      { path: '/transfer', element: <p>transfer</p> },
+      { path: '/slim/explore', element: <p>explore</p>, handle: { narrow: true } },
     ];
+    const routes = [{ element: <AppLayout routes={children} />, children }];
     const { router } = renderWithProviders(<p>root</p>, { path: '/transfer', routes });
     expect(screen.getByTestId('sidebar')).not.toHaveAttribute('data-narrow');
     expect(screen.getByRole('link', { name: 'Transfer' })).toHaveAttribute('aria-current', 'page');

@@ -1,6 +1,6 @@
 import { createStore, useStore } from '../../lib/store.ts';
 
-export type SettingsTab = 'general' | 'language' | 'notification' | 'export' | 'defaults' | 'operator';
+export type SettingsTab = 'general' | 'account' | 'language' | 'notification' | 'export' | 'defaults' | 'operator';
 
 /** Which shell dialogs are open. Features open them through the functions below. */
 export interface ShellState {
@@ -14,6 +14,8 @@ export interface ShellState {
   supportOpen: boolean;
   aboutOpen: boolean;
   feedbackOpen: boolean;
+  /** The desktop client's Upgrade modal (Check for Updates). */
+  upgradeOpen: boolean;
 }
 
 export const shellStore = createStore<ShellState>({
@@ -26,6 +28,7 @@ export const shellStore = createStore<ShellState>({
   supportOpen: false,
   aboutOpen: false,
   feedbackOpen: false,
+  upgradeOpen: false,
 });
 
 export function useShell<S>(selector: (s: ShellState) => S): S {
@@ -61,8 +64,11 @@ export function openAbout(): void {
 export function openFeedback(): void {
   shellStore.setState({ feedbackOpen: true });
 }
+export function openUpgrade(): void {
+  shellStore.setState({ upgradeOpen: true });
+}
 export function closeShellDialog(
-  key: 'transmissionOpen' | 'connectOpen' | 'guideOpen' | 'supportOpen' | 'aboutOpen' | 'feedbackOpen',
+  key: 'transmissionOpen' | 'connectOpen' | 'guideOpen' | 'supportOpen' | 'aboutOpen' | 'feedbackOpen' | 'upgradeOpen',
 ): void {
   shellStore.setState({ [key]: false } as Partial<ShellState>);
 }

@@ -19,6 +19,7 @@ import {
 } from '@mantine/core';
 import { IconFilter, IconSortAscending, IconSortDescending, IconTrash } from '@tabler/icons-react';
 import {
+  LIMITS,
   PAGE_SIZES,
   formatBytes,
   formatDateTime,
@@ -86,7 +87,14 @@ function ItemRow({
             <Name value={item.name} />
           </Text>
           {!folder && (
-            <Badge size="xs" variant="outline" color="gray.7" style={{ flex: 'none' }} data-testid="slim-row-category">
+            <Badge
+              size="xs"
+              variant="outline"
+              color="gray.7"
+              style={{ flex: 'none' }}
+              data-testid="slim-row-category"
+              visibleFrom="xs"
+            >
               {t(`categories.${item.category}`)}
             </Badge>
           )}
@@ -95,10 +103,11 @@ function ItemRow({
           <Name value={extra ?? parentOf(item.path)} />
         </Text>
       </Table.Td>
-      <Table.Td w={110}>
+      <Table.Td w={110} style={{ whiteSpace: 'nowrap' }}>
         <Text size="sm">{formatBytes(item.size)}</Text>
       </Table.Td>
-      <Table.Td w={170}>
+      {/* Phones: the name and size only. */}
+      <Table.Td w={170} visibleFrom="xs">
         <Text size="sm">{date(item.modified)}</Text>
       </Table.Td>
     </Table.Tr>
@@ -116,6 +125,11 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
   const [loading, setLoading] = useState(true);
   const [failure, setFailure] = useState<string | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
+  /**
+   * The smart filter over the whole result: every copy but the newest (or oldest) of each group on
+   * every page, not only those loaded. Set only while the result spans more than this page.
+   */
+  const [smart, setSmart] = useState<'newest' | 'oldest' | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -149,24 +163,73 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
   }, [kind, task, category, sortBy, order, page]);
 
   const items = useMemo(() => itemsOf(kind, data), [kind, data]);
-  const groups = kind === 'duplicate_files' && data ? (data as DuplicateFilesPage).items : [];
+  const groups = useMemo(
+    () => (kind === 'duplicate_files' && data ? (data as DuplicateFilesPage).items : []),
+    [kind, data],
+  );
+  const dupes = kind === 'duplicate_files' && data ? (data as DuplicateFilesPage) : null;
   const pages = data ? Math.max(1, Math.ceil((data.limited ? data.visible_total : data.total) / data.page_size)) : 1;
-  const toggle = (id: string) =>
-    setSelected((s) => {
-      const next = new Set(s);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
-  const visibleSelected = items.filter((i) => selected.has(i.id));
+  // In smart mode this page shows the filter's picks; the selection itself is the whole result.
+  const checked = useMemo(() => (smart ? new Set(smartSelect(groups, smart)) : selected), [smart, groups, selected]);
+  const toggle = (id: string) => {
+    // Changing one pick by hand leaves the whole-result filter for a selection on this page.
+    const next = new Set(checked);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setSmart(null);
+    setSelected(next);
+  };
+  const select = (ids: Iterable<string>) => {
+    setSmart(null);
+    setSelected(new Set(ids));
+  };
+  const visibleSelected = items.filter((i) => checked.has(i.id));
+
+  /**
+   * The smart filter: when the whole result is on this page (or all the caller may see is), it
+   * picks the copies here; otherwise it selects every surplus copy of the whole result, whose
+   * total the selection line shows before anything is deleted.
+   */
+  const applySmart = (keep: 'newest' | 'oldest') => {
+    if (!dupes || dupes.limited || pages === 1) {
+      select(smartSelect(groups, keep));
+      return;
+    }
+    setSelected(new Set());
+    setSmart(keep);
+  };
+  const smartKeeps = (keep: 'newest' | 'oldest') => t(keep === 'newest' ? 'smartKeepsNewest' : 'smartKeepsOldest');
+  // Where deletions go to the cloud's trash, the spec's restore window (30 days) is said before they happen.
+  const restoreNote = task.has_trash ? t('common:restoreWithin', { days: LIMITS.restoreDeletedDays }) : '';
+
+  const removeSmart = async (keep: 'newest' | 'oldest') => {
+    if (!dupes) return;
+    const n = dupes.surplus_count;
+    const message = [
+      task.has_trash ? t('confirmTrash', { count: n }) : t('confirmPermanent', { count: n }),
+      smartKeeps(keep),
+      restoreNote,
+    ]
+      .filter(Boolean)
+      .join(' ');
+    if ((await confirm({ title: t('confirmTitle'), message, danger: true })) !== 'yes') return;
+    setSmart(null);
+    await deleteResults(
+      kind,
+      { task_id: task.task_id, all: true, keep, ...(category !== 'all' ? { category } : {}) },
+      n,
+    ).catch(() => undefined);
+  };
 
   const removeSelected = async () => {
+    if (smart) return removeSmart(smart);
     const ids = visibleSelected.map((i) => i.id);
     if (ids.length === 0) return;
     const whole = kind === 'duplicate_files' ? wholeGroups(groups, selected) : [];
     const message = [
-      task.has_trash ? t('confirmTrash', { n: ids.length }) : t('confirmPermanent', { n: ids.length }),
-      whole.length > 0 ? t('confirmAllCopies', { n: whole.length }) : '',
+      task.has_trash ? t('confirmTrash', { count: ids.length }) : t('confirmPermanent', { count: ids.length }),
+      whole.length > 0 ? t('confirmAllCopies', { count: whole.length }) : '',
+      restoreNote,
     ]
       .filter(Boolean)
       .join(' ');
@@ -182,9 +245,14 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
   const removeAll = async () => {
     if (!data) return;
     const n = data.total;
-    const message = kind === 'duplicate_files' ? t('confirmAllDuplicates', { n }) : t('confirmAll', { n });
+    const message = [
+      kind === 'duplicate_files' ? t('confirmAllDuplicates', { count: n }) : t('confirmAll', { count: n }),
+      restoreNote,
+    ]
+      .filter(Boolean)
+      .join(' ');
     if ((await confirm({ title: t('confirmTitle'), message, danger: true })) !== 'yes') return;
-    setSelected(new Set());
+    select([]);
     await deleteResults(
       kind,
       {
@@ -193,14 +261,17 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
         ...(kind !== 'empty_folders' && category !== 'all' ? { category } : {}),
         ...(kind === 'duplicate_files' ? { keep: 'newest' as const } : {}),
       },
-      kind === 'duplicate_files' ? task.duplicate.count - task.duplicate.group_count : n,
+      dupes ? dupes.surplus_count : n,
     ).catch(() => undefined);
   };
 
   return (
     <Stack gap="sm" data-testid={`slim-list-${kind}`}>
       {kind !== 'empty_folders' && (
-        <Tabs value={category} onChange={(v) => (setCategory((v ?? 'all') as CleanupCategory), setPage(1))}>
+        <Tabs
+          value={category}
+          onChange={(v) => (setCategory((v ?? 'all') as CleanupCategory), setPage(1), setSmart(null))}
+        >
           <Tabs.List>
             {CATEGORY_TABS.map((c) => (
               <Tabs.Tab key={c} value={c}>
@@ -241,33 +312,31 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
                 </Button>
               </Menu.Target>
               <Menu.Dropdown>
-                <Menu.Item onClick={() => setSelected(new Set(smartSelect(groups, 'newest')))}>
-                  {t('keepNewest')}
-                </Menu.Item>
-                <Menu.Item onClick={() => setSelected(new Set(smartSelect(groups, 'oldest')))}>
-                  {t('keepOldest')}
-                </Menu.Item>
+                <Menu.Item onClick={() => applySmart('newest')}>{t('keepNewest')}</Menu.Item>
+                <Menu.Item onClick={() => applySmart('oldest')}>{t('keepOldest')}</Menu.Item>
               </Menu.Dropdown>
             </Menu>
           )}
-          <Button size="xs" variant="subtle" onClick={() => setSelected(new Set(items.map((i) => i.id)))}>
+          <Button size="xs" variant="subtle" onClick={() => select(items.map((i) => i.id))}>
             {t('selectPage')}
           </Button>
-          {selected.size > 0 && (
-            <Button size="xs" variant="subtle" onClick={() => setSelected(new Set())}>
+          {(smart !== null || selected.size > 0) && (
+            <Button size="xs" variant="subtle" onClick={() => select([])}>
               {t('clearSelection')}
             </Button>
           )}
         </Group>
         <Group gap="xs">
-          <Text size="sm" c="dimmed" data-testid="slim-selected">
-            {t('selected', { n: visibleSelected.length, size: formatBytes(selectedBytes(items, selected)) })}
+          <Text size="sm" c="dimmed" data-testid="slim-selected" data-scope={smart ? 'all-pages' : 'page'}>
+            {smart && dupes
+              ? `${t('selectedAll', { count: dupes.surplus_count, size: formatBytes(dupes.surplus_size) })} ${smartKeeps(smart)}`
+              : t('selected', { n: visibleSelected.length, size: formatBytes(selectedBytes(items, checked)) })}
           </Text>
           <Button
             size="xs"
             color="red"
             leftSection={<IconTrash size={14} aria-hidden />}
-            disabled={visibleSelected.length === 0}
+            disabled={smart ? !dupes || dupes.surplus_count === 0 : visibleSelected.length === 0}
             onClick={() => void removeSelected()}
           >
             {t('deleteSelected')}
@@ -279,7 +348,7 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
             disabled={!data || data.limited || data.total === 0}
             onClick={() => void removeAll()}
           >
-            {t('deleteAll')}
+            {kind === 'duplicate_files' ? t('deleteAllKeepNewest') : t('deleteAll')}
           </Button>
         </Group>
       </Group>
@@ -309,13 +378,13 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
               <Group gap="xs" mb={4}>
                 <Badge variant="light">{t(`categories.${g.category}`)}</Badge>
                 <Text size="sm" c="dimmed">
-                  {t('group', { n: g.files.length, size: formatBytes(g.size) })}
+                  {t('group', { count: g.files.length, size: formatBytes(g.size) })}
                 </Text>
               </Group>
               <Table verticalSpacing={4}>
                 <Table.Tbody>
                   {g.files.map((f) => (
-                    <ItemRow key={f.id} item={f} checked={selected.has(f.id)} onToggle={() => toggle(f.id)} />
+                    <ItemRow key={f.id} item={f} checked={checked.has(f.id)} onToggle={() => toggle(f.id)} />
                   ))}
                 </Table.Tbody>
               </Table>
@@ -329,7 +398,7 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
               <Table.Th />
               <Table.Th>{t('columns.name')}</Table.Th>
               <Table.Th>{t('columns.size')}</Table.Th>
-              <Table.Th>{t('columns.modified')}</Table.Th>
+              <Table.Th visibleFrom="xs">{t('columns.modified')}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -338,18 +407,18 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
                   <ItemRow
                     key={f.id}
                     item={f}
-                    checked={selected.has(f.id)}
+                    checked={checked.has(f.id)}
                     onToggle={() => toggle(f.id)}
                     folder
                     extra={
                       f.nested_count > 0
-                        ? `${parentOf(f.path)} · ${t('nested', { n: f.nested_count })}`
+                        ? `${parentOf(f.path)} · ${t('nested', { count: f.nested_count })}`
                         : parentOf(f.path)
                     }
                   />
                 ))
               : items.map((f) => (
-                  <ItemRow key={f.id} item={f} checked={selected.has(f.id)} onToggle={() => toggle(f.id)} />
+                  <ItemRow key={f.id} item={f} checked={checked.has(f.id)} onToggle={() => toggle(f.id)} />
                 ))}
           </Table.Tbody>
         </Table>
@@ -366,12 +435,12 @@ export function Results({ task }: { task: CleanupTask }) {
   const [kind, setKind] = useState<CleanupKind>(modes[0] ?? 'duplicate_files');
   const summary: Record<CleanupKind, string> = {
     duplicate_files: t('summary.duplicate', {
-      n: task.duplicate.count,
+      count: task.duplicate.count,
       groups: task.duplicate.group_count,
       size: formatBytes(task.duplicate.size),
     }),
-    large_files: t('summary.large', { n: task.large.count, size: formatBytes(task.large.size) }),
-    empty_folders: t('summary.empty', { n: task.empty.count }),
+    large_files: t('summary.large', { count: task.large.count, size: formatBytes(task.large.size) }),
+    empty_folders: t('summary.empty', { count: task.empty.count }),
   };
   return (
     <Stack gap="sm" data-testid="slim-results">

@@ -1,6 +1,6 @@
 import { Alert, Box, Button, Group, List, Loader, Progress, Stack, Text, Title } from '@mantine/core';
 import { IconCircleCheck, IconRefresh } from '@tabler/icons-react';
-import { CleanupStatus, INTERVALS, formatBytes, type CleanupTask } from '@skyferry/contract';
+import { CleanupStatus, INTERVALS, LIMITS, formatBytes, type CleanupTask } from '@skyferry/contract';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -60,14 +60,16 @@ function DoneView({ report, onRescan }: { report: DeletionReport; onRescan: () =
         <IconCircleCheck size={28} color="var(--mantine-color-green-6)" aria-hidden />
         <Title order={3}>{t('done')}</Title>
       </Group>
-      <Text>{t('doneSummary', { n: report.deleted, size: formatBytes(report.freed) })}</Text>
+      <Text>{t('doneSummary', { count: report.deleted, size: formatBytes(report.freed) })}</Text>
       {report.deleted > 0 && (
         <Text size="sm" c="dimmed">
-          {report.trashed ? t('doneTrash') : t('donePermanent')}
+          {report.trashed
+            ? `${t('doneTrash')} ${t('common:restoreWithin', { days: LIMITS.restoreDeletedDays })}`
+            : t('donePermanent')}
         </Text>
       )}
       {report.failed.length > 0 && (
-        <Alert color="yellow" variant="light" title={t('doneFailed', { n: report.failed.length })}>
+        <Alert color="yellow" variant="light" title={t('doneFailed', { count: report.failed.length })}>
           <List size="sm">
             {report.failed.map((f) => (
               <List.Item key={f.id}>

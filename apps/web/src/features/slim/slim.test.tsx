@@ -71,7 +71,17 @@ const GROUPS = [
 ];
 
 function dupPage(items = GROUPS, extra: Partial<DuplicateFilesPage> = {}): DuplicateFilesPage {
-  return { items, total: items.length, page: 1, page_size: 20, limited: false, visible_total: items.length, ...extra };
+  return {
+    items,
+    total: items.length,
+    page: 1,
+    page_size: 20,
+    limited: false,
+    visible_total: items.length,
+    surplus_count: items.reduce((n, g) => n + g.files.length - 1, 0),
+    surplus_size: items.reduce((n, g) => n + (g.files.length - 1) * g.size, 0),
+    ...extra,
+  };
 }
 
 beforeEach(() => {
@@ -242,12 +252,18 @@ describe('/slim/explore', () => {
     expect(screen.getByTestId('slim-selected')).toHaveTextContent('3 selected');
 
     await userEvent.click(screen.getByRole('button', { name: 'Delete selected' }));
-    expect(await screen.findByText("Move 3 selected items to the cloud drive's trash?")).toBeInTheDocument();
+    // Before anything goes, the spec's restore window is said.
+    expect(
+      await screen.findByText(
+        "Move 3 selected items to the cloud drive's trash? Deleted items can be restored from the cloud drive's deleted files within 30 days.",
+      ),
+    ).toBeInTheDocument();
     await answer('Yes');
     await waitFor(() => expect(screen.getByTestId('slim-explore')).toHaveAttribute('data-stage', 'deleting'));
     release();
     await waitFor(() => expect(screen.getByTestId('slim-explore')).toHaveAttribute('data-stage', 'done'));
     expect(screen.getByText('3 items deleted, 2.93 KB freed.')).toBeInTheDocument();
+    expect(screen.getByTestId('slim-done')).toHaveTextContent('within 30 days');
     const sent = api.find('DELETE /api/cleanup/duplicate-files')[0]?.body as Record<string, unknown>;
     expect(sent).toEqual({ task_id: 't1', ids: expect.arrayContaining(['b', 'c', 'd']) });
     expect(sent.delete_all_copies).toBeUndefined();
@@ -278,7 +294,7 @@ describe('/slim/explore', () => {
     await userEvent.click(screen.getByRole('checkbox', { name: '/E/cat.jpg' }));
     await userEvent.click(screen.getByRole('button', { name: 'Delete selected' }));
     expect(
-      await screen.findByText(/You selected every copy of 1 files, so they will be gone altogether\./),
+      await screen.findByText(/You selected every copy of 1 file, so it will be gone altogether\./),
     ).toBeInTheDocument();
     await answer('No');
     expect(api.find('DELETE /api/cleanup/duplicate-files')).toHaveLength(0);
@@ -289,6 +305,110 @@ describe('/slim/explore', () => {
       task_id: 't1',
       ids: ['d', 'e'],
       delete_all_copies: true,
+    });
+  });
+
+  it('the smart filter over a result of several pages selects every page’s surplus copies, says how many first, and deletes them all', async () => {
+    slimStore.setState({ task: task(), status: 0, stage: 'results' });
+    // 8 groups of three copies, 5 to a page: the smart filter must reach the 3 on page 2 too.
+    const all = Array.from({ length: 8 }, (_, i) =>
+      group(`g${i}`, [
+        file(`${i}a`, `/A/${i}.jpg`, T0 + 2 * day),
+        file(`${i}b`, `/B/${i}.jpg`, T0),
+        file(`${i}c`, `/C/${i}.jpg`, T0 + day),
+      ]),
+    );
+    const api = mockApi({
+      'GET /api/cleanup/poll-progress/t1': () => task(),
+      'GET /api/cleanup/duplicate-files': (c) => {
+        const page = Number(c.query.get('page') ?? 1);
+        return {
+          ...dupPage(all.slice((page - 1) * 5, page * 5), { page, page_size: 5 }),
+          total: 8,
+          visible_total: 8,
+          surplus_count: 16,
+          surplus_size: 16_000,
+        };
+      },
+      'DELETE /api/cleanup/duplicate-files': () => ({
+        deleted: 16,
+        freed: 16_000,
+        trashed: true,
+        failed: [],
+        remaining: 0,
+        task: task(),
+      }),
+    });
+    renderExplore();
+    expect(await screen.findAllByTestId('slim-group')).toHaveLength(5);
+    await userEvent.click(screen.getByRole('button', { name: 'Smart filter' }));
+    await userEvent.click(await screen.findByText('Keep the oldest, select the other copies'));
+    // The total of the whole result, before anything is deleted.
+    const line = screen.getByTestId('slim-selected');
+    expect(line).toHaveAttribute('data-scope', 'all-pages');
+    expect(line).toHaveTextContent(
+      `16 copies selected on all pages (${formatBytes(16_000)}) The oldest copy of each group is kept.`,
+    );
+    // This page shows the picks: the two newer copies of each group.
+    expect(screen.getByRole('checkbox', { name: '/A/0.jpg' })).toBeChecked();
+    expect(screen.getByRole('checkbox', { name: '/B/0.jpg' })).not.toBeChecked();
+    await userEvent.click(screen.getByRole('button', { name: 'Delete selected' }));
+    expect(
+      await screen.findByText(
+        "Move 16 selected items to the cloud drive's trash? The oldest copy of each group is kept. Deleted items can be restored from the cloud drive's deleted files within 30 days.",
+      ),
+    ).toBeInTheDocument();
+    await answer('Yes');
+    await screen.findByTestId('slim-done');
+    expect(api.find('DELETE /api/cleanup/duplicate-files').map((c) => c.body)).toEqual([
+      { task_id: 't1', all: true, keep: 'oldest' },
+    ]);
+  });
+
+  it('a hand-made change to the smart filter’s picks leaves the whole-result selection for this page', async () => {
+    slimStore.setState({ task: task(), status: 0, stage: 'results' });
+    mockApi({
+      'GET /api/cleanup/poll-progress/t1': () => task(),
+      'GET /api/cleanup/duplicate-files': () => dupPage(GROUPS, { total: 25, visible_total: 25, page_size: 2 }),
+    });
+    renderExplore();
+    await screen.findAllByTestId('slim-group');
+    await userEvent.click(screen.getByRole('button', { name: 'Smart filter' }));
+    await userEvent.click(await screen.findByText('Keep the newest, select the other copies'));
+    expect(screen.getByTestId('slim-selected')).toHaveAttribute('data-scope', 'all-pages');
+    await userEvent.click(screen.getByRole('checkbox', { name: '/B/beach.jpg' }));
+    expect(screen.getByTestId('slim-selected')).toHaveAttribute('data-scope', 'page');
+    expect(screen.getByTestId('slim-selected')).toHaveTextContent('2 selected');
+  });
+
+  it('"Delete all" of duplicates says it keeps the newest copy, and an unknown id comes back as left alone', async () => {
+    slimStore.setState({ task: task(), status: 0, stage: 'results' });
+    const api = mockApi({
+      'GET /api/cleanup/poll-progress/t1': () => task(),
+      'GET /api/cleanup/duplicate-files': () => dupPage(),
+      'DELETE /api/cleanup/duplicate-files': () => ({
+        deleted: 3,
+        freed: 3000,
+        trashed: true,
+        failed: [{ id: 'x', path: '', reason: 'not_found', message: 'not a result of this list' }],
+        remaining: 0,
+        task: task(),
+      }),
+    });
+    renderExplore();
+    await screen.findAllByTestId('slim-group');
+    await userEvent.click(screen.getByRole('button', { name: 'Delete all, keep the newest' }));
+    expect(
+      await screen.findByText(
+        "Delete the copies in all 2 groups? The newest copy of each file is kept. Deleted items can be restored from the cloud drive's deleted files within 30 days.",
+      ),
+    ).toBeInTheDocument();
+    await answer('Yes');
+    expect(await screen.findByTestId('slim-done')).toHaveTextContent('no longer among the results');
+    expect(api.find('DELETE /api/cleanup/duplicate-files')[0]?.body).toEqual({
+      task_id: 't1',
+      all: true,
+      keep: 'newest',
     });
   });
 
@@ -327,8 +447,8 @@ describe('/slim/explore', () => {
       within(list)
         .getAllByRole('tab')
         .map((t) => t.textContent),
-    ).toEqual(['All', 'Videos', 'Audios', 'Documents', 'Others', 'Pictures']);
-    await userEvent.click(screen.getByRole('tab', { name: 'Audios' }));
+    ).toEqual(['All', 'Videos', 'Audio', 'Documents', 'Others', 'Pictures']);
+    await userEvent.click(screen.getByRole('tab', { name: 'Audio' }));
     expect(await screen.findByTestId('slim-nothing')).toHaveTextContent('Nothing found here.');
     expect(api.find('GET /api/cleanup/large-files').at(-1)?.query.get('category')).toBe('audio');
   });
@@ -374,7 +494,7 @@ describe('/slim/explore', () => {
     });
     renderExplore();
     expect(await screen.findByTestId('slim-limited')).toHaveTextContent('You see the first 20 of 40 results.');
-    expect(screen.getByRole('button', { name: 'Delete all' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Delete all, keep the newest' })).toBeDisabled();
   });
 
   it('shows a cancelled scan and a failed one with its reason', async () => {

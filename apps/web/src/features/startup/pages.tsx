@@ -24,17 +24,42 @@ function FullScreenLoader({ label }: { label: string }) {
   );
 }
 
-/** Runs start-up once per page load before showing the screens that need a session. */
+/**
+ * Runs start-up once per page load. What it holds renders at once: the sidebar layout shows its
+ * header and menu while start-up runs and waits only with the screen (see AppLayout), the other
+ * routes wait inside WhenStarted.
+ */
 export function StartupGate() {
-  const { t } = useTranslation('startup');
   const started = useSession((s) => s.started);
   useEffect(() => {
     if (!started) void runStartup();
     // Only on mount: later start-ups are run by /loading and the network watcher.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+  return <Outlet />;
+}
+
+/** The screens that need a session, full screen: a loader until start-up has finished. */
+export function WhenStarted() {
+  const { t } = useTranslation('startup');
+  const started = useSession((s) => s.started);
   if (!started) return <FullScreenLoader label={t('starting')} />;
   return <Outlet />;
+}
+
+/** Where a screen appears inside the layout while start-up runs or its chunk loads. */
+export function ScreenLoader() {
+  const { t } = useTranslation('startup');
+  return (
+    <Center mih={200} role="status" aria-live="polite" data-testid="screen-loader">
+      <Stack align="center" gap="sm">
+        <Loader aria-hidden />
+        <Text size="sm" c="dimmed">
+          {t('loading')}
+        </Text>
+      </Stack>
+    </Center>
+  );
 }
 
 /** /loading: runs start-up again (after a light logout) and goes to the default route. */
@@ -55,6 +80,7 @@ export function LoadingPage() {
 /** /error: the reason comes from the `src` query. Offline shows "No internet" and waits for the network. */
 export function ErrorPage() {
   const { t } = useTranslation('startup');
+  const { t: tm } = useTranslation('messages');
   const [params] = useSearchParams();
   const online = useSession((s) => s.online);
   const reason = params.get('src') ?? '';
@@ -80,8 +106,10 @@ export function ErrorPage() {
           <Text c="dimmed">{t('offline.subtitle')}</Text>
         ) : (
           <>
-            <Text c="dimmed">{knownReason(reason, t)}</Text>
-            {reason && (
+            <Text c="dimmed" data-testid="error-message">
+              {reason === ERROR_REASONS.network ? tm('request.network') : knownReason(reason, t)}
+            </Text>
+            {reason && reason !== ERROR_REASONS.network && (
               <Text size="xs" c="dimmed" data-testid="error-reason">
                 {t('error.reason', { reason })}
               </Text>
@@ -100,7 +128,6 @@ export function ErrorPage() {
 
 function knownReason(reason: string, t: (key: string) => string): string {
   if (reason === ERROR_REASONS.settingInit) return t('error.settingInit');
-  if (reason === ERROR_REASONS.network) return t('error.network');
   return t('error.generic');
 }
 

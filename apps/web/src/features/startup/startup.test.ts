@@ -84,6 +84,22 @@ describe('start-up', () => {
     expect(tokenRefresher.running).toBe(true);
   });
 
+  it('auto-login names the account by its id when known: it stays when the email changes', async () => {
+    localStorage.setItem(
+      STORAGE_KEYS.user,
+      JSON.stringify({ uid: 'u7', email: 'old@example.com', auto_login_token: 'auto-8', auto_login: true }),
+    );
+    resetSessionStore();
+    const api = mockApi({
+      'GET /api/v2/init': () => initData(),
+      'POST /api/v2/authorizations': () => authData({ access_token: 'access-8' }),
+      'GET /api/v2/clouds/me': () => ({ clouds: [], temp_clouds: [] }),
+      'GET /api/system/clouds': () => [],
+    });
+    expect(await runStartup()).toBe('ready');
+    expect(api.find('POST /api/v2/authorizations')[0]?.body).toMatchObject({ username: 'u7' });
+  });
+
   it('a refused auto-login continues as a visitor', async () => {
     localStorage.setItem(
       STORAGE_KEYS.user,

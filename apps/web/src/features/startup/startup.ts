@@ -4,6 +4,7 @@ import {
   applyAuth,
   applyMe,
   clearSession,
+  grantUsername,
   refreshCloudLists,
   refreshTokens,
   tokenRefresher,
@@ -115,7 +116,7 @@ async function restoreSession(): Promise<void> {
   const after = sessionStore.getState().user;
   if (!after.access_token && after.auto_login && after.auto_login_token) {
     try {
-      applyAuth(await sessionApi.autoLogin(after.email, after.auto_login_token));
+      applyAuth(await sessionApi.autoLogin(grantUsername(after), after.auto_login_token));
     } catch (err) {
       if (err instanceof NetworkError) throw err;
       // The auto-login credential was refused: carry on as a visitor.

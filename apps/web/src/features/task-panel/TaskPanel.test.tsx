@@ -23,6 +23,13 @@ const task = (id: string, overrides: Partial<LocalTask> = {}): LocalTask => ({
   path: `/docs/${id}.txt`,
   start_time: 0,
   error: '',
+  progress_text: '',
+  downloadId: '',
+  directory: '',
+  is_multi: false,
+  real_index: 0,
+  task_object: { kind: 'upload', cloud_id: 'c2', folder: '/docs', relative_path: `${id}.txt` },
+  object: { name: `${id}.txt`, size: 1000, type: 'text/plain', modified: 0 },
   ...overrides,
 });
 
@@ -124,7 +131,9 @@ describe('task panel', () => {
     addTasks([task('a'), task('b', { status: LocalTaskStatus.progressing, progress: 5 })]);
     await userEvent.click(await screen.findByRole('button', { name: 'Clear all' }));
     let dialog = await screen.findByRole('dialog');
-    expect(dialog).toHaveTextContent('Some tasks have not completed yet, are you sure to clear the current tasks?');
+    expect(dialog).toHaveTextContent(
+      'Some tasks have not finished yet. Are you sure you want to clear the current tasks?',
+    );
     await userEvent.click(within(dialog).getByRole('button', { name: 'No' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(rows()).toHaveLength(2);

@@ -3,7 +3,9 @@ import {
   IconChevronDown,
   IconChevronUp,
   IconDownload,
+  IconFile,
   IconFolderOpen,
+  IconFolderSearch,
   IconRefresh,
   IconTrash,
   IconUpload,
@@ -14,6 +16,7 @@ import { useNavigate } from 'react-router';
 import { confirm } from '../messages/store.ts';
 import { selectVisibleClouds, sessionStore } from '../session/store.ts';
 import { cloudHref } from '../shell/clouds.ts';
+import { desktopBridge } from '../shell/desktop.ts';
 import { clearTasks, deleteTask, retryTask } from './runner.ts';
 import { anyRunning, setCollapsed, statusView, taskDisplayName, useTaskPanel, type LocalTask } from './store.ts';
 import { Name } from '../../lib/Name.tsx';
@@ -55,7 +58,13 @@ export function TaskPanel() {
       role="region"
       aria-label={t('title', { count: tasks.length })}
       data-testid="task-panel"
-      style={{ position: 'fixed', insetInlineEnd: 16, bottom: 16, width: 380, zIndex: 150 }}
+      style={{
+        position: 'fixed',
+        insetInlineEnd: 16,
+        bottom: 16,
+        width: 'min(380px, calc(100vw - 32px))',
+        zIndex: 150,
+      }}
     >
       <Group justify="space-between" px="sm" py={6} wrap="nowrap">
         <Text fw={600} size="sm" data-testid="task-panel-title">
@@ -124,7 +133,7 @@ function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => 
                   style={{ flex: 1 }}
                   aria-label={t('progress', { percent: view.percent })}
                 />
-                <Text size="xs" c="dimmed">
+                <Text size="xs" c="dimmed" title={task.progress_text || undefined}>
                   {view.percent}%
                 </Text>
               </>
@@ -152,6 +161,7 @@ function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => 
             <IconRefresh size={16} aria-hidden />
           </ActionIcon>
         )}
+        {task.local_path && <LocalFileActions path={task.local_path} />}
         {href && (
           <ActionIcon variant="subtle" size="sm" aria-label={t('openFolder')} onClick={() => onOpen(href)}>
             <IconFolderOpen size={16} aria-hidden />
@@ -168,5 +178,34 @@ function TaskRow({ task, onOpen }: { task: LocalTask; onOpen: (href: string) => 
         </ActionIcon>
       </Group>
     </Box>
+  );
+}
+
+/** Desktop client: open a downloaded file, or show it in its folder. */
+function LocalFileActions({ path }: { path: string }) {
+  const { t } = useTranslation('tasks');
+  const bridge = desktopBridge();
+  if (!bridge?.openDownloadedFile) return null;
+  return (
+    <>
+      <ActionIcon
+        variant="subtle"
+        size="sm"
+        aria-label={t('openFile')}
+        onClick={() => void bridge.openDownloadedFile?.(path)}
+        data-testid="open-file"
+      >
+        <IconFile size={16} aria-hidden />
+      </ActionIcon>
+      <ActionIcon
+        variant="subtle"
+        size="sm"
+        aria-label={t('showInFolder')}
+        onClick={() => void bridge.showInFolder?.(path)}
+        data-testid="show-in-folder"
+      >
+        <IconFolderSearch size={16} aria-hidden />
+      </ActionIcon>
+    </>
   );
 }

@@ -1,9 +1,20 @@
-import { Code, UPLOAD_PART_SIZE } from '@skyferry/contract';
+import { Code, UPLOAD_PART_SIZE, formatBytes } from '@skyferry/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NetworkError } from '../../api/client.ts';
 import { Fail, mockApi, type RecordedCall } from '../../test/utils.tsx';
-import { PART_RETRIES, resetRunner, retryTask, startUploads, uploadFile } from './runner.ts';
+import { PART_RETRIES, resetRunner, retryTask, startDownload, startUploads, uploadFile } from './runner.ts';
+import { patchSettings } from '../session/store.ts';
 import { taskPanelStore } from './store.ts';
+
+// The browser's side of a download (a hidden frame and a cookie) is tested in browser-download.test.ts;
+// here the server begins sending every link at once.
+const handedOver = vi.hoisted(() => [] as string[]);
+vi.mock('./browser-download.ts', () => ({
+  browserDownload: (url: string) => {
+    handedOver.push(url);
+    return Promise.resolve({ started: true });
+  },
+}));
 
 // Only the clock of the waits between tries is fake; the mocked fetch answers at once.
 beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
@@ -163,5 +174,75 @@ describe('uploads from the browser', () => {
     retryTask(task?.id ?? '');
     await vi.waitFor(() => expect(status()?.status).toBe(1));
     expect(api.find('PUT /api/cloud-manager/files')).toHaveLength(2);
+  });
+});
+
+describe('the local task record (spec section 3: ENT-TSK-12, ENT-TSK-13)', () => {
+  it('an upload keeps its place in the batch, its request, the picked file and what it has sent', async () => {
+    mockApi({ 'PUT /api/cloud-manager/files': () => ({}) });
+    const a = new File(['aaaa'], 'a.txt', { type: 'text/plain', lastModified: 1_700_000_000_000 });
+    const b = new File(['bb'], 'b.png', { type: 'image/png', lastModified: 1_600_000_000_000 });
+    const tasks = await startUploads('c1', '/Docs', {
+      files: [
+        { file: a, relativePath: 'a.txt' },
+        { file: b, relativePath: 'Pics/b.png' },
+      ],
+      emptyFolders: [],
+    });
+    expect(tasks.map((t) => [t.real_index, t.is_multi, t.downloadId, t.directory])).toEqual([
+      [0, false, '', ''],
+      [1, false, '', ''],
+    ]);
+    expect(tasks[1]?.task_object).toEqual({
+      kind: 'upload',
+      cloud_id: 'c1',
+      folder: '/Docs',
+      relative_path: 'Pics/b.png',
+    });
+    expect(tasks[1]?.object).toEqual({ name: 'b.png', size: 2, type: 'image/png', modified: 1_600_000_000_000 });
+    const stored = () => taskPanelStore.getState().tasks.find((t) => t.id === tasks[0]?.id);
+    await vi.waitFor(() => expect(stored()?.status).toBe(1));
+    expect(stored()?.progress_text).toBe(`${formatBytes(4)} / ${formatBytes(4)}`);
+  });
+
+  it('a download of several items is multi, saved to the settings’ file save path, with its request and first item', async () => {
+    mockApi({
+      'POST /api/cloud-manager/download-link': () => ({ url: '/api/cloud-manager/files?link=x', expires_at: 1 }),
+    });
+    handedOver.length = 0;
+    patchSettings({ file_save_path: 'D:\\Downloads\\Skyferry' });
+    try {
+      const items = [
+        { path: '/Docs/a.txt', name: 'a.txt', size: 4, type: 1, modified: 1_700_000_000_000 },
+        { path: '/Docs/Pics', name: 'Pics', size: 0, type: 0, modified: 0 },
+      ];
+      const task = await startDownload('c1', '/Docs', items, 'Docs');
+      const stored = taskPanelStore.getState().tasks.find((t) => t.id === task.id);
+      expect(stored).toMatchObject({
+        type: 1,
+        status: 1,
+        is_multi: true,
+        real_index: 0,
+        directory: 'D:\\Downloads\\Skyferry',
+        task_object: {
+          kind: 'download',
+          cloud_id: 'c1',
+          folder: '/Docs',
+          paths: ['/Docs/a.txt', '/Docs/Pics'],
+          zip_name: 'Docs',
+        },
+        object: { name: 'a.txt', size: 4, type: 'file', modified: 1_700_000_000_000 },
+        progress_text: `${formatBytes(4)} / ${formatBytes(4)}`,
+      });
+      expect(stored?.downloadId).not.toBe('');
+      expect(handedOver).toEqual(['/api/cloud-manager/files?link=x']);
+      const one = await startDownload('c1', '/Docs', [items[0] as (typeof items)[number]]);
+      expect(taskPanelStore.getState().tasks.find((t) => t.id === one.id)).toMatchObject({
+        is_multi: false,
+        task_object: { zip_name: null },
+      });
+    } finally {
+      patchSettings({ file_save_path: '' });
+    }
   });
 });

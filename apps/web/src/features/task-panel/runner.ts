@@ -1,9 +1,18 @@
-import { LocalTaskStatus, UPLOAD_PART_SIZE, joinPath, localStatusOfDownloadEvent, parentOf } from '@skyferry/contract';
+import {
+  LocalTaskStatus,
+  UPLOAD_PART_SIZE,
+  formatBytes,
+  joinPath,
+  localStatusOfDownloadEvent,
+  parentOf,
+} from '@skyferry/contract';
 import { ApiRequestError, NetworkError } from '../../api/client.ts';
 import { i18n } from '../../i18n/index.ts';
 import { filesApi, sendBytes, uploadUrl } from '../explorer/api.ts';
 import type { Picked } from '../explorer/dropped.ts';
+import { desktopBridge } from '../shell/desktop.ts';
 import { browserDownload } from './browser-download.ts';
+import { sessionStore } from '../session/store.ts';
 import { addTasks, dropAllTasks, dropTask, patchTask, taskPanelStore, type LocalTask } from './store.ts';
 
 /** How many files upload at once. */
@@ -39,6 +48,11 @@ export function onTaskFailed(listener: (task: LocalTask) => void): () => void {
 function newId(): string {
   counter += 1;
   return `t${Date.now().toString(36)}${counter}`;
+}
+
+/** "1.20 MB / 4.00 MB". */
+export function progressText(moved: number, total: number): string {
+  return `${formatBytes(moved)} / ${formatBytes(total)}`;
 }
 
 function messageOf(err: unknown): string {
@@ -119,7 +133,11 @@ async function runUpload(job: Job): Promise<void> {
       task.cloud_id,
       task.path,
       file,
-      (sent) => patchTask(task.id, { progress: file.size === 0 ? 100 : (sent / file.size) * 100 }),
+      (sent) =>
+        patchTask(task.id, {
+          progress: file.size === 0 ? 100 : (sent / file.size) * 100,
+          progress_text: progressText(sent, file.size),
+        }),
       controller.signal,
     );
     patchTask(task.id, { status: LocalTaskStatus.completed, progress: 100 });
@@ -159,7 +177,7 @@ export async function startUploads(cloudId: string, folder: string, picked: Pick
     }
   }
   if (picked.emptyFolders.length > 0) for (const l of listeners) l(cloudId, folder);
-  const tasks: LocalTask[] = picked.files.map(({ file, relativePath }) => {
+  const tasks: LocalTask[] = picked.files.map(({ file, relativePath }, index) => {
     const path = joinPath(folder, relativePath);
     const task: LocalTask = {
       id: newId(),
@@ -174,6 +192,13 @@ export async function startUploads(cloudId: string, folder: string, picked: Pick
       path,
       start_time: Date.now(),
       error: '',
+      progress_text: '',
+      downloadId: '',
+      directory: '',
+      is_multi: false,
+      real_index: index,
+      task_object: { kind: 'upload', cloud_id: cloudId, folder, relative_path: relativePath },
+      object: { name: file.name, size: file.size, type: file.type, modified: file.lastModified || 0 },
     };
     jobs.set(task.id, { task, file, controller: new AbortController() });
     queue.push(task.id);
@@ -192,12 +217,13 @@ export async function startUploads(cloudId: string, folder: string, picked: Pick
 export async function startDownload(
   cloudId: string,
   folder: string,
-  items: Array<{ path: string; name: string; size: number; type: number }>,
+  items: Array<{ path: string; name: string; size: number; type: number; modified?: number }>,
   zipName?: string,
 ): Promise<LocalTask> {
   const single = items.length === 1 && items[0]?.type === 1 ? items[0] : undefined;
   const name = single ? single.name : `${zipName ?? (items.length === 1 ? items[0]?.name : 'download')}.zip`;
   const size = items.reduce((n, i) => n + i.size, 0);
+  const first = items[0];
   const task: LocalTask = {
     id: newId(),
     name,
@@ -208,9 +234,27 @@ export async function startDownload(
     progress: 0,
     parent: folder,
     cloud_id: cloudId,
-    path: items[0]?.path ?? folder,
+    path: first?.path ?? folder,
     start_time: Date.now(),
     error: '',
+    progress_text: '',
+    downloadId: '',
+    directory: sessionStore.getState().settings.file_save_path,
+    is_multi: !single,
+    real_index: 0,
+    task_object: {
+      kind: 'download',
+      cloud_id: cloudId,
+      folder,
+      paths: items.map((i) => i.path),
+      zip_name: single ? null : name.replace(/\.zip$/, ''),
+    },
+    object: {
+      name: first?.name ?? name,
+      size: first?.size ?? 0,
+      type: first?.type === 0 ? 'folder' : 'file',
+      modified: first?.modified ?? 0,
+    },
   };
   jobs.set(task.id, { task, controller: new AbortController() });
   addTasks([task]);
@@ -221,13 +265,31 @@ export async function startDownload(
       single ? undefined : name.replace(/\.zip$/, ''),
     );
     const job = jobs.get(task.id);
+    const bridge = desktopBridge();
+    if (bridge?.saveUrl) {
+      // The desktop client saves it into the download folder, no dialog, and knows where it went.
+      const saved = await bridge.saveUrl({ url: new URL(link.url, window.location.href).toString(), name });
+      if (job?.controller.signal.aborted) return task;
+      patchTask(task.id, {
+        status: localStatusOfDownloadEvent('completed'),
+        progress: 100,
+        progress_text: progressText(size, size),
+        local_path: saved.path,
+      });
+      return task;
+    }
     const outcome = await browserDownload(link.url, {
       fallbackReason: i18n.t('tasks:downloadNotStarted'),
       signal: job?.controller.signal,
     });
     if (job?.controller.signal.aborted) return task;
     if (!outcome.started) throw new Error(outcome.reason);
-    patchTask(task.id, { status: localStatusOfDownloadEvent('completed'), progress: 100 });
+    patchTask(task.id, { downloadId: `dl-${task.id}` });
+    patchTask(task.id, {
+      status: localStatusOfDownloadEvent('completed'),
+      progress: 100,
+      progress_text: progressText(size, size),
+    });
   } catch (err) {
     const failed = { status: localStatusOfDownloadEvent('failed'), error: messageOf(err) };
     patchTask(task.id, failed);

@@ -22,6 +22,37 @@ export interface LocalTask {
   start_time: number;
   /** The failure's message, '' when none. */
   error: string;
+  /** Desktop client: where the downloaded file was saved on this computer. */
+  local_path?: string;
+  /** What the row says of the bytes moved: "1.20 MB / 4.00 MB" while under way, '' before. */
+  progress_text: string;
+  /** Downloads: the id of the download handed to the browser ('' for uploads, and until it is handed over). */
+  downloadId: string;
+  /** Downloads: where the file is saved (settings' file_save_path; '' is the browser's own folder). */
+  directory: string;
+  /** A download of a folder or several items, which arrives as one zip. */
+  is_multi: boolean;
+  /** The item's position in what was picked (uploads) or selected (downloads) together. */
+  real_index: number;
+  /** What started the task, enough to start it again. */
+  task_object: LocalTaskRequest;
+  /** The item itself: the picked file (uploads) or the first selected cloud item (downloads). */
+  object: LocalTaskItem;
+}
+
+/** The request behind a local task (spec: task_object). */
+export type LocalTaskRequest =
+  | { kind: 'upload'; cloud_id: string; folder: string; relative_path: string }
+  | { kind: 'download'; cloud_id: string; folder: string; paths: string[]; zip_name: string | null };
+
+/** The item a local task moves (spec: object). */
+export interface LocalTaskItem {
+  name: string;
+  size: number;
+  /** Uploads: the file's MIME type ('' when unknown); downloads: 'folder' or 'file'. */
+  type: string;
+  /** ms; 0 when unknown. */
+  modified: number;
 }
 
 export interface TaskPanelState {

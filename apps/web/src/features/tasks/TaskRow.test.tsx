@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Code, formatDateTime, type ServerTask, type TaskAction } from '@skyferry/contract';
+import { Code, formatBytes, formatDateTime, type ServerTask, type TaskAction } from '@skyferry/contract';
 import { Fail, SPOOFED, authData, cloud, mockApi, renderWithProviders, shownBidiMarks } from '../../test/utils.tsx';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
@@ -9,7 +9,7 @@ import { applyAuth } from '../session/actions.ts';
 import { setNavigator } from '../session/navigation.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { shellStore } from '../shell/store.ts';
-import { makeDetail, makeTask } from './fixtures.ts';
+import { failedResult, makeDetail, makeTask } from './fixtures.ts';
 import { TaskRow } from './TaskRow.tsx';
 import { TransferDetailsDialog } from './TransferDetailsDialog.tsx';
 import { TransmissionListDialog } from './TransmissionListDialog.tsx';
@@ -46,13 +46,13 @@ describe('a task row in each state (spec section 4)', () => {
     [
       { state: 0, label: 'Completed', actions: ['view'], text: /Size: 3\.00 MB/ },
       { state: 1, label: 'Scanning', actions: ['cancel'], extra: { total_counts: 42 }, text: /Loading 42 items/ },
-      { state: 3, label: 'Failed', actions: ['retry'] },
+      { state: 3, label: 'Failed', actions: ['retry', 'details'], text: /Migration Failed/ },
       { state: 4, label: 'Canceled', actions: ['restart'] },
       { state: 5, label: 'Partially Success', actions: ['retry', 'details'] },
       { state: 6, label: 'Insufficient target cloud storage', actions: ['retry'] },
       { state: 7, label: 'Pending', actions: ['start_now'] },
       { state: 8, label: 'Waiting', actions: ['cancel'] },
-      { state: 9, label: 'Waiting', actions: [] },
+      { state: 9, label: 'Cancelling', actions: [] },
       {
         state: 10,
         label: 'Not enough traffic',
@@ -89,6 +89,15 @@ describe('a task row in each state (spec section 4)', () => {
     expect(screen.getByTestId('task-state').textContent).toBe('Transferring');
   });
 
+  it('state 9 (being canceled) reads "Cancelling" and keeps the progress it had, not "Waiting for a free worker"', () => {
+    renderRow(makeTask({ state: 9, finished_counts: 3, total_counts: 7, progress: running }));
+    expect(screen.getByTestId('task-state').textContent).toBe('Cancelling');
+    expect(screen.getByRole('progressbar', { name: /Progress of/ })).toHaveAttribute('aria-valuenow', '45.6');
+    expect(screen.getByTestId('task-amount').textContent).toBe('45% · 450.00 KB/1000.00 KB');
+    expect(screen.getByTestId('task-item').textContent).not.toContain('Waiting for a free worker');
+    expect(screen.getByTestId('task-cancelling').textContent).toContain('Cancelling');
+  });
+
   it('state 2 deleting only shows finished/total counts', () => {
     renderRow(
       makeTask({
@@ -121,7 +130,14 @@ describe('a task row in each state (spec section 4)', () => {
       }),
     );
     expect(screen.getByTestId('task-retry')).toHaveAttribute('title', 'Retransmit the failed part');
-    expect(screen.getByTestId('task-failed').textContent).toBe('Failed: Permission denied');
+    expect(screen.getByTestId('task-failed').textContent).toBe('Migration Failed: Permission denied');
+    // Its reasons are a click away, as a partly failed task's are (MSG-25).
+    expect(screen.getByTestId('task-details')).toHaveTextContent('View reasons');
+  });
+
+  it('a failed sync says "Sync Failed" (MSG-20)', () => {
+    renderRow(makeTask({ state: 3, task_type: 1, sync_mode: 'two_way' }));
+    expect(screen.getByTestId('task-failed').textContent).toBe('Sync Failed');
   });
 
   it('state 6 shows the size still needed', () => {
@@ -201,6 +217,19 @@ function serve(running: ServerTask[], completed: ServerTask[], extra: Parameters
   });
 }
 
+/** A server whose two lists the test changes as it goes (`lists.running`, `lists.completed`). */
+function liveLists(running: ServerTask[], extra: Parameters<typeof mockApi>[0] = {}) {
+  const lists = { running, completed: [] as ServerTask[] };
+  mockApi({
+    'POST /api/tasks/list': (c) => {
+      const items = (c.body as { completed: number }).completed === 0 ? lists.running : lists.completed;
+      return { items, total: items.length };
+    },
+    ...extra,
+  });
+  return lists;
+}
+
 function openDialog() {
   return renderWithProviders(
     <>
@@ -219,8 +248,8 @@ describe('task actions in the Transmission list', () => {
   it('shows both tabs with their counts and clear all', async () => {
     serve([makeTask({ id: 'a', state: 8 })], [makeTask({ id: 'b', state: 0 }), makeTask({ id: 'c', state: 4 })]);
     openDialog();
-    expect(await screen.findByText('Transferring(1)')).toBeInTheDocument();
-    expect(await screen.findByText('Transfer complete(2)')).toBeInTheDocument();
+    expect(await screen.findByText('Transferring (1)')).toBeInTheDocument();
+    expect(await screen.findByText('Completed (2)')).toBeInTheDocument();
     expect(screen.getByTestId('tasks-clear-running')).toHaveTextContent('Clear all');
   });
 
@@ -230,16 +259,16 @@ describe('task actions in the Transmission list', () => {
     const api = serve([makeTask({ id: 'a', state: 8 })], []);
     openDialog();
     expect(await screen.findByTestId('tasks-empty-running')).toHaveTextContent('There are no tasks here.');
-    expect(screen.getByText('Transferring(0)')).toBeInTheDocument();
-    expect(screen.getByText('Transfer complete(0)')).toBeInTheDocument();
+    expect(screen.getByText('Transferring (0)')).toBeInTheDocument();
+    expect(screen.getByText('Completed (0)')).toBeInTheDocument();
     expect(api.calls).toEqual([]);
   });
 
-  it('Cancel asks "Are you sure to cancel the task?" and cancels only on Yes', async () => {
+  it('Cancel asks "Are you sure you want to cancel the task?" and cancels only on Yes', async () => {
     const api = serve([makeTask({ id: 'a', state: 8 })], []);
     openDialog();
     await userEvent.click(await screen.findByTestId('task-cancel'));
-    expect(await screen.findByText('Are you sure to cancel the task?')).toBeInTheDocument();
+    expect(await screen.findByText('Are you sure you want to cancel the task?')).toBeInTheDocument();
     await answer('No');
     await waitFor(() => expect(screen.queryByRole('dialog', { name: /Please confirm/ })).toBeNull());
     expect(api.find('DELETE /api/cloud-manager/cancel-transfer')).toHaveLength(0);
@@ -251,12 +280,12 @@ describe('task actions in the Transmission list', () => {
     await waitFor(() => expect(api.find('POST /api/tasks/list').length).toBeGreaterThanOrEqual(4));
   });
 
-  it('Delete record asks "Are you sure to delete the task?"', async () => {
+  it('Delete record asks "Are you sure you want to delete the task?"', async () => {
     const api = serve([], [makeTask({ id: 'b', state: 0 })]);
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-delete'));
-    expect(await screen.findByText('Are you sure to delete the task?')).toBeInTheDocument();
+    expect(await screen.findByText('Are you sure you want to delete the task?')).toBeInTheDocument();
     await answer('Yes');
     await waitFor(() => expect(api.find('DELETE /api/tasks/b')).toHaveLength(1));
   });
@@ -273,7 +302,7 @@ describe('task actions in the Transmission list', () => {
     const failed = makeTask({ id: 'a', state: 3 });
     const api = serve([], [failed]);
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-retry'));
     await waitFor(() => expect(api.find('GET /api/tasks/retry/a')).toHaveLength(1));
   });
@@ -281,7 +310,7 @@ describe('task actions in the Transmission list', () => {
   it('Restart on a canceled task runs it again', async () => {
     const api = serve([], [makeTask({ id: 'a', state: 4 })]);
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-restart'));
     await waitFor(() => expect(api.find('GET /api/tasks/run/a')).toHaveLength(1));
   });
@@ -308,7 +337,7 @@ describe('task actions in the Transmission list', () => {
     setNavigator(go);
     serve([], [makeTask({ id: 'b', state: 0 })]);
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-view'));
     expect(go).toHaveBeenCalledTimes(1);
     expect(go.mock.calls[0]?.[0]).toMatch(/^\/manage\/explorer\?cloud_index=1&is_open=1&_=\d+&path=%2FBackup$/);
@@ -353,9 +382,9 @@ describe('task actions in the Transmission list', () => {
     });
     const api = serve([], [partial], { 'GET /api/tasks/a': () => detail });
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     expect(screen.getByTestId('task-counts').textContent).toBe('8 of 10 done, 2 failed');
-    await userEvent.click(screen.getByRole('button', { name: 'View reason(s)' }));
+    await userEvent.click(screen.getByRole('button', { name: 'View reasons' }));
     const dialog = await screen.findByRole('dialog', { name: 'Transfer Details' });
     await within(dialog).findByTestId('transfer-result');
     expect(within(dialog).getByTestId('result-success').textContent).toBe('Succeeded8');
@@ -373,6 +402,41 @@ describe('task actions in the Transmission list', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Retry all' }));
     await waitFor(() => expect(api.find('GET /api/tasks/retry/a')).toHaveLength(1));
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Transfer Details' })).toBeNull());
+  });
+
+  it('a fully failed task (state 3) opens Transfer Details with why the run stopped and its failed files (MSG-25)', async () => {
+    const error = { code: 'not_found', message: 'The source folder no longer exists' };
+    const failed = makeTask({ id: 'a', state: 3, result: failedResult(error) });
+    serve([], [failed], { 'GET /api/tasks/a': () => makeDetail({ ...failed, result_list: [], result_total: 0 }) });
+    openDialog();
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
+    await userEvent.click(screen.getByRole('button', { name: 'View reasons' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Transfer Details' });
+    const why = await within(dialog).findByTestId('details-error');
+    expect(why).toHaveTextContent('Migration Failed');
+    expect(why).toHaveTextContent('The source folder no longer exists');
+    expect(within(dialog).queryByText('No file failed.')).toBeNull();
+  });
+
+  it('a run started from the list that fails before any read shows it running still says "Migration Failed" (MSG-19)', async () => {
+    const lists = liveLists([makeTask({ id: 'a', state: 7, task_name: 'Quick failure' })], {
+      'GET /api/tasks/run/a': () => {
+        // The run is over before the lists are read again.
+        lists.running = [];
+        lists.completed = [
+          makeTask({
+            id: 'a',
+            state: 3,
+            task_name: 'Quick failure',
+            result: failedResult({ code: 'not_found', message: 'The path does not exist.' }),
+          }),
+        ];
+        return makeTask({ id: 'a', state: 8 });
+      },
+    });
+    openDialog();
+    await userEvent.click(await screen.findByTestId('task-start_now'));
+    expect(await screen.findByText('Migration Failed: The path does not exist. · Quick failure')).toBeInTheDocument();
   });
 
   it('clear all with unfinished tasks asks with the spec’s words and deletes every task of the list', async () => {
@@ -394,13 +458,13 @@ describe('task actions in the Transmission list', () => {
     openDialog();
     await userEvent.click(await screen.findByTestId('tasks-clear-running'));
     expect(
-      await screen.findByText('Some tasks have not completed yet, are you sure to clear the current tasks?'),
+      await screen.findByText('Some tasks have not finished yet. Are you sure you want to clear the current tasks?'),
     ).toBeInTheDocument();
     await answer('Yes');
     await waitFor(() => expect(api.find('DELETE /api/tasks/a')).toHaveLength(1));
     expect(api.find('DELETE /api/tasks/b')).toHaveLength(1);
     expect(await screen.findByTestId('tasks-empty-running')).toBeInTheDocument();
-    expect(screen.getByText('Transferring(0)')).toBeInTheDocument();
+    expect(screen.getByText('Transferring (0)')).toBeInTheDocument();
   });
 });
 
@@ -420,7 +484,7 @@ describe('error codes on task actions (spec section 8)', () => {
       'GET /api/tasks/retry/a': () => new Fail(Code.LICENSE_EXPIRED, 'Your current license has expired.', 402),
     });
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-retry'));
     expect(await screen.findByText('Your current license has expired.')).toBeInTheDocument();
     await answer('Renew');
@@ -428,21 +492,41 @@ describe('error codes on task actions (spec section 8)', () => {
     expect(shellStore.getState().transmissionOpen).toBe(false);
   });
 
-  it('4001001: the data message with Buy now goes to /buy', async () => {
+  it('4001001: "Insufficient transfer traffic", the data message, and Buy now goes to /buy (MSG-08)', async () => {
     const go = vi.fn();
     setNavigator(go);
     serve([], [makeTask({ id: 'a', state: 4 })], {
       'GET /api/tasks/run/a': () => new Fail(Code.TRAFFIC_INSUFFICIENT, 'insufficient', 402),
     });
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-restart'));
+    const dialog = await screen.findByRole('dialog', { name: 'Insufficient transfer traffic' });
     expect(
-      await screen.findByText(
+      within(dialog).getByText(
         'Your current remaining transfer data is insufficient. You can get more additional data by purchasing a data package',
       ),
     ).toBeInTheDocument();
-    await answer('Buy now');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Buy now' }));
+    await waitFor(() => expect(go).toHaveBeenCalledWith('/buy', undefined));
+  });
+
+  it('a watched run that stops in state 10 says "Insufficient transfer traffic" with the size needed and offers a data package (MSG-08)', async () => {
+    const go = vi.fn();
+    setNavigator(go);
+    const lists = liveLists([makeTask({ id: 'a', state: 2, progress: running0() })], {
+      'GET /api/cloud-manager/poll-progress/a': () => {
+        lists.running = [];
+        lists.completed = [makeTask({ id: 'a', state: 10, needed_size: 5 * 1024 ** 3 })];
+        return { status: 10, progress: running0(), total_counts: 10, finished_counts: 4 };
+      },
+    });
+    openDialog();
+    const dialog = await screen.findByRole('dialog', { name: 'Insufficient transfer traffic' }, { timeout: 5000 });
+    expect(
+      within(dialog).getByText(`Not enough traffic available, need ${formatBytes(5 * 1024 ** 3)} in total`),
+    ).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Buy a data package' }));
     await waitFor(() => expect(go).toHaveBeenCalledWith('/buy', undefined));
   });
 
@@ -451,7 +535,7 @@ describe('error codes on task actions (spec section 8)', () => {
       'GET /api/tasks/run/a': () => new Fail(Code.TRANSACTION_CAP, 'cap', 429),
     });
     openDialog();
-    await userEvent.click(await screen.findByRole('tab', { name: 'Transfer complete(1)' }));
+    await userEvent.click(await screen.findByRole('tab', { name: 'Completed (1)' }));
     await userEvent.click(await screen.findByTestId('task-restart'));
     expect(
       await screen.findByText('Transaction cap exceeded, see the Caps & Alerts page to increase your cap'),

@@ -15,7 +15,7 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cloudLabel } from '../shell/clouds.ts';
-import { formatSpeed, hasProgress, percentText, progressAmount, showsSchedule } from './format.ts';
+import { failedLine, formatSpeed, hasProgress, percentText, progressAmount, showsSchedule } from './format.ts';
 import { Name } from '../../lib/Name.tsx';
 
 export interface TaskRowProps {
@@ -24,7 +24,7 @@ export interface TaskRowProps {
 }
 
 /** Badge colours, outlined in shade 9 so the small text keeps AA contrast on white. */
-const STATE_COLOURS: Record<number, string> = {
+export const STATE_COLOURS: Record<number, string> = {
   0: 'teal.9',
   1: 'blue.9',
   2: 'blue.9',
@@ -115,7 +115,7 @@ export function TaskRow({ task, onAction }: TaskRowProps) {
           <Text size="xs" c="dimmed" truncate data-testid="task-route">
             <Name value={cloudLabel(task.from_cloud)} />
           </Text>
-          <IconArrowRight size={12} aria-label={t('to')} style={{ flex: 'none' }} />
+          <IconArrowRight size={12} aria-label={t('to')} style={{ flex: 'none' }} className="sf-flip-rtl" />
           <Text size="xs" c="dimmed" truncate>
             <Name value={cloudLabel(task.to_cloud)} />
             {task.to_cloud.path !== '/' && (
@@ -186,6 +186,30 @@ function StateLine({ task }: { task: ServerTask }) {
           {t('loadingItems', { count: task.total_counts })}
         </Text>
       );
+    case TaskState.waitingNoCancel:
+      // Stopping after a cancel: the progress it had stays until its worker has stopped.
+      return (
+        <Stack gap={2} data-testid="task-cancelling">
+          {hasProgress(task) && (
+            <Progress
+              value={Math.min(100, task.progress.percentage)}
+              size="sm"
+              color="gray"
+              aria-label={t('progressLabel', { name: task.task_name })}
+            />
+          )}
+          <Group justify="space-between" gap="xs">
+            <Text size="xs" c="dimmed">
+              {t('cancelling')}
+            </Text>
+            {hasProgress(task) && (
+              <Text size="xs" c="dimmed" data-testid="task-amount">
+                {percentText(task.progress.percentage)} · {progressAmount(task)}
+              </Text>
+            )}
+          </Group>
+        </Stack>
+      );
     case TaskState.running:
       if (!hasProgress(task)) {
         return (
@@ -217,7 +241,7 @@ function StateLine({ task }: { task: ServerTask }) {
     case TaskState.failed:
       return (
         <Text size="xs" c="red.9" data-testid="task-failed">
-          {task.result?.error?.message ? t('failedBecause', { reason: task.result.error.message }) : t('failed')}
+          {failedLine(task, t)}
         </Text>
       );
     case TaskState.partial:

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { cloudLabel } from '../shell/clouds.ts';
 import { tasksApi } from './api.ts';
 import { reportTaskError } from './errors.ts';
-import { formatDuration } from './format.ts';
+import { failedLine, formatDuration } from './format.ts';
 import { transmission } from './store.ts';
 import { Name } from '../../lib/Name.tsx';
 
@@ -66,6 +66,17 @@ export function TransferDetailsDialog({ taskId, onClose }: { taskId: string | nu
       )}
       {load.state === 'ready' && (
         <Stack gap="md" data-testid="transfer-details">
+          {load.task.result?.error && (
+            // A run that stopped as a whole says why, as failed files do (MSG-25).
+            <Alert
+              color="red"
+              variant="light"
+              title={failedLine({ ...load.task, result: null }, t)}
+              data-testid="details-error"
+            >
+              {load.task.result.error.message}
+            </Alert>
+          )}
           <TransferResult task={load.task} />
           {load.task.result_list.length > 0 && (
             <Stack gap="xs">
@@ -108,7 +119,7 @@ export function TransferDetailsDialog({ taskId, onClose }: { taskId: string | nu
                         <Table.Td style={{ wordBreak: 'break-all' }}>
                           <Name value={f.sourceFile.name} />
                         </Table.Td>
-                        <Table.Td style={{ wordBreak: 'break-all' }}>
+                        <Table.Td style={{ wordBreak: 'break-all' }} className="sf-value">
                           <Name value={f.sourceFile.parent} />
                         </Table.Td>
                         <Table.Td>
@@ -131,7 +142,7 @@ export function TransferDetailsDialog({ taskId, onClose }: { taskId: string | nu
               )}
             </Stack>
           )}
-          {load.task.result_list.length === 0 && (
+          {load.task.result_list.length === 0 && !load.task.result?.error && (
             <Text size="sm" c="dimmed">
               {t('details.noFailures')}
             </Text>

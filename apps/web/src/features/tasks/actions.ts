@@ -61,11 +61,13 @@ export async function runTaskAction(action: TaskAction, task: ServerTask): Promi
       }
       case 'retry':
         await tasksApi.retry(task.id);
+        transmission.watch(task.id);
         await transmission.refreshAll();
         return;
       case 'restart':
       case 'start_now':
         await tasksApi.run(task.id);
+        transmission.watch(task.id);
         await transmission.refreshAll();
         return;
       case 'toggle_schedule': {

@@ -1,4 +1,4 @@
-import { Code } from '@skyferry/contract';
+import { Code, formatBytes, type ServerTask } from '@skyferry/contract';
 import { ApiRequestError } from '../../api/client.ts';
 import { i18n } from '../../i18n/index.ts';
 import { loadClouds } from '../session/actions.ts';
@@ -63,6 +63,7 @@ export async function reportTaskError(err: unknown, cloudId?: string): Promise<v
   }
   if (kind === 'traffic_insufficient') {
     const answer = await confirm({
+      title: t('errors.trafficTitle'),
       message: t('errors.trafficInsufficient'),
       yesLabel: t('errors.buyNow'),
       noLabel: t('errors.cancel'),
@@ -88,4 +89,19 @@ export async function reportTaskError(err: unknown, cloudId?: string): Promise<v
     return;
   }
   await showError({ message: err instanceof Error && err.message ? err.message : t('errors.unknown') });
+}
+
+/**
+ * MSG-08: a run stopped for want of transfer data (state 10): "Insufficient transfer traffic",
+ * how much it needs in all, and an offer to buy a data package (to /buy).
+ */
+export async function offerDataPackage(task: Pick<ServerTask, 'needed_size'>): Promise<void> {
+  const t = i18n.getFixedT(null, 'transmission');
+  const answer = await confirm({
+    title: t('errors.trafficTitle'),
+    message: t('trafficNeeded', { size: formatBytes(task.needed_size ?? 0) }),
+    yesLabel: t('errors.buyPacket'),
+    noLabel: t('errors.cancel'),
+  });
+  if (answer === 'yes') goBuy();
 }

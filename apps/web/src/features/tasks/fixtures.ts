@@ -1,4 +1,4 @@
-import type { ServerTask, TaskDetail } from '@skyferry/contract';
+import type { ServerTask, TaskDetail, TaskResult } from '@skyferry/contract';
 
 /** A server task as the list answers it (tests only). */
 export function makeTask(overrides: Partial<ServerTask> = {}): ServerTask {
@@ -51,4 +51,22 @@ export function makeTask(overrides: Partial<ServerTask> = {}): ServerTask {
 
 export function makeDetail(overrides: Partial<TaskDetail> = {}): TaskDetail {
   return { ...makeTask(overrides), result_list: [], result_total: 0, ...overrides };
+}
+
+/** The result of a run that stopped as a whole with `error` (tests only). */
+export function failedResult(error: TaskResult['error'], overrides: Partial<TaskResult> = {}): TaskResult {
+  return {
+    outcome: 'failed',
+    success_count: 0,
+    total_count: 0,
+    total_size: 0,
+    time_taken: 1200,
+    added: 0,
+    updated: 0,
+    deleted: 0,
+    skipped: 0,
+    failed: 0,
+    error,
+    ...overrides,
+  };
 }

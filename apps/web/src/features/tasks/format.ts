@@ -1,4 +1,5 @@
-import { TaskState, formatBytes, isRunningState, type ServerTask } from '@skyferry/contract';
+import type { TFunction } from 'i18next';
+import { TaskState, TaskType, formatBytes, isRunningState, type ServerTask } from '@skyferry/contract';
 
 /** A duration in ms as h:mm:ss (m:ss under an hour), language-neutral. */
 export function formatDuration(ms: number): string {
@@ -45,4 +46,11 @@ export function isRunning(task: Pick<ServerTask, 'state'>): boolean {
 export function showsSchedule(task: Pick<ServerTask, 'state' | 'schedule'>): boolean {
   if (!task.schedule) return false;
   return task.state === TaskState.pending || task.schedule.repeat_type !== undefined;
+}
+
+/** "Migration Failed" or "Sync Failed" (MSG-19, MSG-20), with the run's reason when it gave one. */
+export function failedLine(task: Pick<ServerTask, 'task_type' | 'result'>, t: TFunction): string {
+  const key = task.task_type === TaskType.migrate ? 'migrationFailed' : 'syncFailed';
+  const reason = task.result?.error?.message;
+  return reason ? t(`${key}Because`, { ns: 'transmission', reason }) : t(key, { ns: 'transmission' });
 }

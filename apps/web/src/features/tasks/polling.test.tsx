@@ -4,7 +4,7 @@ import type { PollProgressData, ServerTask } from '@skyferry/contract';
 import { Fail, authData, mockApi, renderWithProviders, type RecordedCall } from '../../test/utils.tsx';
 import { applyAuth } from '../session/actions.ts';
 import { resetSessionStore } from '../session/store.ts';
-import { makeTask } from './fixtures.ts';
+import { failedResult, makeTask } from './fixtures.ts';
 import { TransmissionListDialog } from './TransmissionListDialog.tsx';
 import { TransmissionPolling, progressPollDelay, resetTransmission, transmission, transmissionStore } from './store.ts';
 
@@ -242,6 +242,47 @@ describe('transmission polling', () => {
     p.stop();
   });
 
+  it('says "Migration Failed" or "Sync Failed" when a watched task ends in state 3, once (MSG-19, MSG-20)', async () => {
+    applyAuth(authData());
+    const s = fakeServer();
+    const error = { code: 'permission', message: 'Permission denied' };
+    s.state.running = [
+      makeTask({ id: 'a', state: 2, task_name: 'Holiday → Archive' }),
+      makeTask({ id: 'b', state: 2, task_type: 1, sync_mode: 'one_way', task_name: 'Docs ⇄ NAS' }),
+    ];
+    s.state.polls.set('a', { status: 2, progress: progress(10), total_counts: 3, finished_counts: 0 });
+    s.state.polls.set('b', { status: 2, progress: progress(10), total_counts: 3, finished_counts: 0 });
+    // An older failure already in the list says nothing.
+    s.state.completed = [makeTask({ id: 'c', state: 3, result: failedResult(error, { failed: 1 }) })];
+    renderWithProviders(<TransmissionListDialog opened onClose={() => undefined} />);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(screen.queryByText(/Failed: Permission denied ·/)).toBeNull();
+
+    s.state.polls.set('a', { status: 3, progress: progress(10), total_counts: 3, finished_counts: 0 });
+    s.state.polls.set('b', { status: 3, progress: progress(10), total_counts: 3, finished_counts: 0 });
+    s.state.running = [];
+    s.state.completed = [
+      makeTask({ id: 'a', state: 3, task_name: 'Holiday → Archive', result: failedResult(error, { failed: 3 }) }),
+      makeTask({
+        id: 'b',
+        state: 3,
+        task_type: 1,
+        sync_mode: 'one_way',
+        task_name: 'Docs ⇄ NAS',
+        result: failedResult(error, { failed: 3 }),
+      }),
+      makeTask({ id: 'c', state: 3, result: failedResult(error, { failed: 1 }) }),
+    ];
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(screen.getByText('Migration Failed: Permission denied · Holiday → Archive')).toBeInTheDocument();
+    expect(screen.getByText('Sync Failed: Permission denied · Docs ⇄ NAS')).toBeInTheDocument();
+    // The notices close after 3 s; reading the lists again does not repeat them.
+    await vi.advanceTimersByTimeAsync(10_000);
+    await transmission.refreshAll();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(screen.queryAllByText(/Failed: Permission denied ·/)).toHaveLength(0);
+  });
+
   it('polls only while the Transmission list dialog is open', async () => {
     applyAuth(authData());
     const s = fakeServer();
@@ -250,7 +291,7 @@ describe('transmission polling', () => {
     const view = renderWithProviders(<TransmissionListDialog opened onClose={() => undefined} />);
     await vi.advanceTimersByTimeAsync(0);
     expect(s.lists(0)).toHaveLength(1);
-    expect(screen.getByTestId('tab-running').textContent).toBe('Transferring(1)');
+    expect(screen.getByTestId('tab-running').textContent).toBe('Transferring (1)');
     expect(screen.getByTestId('task-percent').textContent).toBe('10%');
     await vi.advanceTimersByTimeAsync(3000);
     expect(s.polls('a')).toHaveLength(1);

@@ -1,8 +1,12 @@
-import { Code, INTERVALS, PAGE_SIZES, isRunningState, type ServerTask } from '@skyferry/contract';
+import { Code, INTERVALS, PAGE_SIZES, TaskState, isRunningState, type ServerTask } from '@skyferry/contract';
 import { ApiRequestError } from '../../api/client.ts';
+import { i18n } from '../../i18n/index.ts';
 import { createStore, useStore } from '../../lib/store.ts';
+import { toast } from '../messages/toast.ts';
 import { onSessionEvent } from '../session/events.ts';
 import { tasksApi } from './api.ts';
+import { offerDataPackage } from './errors.ts';
+import { failedLine } from './format.ts';
 
 /** One of the two task lists (spec section 3: list, page, page_size, total). */
 export interface TaskListState {
@@ -75,6 +79,8 @@ export class TransmissionPolling {
    * them would otherwise be in neither list.
    */
   private readonly seenRunning = new Set<string>();
+  /** Tasks seen running that have left the running states since: the next completed list says how they ended. */
+  private readonly ended = new Set<string>();
   private active = false;
   private readonly random: () => number;
 
@@ -84,6 +90,14 @@ export class TransmissionPolling {
 
   get isActive(): boolean {
     return this.active;
+  }
+
+  /**
+   * Watches a task the user just started (a run queued from the list or the Transfer screen): a
+   * run that ends before any read of the running list shows it still gets its notice.
+   */
+  watch(id: string): void {
+    this.seenRunning.add(id);
   }
 
   /** Task ids being polled now (for tests and the dialog). */
@@ -106,6 +120,7 @@ export class TransmissionPolling {
     for (const timer of this.taskTimers.values()) clearTimeout(timer);
     this.taskTimers.clear();
     this.seenRunning.clear();
+    this.ended.clear();
   }
 
   /** Reads one list's current page again; the running list also starts or stops task polls. */
@@ -127,12 +142,16 @@ export class TransmissionPolling {
         [kind]: { ...s[kind], list: data.items, total, loaded: true },
         error: null,
       }));
+      if (kind === 'completed') this.noticeFailures(data.items);
       if (kind === 'running') {
         this.track(data.items);
         // A task that left the running list (finished, canceled after stopping) shows in the completed one now.
         const now = new Set(data.items.map((t) => t.id));
         const gone = [...this.seenRunning].filter((id) => !now.has(id));
-        for (const id of gone) this.seenRunning.delete(id);
+        for (const id of gone) {
+          this.seenRunning.delete(id);
+          this.ended.add(id);
+        }
         if (this.active && options.completedToo !== false && gone.length > 0) void this.refresh('completed');
       }
     } catch (err) {
@@ -153,6 +172,18 @@ export class TransmissionPolling {
   async refreshAll(): Promise<void> {
     await this.refresh('running', { completedToo: false });
     await this.refresh('completed');
+  }
+
+  /**
+   * For each watched task that has just ended: "Migration Failed" / "Sync Failed" (MSG-19, MSG-20)
+   * for state 3, "Insufficient transfer traffic" with the offer of a data package for state 10 (MSG-08).
+   */
+  private noticeFailures(list: readonly ServerTask[]): void {
+    for (const task of list) {
+      if (!this.ended.delete(task.id)) continue;
+      if (task.state === TaskState.failed) toast.error(`${failedLine(task, i18n.t)} · ${task.task_name}`);
+      if (task.state === TaskState.notEnoughTraffic) void offerDataPackage(task);
+    }
   }
 
   private track(list: readonly ServerTask[]): void {
@@ -199,6 +230,7 @@ export class TransmissionPolling {
     }
     // The task left states 1-2 (or is gone): stop polling it and read both lists again.
     this.taskTimers.delete(id);
+    this.ended.add(id);
     await this.refreshAll();
   }
 }

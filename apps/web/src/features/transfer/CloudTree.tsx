@@ -65,10 +65,10 @@ export function CloudTree(props: CloudTreeProps) {
   onError.current = props.onError;
 
   const load = useCallback(
-    async (path: string, refresh = false) => {
+    async (path: string, refresh = false, background = false) => {
       setLoads((l) => ({ ...l, [path]: { status: 'loading' } }));
       try {
-        const items = await listAll(cloudId, path, refresh);
+        const items = await listAll(cloudId, path, refresh, undefined, background);
         const sorted = [...items].sort((a, b) => a.type - b.type || a.name.localeCompare(b.name));
         setLoads((l) => ({ ...l, [path]: { status: 'ready', items: sorted, shown: TREE_PAGE } }));
       } catch (err) {
@@ -87,7 +87,8 @@ export function CloudTree(props: CloudTreeProps) {
     requested.current = new Set(['/']);
     setLoads({});
     setExpanded(new Set(['/']));
-    void load('/');
+    // Showing the tree is not using the cloud (the page may pick it on its own); opening folders is.
+    void load('/', false, true);
   }, [cloudId, load]);
 
   /** Reads every open folder again from the service (the server caches listings for a few seconds). */

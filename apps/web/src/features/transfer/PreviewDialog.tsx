@@ -19,6 +19,7 @@ import {
   type CreateTaskBody,
   type PlanAction,
   type PlanItemView,
+  type PlanQuery,
   type TaskPlan,
 } from '@skyferry/contract';
 import { useEffect, useState } from 'react';
@@ -34,6 +35,9 @@ export const DELETIONS_LISTED = 1000;
 export const SUMMARY_ACTIONS = ['copy', 'update', 'delete', 'skip', 'conflict'] as const;
 type Filter = PlanAction | 'all';
 
+/** Asks the server for a page of the plan (a dry run with plan_query); default: POST /api/tasks. */
+export type PlanAsk = (query: PlanQuery) => Promise<TaskPlan | null>;
+
 /** Whether the first answer holds every item, so pages can be cut locally. */
 export function planComplete(plan: TaskPlan): boolean {
   return plan.items.length >= plan.total_items;
@@ -45,22 +49,24 @@ export function planComplete(plan: TaskPlan): boolean {
  */
 export async function planItemsPage(
   plan: TaskPlan,
-  body: CreateTaskBody,
+  body: CreateTaskBody | null,
   filter: Filter,
   page: number,
   pageSize: number = PREVIEW_PAGE,
+  ask?: PlanAsk,
 ): Promise<{ items: PlanItemView[]; total: number }> {
   // The first items are here already: the unfiltered view starts without asking again.
   if (planComplete(plan) || (filter === 'all' && (page + 1) * pageSize <= plan.items.length)) {
     const all = filter === 'all' ? plan.items : plan.items.filter((i) => i.action === filter);
     return { items: all.slice(page * pageSize, (page + 1) * pageSize), total: all.length };
   }
-  const data = await tasksApi.create({
-    ...body,
-    dry_run: true,
-    plan_query: { actions: filter === 'all' ? undefined : [filter], offset: page * pageSize, limit: pageSize },
-  });
-  return { items: data.plan?.items ?? [], total: data.plan?.total_items ?? 0 };
+  const query = { actions: filter === 'all' ? undefined : [filter], offset: page * pageSize, limit: pageSize };
+  const next = ask
+    ? await ask(query)
+    : body
+      ? (await tasksApi.create({ ...body, dry_run: true, plan_query: query })).plan
+      : null;
+  return { items: next?.items ?? [], total: next?.total_items ?? 0 };
 }
 
 export interface PreviewDialogProps {
@@ -68,6 +74,12 @@ export interface PreviewDialogProps {
   plan: TaskPlan | null;
   /** The task body the plan was made for (paging asks the server again with it). */
   body: CreateTaskBody | null;
+  /** Pages of a plan made otherwise (the edit of an existing task); instead of `body`. */
+  ask?: PlanAsk;
+  /** The start button's words (default Start, or Set task for a schedule). */
+  startLabel?: string;
+  /** The button that confirms the deletions (default Delete and sync, or Delete and set task). */
+  confirmLabel?: string;
   /** Mirror and two-way syncs confirm their deletions with the list of what goes. */
   confirmDeletions: boolean;
   twoWay: boolean;
@@ -87,7 +99,7 @@ export interface PreviewDialogProps {
  */
 export function PreviewDialog(props: PreviewDialogProps) {
   const { t } = useTranslation('transfer');
-  const { plan, body } = props;
+  const { plan, body, ask } = props;
   const [filter, setFilter] = useState<Filter>('all');
   const [page, setPage] = useState(0);
   const [rows, setRows] = useState<{ items: PlanItemView[]; total: number } | null>(null);
@@ -103,20 +115,20 @@ export function PreviewDialog(props: PreviewDialogProps) {
   }, [plan]);
 
   useEffect(() => {
-    if (!plan || !body) return;
+    if (!plan || (!body && !ask)) return;
     let live = true;
     setRows(null);
     setRowsError(null);
-    planItemsPage(plan, body, filter, page).then(
+    planItemsPage(plan, body, filter, page, PREVIEW_PAGE, ask).then(
       (r) => live && setRows(r),
       (err: unknown) => live && setRowsError(err instanceof Error ? err.message : String(err)),
     );
     return () => {
       live = false;
     };
-  }, [plan, body, filter, page]);
+  }, [plan, body, ask, filter, page]);
 
-  if (!plan || !body) return null;
+  if (!plan || (!body && !ask)) return null;
   const s = plan.summary;
   const deletes = s.delete.count;
 
@@ -125,7 +137,7 @@ export function PreviewDialog(props: PreviewDialogProps) {
       setStep('deletions');
       if (!deletions) {
         try {
-          setDeletions(await planItemsPage(plan, body, 'delete', 0, DELETIONS_LISTED));
+          setDeletions(await planItemsPage(plan, body, 'delete', 0, DELETIONS_LISTED, ask));
         } catch (err) {
           setRowsError(err instanceof Error ? err.message : String(err));
         }
@@ -136,8 +148,13 @@ export function PreviewDialog(props: PreviewDialogProps) {
   };
 
   const filters: Filter[] = ['all', ...SUMMARY_ACTIONS.filter((a) => s[a].count > 0)];
+  // The sides files are written to that keep no modification time (a plain WebDAV server, say).
+  const timesLost = [
+    ...(plan.times_kept.target ? [] : [props.targetLabel]),
+    ...(props.twoWay && !plan.times_kept.source ? [props.sourceLabel] : []),
+  ];
   const pages = rows ? Math.max(1, Math.ceil(rows.total / PREVIEW_PAGE)) : 1;
-  const startLabel = props.scheduled ? t('preview.setTask') : t('preview.start');
+  const startLabel = props.startLabel ?? (props.scheduled ? t('preview.setTask') : t('preview.start'));
 
   return (
     <Modal opened={props.opened} onClose={props.onClose} title={t('preview.title')} size="xl" centered>
@@ -178,6 +195,11 @@ export function PreviewDialog(props: PreviewDialogProps) {
               {t('preview.deletesWarning', { count: deletes, size: formatBytes(s.delete.bytes) })}
             </Alert>
           )}
+          {timesLost.map((cloud) => (
+            <Alert key={cloud} color="blue" variant="light" data-testid="plan-times-not-kept">
+              {t('preview.timesNotKept', { cloud })}
+            </Alert>
+          ))}
           {plan.errors.length > 0 && (
             <Alert color="red" variant="light" title={t('preview.errorsTitle')} data-testid="plan-errors">
               {plan.errors.slice(0, 5).map((e) => (
@@ -268,7 +290,7 @@ export function PreviewDialog(props: PreviewDialogProps) {
               disabled={!deletions}
               data-testid="confirm-deletions"
             >
-              {props.scheduled ? t('preview.deleteAndSetTask') : t('preview.deleteAndSync')}
+              {props.confirmLabel ?? (props.scheduled ? t('preview.deleteAndSetTask') : t('preview.deleteAndSync'))}
             </Button>
           </Group>
         </Stack>
@@ -330,7 +352,7 @@ function PlanItems({
                     </Text>
                   )}
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }} data-testid="plan-item-path">
+                <Table.Td style={{ wordBreak: 'break-all' }} className="sf-value" data-testid="plan-item-path">
                   <Name value={path} />
                 </Table.Td>
                 <Table.Td ta="end">{item.kind === 'file' ? formatBytes(item.size) : ''}</Table.Td>

@@ -72,6 +72,7 @@ function plan(items: PlanItemView[], extra: Partial<TaskPlan> = {}): TaskPlan {
     items,
     total_items: items.length,
     errors: [],
+    times_kept: { source: true, target: true },
     ...extra,
   };
 }
@@ -184,6 +185,14 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     await waitFor(() => row(sourceTree(), '/Photos/a.jpg'));
     expect(listed()).toContain('/Photos');
     expect(listed()).not.toContain('/Photos/Trip');
+    // Showing a cloud's tree on opening the page is no use of it; opening a folder is the user's.
+    const background = (path: string) =>
+      api
+        .bodies('POST /api/cloud-manager/list')
+        .filter((b) => (b as { path: string }).path === path)
+        .map((b) => (b as { background?: boolean }).background === true);
+    expect(new Set(background('/'))).toEqual(new Set([true]));
+    expect(background('/Photos')).toEqual([false]);
     await tick('/Photos/a.jpg');
     expect(screen.getByTestId('source-summary').textContent).toBe('1 item selected');
     await tick('/Photos');
@@ -202,6 +211,21 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
           .map((b) => (b as { path: string }).path)
           .sort(),
       ).toEqual(['/', '/Photos']),
+    );
+  });
+
+  it('the preview says when the target keeps no modification times (a plain WebDAV server)', async () => {
+    const dry = plan([item('copy', '/Photos/a.jpg', 1000)], { times_kept: { source: true, target: false } });
+    serve({
+      'POST /api/cloud-manager/list': listHandler,
+      'POST /api/tasks': () => ({ data: { task: null, plan: dry } }),
+    });
+    renderPage();
+    await tick('/Photos');
+    await userEvent.click(screen.getByTestId('transfer-start'));
+    const preview = await screen.findByTestId('plan-preview');
+    expect(within(preview).getByTestId('plan-times-not-kept')).toHaveTextContent(
+      'Archive does not keep modification times: files written there show the time of the transfer.',
     );
   });
 
@@ -242,9 +266,9 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     expect(dryBody?.sync_mode).toBeUndefined();
     const summary = within(preview).getByTestId('plan-summary');
     expect(within(summary).getByTestId('summary-copy').textContent).toBe('Copy22.93 KB');
-    expect(within(summary).getByTestId('summary-update').textContent).toBe('Update1500.00 B');
+    expect(within(summary).getByTestId('summary-update').textContent).toBe('Update1500 B');
     expect(within(summary).getByTestId('summary-delete').textContent).toBe('Delete00 B');
-    expect(within(summary).getByTestId('summary-skip').textContent).toBe('Skip170.00 B');
+    expect(within(summary).getByTestId('summary-skip').textContent).toBe('Skip170 B');
     expect(within(summary).getByTestId('summary-conflict').textContent).toBe('Conflict00 B');
     expect(within(preview).getByTestId('plan-totals').textContent).toBe('Files to transfer: 3 (3.42 KB).');
     expect(within(preview).getAllByTestId('plan-item')).toHaveLength(4);
@@ -575,12 +599,12 @@ describe('the Sync screen', { timeout: 30_000 }, () => {
     expect(screen.getByTestId('target-path')).toHaveValue('/Backup');
     await userEvent.click(screen.getByTestId('transfer-start'));
     const preview = await screen.findByTestId('plan-preview');
-    expect(within(preview).getByTestId('summary-delete').textContent).toBe('Delete2100.00 B');
-    expect(preview.textContent).toContain('2 files and folders (100.00 B) will be deleted.');
+    expect(within(preview).getByTestId('summary-delete').textContent).toBe('Delete2100 B');
+    expect(preview.textContent).toContain('2 files and folders (100 B) will be deleted.');
     await userEvent.click(within(preview).getByTestId('preview-start'));
     const confirmView = await screen.findByTestId('deletions-confirm');
     expect(confirmView.textContent).toContain(
-      'These 2 files and folders (100.00 B) will be deleted on Archive. Are you sure?',
+      'These 2 files and folders (100 B) will be deleted on Archive. Are you sure?',
     );
     await waitFor(() =>
       expect(

@@ -20,8 +20,6 @@ import {
   Code,
   FILTER_CATEGORIES,
   GOOGLE_DOCS_MODES,
-  SAME_NAME_POLICIES,
-  SYNC_MODES,
   canRead,
   canWrite,
   formatBytes,
@@ -32,8 +30,6 @@ import {
   type FilterCategory,
   type GoogleDocsMode,
   type InsufficientSpaceData,
-  type SameNamePolicy,
-  type SyncMode,
   type TaskPlan,
 } from '@skyferry/contract';
 import { useCallback, useEffect, useState } from 'react';
@@ -52,7 +48,9 @@ import { cloudLabel, isPhotosCloud, kindName } from '../shell/clouds.ts';
 import { openConnectCloud, openTransmissionList } from '../shell/store.ts';
 import { tasksApi } from '../tasks/api.ts';
 import { askRenew, reportTaskError, taskErrorKind } from '../tasks/errors.ts';
+import { transmission } from '../tasks/store.ts';
 import { CloudTree } from './CloudTree.tsx';
+import { SameNamePolicyField, SyncModeField } from './fields.tsx';
 import {
   MEDIA_CATEGORIES,
   createWithPrompts,
@@ -206,6 +204,7 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
         tasksApi.create,
       );
       if (!created?.task) return;
+      if (!form.schedule) transmission.watch(created.task.id);
       setPreview(null);
       toast.success(form.schedule ? t('scheduledCreated') : t('created'));
       openTransmissionList();
@@ -330,37 +329,19 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
       <Paper withBorder p="md" radius="md">
         <Stack gap="md">
           {kind === 'sync' && (
-            <Radio.Group
-              label={t('syncMode')}
+            <SyncModeField
               value={form.syncMode}
-              onChange={(v) => patch({ syncMode: v as SyncMode })}
-              data-guide="sync-2"
-            >
-              <Stack gap="xs" mt="xs">
-                {SYNC_MODES.map((m) => (
-                  <Radio
-                    key={m}
-                    value={m}
-                    label={t(`modes.${m}`)}
-                    description={t(`modeHints.${m}`)}
-                    data-testid={`sync-mode-${m}`}
-                  />
-                ))}
-              </Stack>
-            </Radio.Group>
+              onChange={(syncMode) => patch({ syncMode })}
+              testIdPrefix="sync-mode"
+              guide="sync-2"
+            />
           )}
           {usesSameNamePolicy(kind, form.syncMode) ? (
-            <Radio.Group
-              label={t('sameName')}
+            <SameNamePolicyField
               value={form.sameNamePolicy}
-              onChange={(v) => patch({ sameNamePolicy: v as SameNamePolicy })}
-            >
-              <Group gap="md" mt="xs">
-                {SAME_NAME_POLICIES.map((p) => (
-                  <Radio key={p} value={p} label={t(`settings:defaults.policies.${p}`)} data-testid={`policy-${p}`} />
-                ))}
-              </Group>
-            </Radio.Group>
+              onChange={(sameNamePolicy) => patch({ sameNamePolicy })}
+              testIdPrefix="policy"
+            />
           ) : (
             <Text size="sm" c="dimmed" data-testid="policy-not-used">
               {form.syncMode === 'mirror' ? t('mirrorIgnoresPolicy') : t('twoWayConflicts')}

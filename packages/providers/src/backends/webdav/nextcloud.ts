@@ -3,6 +3,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
 import type { ChunkWriter, Entry, SrcInfo } from '../../api/types.ts';
 import { drain, statusError, type DavHttp } from './http.ts';
+import { ocMtime } from './mtime.ts';
 
 /** What the chunk writer needs from the WebDAV provider (kept here so neither file imports the other's module). */
 export interface NextcloudDav {
@@ -12,7 +13,8 @@ export interface NextcloudDav {
   readonly chunkSize: number;
   readonly concurrency: number;
   url(path: string, dir?: boolean): URL;
-  afterChunkedUpload(path: string): Promise<Entry>;
+  /** The entry once assembled, with the source's time kept (or reported lost). */
+  afterChunkedUpload(path: string, src: SrcInfo): Promise<Entry>;
 }
 
 /** Where Nextcloud keeps chunked uploads: /remote.php/dav/uploads/<user>/ beside /files/<user>/. */
@@ -87,7 +89,7 @@ export async function openNextcloudChunkWriter(
         const file = new URL(folder.href);
         file.pathname += '.file';
         const headers: OutgoingHttpHeaders = { ...common, overwrite: 'T' };
-        if (src.modTime) headers['x-oc-mtime'] = Math.floor(src.modTime.getTime() / 1000);
+        if (src.modTime) headers['x-oc-mtime'] = ocMtime(src.modTime);
         const res = await dav.http.send({ method: 'MOVE', url: file, headers, signal });
         if ((res.statusCode ?? 0) >= 300) throw await statusError(res, `MOVE ${path}`);
         await drain(res);
@@ -95,7 +97,7 @@ export async function openNextcloudChunkWriter(
         await discard();
         throw toProviderError(err);
       }
-      const entry = await dav.afterChunkedUpload(path);
+      const entry = await dav.afterChunkedUpload(path, src);
       if (src.size >= 0 && entry.size !== src.size) {
         throw new ProviderError('corrupted', `size mismatch writing ${path}: expected ${src.size}, got ${entry.size}`);
       }

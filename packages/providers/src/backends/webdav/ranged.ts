@@ -3,6 +3,7 @@ import { ProviderError, canceled } from '../../api/errors.ts';
 import type { ChunkWriter, Entry, SrcInfo } from '../../api/types.ts';
 import { relayErrors } from '../../recycle.ts';
 import { byteCounter, drain, isOk, statusError, text, type DavHttp } from './http.ts';
+import { ocMtime } from './mtime.ts';
 
 /** What the ranged writer needs from the WebDAV provider (kept here so neither file imports the other's module). */
 export interface RangedDav {
@@ -14,6 +15,10 @@ export interface RangedDav {
   deleteQuietly(path: string): Promise<void>;
   /** The entry just written, once the server shows it. */
   statAfterWrite(path: string): Promise<Entry>;
+  /** How the server keeps times: X-OC-Mtime goes with each range (the last one written sets it). */
+  readonly mtime: string;
+  /** The entry with the source's time kept where the server keeps times (see WebdavProvider). */
+  keepModTime(path: string, src: SrcInfo, entry: Entry): Promise<Entry>;
 }
 
 /**
@@ -42,6 +47,7 @@ function putRange(
   body: Buffer | Readable,
   total: number | '*',
   signal?: AbortSignal,
+  mtime?: number,
 ) {
   return dav.http.send({
     method: 'PUT',
@@ -50,6 +56,7 @@ function putRange(
       'content-type': 'application/octet-stream',
       'content-length': length,
       'content-range': `bytes ${start}-${start + length - 1}/${total}`,
+      ...(mtime === undefined ? {} : { 'x-oc-mtime': mtime }),
     },
     body,
     signal,
@@ -112,6 +119,7 @@ export function takesRangedWrites(
  */
 export function openRangedChunkWriter(dav: RangedDav, path: string, tmp: string, src: SrcInfo): ChunkWriter {
   const total = src.size >= 0 ? src.size : '*';
+  const mtime = src.modTime && dav.mtime === 'x-oc-mtime' ? ocMtime(src.modTime) : undefined;
   let written = 0;
   let finished = false;
   return {
@@ -123,7 +131,7 @@ export function openRangedChunkWriter(dav: RangedDav, path: string, tmp: string,
       if (signal?.aborted) throw canceled();
       if (data.length === 0) return;
       const start = index * RANGED_CHUNK_SIZE;
-      const res = await putRange(dav, tmp, start, data.length, data, total, signal);
+      const res = await putRange(dav, tmp, start, data.length, data, total, signal, mtime);
       if (!isOk(res)) throw await statusError(res, `PUT ${path} (bytes ${start}-${start + data.length - 1})`);
       await drain(res);
       written += data.length;
@@ -136,7 +144,7 @@ export function openRangedChunkWriter(dav: RangedDav, path: string, tmp: string,
       // A body longer or shorter than announced fails here rather than leaving the server waiting.
       const counted = byteCounter(() => undefined, length, what);
       relayErrors(body, counted);
-      const res = await putRange(dav, tmp, offset, length, body.pipe(counted), total, signal);
+      const res = await putRange(dav, tmp, offset, length, body.pipe(counted), total, signal, mtime);
       if (!isOk(res)) throw await statusError(res, `PUT ${what}`);
       await drain(res);
       written += length;
@@ -163,7 +171,7 @@ export function openRangedChunkWriter(dav: RangedDav, path: string, tmp: string,
       if (src.size >= 0 && entry.size !== src.size) {
         throw new ProviderError('corrupted', `${path} has ${entry.size} bytes after a ranged write of ${src.size}`);
       }
-      return entry;
+      return dav.keepModTime(path, src, entry);
     },
     async abort() {
       finished = true;

@@ -36,6 +36,15 @@ import type {
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { DavHttp, byteCounter, drain, isOk, sliceStream, statusError, text } from './http.ts';
 import { openNextcloudChunkWriter } from './nextcloud.ts';
+import {
+  MTIME_STATE_KEY,
+  keepsTime,
+  ocMtime,
+  probeMtime,
+  proppatchMtime,
+  recordedMtime,
+  type WebdavMtimeMethod,
+} from './mtime.ts';
 import { openRangedChunkWriter, takesRangedWrites } from './ranged.ts';
 import { PROPFIND_BODY, QUOTA_BODY, hrefToPath, parseQuota, parseResources, type DavResource } from './propfind.ts';
 
@@ -65,6 +74,13 @@ export interface WebdavOptions {
   guard?: OutboundGuard;
   /** A request whose server stays silent this long fails (default 300 s). */
   timeoutMs?: number;
+  /**
+   * How the server keeps modification times (mtime.ts): Nextcloud and ownCloud take X-OC-Mtime;
+   * for other servers openWebdav finds out once and records it in the cloud's state.
+   */
+  mtime?: WebdavMtimeMethod;
+  /** Told when a write showed that the server does not keep the times it was given after all. */
+  onMtimeLost?: () => Promise<void>;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -82,7 +98,9 @@ function encodePath(path: string): string {
  * Generic servers get uploads under a hidden temporary name then MOVEd into place, so a cancelled
  * upload leaves nothing visible; Nextcloud/ownCloud write atomically themselves (".part" files),
  * keep the modification time we send in X-OC-Mtime, report checksums, and take big files through
- * Nextcloud's chunked upload v2.
+ * Nextcloud's chunked upload v2. Other servers keep a written file's time where they take
+ * X-OC-Mtime or PROPPATCH of getlastmodified (found out once, `mtime`); `features.setModTime`
+ * says whether they do, and turns false as soon as a write shows they did not.
  */
 export class WebdavProvider implements Provider {
   readonly kind = 'webdav';
@@ -98,6 +116,9 @@ export class WebdavProvider implements Provider {
   private readonly staleTempMs: number;
   readonly chunkSize: number;
   readonly concurrency: number;
+  /** How this server keeps a written file's modification time ('none' once a write shows it does not). */
+  mtime: WebdavMtimeMethod;
+  private readonly onMtimeLost?: () => Promise<void>;
   private readonly knownDirs = new Set<string>(['/']);
   private readonly dirsInFlight = new Map<string, Promise<void>>();
   /**
@@ -139,6 +160,8 @@ export class WebdavProvider implements Provider {
     this.chunkSize = Math.max(5 * 1024 * 1024, opts.chunkSize ?? 10 * 1024 * 1024);
     this.concurrency = opts.concurrency ?? 4;
     const oc = vendor !== 'other';
+    this.mtime = opts.mtime ?? (oc ? 'x-oc-mtime' : 'none');
+    this.onMtimeLost = opts.onMtimeLost;
     this.features = {
       copy: true,
       move: true,
@@ -146,7 +169,7 @@ export class WebdavProvider implements Provider {
       about: opts.hasQuota === true,
       chunkWriter: vendor !== 'owncloud',
       listRecursive: false,
-      setModTime: oc,
+      setModTime: this.mtime !== 'none',
       caseInsensitive: false,
       bucketBased: false,
       needsSize: false,
@@ -449,8 +472,8 @@ export class WebdavProvider implements Provider {
       if (!tmp) await this.refuseDirTarget(p);
       const headers: OutgoingHttpHeaders = { 'content-type': src.mimeType ?? 'application/octet-stream' };
       if (src.size >= 0) headers['content-length'] = src.size;
+      if (src.modTime && this.mtime === 'x-oc-mtime') headers['x-oc-mtime'] = ocMtime(src.modTime);
       if (direct) {
-        if (src.modTime) headers['x-oc-mtime'] = Math.floor(src.modTime.getTime() / 1000);
         if (src.hashes?.sha1) headers['oc-checksum'] = `SHA1:${src.hashes.sha1}`;
         else if (src.hashes?.md5) headers['oc-checksum'] = `MD5:${src.hashes.md5}`;
       }
@@ -494,7 +517,30 @@ export class WebdavProvider implements Provider {
     } finally {
       if (tmpKey) activeTemps.delete(tmpKey);
     }
-    return this.statAfterWrite(p);
+    return this.keepModTime(p, src, await this.statAfterWrite(p), opts.signal);
+  }
+
+  /**
+   * After a write: the entry as the server keeps it, with the source's time where the server keeps
+   * times (set by PROPPATCH where that is how it does). A write whose time did not stick shows the
+   * server keeps none after all: `features.setModTime` turns false and the cloud's record says so.
+   * A server-side copy (`copy: true`) only reports: servers keep no given time on COPY.
+   */
+  async keepModTime(p: string, src: SrcInfo, entry: Entry, signal?: AbortSignal, copy = false): Promise<Entry> {
+    if (!src.modTime || this.mtime === 'none' || keepsTime(entry.modTime, src.modTime)) return entry;
+    if (this.mtime === 'proppatch' && (await proppatchMtime(this, p, src.modTime, signal).catch(() => false))) {
+      const set = await this.stat(p, { signal });
+      if (keepsTime(set.modTime, src.modTime)) return set;
+    }
+    if (!copy) await this.mtimeLost();
+    return entry;
+  }
+
+  private async mtimeLost(): Promise<void> {
+    if (this.mtime === 'none') return;
+    this.mtime = 'none';
+    this.features.setModTime = false;
+    await this.onMtimeLost?.().catch(() => undefined);
   }
 
   /**
@@ -690,7 +736,7 @@ export class WebdavProvider implements Provider {
     await this.refuseDirTarget(to);
     await this.transfer('COPY', from, to, true, false, opts.signal);
     this.snapshots.delete(parentPath(to));
-    return this.stat(to, opts);
+    return this.keepModTime(to, src, await this.stat(to, opts), opts.signal, true);
   }
 
   /** RFC 4331 quota of the share; empty when the server does not report it. */
@@ -754,9 +800,9 @@ export class WebdavProvider implements Provider {
   }
 
   /** Called by the chunk writer once the file is in place. */
-  async afterChunkedUpload(p: string): Promise<Entry> {
+  async afterChunkedUpload(p: string, src: SrcInfo): Promise<Entry> {
     this.snapshots.delete(parentPath(p));
-    return this.stat(p);
+    return this.keepModTime(p, src, await this.stat(p));
   }
 
   async close(): Promise<void> {
@@ -854,16 +900,31 @@ export async function openWebdav(
   }
   const probe = new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure });
   let hasQuota: boolean;
+  let mtime = opts.mtime ?? (vendor === 'other' ? recordedMtime(ctx.state) : undefined);
+  const record = async (method: WebdavMtimeMethod) => {
+    await ctx.saveState?.({ ...(ctx.state ?? {}), [MTIME_STATE_KEY]: { method, checked_at: Date.now() } });
+  };
   try {
     // Checks the address and the login now, so a wrong one fails when the cloud is added.
     const root = await probe.stat('/');
     if (root.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${base.href}`, { retry: 'fatal' });
     const q = await probe.quotaOf().catch(() => ({}));
     hasQuota = Object.keys(q).length > 0;
+    if (vendor === 'other' && mtime === undefined) {
+      // Once per cloud (kept in its state): whether this server keeps the times it is given.
+      mtime = await probeMtime(probe);
+      if (mtime) await record(mtime);
+    }
   } finally {
     await probe.close();
   }
-  return new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure, hasQuota });
+  return new WebdavProvider(base, username, password, vendor, {
+    ...opts,
+    insecureSkipVerify: insecure,
+    hasQuota,
+    mtime: mtime ?? (vendor === 'other' ? 'none' : 'x-oc-mtime'),
+    ...(vendor === 'other' ? { onMtimeLost: () => record('none') } : {}),
+  });
 }
 
 /** The folders above `path`, nearest first, not counting the root. */

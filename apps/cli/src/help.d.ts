@@ -1,0 +1,55 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { TransferMode } from '@skyferry/engine';
+
+/** The contract's SAME_NAME_POLICIES, FILTER_CATEGORIES, CONFLICT_RESOLUTIONS and CLOUD_KINDS, written out. */
+export const HELP_LISTS: {
+  sameName: readonly string[];
+  categories: readonly string[];
+  conflicts: readonly string[];
+  kinds: readonly string[];
+};
+
+export const COMMANDS: Record<string, { mode?: TransferMode; args: string; about: string }>;
+
+type OptionSpec = { type: 'boolean' | 'string'; short?: string };
+declare const OPTION_SPECS: {
+  help: { type: 'boolean'; short: 'h' };
+  version: { type: 'boolean'; short: 'V' };
+  config: { type: 'string' };
+  'dry-run': { type: 'boolean'; short: 'n' };
+  transfers: { type: 'string' };
+  'same-name': { type: 'string' };
+  include: { type: 'string' };
+  exclude: { type: 'string' };
+  conflict: { type: 'string' };
+  yes: { type: 'boolean'; short: 'y' };
+  'no-trash': { type: 'boolean' };
+  'ignore-free-space': { type: 'boolean' };
+  'copy-links': { type: 'boolean'; short: 'L' };
+  'skip-links': { type: 'boolean' };
+  resync: { type: 'boolean' };
+  'one-way': { type: 'boolean' };
+  download: { type: 'boolean' };
+  checkers: { type: 'string' };
+  'delete-empty-src-dirs': { type: 'boolean' };
+  json: { type: 'boolean' };
+  quiet: { type: 'boolean'; short: 'q' };
+  keep: { type: 'string' };
+  level: { type: 'string' };
+  bwlimit: { type: 'string' };
+  'max-transfer': { type: 'string' };
+  checksum: { type: 'boolean'; short: 'c' };
+  'log-file': { type: 'string' };
+  stats: { type: 'string' };
+  'no-browser': { type: 'boolean' };
+};
+/** The options of every command, for node:util's parseArgs. */
+export const OPTIONS: typeof OPTION_SPECS & ParseArgsConfig['options'] & Record<string, OptionSpec>;
+
+/** The values parseArgs gives for OPTIONS. */
+export type Values = {
+  [K in keyof typeof OPTION_SPECS]?: (typeof OPTION_SPECS)[K]['type'] extends 'string' ? string : boolean;
+};
+
+export function helpText(): string;
+export function version(): Promise<string>;
