@@ -173,7 +173,8 @@ it('sorts by each column and selects with the mouse and the keyboard', async () 
   expect(await names()).toEqual(['empty', 'photos', 'a.txt', 'notes.txt']);
   await row('a.txt').click();
   await row('notes.txt').click({ modifiers: ['Shift'] });
-  expect(await page.getByTestId('selection-count').textContent()).toBe('2 selected');
+  // The count and the size of the selection (5000 + 12 bytes).
+  expect(await page.getByTestId('selection-count').textContent()).toBe('2 selected · 4.89 KB');
   await page.keyboard.press('Escape');
   await page.keyboard.press('Home');
   await page.keyboard.press('Shift+ArrowDown');

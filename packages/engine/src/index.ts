@@ -16,3 +16,4 @@ export {
   type CheckError,
   type CheckProgress,
 } from './check.ts';
+export { copiedFiles, deleteMoved, type MoveRequest, type Moved } from './move.ts';

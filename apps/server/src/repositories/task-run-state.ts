@@ -118,6 +118,30 @@ export class TaskCheckpointStore implements CheckpointStore {
       .execute();
   }
 
+  /** Every finished file recorded (not the run's own rows). */
+  async all(): Promise<CheckpointInfo[]> {
+    const rows = await this.db
+      .selectFrom('task_checkpoints')
+      .select('info')
+      .where('task_id', '=', this.taskId)
+      .where('key', 'not like', '#%')
+      .execute();
+    return rows.map((r) => JSON.parse(r.info) as CheckpointInfo);
+  }
+
+  /** This store, except that the run's end keeps the records (a move clears them after its deletions). */
+  keepingRecords(): CheckpointStore {
+    return {
+      get: (key) => this.get(key),
+      getMany: (keys) => this.getMany(keys),
+      markDone: (key, info) => this.markDone(key, info),
+      clear: async () => undefined,
+      addTempFolder: (folder) => this.addTempFolder(folder),
+      tempFolders: () => this.tempFolders(),
+      removeTempFolders: (folders) => this.removeTempFolders(folders),
+    };
+  }
+
   async addTempFolder(folder: TempFolder): Promise<void> {
     await this.markDone(TEMP_PREFIX + tempFolderKey(folder), folder as unknown as CheckpointInfo);
   }

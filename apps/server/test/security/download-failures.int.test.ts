@@ -49,7 +49,16 @@ describe('downloads that fail say so', () => {
     const started = await t.app.inject({ method: 'GET', url: `${ok.data.url}&notify=abcdef0123456789` });
     expect(started.statusCode).toBe(200);
     expect(started.body).toBe('pdf');
-    expect(started.headers['set-cookie']).toBe('sf-dl-abcdef0123456789=1; Path=/; Max-Age=300; SameSite=Strict');
+    // Its value is the download's size in bytes.
+    expect(started.headers['set-cookie']).toBe('sf-dl-abcdef0123456789=3; Path=/; Max-Age=300; SameSite=Strict');
+    // A zip's is its exact length, known before its first byte.
+    const two = await link(['/report.pdf', '/gone.txt']);
+    const zip = await t.app.inject({ method: 'GET', url: `${two.data.url}&notify=0123456789abcdef` });
+    expect(zip.statusCode).toBe(200);
+    expect(zip.rawPayload.length).toBeGreaterThan(0);
+    expect(zip.headers['set-cookie']).toBe(
+      `sf-dl-0123456789abcdef=${zip.rawPayload.length}; Path=/; Max-Age=300; SameSite=Strict`,
+    );
 
     // The file goes after its link was made: the browser's navigation answers the 404 envelope.
     const soon = await link(['/gone.txt']);

@@ -126,14 +126,21 @@ export type DeleteFilesData = z.infer<typeof deleteFilesDataSchema>;
 
 /**
  * POST /api/cloud-manager/info: the cloud's space as the service reports it now (also stored on the
- * cloud: space and used_space of /api/v2/clouds/me). 0 when the service does not say.
+ * cloud: space and used_space of /api/v2/clouds/me). 0 when the service does not say; `reported`
+ * false when it reports neither (an FTP server, a WebDAV server without RFC 4331 quota): the space
+ * is then not known, and will not be.
  */
 export const cloudInfoBodySchema = withCloud({
   /** A refresh the app makes on its own (/manage's staggered one): not a use of the cloud (see list). */
   background: z.boolean().optional(),
 });
 export type CloudInfoBody = z.input<typeof cloudInfoBodySchema>;
-export const cloudInfoDataSchema = z.object({ space_amount: z.number(), space_used: z.number() });
+export const cloudInfoDataSchema = z.object({
+  space_amount: z.number(),
+  space_used: z.number(),
+  /** Whether the service reported its space (total or used) now. */
+  reported: z.boolean(),
+});
 export type CloudInfoData = z.infer<typeof cloudInfoDataSchema>;
 
 /**
@@ -162,7 +169,8 @@ export const downloadFileQuerySchema = z.object({
   disposition: z.enum(['attachment', 'inline']).optional(),
   /**
    * A nonce the web app picks: once the download starts, the answer sets the cookie
-   * `sf-dl-<notify>=1`, so the page learns that the browser's download began (an error answers the
+   * `sf-dl-<notify>=<bytes>` (the download's whole size: a file's, or a zip's exact length), so the
+   * page learns that the browser's download began and how large it is (an error answers the
    * envelope instead).
    */
   notify: z
@@ -262,3 +270,78 @@ export const albumItemsBodySchema = withCloud({
   album_id: z.string().min(1).max(512),
   page_token: z.string().max(8192).nullable().optional(),
 });
+
+/**
+ * The cloud's trash (its deleted files): what Skyferry's own trash of a local folder
+ * (`.skyferry-trash`) or the service's trash (Nextcloud's trashbin) holds. Each item is one deleted
+ * file or folder (a folder with what it held), named by the `id` the backend gives it.
+ * POST /api/cloud-manager/trash/list: `supported` false (and no items) where the cloud has no
+ * trash Skyferry can read; `page_token` as in list.
+ */
+export const trashListBodySchema = withCloud({ page_token: z.string().max(8192).nullable().optional() });
+export type TrashListBody = z.input<typeof trashListBodySchema>;
+export const trashItemSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Where it was before it went (a path in the cloud), when the service says. */
+  original_path: z.string().nullable(),
+  /** 0 folder, 1 file. */
+  type: z.union([z.literal(0), z.literal(1)]),
+  /** Bytes; 0 for folders and when the service does not say. */
+  size: z.number(),
+  /** When it was deleted, ms; 0 when the service does not say. */
+  deleted_at: z.number(),
+});
+export type TrashItem = z.infer<typeof trashItemSchema>;
+export const trashListDataSchema = z.object({
+  supported: z.boolean(),
+  items: z.array(trashItemSchema),
+  page_token: z.string().nullable(),
+});
+export type TrashListData = z.infer<typeof trashListDataSchema>;
+
+/**
+ * POST /api/cloud-manager/trash/restore {ids}: puts each item back where it was (beside it as
+ * "name (restored)" when the name is taken again). POST /api/cloud-manager/trash/delete {ids}:
+ * deletes each for good. Each id is tried; the answer says which worked and which failed and why.
+ * 403003 where the cloud has no trash.
+ */
+export const trashItemsBodySchema = withCloud({
+  ids: z.array(z.string().min(1).max(1024)).min(1).max(MAX_FILES_PER_CALL),
+});
+export type TrashItemsBody = z.input<typeof trashItemsBodySchema>;
+const trashFailureSchema = z.object({ id: z.string(), code: z.number().int(), msg: z.string() });
+export const trashRestoreDataSchema = z.object({
+  restored: z.array(fileItemSchema),
+  failed: z.array(trashFailureSchema),
+});
+export type TrashRestoreData = z.infer<typeof trashRestoreDataSchema>;
+export const trashDeleteDataSchema = z.object({ deleted: z.array(z.string()), failed: z.array(trashFailureSchema) });
+export type TrashDeleteData = z.infer<typeof trashDeleteDataSchema>;
+/** POST /api/cloud-manager/trash/empty: deletes everything in the trash for good (403003 without one). */
+export const trashEmptyBodySchema = withCloud({});
+
+/** Most folders one search call reads in a walk before it answers with what it found so far. */
+export const SEARCH_FOLDERS_PER_CALL = 200;
+/** Most folders a walk reads in all (a bounded walk: the answer says it stopped there). */
+export const SEARCH_MAX_FOLDERS = 20_000;
+/**
+ * POST /api/cloud-manager/search: files and folders below `path` whose name holds `query` (case
+ * and accents ignored). Where the service has no search of its own, it is a walk of the folders,
+ * SEARCH_FOLDERS_PER_CALL a call: pass the answer's `page_token` back to go on (null: done), and
+ * show `scanned` (folders read so far) as progress; stopping is not calling again. `truncated` says
+ * the walk stopped at SEARCH_MAX_FOLDERS.
+ */
+export const searchFilesBodySchema = withCloud({
+  path: cloudPathSchema.default('/'),
+  query: z.string().trim().min(1).max(256),
+  page_token: z.string().max(500_000).nullable().optional(),
+});
+export type SearchFilesBody = z.input<typeof searchFilesBodySchema>;
+export const searchFilesDataSchema = z.object({
+  items: z.array(fileItemSchema),
+  page_token: z.string().nullable(),
+  scanned: z.number().int(),
+  truncated: z.boolean(),
+});
+export type SearchFilesData = z.infer<typeof searchFilesDataSchema>;

@@ -91,6 +91,13 @@ export const createTaskBodySchema = z
      * loop. Default false: each link is left alone and reported (`TaskResult.set_aside`).
      */
     follow_links: z.boolean().optional(),
+    /**
+     * Migrations only: a move. Once the copy ran to its end, each source file is deleted when the
+     * target is checked to hold the same (by a hash both sides give, else by the size this run
+     * wrote and checked); anything else stays, named in `TaskResult.moved`. The folders it emptied
+     * go too. The root of a cloud cannot be moved.
+     */
+    move: z.boolean().optional(),
     schedule: scheduleSchema.nullable().optional(),
     /** IANA time zone of the schedule; default the X-Timezone header, else UTC. */
     time_zone: z.string().min(1).max(64).optional(),
@@ -170,6 +177,16 @@ export const taskResultSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   /** Symbolic links the run left alone (the first MAX_SET_ASIDE_ITEMS), each with why; absent when none. */
   set_aside: z.array(setAsideItemSchema).max(MAX_SET_ASIDE_ITEMS).optional(),
+  /** A move: source files deleted, and those kept (the first MAX_SET_ASIDE_ITEMS named, with why). */
+  moved: z
+    .object({
+      deleted: z.number().int(),
+      kept: z.number().int(),
+      failed: z.number().int(),
+      folders_removed: z.number().int(),
+      kept_items: z.array(z.string()).max(MAX_SET_ASIDE_ITEMS),
+    })
+    .optional(),
 });
 export type TaskResult = z.infer<typeof taskResultSchema>;
 
@@ -190,6 +207,8 @@ export const serverTaskSchema = z.object({
   google_docs: googleDocsModeSchema,
   /** Runs follow symbolic links (else each is left alone and reported). */
   follow_links: z.boolean(),
+  /** A move (the sources are deleted once checked on the target); absent or false for a copy. */
+  move: z.boolean().optional(),
   schedule: scheduleSchema.nullable(),
   time_zone: z.string(),
   /** States 0-10 of spec section 4 (TaskState). */

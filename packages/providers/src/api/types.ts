@@ -113,6 +113,25 @@ export interface About {
   trashed?: number;
 }
 
+/** An item in a cloud's trash (Skyferry's own on a local folder, or the service's). */
+export interface TrashEntry {
+  /** How the backend names it for restoreTrash and purgeTrash. */
+  id: string;
+  name: string;
+  /** Where it was before it went (a path in this cloud), when the service says. */
+  originalPath?: string;
+  kind: EntryKind;
+  /** Bytes (0 for folders, and when the service does not say). */
+  size: number;
+  deletedAt?: Date;
+}
+
+export interface TrashPage {
+  entries: TrashEntry[];
+  /** Present when more entries follow; pass it back to `listTrash`. */
+  nextPageToken?: string;
+}
+
 /**
  * Parallel multipart upload of one large file: chunks of `chunkSize` bytes (the last may be
  * shorter) written in any order, `concurrency` at a time, then closed to publish the file.
@@ -231,6 +250,22 @@ export interface Provider {
   hash?(path: string, type: HashType, opts?: { signal?: AbortSignal }): Promise<string | undefined>;
   /** Moves to the service's trash. */
   trash?(path: string): Promise<void>;
+  /** What the trash holds: the items that were deleted (not what was inside a deleted folder). */
+  listTrash?(opts?: { pageToken?: string; signal?: AbortSignal }): Promise<TrashPage>;
+  /**
+   * Puts a trashed item back where it was (under a free name beside it when the name is taken
+   * again, where the service does so); answers the restored entry.
+   */
+  restoreTrash?(id: string): Promise<Entry>;
+  /** Deletes one trashed item for good. */
+  purgeTrash?(id: string): Promise<void>;
+  /** Deletes everything in the trash for good. */
+  emptyTrash?(): Promise<void>;
+  /**
+   * Files and folders whose name holds `query`, below folder `dir`, found by the service's own
+   * search (its rules of matching: word prefixes on Google Drive, ...). Pages as `list` does.
+   */
+  search?(dir: string, query: string, opts?: ListOptions): Promise<Page>;
   /**
    * Backends that write through temporary files: removes from folder `dir` the temporary files of
    * writes tagged `tag` (`WriteOptions.tempTag`), except those this process is writing now, and

@@ -34,9 +34,17 @@ import {
   listAlbumsBodySchema,
   listAlbumsDataSchema,
   thumbnailQuerySchema,
+  searchFilesBodySchema,
+  searchFilesDataSchema,
+  trashDeleteDataSchema,
+  trashEmptyBodySchema,
+  trashItemsBodySchema,
+  trashListBodySchema,
+  trashListDataSchema,
+  trashRestoreDataSchema,
 } from '@skyferry/contract';
 import type { AppContext } from '../../context.ts';
-import { isSafeInline, parseRange } from '../../services/files/index.ts';
+import { isSafeInline, parseRange, toFileItem } from '../../services/files/index.ts';
 import type { App } from '../app-types.ts';
 import { identityOf, requireIdentity } from '../auth.ts';
 import { errors } from '../errors.ts';
@@ -193,6 +201,93 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
   );
 
   app.post(
+    '/api/cloud-manager/trash/list',
+    {
+      bodyLimit: JSON_BODY,
+      preHandler: auth,
+      schema: {
+        tags: ['files'],
+        summary: 'One page of the cloud’s trash (supported false where it has none Skyferry can read)',
+        security,
+        body: trashListBodySchema,
+        response: { 200: envelopeOf(trashListDataSchema) },
+      },
+    },
+    async (request) => ok(await files.listTrash(identityOf(request), request.body, request.body.page_token ?? null)),
+  );
+
+  for (const action of ['restore', 'delete'] as const) {
+    app.post(
+      `/api/cloud-manager/trash/${action}`,
+      {
+        bodyLimit: JSON_BODY,
+        preHandler: auth,
+        schema: {
+          tags: ['files'],
+          summary:
+            action === 'restore'
+              ? 'Put trashed items back where they were (beside them as "name (restored)" when taken)'
+              : 'Delete trashed items for good',
+          security,
+          body: trashItemsBodySchema,
+          response: { 200: envelopeOf(action === 'restore' ? trashRestoreDataSchema : trashDeleteDataSchema) },
+        },
+      },
+      async (request) => {
+        const lang = requestLanguage(request);
+        const r = await files.fromTrash(identityOf(request), request.body, request.body.ids, action === 'delete');
+        const failed = r.failed.map((f) => ({
+          id: f.id,
+          code: f.error.code,
+          msg: message(lang, f.error.key, f.error.params),
+        }));
+        if (action === 'delete') return ok({ deleted: r.done.map((d) => d.id), failed });
+        return ok({ restored: r.done.flatMap((d) => (d.entry ? [toFileItem(d.entry)] : [])), failed });
+      },
+    );
+  }
+
+  app.post(
+    '/api/cloud-manager/trash/empty',
+    {
+      bodyLimit: JSON_BODY,
+      preHandler: auth,
+      schema: {
+        tags: ['files'],
+        summary: 'Delete everything in the cloud’s trash for good',
+        security,
+        body: trashEmptyBodySchema,
+        response: { 200: envelopeOf(z.null()) },
+      },
+    },
+    async (request) => {
+      await files.emptyTrash(identityOf(request), request.body);
+      return ok(null);
+    },
+  );
+
+  app.post(
+    '/api/cloud-manager/search',
+    {
+      bodyLimit: JSON_BODY,
+      preHandler: auth,
+      schema: {
+        tags: ['files'],
+        summary:
+          'Files and folders below a folder whose name holds the query: the service’s search, else a walk in steps (pass page_token back)',
+        security,
+        body: searchFilesBodySchema,
+        response: { 200: envelopeOf(searchFilesDataSchema) },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const signal = abortOnClose(request, reply);
+      return ok(await files.search(identityOf(request), b, b.path, b.query, b.page_token ?? null, signal));
+    },
+  );
+
+  app.post(
     '/api/cloud-manager/info',
     {
       bodyLimit: JSON_BODY,
@@ -280,8 +375,12 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
       }
       const signal = abortOnClose(request, reply);
       const dl = await files.download(identity, cloudId, paths, name, signal);
-      // The page that started this download learns that it began (errors answer the envelope).
-      if (q.notify) reply.header('set-cookie', `sf-dl-${q.notify}=1; Path=/; Max-Age=300; SameSite=Strict`);
+      // The page that started this download learns that it began, and its size in bytes (a zip's
+      // exact length); errors answer the envelope instead.
+      if (q.notify) {
+        const bytes = dl.kind === 'zip' ? dl.length : dl.entry.size;
+        reply.header('set-cookie', `sf-dl-${q.notify}=${bytes}; Path=/; Max-Age=300; SameSite=Strict`);
+      }
       reply.header(
         'content-security-policy',
         "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'",

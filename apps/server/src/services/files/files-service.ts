@@ -16,6 +16,8 @@ import {
   type CloudRef,
   type FileItem,
   type ListFilesData,
+  type SearchFilesData,
+  type TrashListData,
   type UploadSession,
 } from '@skyferry/contract';
 import { ProviderError, type Entry, type Provider } from '@skyferry/providers';
@@ -29,6 +31,8 @@ import { LINK_LIFETIME_MS, signLink, verifyLink, type LinkClaims } from './links
 import { ListingCache } from './listing-cache.ts';
 import { isImageName, mimeOf } from './mime.ts';
 import { ProviderPool, type ProviderLease } from './provider-pool.ts';
+import { toFileItem } from './items.ts';
+import { searchStep } from './search.ts';
 import { makeThumbnail } from './thumbnails.ts';
 import { UploadSessions, type UploadOwner } from './uploads.ts';
 import { zipLength, zipStream, type ZipEntry } from './zip.ts';
@@ -66,17 +70,7 @@ function ownerKey(identity: CloudIdentity): string {
   return 'userId' in identity ? `u:${identity.userId}` : `v:${identity.visitorId}`;
 }
 
-export function toFileItem(e: Entry): FileItem {
-  return {
-    id: e.id ?? e.path,
-    name: e.name,
-    path: e.path,
-    type: e.kind === 'dir' ? RemoteFileType.folder : RemoteFileType.file,
-    size: e.kind === 'dir' ? 0 : e.size,
-    modified: e.modTime ? e.modTime.getTime() : 0,
-    mime_type: e.mimeType ?? null,
-  };
-}
+export { toFileItem };
 
 export function cloudLabel(cloud: CloudRecord): string {
   return cloud.alias || cloud.cloudAccount || cloud.kind;
@@ -292,16 +286,93 @@ export class FilesService {
     });
   }
 
+  /** One page of the cloud's trash; `supported` false where it has none Skyferry can read. */
+  async listTrash(identity: CloudIdentity, ref: CloudRef, pageToken: string | null): Promise<TrashListData> {
+    return this.run(identity, ref, Permission.read, async ({ provider }) => {
+      if (!provider.listTrash) return { supported: false, items: [], page_token: null };
+      const page = await provider.listTrash({ pageToken: pageToken ?? undefined });
+      return {
+        supported: true,
+        items: page.entries.map((e) => ({
+          id: e.id,
+          name: e.name,
+          original_path: e.originalPath ?? null,
+          type: e.kind === 'dir' ? RemoteFileType.folder : RemoteFileType.file,
+          size: e.kind === 'dir' ? 0 : e.size,
+          deleted_at: e.deletedAt ? e.deletedAt.getTime() : 0,
+        })),
+        page_token: page.nextPageToken ?? null,
+      };
+    });
+  }
+
+  /** Restores (or, `purge`, deletes for good) each trashed item; reports each failure. */
+  async fromTrash(
+    identity: CloudIdentity,
+    ref: CloudRef,
+    ids: readonly string[],
+    purge: boolean,
+  ): Promise<{ done: Array<{ id: string; entry?: Entry }>; failed: Array<{ id: string; error: ApiError }> }> {
+    const need = purge ? Permission.delete : Permission.write;
+    return this.run(identity, ref, need, async ({ cloud, provider }) => {
+      const { purgeTrash, restoreTrash } = provider;
+      if (!(purge ? purgeTrash : restoreTrash)) throw errors.forbidden();
+      const act = async (id: string): Promise<Entry | undefined> => {
+        if (purge) return void (await purgeTrash?.call(provider, id));
+        return restoreTrash?.call(provider, id);
+      };
+      const out: { done: Array<{ id: string; entry?: Entry }>; failed: Array<{ id: string; error: ApiError }> } = {
+        done: [],
+        failed: [],
+      };
+      for (const id of [...new Set(ids)]) {
+        try {
+          const entry = await act(id);
+          if (entry) this.cache.invalidate(cloud.id, parentOf(entry.path));
+          out.done.push(entry ? { id, entry } : { id });
+        } catch (err) {
+          const mapped = mapFileError(err, { id: cloud.id, label: cloudLabel(cloud) });
+          if (mapped.expired) throw err;
+          out.failed.push({ id, error: mapped.error });
+        }
+      }
+      return out;
+    });
+  }
+
+  /** Deletes everything in the cloud's trash for good. */
+  async emptyTrash(identity: CloudIdentity, ref: CloudRef): Promise<void> {
+    await this.run(identity, ref, Permission.delete, async ({ provider }) => {
+      if (!provider.emptyTrash) throw errors.forbidden();
+      await provider.emptyTrash();
+    });
+  }
+
+  /** One step of a search by name below `path` (searchStep). */
+  async search(
+    identity: CloudIdentity,
+    ref: CloudRef,
+    path: string,
+    query: string,
+    pageToken: string | null,
+    signal?: AbortSignal,
+  ): Promise<SearchFilesData> {
+    return this.run(identity, ref, Permission.read, async ({ provider }) =>
+      searchStep(provider, path, query, pageToken, signal),
+    );
+  }
+
   /** The space the service reports now, stored on the cloud. */
   async info(identity: CloudIdentity, ref: CloudRef, opts: { background?: boolean } = {}): Promise<CloudInfoData> {
     const access = { need: Permission.none, touch: !opts.background };
     return this.run(identity, ref, access, async ({ cloud, provider }) => {
-      if (!provider.about) return { space_amount: cloud.space, space_used: cloud.usedSpace };
+      if (!provider.about) return { space_amount: cloud.space, space_used: cloud.usedSpace, reported: false };
       const about = await provider.about();
       const total = about.total ?? 0;
       const used = about.used ?? (about.total !== undefined && about.free !== undefined ? about.total - about.free : 0);
-      if (about.total !== undefined || about.used !== undefined) await this.clouds.recordSpace(cloud.id, total, used);
-      return { space_amount: total, space_used: used };
+      const reported = about.total !== undefined || about.used !== undefined;
+      if (reported) await this.clouds.recordSpace(cloud.id, total, used);
+      return { space_amount: total, space_used: used, reported };
     });
   }
 

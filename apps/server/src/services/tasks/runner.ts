@@ -14,11 +14,14 @@ import {
   type TaskResult,
 } from '@skyferry/contract';
 import {
+  copiedFiles,
+  deleteMoved,
   executePlan,
   planRetry,
   planTransfer,
   taskStateOf,
   type FailedItem,
+  type Moved,
   type TrafficHook,
   type TransferMode,
   type TransferPlan,
@@ -77,6 +80,8 @@ interface RunOutcome {
   result: TransferResult;
   /** Google Workspace items the source's listings left out (skipped by the task's choice, or not exportable). */
   docsLeftOut?: number;
+  /** A move: what its second half deleted and kept. */
+  moved?: Moved;
 }
 
 const ZERO: TaskProgress = { percentage: 0, speed: 0, transferred: 0, length: 0, eta: null };
@@ -193,10 +198,11 @@ export class TaskRunner {
     let result: TransferResult;
     let plan: TransferPlan | undefined;
     let docsLeftOut = 0;
+    let moved: Moved | undefined;
     const charged = { bytes: 0 };
     try {
       const outcome = await this.run(row, job, startedAt, live, charged);
-      ({ plan, result } = outcome);
+      ({ plan, result, moved } = outcome);
       docsLeftOut = outcome.docsLeftOut ?? 0;
     } catch (err) {
       result = failedResult(startedAt, 'internal', err instanceof Error ? err.message : String(err));
@@ -213,7 +219,7 @@ export class TaskRunner {
       throw new JobAbortedError(reason);
     }
     try {
-      await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut);
+      await this.finish(row, job.id ?? '', result, plan, charged.bytes, docsLeftOut, moved);
     } finally {
       this.recordings.delete(job.id);
     }
@@ -280,7 +286,7 @@ export class TaskRunner {
     to: ReturnType<typeof parseTarget>,
     source: OpenedCloud,
     target: OpenedCloud,
-  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult; moved?: Moved }> {
     const mode: TransferMode = (row.sync_mode as TransferMode | null) ?? 'migrate';
     const options = {
       mode,
@@ -375,7 +381,7 @@ export class TaskRunner {
     target: OpenedCloud,
     from: ReturnType<typeof parseSource>,
     to: ReturnType<typeof parseTarget>,
-  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+  ): Promise<{ plan: TransferPlan | undefined; result: TransferResult; moved?: Moved }> {
     const { users, billingMode } = this.o;
     const userId = row.user_id;
     const db = this.o.db;
@@ -463,17 +469,25 @@ export class TaskRunner {
     }
     // Files an interrupted attempt finished: the plan may skip them now (they exist on the target).
     const carried = await checkpoints.tally();
+    // A move trusts by size only what this run (or an interrupted attempt of it) wrote and checked;
+    // it keeps that record past the copy, until its deletions are done.
+    const moving =
+      from.move === true && options.mode === 'migrate' ? copiedFiles(plan, await checkpoints.all()) : undefined;
     const executed = await executePlan(plan, {
       source: source.provider,
       target: target.provider,
       signal: job.signal,
-      checkpoints,
+      checkpoints: moving ? checkpoints.keepingRecords() : checkpoints,
       twoWayState,
       confirmDeletes: row.confirm_deletes === 1,
       traffic,
       tokenIds: { source: from.cloud_id, target: to.cloud_id },
       progressIntervalMs: 500,
-      onItem: (e) => this.recordings.get(job.id)?.item(plan, e),
+      // A move records what it copied; the run's record keeps every item.
+      onItem: (e) => {
+        moving?.onItem(e);
+        this.recordings.get(job.id)?.item(plan, e);
+      },
       ...(this.o.transfers ? { transfers: this.o.transfers } : {}),
       onProgress: (p: TransferProgress) =>
         live.set(
@@ -503,7 +517,37 @@ export class TaskRunner {
       billingMode === 'off'
         ? result.transferredBytes
         : charged.bytes + (result.transferredBytes - executed.transferredBytes);
-    return { plan, result };
+    // A move deletes from the source only after a copy that ran to its end (some files may have failed).
+    if (!moving || (result.outcome !== 'success' && result.outcome !== 'partial')) return { plan, result };
+    let moved: Moved;
+    try {
+      moved = await deleteMoved({
+        source: source.provider,
+        target: target.provider,
+        plan,
+        copied: moving.copied,
+        filter: options.filter,
+        download: false,
+        removeEmptyFolders: true,
+        signal: job.signal,
+      });
+    } catch (err) {
+      // Stopped while comparing and deleting: the copy stands, the rest of the sources stay.
+      const e = err as { code?: string; message?: string };
+      const stopped = job.signal.aborted;
+      return {
+        plan,
+        result: {
+          ...result,
+          outcome: stopped ? 'canceled' : 'partial',
+          error: { code: e.code ?? 'unknown', message: e.message ?? String(err) },
+        },
+      };
+    }
+    await checkpoints.clear();
+    if (result.outcome === 'success' && (moved.kept.length > 0 || moved.failed.length > 0))
+      result = { ...result, outcome: 'partial' };
+    return { plan, result, moved };
   }
 
   /** Writes the run's outcome (unless the task moved on) and sends the e-mail. */
@@ -514,6 +558,7 @@ export class TaskRunner {
     plan: TransferPlan | undefined,
     usage: number,
     docsLeftOut = 0,
+    moved?: Moved,
   ): Promise<void> {
     const { repo, log } = this.o;
     const finishedAt = Date.now();
@@ -536,6 +581,15 @@ export class TaskRunner {
       not_done: result.failed.filter((f) => f.notDone).length,
       error: result.error ? runError(result.error) : null,
     };
+    if (moved) {
+      view.moved = {
+        deleted: moved.deleted,
+        kept: moved.kept.length,
+        failed: moved.failed.length,
+        folders_removed: moved.foldersRemoved,
+        kept_items: [...moved.kept, ...moved.failed].slice(0, MAX_SET_ASIDE_ITEMS),
+      };
+    }
     if (result.setAside && result.setAside.length > 0) {
       view.set_aside = result.setAside
         .slice(0, MAX_SET_ASIDE_ITEMS)

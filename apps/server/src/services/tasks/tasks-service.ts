@@ -249,6 +249,12 @@ export class TasksService {
     if (taskType === TaskType.sync && paths.length !== 1) {
       throw errors.badRequest('field_invalid', { field: 'from_cloud.paths' });
     }
+    // A move is a migration whose sources go once copied; a cloud's root cannot go.
+    if (body.move && (taskType !== TaskType.migrate || paths.includes('/'))) {
+      throw errors.badRequest('field_invalid', {
+        field: body.move && taskType !== TaskType.migrate ? 'move' : 'from_cloud.paths',
+      });
+    }
     const timeZone = body.time_zone ?? (headerTimeZone && isValidTimeZone(headerTimeZone) ? headerTimeZone : 'UTC');
     if (!isValidTimeZone(timeZone)) throw errors.badRequest('schedule_invalid', { detail: `time zone ${timeZone}` });
     const schedule: Schedule | null = body.schedule ?? null;
@@ -337,7 +343,10 @@ export class TasksService {
   ): Promise<CreateTaskData> {
     const { now, taskType, syncMode, mode, paths, targetPath, timeZone, schedule, nextRun, sameCloud, source, target } =
       c;
-    if (!canWrite(target.cloud.flags) || (syncMode === 'two_way' && !canWrite(source.cloud.flags))) {
+    if (
+      !canWrite(target.cloud.flags) ||
+      ((syncMode === 'two_way' || body.move === true) && !canWrite(source.cloud.flags))
+    ) {
       throw errors.forbidden('cloud_read_only');
     }
     if (sameCloud && !body.confirm_same_cloud && !body.dry_run) {
@@ -399,7 +408,7 @@ export class TasksService {
       user_id: userId,
       task_name: body.task_name ?? defaultTaskName(source.cloud, paths, target.cloud, targetPath),
       task_type: taskType,
-      from_cloud: JSON.stringify({ cloud_id: body.from_cloud.cloud_id, paths }),
+      from_cloud: JSON.stringify({ cloud_id: body.from_cloud.cloud_id, paths, ...(body.move ? { move: true } : {}) }),
       to_cloud: JSON.stringify({ cloud_id: body.to_cloud.cloud_id, path: targetPath }),
       sync_mode: syncMode,
       same_name_policy: sameNamePolicy,

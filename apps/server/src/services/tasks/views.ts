@@ -22,6 +22,8 @@ import type { CloudRecord } from '../clouds.ts';
 export interface TaskSource {
   cloud_id: string;
   paths: string[];
+  /** A move: the sources are deleted once checked on the target (migrations only). */
+  move?: boolean;
 }
 export interface TaskTarget {
   cloud_id: string;
@@ -121,6 +123,7 @@ export function toServerTask(
     conflict_resolution: row.conflict_resolution as ServerTask['conflict_resolution'],
     google_docs: row.google_docs === 'skip' ? 'skip' : 'export',
     follow_links: row.follow_links === 1,
+    move: source.move === true,
     schedule: row.schedule ? (JSON.parse(row.schedule) as Schedule) : null,
     time_zone: row.time_zone,
     state: row.state,

@@ -16,6 +16,7 @@ import { resetSessionStore, sessionStore } from '../session/store.ts';
 import { resetRunner } from '../task-panel/runner.ts';
 import { messagesStore } from '../messages/store.ts';
 import { ExplorerPage } from './ExplorerPage.tsx';
+import { stubViewportSize } from './layout-stub.ts';
 
 const item = (name: string, type: 0 | 1, size = 0, modified = 0): FileItem => ({
   id: `/${name}`,
@@ -48,22 +49,17 @@ function render(listing: (call: RecordedCall) => unknown, extra: Record<string, 
 
 const names = () => screen.queryAllByTestId('file-row').map((r) => r.getAttribute('data-name'));
 
-// jsdom has no layout: give elements a viewport's size so the virtualized list renders its rows.
-const sizes = {
-  clientHeight: Object.getOwnPropertyDescriptor(Element.prototype, 'clientHeight'),
-  clientWidth: Object.getOwnPropertyDescriptor(Element.prototype, 'clientWidth'),
-};
+// jsdom has no layout: elements get a viewport's size so the virtualized list renders its rows.
+let restoreSize = () => undefined as void;
 
 beforeEach(() => {
-  Object.defineProperty(Element.prototype, 'clientHeight', { configurable: true, get: () => 600 });
-  Object.defineProperty(Element.prototype, 'clientWidth', { configurable: true, get: () => 1000 });
+  restoreSize = stubViewportSize();
   localStorage.clear();
   resetSessionStore();
   sessionStore.setState({ tempClouds: [cloud('c1', { cloud_alias_name: 'Team files' })], cloudsLoaded: true });
 });
 afterEach(() => {
-  if (sizes.clientHeight) Object.defineProperty(Element.prototype, 'clientHeight', sizes.clientHeight);
-  if (sizes.clientWidth) Object.defineProperty(Element.prototype, 'clientWidth', sizes.clientWidth);
+  restoreSize();
   resetRunner();
   // A prompt left open by one test belongs to its screen, not the next test's.
   messagesStore.setState({ dialogs: [], loading: 0 });

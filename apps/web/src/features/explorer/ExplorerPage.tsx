@@ -1,10 +1,15 @@
-import { Alert, Box, Button, Center, Group, Loader, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { Alert, Box, Button, Center, Group, Loader, Menu, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import {
+  IconArrowsMove,
+  IconColumns2,
+  IconCopy,
   IconDownload,
   IconFolderPlus,
   IconFolderUp,
   IconPencil,
   IconRefresh,
+  IconRestore,
+  IconSearch,
   IconTrash,
   IconUpload,
 } from '@tabler/icons-react';
@@ -14,6 +19,7 @@ import {
   Permission,
   RemoteFileType,
   baseName,
+  formatBytes,
   hasFlag,
   parentOf,
   type FileItem,
@@ -32,7 +38,12 @@ import { cloudLabel, kindName } from '../shell/clouds.ts';
 import { openConnectCloud } from '../shell/store.ts';
 import { onTaskFailed, onUploaded, startDownload, startUploads } from '../task-panel/runner.ts';
 import { TaskPanel } from '../task-panel/TaskPanel.tsx';
-import { filesApi, listAll } from './api.ts';
+import { filesApi, foldName, listAll } from './api.ts';
+import { CopyMoveDialog, DropDialog, type CopyMoveMode, type DropDialogProps } from './CopyMoveDialog.tsx';
+import { DeepSearch } from './DeepSearch.tsx';
+import { PANE_DRAG_TYPE, carriesPaneDrag, decodePaneDrag, encodePaneDrag, type PaneDrag } from './pane-drag.ts';
+import { SidePane } from './SidePane.tsx';
+import { TrashDialog } from './TrashDialog.tsx';
 import { pickedFromDataTransfer, pickedFromInput, type Picked } from './dropped.ts';
 import { FileList } from './FileList.tsx';
 import {
@@ -87,6 +98,14 @@ export function ExplorerPage() {
   const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
   const [dialog, setDialog] = useState<null | 'mkdir' | 'rename'>(null);
   const [dragging, setDragging] = useState(false);
+  const [copyMove, setCopyMove] = useState<CopyMoveMode | null>(null);
+  const [trashOpen, setTrashOpen] = useState(false);
+  // The name filter of this folder (instant); `deepQuery` searches the whole tree below it.
+  const [filter, setFilter] = useState('');
+  const [deepQuery, setDeepQuery] = useState<string | null>(null);
+  const [menuAt, setMenuAt] = useState<{ x: number; y: number } | null>(null);
+  const [twoPanes, setTwoPanes] = useState(false);
+  const [drop, setDrop] = useState<DropDialogProps['drop']>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const requestId = useRef(0);
@@ -123,6 +142,8 @@ export function ExplorerPage() {
   // A new cloud, folder or click in the sidebar (its `_` changes) loads afresh.
   useEffect(() => {
     setSelection(EMPTY_SELECTION);
+    setFilter('');
+    setDeepQuery(null);
     void refresh(false);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [cloudId, path, stamp]);
@@ -145,8 +166,14 @@ export function ExplorerPage() {
     [t],
   );
 
-  const items = useMemo(() => (load.state === 'ready' ? sortItems(load.items, sort) : []), [load, sort]);
+  const items = useMemo(() => {
+    if (load.state !== 'ready') return [];
+    const needle = foldName(filter.trim());
+    const shown = needle ? load.items.filter((i) => foldName(i.name).includes(needle)) : load.items;
+    return sortItems(shown, sort);
+  }, [load, sort, filter]);
   const selectedItems = useMemo(() => items.filter((i) => selection.selected.has(i.path)), [items, selection]);
+  const selectedBytes = selectedItems.reduce((sum, i) => sum + i.size, 0);
 
   const openPath = (next: string) => {
     const p = new URLSearchParams(params);
@@ -172,9 +199,19 @@ export function ExplorerPage() {
   const onDrop = async (e: DragEvent) => {
     e.preventDefault();
     setDragging(false);
+    // Rows from the other pane: copy or move them here.
+    const rows = carriesPaneDrag(Array.from(e.dataTransfer.types))
+      ? decodePaneDrag(e.dataTransfer.getData(PANE_DRAG_TYPE))
+      : null;
+    if (rows) {
+      // Rows dropped back where they are: nothing to do.
+      if (rows.cloudId !== cloudId || rows.folder !== path) setDrop({ from: rows, to: { cloudId, path } });
+      return;
+    }
     if (!hasFlag(flags, Permission.write)) return;
     await upload(await pickedFromDataTransfer(e.dataTransfer));
   };
+  const dropOnPane = (from: PaneDrag, to: { cloudId: string; path: string }) => setDrop({ from, to });
 
   const download = () => {
     if (selectedItems.length === 0) {
@@ -306,6 +343,43 @@ export function ExplorerPage() {
         >
           {t('delete')}
         </Button>
+        <Button
+          size="xs"
+          variant="default"
+          leftSection={<IconCopy size={16} aria-hidden />}
+          disabled={selectedItems.length === 0}
+          onClick={() => setCopyMove('copy')}
+        >
+          {t('copyMove.copyTo')}
+        </Button>
+        <Button
+          size="xs"
+          variant="default"
+          leftSection={<IconArrowsMove size={16} aria-hidden />}
+          disabled={!canDelete || selectedItems.length === 0}
+          onClick={() => setCopyMove('move')}
+        >
+          {t('copyMove.moveTo')}
+        </Button>
+        <Button
+          size="xs"
+          variant="subtle"
+          leftSection={<IconRestore size={16} aria-hidden />}
+          onClick={() => setTrashOpen(true)}
+        >
+          {t('trash.open')}
+        </Button>
+        <Button
+          size="xs"
+          variant={twoPanes ? 'light' : 'subtle'}
+          leftSection={<IconColumns2 size={16} aria-hidden />}
+          aria-pressed={twoPanes}
+          visibleFrom="md"
+          onClick={() => setTwoPanes((v) => !v)}
+          data-testid="two-panes"
+        >
+          {t('panes.toggle')}
+        </Button>
         <Tooltip label={t('refresh')} withArrow>
           <Button size="xs" variant="subtle" aria-label={t('refresh')} onClick={() => void refresh(true)}>
             <IconRefresh size={16} aria-hidden />
@@ -322,6 +396,7 @@ export function ExplorerPage() {
         {selectedItems.length > 0 && (
           <Text size="xs" c="dimmed" data-testid="selection-count">
             {t('selected', { count: selectedItems.length })}
+            {selectedBytes > 0 ? ` · ${formatBytes(selectedBytes)}` : ''}
           </Text>
         )}
         <input
@@ -351,72 +426,202 @@ export function ExplorerPage() {
         />
       </Group>
       <PathBar path={path} rootLabel={cloudLabel(cloud)} onOpen={openPath} />
-      <Box
-        className={classes.dropZone}
-        data-dragging={dragging || undefined}
-        data-drop-label={t('dropHere')}
-        data-testid="drop-zone"
-        onDragOver={(e: DragEvent) => {
-          if (!canWrite || !Array.from(e.dataTransfer.types).includes('Files')) return;
-          e.preventDefault();
-          e.dataTransfer.dropEffect = 'copy';
-          setDragging(true);
-        }}
-        onDragLeave={(e: DragEvent) => {
-          if (e.currentTarget === e.target) setDragging(false);
-        }}
-        onDrop={(e: DragEvent) => void onDrop(e)}
-      >
-        {load.state === 'loading' && (
-          <Center h={240}>
-            <Loader size="sm" role="status" aria-label={t('loading')} />
-          </Center>
+      <Group gap="xs" wrap="wrap">
+        <TextInput
+          size="xs"
+          leftSection={<IconSearch size={14} aria-hidden />}
+          placeholder={t('search.placeholder')}
+          aria-label={t('search.placeholder')}
+          value={filter}
+          onChange={(e) => {
+            setFilter(e.currentTarget.value);
+            setDeepQuery(null);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && filter.trim()) setDeepQuery(filter.trim());
+            if (e.key === 'Escape') {
+              setFilter('');
+              setDeepQuery(null);
+            }
+          }}
+          style={{ flex: '1 1 200px', maxWidth: 360 }}
+          data-testid="explorer-filter"
+        />
+        {filter.trim() !== '' && deepQuery === null && (
+          <Button size="xs" variant="light" onClick={() => setDeepQuery(filter.trim())} data-testid="deep-search">
+            {t('search.deep')}
+          </Button>
         )}
-        {load.state === 'error' && (
-          <Alert
-            color={load.code === Code.NOT_FOUND ? 'yellow' : 'red'}
-            title={t('errorTitle')}
-            data-testid="explorer-error"
-          >
-            <Stack gap="xs" align="flex-start">
-              <Text size="sm">{load.message}</Text>
-              <Group gap="xs">
-                <Button size="xs" variant="light" onClick={() => void refresh(true)}>
-                  {t('retry')}
-                </Button>
-                {path !== '/' && (
-                  <Button size="xs" variant="subtle" onClick={() => openPath(parentOf(path))}>
-                    {t('up')}
+      </Group>
+      <Box className={twoPanes ? classes.twoPanes : undefined}>
+        <Box
+          className={classes.dropZone}
+          data-dragging={dragging || undefined}
+          data-drop-label={t('dropHere')}
+          data-testid="drop-zone"
+          onDragOver={(e: DragEvent) => {
+            const types = Array.from(e.dataTransfer.types);
+            if (!carriesPaneDrag(types) && (!canWrite || !types.includes('Files'))) return;
+            e.preventDefault();
+            e.dataTransfer.dropEffect = 'copy';
+            setDragging(true);
+          }}
+          onDragLeave={(e: DragEvent) => {
+            if (e.currentTarget === e.target) setDragging(false);
+          }}
+          onDrop={(e: DragEvent) => void onDrop(e)}
+        >
+          {load.state === 'loading' && (
+            <Center h={240}>
+              <Loader size="sm" role="status" aria-label={t('loading')} />
+            </Center>
+          )}
+          {load.state === 'error' && (
+            <Alert
+              color={load.code === Code.NOT_FOUND ? 'yellow' : 'red'}
+              title={t('errorTitle')}
+              data-testid="explorer-error"
+            >
+              <Stack gap="xs" align="flex-start">
+                <Text size="sm">{load.message}</Text>
+                <Group gap="xs">
+                  <Button size="xs" variant="light" onClick={() => void refresh(true)}>
+                    {t('retry')}
                   </Button>
+                  {path !== '/' && (
+                    <Button size="xs" variant="subtle" onClick={() => openPath(parentOf(path))}>
+                      {t('up')}
+                    </Button>
+                  )}
+                </Group>
+              </Stack>
+            </Alert>
+          )}
+          {deepQuery !== null && (
+            <DeepSearch
+              cloudId={cloudId}
+              path={path}
+              query={deepQuery}
+              height={listHeight}
+              onClose={() => setDeepQuery(null)}
+              onOpen={(item) => {
+                setDeepQuery(null);
+                setFilter('');
+                if (item.type === RemoteFileType.folder) openPath(item.path);
+                else openPath(parentOf(item.path));
+              }}
+            />
+          )}
+          {deepQuery === null && load.state === 'ready' && items.length === 0 && filter.trim() !== '' && (
+            <Center h={120} data-testid="explorer-no-match">
+              <Text c="dimmed">{t('search.noMatch')}</Text>
+            </Center>
+          )}
+          {deepQuery === null && load.state === 'ready' && items.length === 0 && filter.trim() === '' && (
+            <Center h={240} data-testid="explorer-empty">
+              <Stack align="center" gap={4}>
+                <Text c="dimmed">{t('empty')}</Text>
+                {canWrite && (
+                  <Text size="sm" c="dimmed">
+                    {t('emptyHint')}
+                  </Text>
                 )}
-              </Group>
-            </Stack>
-          </Alert>
-        )}
-        {load.state === 'ready' && items.length === 0 && (
-          <Center h={240} data-testid="explorer-empty">
-            <Stack align="center" gap={4}>
-              <Text c="dimmed">{t('empty')}</Text>
-              {canWrite && (
-                <Text size="sm" c="dimmed">
-                  {t('emptyHint')}
-                </Text>
-              )}
-            </Stack>
-          </Center>
-        )}
-        {load.state === 'ready' && items.length > 0 && (
-          <FileList
-            items={items}
-            sort={sort}
-            onSort={(key) => setSort((s) => nextSort(s, key))}
-            selection={selection}
-            onSelection={setSelection}
-            onOpen={open}
+              </Stack>
+            </Center>
+          )}
+          {deepQuery === null && load.state === 'ready' && items.length > 0 && (
+            <FileList
+              items={items}
+              sort={sort}
+              onSort={(key) => setSort((s) => nextSort(s, key))}
+              selection={selection}
+              onSelection={setSelection}
+              onOpen={open}
+              height={listHeight}
+              onCommand={(command) => {
+                if (command === 'rename' && canRename && renaming) setDialog('rename');
+                if (command === 'delete' && canDelete) void remove();
+              }}
+              onContextMenu={setMenuAt}
+              onDragItems={(dragged) => ({
+                type: PANE_DRAG_TYPE,
+                data: encodePaneDrag({ cloudId, folder: path, items: dragged }),
+              })}
+            />
+          )}
+        </Box>
+        {twoPanes && (
+          <SidePane
+            initialCloudId={clouds.find((c) => c.id !== cloudId)?.id ?? cloudId}
             height={listHeight}
+            onDrop={dropOnPane}
           />
         )}
       </Box>
+      {/* The context menu opens at the pointer: its target is a point there (never "hidden" for being empty). */}
+      <Menu
+        opened={menuAt !== null}
+        onChange={(o) => !o && setMenuAt(null)}
+        position="bottom-start"
+        withinPortal
+        hideDetached={false}
+      >
+        <Menu.Target>
+          <div
+            aria-hidden
+            style={{ position: 'fixed', left: menuAt?.x ?? 0, top: menuAt?.y ?? 0, width: 0, height: 0 }}
+          />
+        </Menu.Target>
+        <Menu.Dropdown data-testid="explorer-context-menu">
+          {selectedItems.length === 1 && selectedItems[0] && (
+            <Menu.Item onClick={() => selectedItems[0] && open(selectedItems[0])}>{t('menu.open')}</Menu.Item>
+          )}
+          <Menu.Item leftSection={<IconDownload size={14} aria-hidden />} onClick={download}>
+            {t('download')}
+          </Menu.Item>
+          <Menu.Item
+            leftSection={<IconPencil size={14} aria-hidden />}
+            disabled={!canRename || !renaming}
+            onClick={() => setDialog('rename')}
+          >
+            {t('rename')}
+          </Menu.Item>
+          <Menu.Item leftSection={<IconCopy size={14} aria-hidden />} onClick={() => setCopyMove('copy')}>
+            {t('copyMove.copyTo')}
+          </Menu.Item>
+          <Menu.Item
+            leftSection={<IconArrowsMove size={14} aria-hidden />}
+            disabled={!canDelete}
+            onClick={() => setCopyMove('move')}
+          >
+            {t('copyMove.moveTo')}
+          </Menu.Item>
+          <Menu.Item
+            color="red"
+            leftSection={<IconTrash size={14} aria-hidden />}
+            disabled={!canDelete}
+            onClick={() => void remove()}
+          >
+            {t('delete')}
+          </Menu.Item>
+        </Menu.Dropdown>
+      </Menu>
+      <DropDialog drop={drop} onClose={() => setDrop(null)} />
+      <CopyMoveDialog
+        mode={copyMove}
+        cloudId={cloudId}
+        folder={path}
+        items={selectedItems}
+        onClose={() => setCopyMove(null)}
+      />
+      <TrashDialog
+        opened={trashOpen}
+        cloudId={cloudId}
+        cloudName={cloudLabel(cloud)}
+        canDelete={canDelete}
+        onClose={() => setTrashOpen(false)}
+        onRestored={() => void refresh(true)}
+      />
       <NameDialog
         opened={dialog === 'mkdir'}
         title={t('newFolder')}

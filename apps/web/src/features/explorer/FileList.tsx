@@ -2,7 +2,7 @@ import { Box, Checkbox, Group, Text, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp } from '@tabler/icons-react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { RemoteFileType, formatBytes, plainName, type FileItem } from '@skyferry/contract';
-import { memo, useMemo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import { memo, useMemo, useRef, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { clickRow, isImage, keyDown, type Selection, type Sort, type SortKey } from './model.ts';
 import classes from './Explorer.module.css';
@@ -20,6 +20,15 @@ export interface FileListProps {
   onSelection: (next: Selection) => void;
   onOpen: (item: FileItem) => void;
   height: number | string;
+  /** F2 asks to rename the selection, Delete (Cmd+Backspace on a Mac) to delete it. */
+  onCommand?: (command: 'rename' | 'delete') => void;
+  /** A right click (or the context-menu key) on the list, where the menu should open. */
+  onContextMenu?: (at: { x: number; y: number }) => void;
+  /**
+   * Rows can be dragged (to the other pane): told the dragged items (the selection when the row is
+   * in it, else that row alone), answers the drag's type and data.
+   */
+  onDragItems?: (items: FileItem[]) => { type: string; data: string };
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -29,15 +38,33 @@ export function formatModified(ms: number): string {
   return `${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
+/** The command a key gives in the list: F2 renames; Delete (Cmd+Backspace on a Mac) deletes. */
+export function commandOfKey(key: string, mods: { meta: boolean; mac: boolean }): 'rename' | 'delete' | null {
+  if (key === 'F2') return 'rename';
+  if (key === 'Delete' || (mods.mac && mods.meta && key === 'Backspace')) return 'delete';
+  return null;
+}
+
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 
 /**
  * The folder's entries as a virtualized grid (only the rows in view exist in the page, so 100 000
  * entries scroll as smoothly as 10): name, size, modified date, each column sortable; rows are
  * selected with the mouse (click, Ctrl/Cmd, Shift) and the keyboard (arrows, Home/End,
- * PageUp/PageDown, Space, Ctrl/Cmd+A, Escape; Enter opens).
+ * PageUp/PageDown, Space, Ctrl/Cmd+A, Escape; Enter opens, F2 renames, Delete deletes).
  */
-export function FileList({ items, sort, onSort, selection, onSelection, onOpen, height }: FileListProps) {
+export function FileList({
+  items,
+  sort,
+  onSort,
+  selection,
+  onSelection,
+  onOpen,
+  height,
+  onCommand,
+  onContextMenu,
+  onDragItems,
+}: FileListProps) {
   const { t } = useTranslation('explorer');
   const scroller = useRef<HTMLDivElement>(null);
   // The grid itself takes the focus (a composite role, so aria-activedescendant names the row).
@@ -57,6 +84,12 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
     // Keys on the header's controls (select all, the sort buttons) are theirs.
     if (e.target !== e.currentTarget) return;
     const toggle = isMac ? e.metaKey : e.ctrlKey;
+    const command = commandOfKey(e.key, { meta: e.metaKey, mac: isMac });
+    if (command && onCommand && selection.selected.size > 0) {
+      e.preventDefault();
+      onCommand(command);
+      return;
+    }
     if (e.key === 'Enter' && selection.focus !== null) {
       const item = items[selection.focus];
       if (item) onOpen(item);
@@ -85,6 +118,33 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
     const toggle = onBox || (isMac ? e.metaKey : e.ctrlKey);
     onSelection(clickRow(selection, paths, index, { toggle, range: e.shiftKey }));
     grid.current?.focus({ preventScroll: true });
+  };
+  const onListContextMenu = (e: MouseEvent) => {
+    if (!onContextMenu) return;
+    e.preventDefault();
+    const index = rowIndexOf(e);
+    // A right click on a row outside the selection selects that row alone, as file managers do.
+    if (index !== null && !selection.selected.has(paths[index] ?? '')) onSelection(clickRow(selection, paths, index));
+    grid.current?.focus({ preventScroll: true });
+    onContextMenu({ x: e.clientX, y: e.clientY });
+  };
+  // The row pressed: a drag starts from it (Chromium may name another of the translated rows as the target).
+  const pressed = useRef<number | null>(null);
+  const onListMouseDown = (e: MouseEvent) => {
+    pressed.current = rowIndexOf(e);
+  };
+  const onListDragStart = (e: DragEvent) => {
+    const index = pressed.current ?? rowIndexOf(e);
+    const item = index === null ? undefined : items[index];
+    if (!onDragItems || index === null || !item) return;
+    let dragged = items.filter((i) => selection.selected.has(i.path));
+    if (!selection.selected.has(item.path)) {
+      dragged = [item];
+      onSelection(clickRow(selection, paths, index));
+    }
+    const { type, data } = onDragItems(dragged);
+    e.dataTransfer.setData(type, data);
+    e.dataTransfer.effectAllowed = 'copyMove';
   };
   const onListDoubleClick = (e: MouseEvent) => {
     const index = rowIndexOf(e);
@@ -152,6 +212,9 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
         style={{ height }}
         onClick={onListClick}
         onDoubleClick={onListDoubleClick}
+        onContextMenu={onListContextMenu}
+        onMouseDown={onDragItems ? onListMouseDown : undefined}
+        onDragStart={onListDragStart}
         data-testid="file-list"
       >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
@@ -166,6 +229,7 @@ export function FileList({ items, sort, onSort, selection, onSelection, onOpen, 
                 top={v.start}
                 selected={selection.selected.has(item.path)}
                 focused={selection.focus === v.index}
+                draggable={onDragItems !== undefined}
               />
             );
           })}
@@ -181,10 +245,11 @@ interface RowProps {
   top: number;
   selected: boolean;
   focused: boolean;
+  draggable: boolean;
 }
 
 /** One row: plain elements only (no per-row components or handlers), so scrolling mounts rows cheaply. */
-const Row = memo(function Row({ item, index, top, selected, focused }: RowProps) {
+const Row = memo(function Row({ item, index, top, selected, focused, draggable }: RowProps) {
   const folder = item.type === RemoteFileType.folder;
   return (
     <div
@@ -197,6 +262,7 @@ const Row = memo(function Row({ item, index, top, selected, focused }: RowProps)
       data-focused={focused || undefined}
       data-testid="file-row"
       data-name={item.name}
+      draggable={draggable || undefined}
       className={classes.row}
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
     >

@@ -17,7 +17,8 @@ export interface NameDialogProps {
 
 /**
  * A name field (new folder, rename) that refuses the forbidden characters / : * ? \ " < > | as they
- * are typed or pasted, saying why, and checks the other naming rules before sending.
+ * are typed (a pasted name with one stays as pasted, and cannot be sent), saying why, and checks the
+ * other naming rules before sending.
  */
 export function NameDialog({ opened, title, label, initial, submitLabel, onClose, onSubmit }: NameDialogProps) {
   const { t } = useTranslation('explorer');
@@ -70,6 +71,8 @@ export function NameDialog({ opened, title, label, initial, submitLabel, onClose
         <Stack gap="sm">
           <TextInput
             ref={input}
+            // The modal's first focus goes here, not to its close button, so typing starts at once.
+            data-autofocus
             label={label}
             value={value}
             data-testid="name-input"
@@ -81,10 +84,11 @@ export function NameDialog({ opened, title, label, initial, submitLabel, onClose
               }
             }}
             onChange={(e) => {
+              // A pasted name keeps what was pasted ("2024/Q1" does not quietly become "2024Q1"):
+              // the message says why it cannot be used until it is changed.
               const next = e.currentTarget.value;
-              const clean = stripForbidden(next);
-              if (clean !== next) setBlocked(true);
-              setValue(clean);
+              setBlocked(stripForbidden(next) !== next);
+              setValue(next);
               setError('');
             }}
           />
@@ -97,7 +101,7 @@ export function NameDialog({ opened, title, label, initial, submitLabel, onClose
             <Button variant="default" onClick={onClose}>
               {t('cancel')}
             </Button>
-            <Button type="submit" loading={busy} disabled={value.trim() === ''}>
+            <Button type="submit" loading={busy} disabled={value.trim() === '' || stripForbidden(value) !== value}>
               {submitLabel}
             </Button>
           </Group>

@@ -5,6 +5,10 @@ import {
   type DownloadLinkData,
   type FileItem,
   type ListFilesData,
+  type SearchFilesData,
+  type TrashDeleteData,
+  type TrashListData,
+  type TrashRestoreData,
   type UploadSession,
 } from '@skyferry/contract';
 import { ApiRequestError, api, networkError, readEnvelope, requestHeaders } from '../../api/client.ts';
@@ -47,7 +51,48 @@ export const filesApi = {
   uploadStatus: (uploadId: string) => api<UploadSession>(`/api/cloud-manager/uploads/${uploadId}`, { method: 'GET' }),
   completeUpload: (uploadId: string) => api<FileItem>(`/api/cloud-manager/uploads/${uploadId}/complete`),
   abortUpload: (uploadId: string) => api<null>(`/api/cloud-manager/uploads/${uploadId}`, { method: 'DELETE' }),
+  search: (cloudId: string, path: string, query: string, pageToken: string | null) =>
+    api<SearchFilesData>('/api/cloud-manager/search', {
+      body: { cloud_id: cloudId, path, query, page_token: pageToken },
+    }),
+  trashList: (cloudId: string, pageToken: string | null = null) =>
+    api<TrashListData>('/api/cloud-manager/trash/list', { body: { cloud_id: cloudId, page_token: pageToken } }),
+  trashRestore: (cloudId: string, ids: string[]) =>
+    api<TrashRestoreData>('/api/cloud-manager/trash/restore', { body: { cloud_id: cloudId, ids } }),
+  trashDelete: (cloudId: string, ids: string[]) =>
+    api<TrashDeleteData>('/api/cloud-manager/trash/delete', { body: { cloud_id: cloudId, ids } }),
+  trashEmpty: (cloudId: string) => api<null>('/api/cloud-manager/trash/empty', { body: { cloud_id: cloudId } }),
 };
+
+/** A name as the search compares it: lower case, without accents (as the server's search does). */
+export function foldName(name: string): string {
+  return name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().normalize('NFC');
+}
+
+/**
+ * Searches a cloud below `path` in steps (the server walks a bounded number of folders a call),
+ * telling each step's finds and the folders read so far; stops when `signal` aborts. Answers
+ * whether the walk was cut short by the server's bound.
+ */
+export async function searchCloud(
+  cloudId: string,
+  path: string,
+  query: string,
+  onStep: (found: FileItem[], scanned: number) => void,
+  signal: AbortSignal,
+): Promise<{ truncated: boolean; stopped: boolean }> {
+  let token: string | null = null;
+  let truncated = false;
+  do {
+    if (signal.aborted) return { truncated, stopped: true };
+    const step: SearchFilesData = await filesApi.search(cloudId, path, query, token);
+    if (signal.aborted) return { truncated, stopped: true };
+    truncated ||= step.truncated;
+    onStep(step.items, step.scanned);
+    token = step.page_token;
+  } while (token);
+  return { truncated, stopped: false };
+}
 
 /** Every page of a folder, in the largest pages the server gives (100 000 entries: 20 calls). */
 export async function listAll(

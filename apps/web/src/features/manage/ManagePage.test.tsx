@@ -16,7 +16,7 @@ const GB = 1024 ** 3;
 const kind = (name: CloudKind): SystemCloudKind => systemCloudKind(name);
 
 /** The server's view of each cloud's space (what POST /api/cloud-manager/info answers). */
-let space: Record<string, { space_amount: number; space_used: number }> = {};
+let space: Record<string, { space_amount: number; space_used: number; reported?: boolean }> = {};
 
 function render(clouds: Cloud[], extra: Record<string, (c: RecordedCall) => unknown> = {}) {
   sessionStore.setState({ tempClouds: clouds, cloudsLoaded: true, systemClouds: [kind('webdav'), kind('local')] });
@@ -104,6 +104,17 @@ describe('/manage', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('says the space is not reported when the service answers that it reports none, not "not known yet"', async () => {
+    space = { a: { space_amount: 0, space_used: 0, reported: false } };
+    const api = render([cloud('a', { space: 0, used_space: 0 })]);
+    expect(within(card('a')).getByText('Space not known yet')).toBeInTheDocument();
+    await waitFor(() => expect(api.find('POST /api/cloud-manager/info')).toHaveLength(1), { timeout: 4_000 });
+    await waitFor(() =>
+      expect(within(card('a')).getByText('This kind of cloud drive does not report its space')).toBeInTheDocument(),
+    );
+    expect(within(card('a')).queryByText('Space not known yet')).not.toBeInTheDocument();
   });
 
   it('renames a cloud’s alias with PUT /api/clouds/{id}', async () => {

@@ -22,7 +22,7 @@ import {
   IconTrash,
   IconX,
 } from '@tabler/icons-react';
-import { formatBytes, hasUsageDetail, storageLevel, usageColour } from '@skyferry/contract';
+import { formatBytes, hasUsageDetail, storageLevel, usageColour, type CloudInfoData } from '@skyferry/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client.ts';
@@ -62,16 +62,27 @@ export function ManagePage() {
   const { t } = useTranslation('manage');
   const clouds = useSession(selectVisibleClouds);
   const [reauth, setReauth] = useState<Cloud | null>(null);
+  // Clouds whose service answered that it reports no space (an FTP server, WebDAV without quota).
+  const [unreported, setUnreported] = useState<ReadonlySet<string>>(new Set());
   const stopRefresh = useRef<(() => void) | null>(null);
+  const showInfo = (id: string, info: CloudInfoData) => {
+    patchCloud(id, { space: info.space_amount, used_space: info.space_used });
+    setUnreported((prev) => {
+      if (prev.has(id) === !info.reported) return prev;
+      const next = new Set(prev);
+      if (info.reported) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  };
 
   // One pass over the clouds listed when the page opens; each answer changes `clouds`, so the pass
   // is stopped only when the page closes, never by the list changing under it.
   useEffect(() => {
     if (stopRefresh.current || clouds.length === 0) return;
-    stopRefresh.current = refreshSpaceStaggered(clouds, async (cloud) => {
-      const info = await filesApi.info(cloud.id, true);
-      patchCloud(cloud.id, { space: info.space_amount, used_space: info.space_used });
-    });
+    stopRefresh.current = refreshSpaceStaggered(clouds, async (cloud) =>
+      showInfo(cloud.id, await filesApi.info(cloud.id, true)),
+    );
   }, [clouds]);
   useEffect(
     () => () => {
@@ -111,6 +122,8 @@ export function ManagePage() {
               onUp={() => void move(index, index - 1)}
               onDown={() => void move(index, index + 1)}
               onReauthorize={() => setReauth(cloud)}
+              unreported={unreported.has(cloud.id)}
+              onInfo={(info) => showInfo(cloud.id, info)}
             />
           ))
         )}
@@ -133,6 +146,8 @@ function CloudCard({
   onUp,
   onDown,
   onReauthorize,
+  unreported,
+  onInfo,
 }: {
   cloud: Cloud;
   first: boolean;
@@ -140,6 +155,9 @@ function CloudCard({
   onUp: () => void;
   onDown: () => void;
   onReauthorize: () => void;
+  /** The service said it reports no space. */
+  unreported: boolean;
+  onInfo: (info: CloudInfoData) => void;
 }) {
   const { t } = useTranslation('manage');
   const [editing, setEditing] = useState(false);
@@ -180,8 +198,7 @@ function CloudCard({
 
   const refreshSpace = async () => {
     try {
-      const info = await filesApi.info(cloud.id);
-      patchCloud(cloud.id, { space: info.space_amount, used_space: info.space_used });
+      onInfo(await filesApi.info(cloud.id));
     } catch (err) {
       toast.error(err instanceof Error ? err.message : String(err));
     }
@@ -268,7 +285,7 @@ function CloudCard({
               </Stack>
             ) : (
               <Text size="xs" c="dimmed" mt={6}>
-                {hasUsageDetail(cloud.flags) ? t('spaceUnknown') : t('noUsageDetail')}
+                {hasUsageDetail(cloud.flags) && !unreported ? t('spaceUnknown') : t('noUsageDetail')}
               </Text>
             )}
           </Box>

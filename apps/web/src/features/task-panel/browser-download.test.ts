@@ -31,9 +31,9 @@ describe("the browser's download of a link", () => {
     expect(url.pathname).toBe('/api/cloud-manager/files');
     expect(url.searchParams.get('link')).toBe('abc');
     expect(nonceOf(f as HTMLIFrameElement)).toMatch(/^[a-z0-9]{24}$/);
-    // The server's answer began: it set the cookie the link asked for.
-    document.cookie = `sf-dl-${nonceOf(f as HTMLIFrameElement)}=1; Path=/`;
-    expect(await outcome).toEqual({ started: true });
+    // The server's answer began: it set the cookie the link asked for, to the download's size.
+    document.cookie = `sf-dl-${nonceOf(f as HTMLIFrameElement)}=7340032; Path=/`;
+    expect(await outcome).toEqual({ started: true, size: 7340032 });
     expect(document.cookie).not.toContain('sf-dl-');
   });
 

@@ -1,5 +1,5 @@
-/** How the browser's download of a link went. */
-export type DownloadOutcome = { started: true } | { started: false; reason: string };
+/** How the browser's download of a link went; a started one says its size in bytes when the server did. */
+export type DownloadOutcome = { started: true; size?: number } | { started: false; reason: string };
 
 /** How long a frame stays after its download began (the browser's download manager has it by then). */
 const KEEP_FRAME_MS = 5 * 60_000;
@@ -30,7 +30,7 @@ function envelopeMessage(text: string): string {
 /**
  * Hands a signed download link to the browser in a hidden frame, and tells whether the download
  * began: when the server starts sending, it sets the cookie `sf-dl-<nonce>` the link asked for
- * (`notify`); when it answers an error instead (the file is gone, the link expired), the frame
+ * (`notify`), its value the download's size in bytes (a zip's exact length); when it answers an error instead (the file is gone, the link expired), the frame
  * shows the error envelope, whose message is the reason. `fallbackReason` is given when neither
  * happens within `timeoutMs`, or the frame shows something else.
  */
@@ -59,9 +59,18 @@ export function browserDownload(
       else frame.remove();
       resolve(outcome);
     };
-    const began = () => document.cookie.split('; ').some((c) => c.startsWith(`${cookie}=`));
+    /** The cookie's value once the download began (its size in bytes), else undefined. */
+    const began = () => {
+      const found = document.cookie.split('; ').find((c) => c.startsWith(`${cookie}=`));
+      return found === undefined ? undefined : found.slice(cookie.length + 1);
+    };
+    const startedWith = (value: string): DownloadOutcome => {
+      const size = Number(value);
+      return Number.isSafeInteger(size) && size >= 0 && value !== '' ? { started: true, size } : { started: true };
+    };
     const onLoad = () => {
-      if (began()) return finish({ started: true });
+      const value = began();
+      if (value !== undefined) return finish(startedWith(value));
       const text = frameText(frame);
       // The empty document a frame holds before its navigation answers.
       if (text === '') return;
@@ -69,7 +78,8 @@ export function browserDownload(
     };
     const onAbort = () => finish({ started: false, reason: options.fallbackReason });
     const poll = setInterval(() => {
-      if (began()) finish({ started: true });
+      const value = began();
+      if (value !== undefined) finish(startedWith(value));
     }, options.pollMs ?? 200);
     const timer = setTimeout(
       () => finish({ started: false, reason: options.fallbackReason }),

@@ -284,11 +284,15 @@ export async function startDownload(
     });
     if (job?.controller.signal.aborted) return task;
     if (!outcome.started) throw new Error(outcome.reason);
+    // A zip's size is known only to the server, which tells it as the download begins.
+    const real = outcome.size ?? size;
     patchTask(task.id, { downloadId: `dl-${task.id}` });
     patchTask(task.id, {
       status: localStatusOfDownloadEvent('completed'),
       progress: 100,
-      progress_text: progressText(size, size),
+      size: real,
+      original_size: real,
+      progress_text: progressText(real, real),
     });
   } catch (err) {
     const failed = { status: localStatusOfDownloadEvent('failed'), error: messageOf(err) };

@@ -175,4 +175,52 @@ describe('google_drive specifics (emulated)', () => {
     expect(names).toEqual(['Report.txt', 'a／b']);
     expect((await readAll(await p.openRead('/case/a／b'))).toString()).toBe('slash');
   });
+
+  it('searches by name through Drive itself, keeping only what lies below the folder searched', async () => {
+    const p = await svc.open();
+    const put = (path: string) => p.put(path, Readable.from([Buffer.from('x')]), { size: 1 });
+    await put('/find/Taxes 2024/invoice-march.pdf');
+    await put('/find/Taxes 2024/notes.txt');
+    await put('/elsewhere/Invoice summary.txt');
+    await p.mkdir('/find/Invoices');
+    await put('/find/gone invoice.txt');
+    await p.trash?.('/find/gone invoice.txt');
+    const below = (await p.search?.('/find', 'invoice'))?.entries.map((e) => e.path).sort();
+    expect(below).toEqual(['/find/Invoices', '/find/Taxes 2024/invoice-march.pdf']);
+    const all = (await p.search?.('/', 'invoice'))?.entries.map((e) => e.path).sort();
+    expect(all).toEqual(['/elsewhere/Invoice summary.txt', '/find/Invoices', '/find/Taxes 2024/invoice-march.pdf']);
+    const missing = await p.search?.('/nope', 'x').catch((e: unknown) => (e as ProviderError).code);
+    expect(missing).toBe('not_found');
+  });
+
+  it('lists its trash (items trashed themselves), restores them where they were, and deletes only trashed items for good', async () => {
+    const p = await svc.open();
+    const put = (path: string, text: string) =>
+      p.put(path, Readable.from([Buffer.from(text)]), { size: Buffer.byteLength(text) });
+    await put('/bin/Docs/report.txt', 'report');
+    await put('/bin/Old/a.txt', 'a');
+    await put('/bin/b.txt', 'b');
+    await p.trash?.('/bin/Docs/report.txt');
+    await p.trash?.('/bin/Old');
+    const listed = (await p.listTrash?.())?.entries ?? [];
+    const mine = listed.filter((e) => e.originalPath?.startsWith('/bin/'));
+    expect(mine.map((e) => [e.name, e.originalPath, e.kind, e.size]).sort()).toEqual([
+      ['Old', '/bin/Old', 'dir', 0],
+      ['report.txt', '/bin/Docs/report.txt', 'file', 6],
+    ]);
+    const report = mine.find((e) => e.name === 'report.txt')!;
+    const restored = await p.restoreTrash?.(report.id);
+    expect(restored?.path).toBe('/bin/Docs/report.txt');
+    expect((await readAll(await p.openRead('/bin/Docs/report.txt'))).toString()).toBe('report');
+    // A live item is no trash: the trash calls refuse it.
+    const live = await p.stat('/bin/b.txt');
+    expect(await p.purgeTrash?.(live.id!).catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
+    expect((await p.stat('/bin/b.txt')).size).toBe(1);
+    const old = mine.find((e) => e.name === 'Old')!;
+    await p.purgeTrash?.(old.id);
+    expect((await p.listTrash?.())?.entries.map((e) => e.id)).not.toContain(old.id);
+    await p.trash?.('/bin/b.txt');
+    await p.emptyTrash?.();
+    expect((await p.listTrash?.())?.entries).toEqual([]);
+  });
 });

@@ -12,11 +12,13 @@ import type {
   Provider,
   ReadOptions,
   SrcInfo,
+  TrashEntry,
+  TrashPage,
   WriteOptions,
 } from '../../api/types.ts';
 import { NameEncoder } from '../../encoding.ts';
 import { PathIdCache } from '../../id-cache.ts';
-import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import {
   bodyStream,
   genericHttpError,
@@ -81,6 +83,10 @@ interface DriveFile {
   sha256Checksum?: string;
   modifiedTime?: string;
   trashed?: boolean;
+  /** Trashed itself, not only as part of a trashed folder. */
+  explicitlyTrashed?: boolean;
+  /** When it was trashed (Drive reports it for items of shared drives). */
+  trashedTime?: string;
   driveId?: string;
 }
 
@@ -209,7 +215,17 @@ export class GoogleDriveProvider implements Provider {
     };
     if (!writable) {
       // The read-only variant has no write capabilities at all (features match methods).
-      for (const m of ['copy', 'move', 'trash', 'openChunkWriter'] as const)
+      for (const m of [
+        'copy',
+        'move',
+        'trash',
+        'openChunkWriter',
+        'listTrash',
+        'restoreTrash',
+        'purgeTrash',
+        'emptyTrash',
+        'search',
+      ] as const)
         Object.defineProperty(this, m, { value: undefined });
     }
   }
@@ -284,11 +300,11 @@ export class GoogleDriveProvider implements Provider {
 
   private async listQuery(
     q: string,
-    opts: { pageToken?: string; pageSize?: number; signal?: AbortSignal } = {},
+    opts: { pageToken?: string; pageSize?: number; signal?: AbortSignal; fields?: string } = {},
   ): Promise<{ files: DriveFile[]; nextPageToken?: string }> {
     const query: Record<string, string | number | boolean | undefined> = this.q({
       q,
-      fields: `nextPageToken,files(${FILE_FIELDS})`,
+      fields: `nextPageToken,files(${opts.fields ?? FILE_FIELDS})`,
       pageSize: Math.min(Math.max(opts.pageSize ?? 1000, 1), 1000),
       pageToken: opts.pageToken,
       includeItemsFromAllDrives: true,
@@ -699,6 +715,115 @@ export class GoogleDriveProvider implements Provider {
     const f = await this.lookup(p);
     await this.patch(f.id, { trashed: true });
     (await this.idCache()).invalidateTree(p);
+  }
+
+  /**
+   * The path in this cloud of the folder with id `id` (through its parents, `memo` keeping what one
+   * call learnt); undefined when it is not below this cloud's root.
+   */
+  private async folderPathOf(id: string, memo: Map<string, string | undefined>, signal?: AbortSignal) {
+    const root = await this.rootId();
+    if (id === root) return '/';
+    if (memo.has(id)) return memo.get(id);
+    let out: string | undefined;
+    try {
+      const f = await this.getById(id, signal);
+      const parent = f.parents?.[0];
+      const name = this.displayName(f);
+      if (parent && name !== undefined && !f.trashed) {
+        const up = await this.folderPathOf(parent, memo, signal);
+        if (up !== undefined) out = joinPath(up, name);
+      }
+    } catch (err) {
+      if (!ProviderError.is(err, 'not_found') && !ProviderError.is(err, 'permission')) throw err;
+    }
+    memo.set(id, out);
+    return out;
+  }
+
+  /**
+   * Drive's own search ("name contains", its rules of matching: word prefixes, case ignored) over
+   * the whole drive; the finds outside folder `dir` are left out.
+   */
+  async search(dir: string, query: string, opts: ListOptions = {}): Promise<Page> {
+    const base = cleanPath(dir);
+    await this.dirId(base, opts.signal);
+    const page = await this.listQuery(`name contains '${escapeQuery(query)}' and trashed = false`, {
+      ...(opts.pageToken ? { pageToken: opts.pageToken } : {}),
+      ...(opts.pageSize ? { pageSize: opts.pageSize } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    const memo = new Map<string, string | undefined>();
+    const entries: Entry[] = [];
+    for (const f of page.files) {
+      const name = this.displayName(f);
+      const parent = f.parents?.[0];
+      if (f.mimeType === 'application/vnd.google-apps.shortcut' || name === undefined || !parent) continue;
+      const folder = await this.folderPathOf(parent, memo, opts.signal);
+      if (folder === undefined) continue;
+      const e = this.toEntry(folder, f, name);
+      if (e.path !== base && isWithin(base, e.path)) entries.push(e);
+    }
+    return { entries, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+  }
+
+  /** The items trashed themselves (not those inside a trashed folder), with where they were. */
+  async listTrash(opts: { pageToken?: string; signal?: AbortSignal } = {}): Promise<TrashPage> {
+    const page = await this.listQuery('trashed = true', {
+      ...(opts.pageToken ? { pageToken: opts.pageToken } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      fields: `${FILE_FIELDS},explicitlyTrashed,trashedTime`,
+    });
+    const memo = new Map<string, string | undefined>();
+    const entries: TrashEntry[] = [];
+    for (const f of page.files) {
+      if (f.explicitlyTrashed === false) continue;
+      const name = this.displayName(f) ?? this.names.encode(f.name);
+      const parent = f.parents?.[0];
+      const folder = parent ? await this.folderPathOf(parent, memo, opts.signal) : undefined;
+      const isDir = f.mimeType === FOLDER;
+      const entry: TrashEntry = { id: f.id, name, kind: isDir ? 'dir' : 'file', size: isDir ? 0 : Number(f.size ?? 0) };
+      if (folder !== undefined) entry.originalPath = joinPath(folder, name);
+      if (f.trashedTime) entry.deletedAt = new Date(f.trashedTime);
+      entries.push(entry);
+    }
+    return { entries, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+  }
+
+  /** A trashed item of this drive by its id; not_found for anything else (a live item is no trash). */
+  private async trashedItem(id: string): Promise<DriveFile> {
+    const f = await this.getById(id).catch((err: unknown) => {
+      throw ProviderError.is(err, 'not_found') ? new ProviderError('not_found', `not in the trash: ${id}`) : err;
+    });
+    if (!f.trashed || (this.driveId !== undefined && f.driveId !== this.driveId))
+      throw new ProviderError('not_found', `not in the trash: ${id}`);
+    return f;
+  }
+
+  async restoreTrash(id: string): Promise<Entry> {
+    await this.trashedItem(id);
+    const f = await this.patch(id, { trashed: false });
+    const name = this.displayName(f) ?? this.names.encode(f.name);
+    const folder = f.parents?.[0] ? await this.folderPathOf(f.parents[0], new Map()) : undefined;
+    if (folder === undefined) throw new ProviderError('not_found', `restored outside this cloud: ${id}`);
+    const entry = this.toEntry(folder, f, name);
+    (await this.idCache()).invalidateTree(entry.path);
+    return entry;
+  }
+
+  async purgeTrash(id: string): Promise<void> {
+    await this.trashedItem(id);
+    await this.api.request({
+      method: 'DELETE',
+      url: urlOf(this.base, `/drive/v3/files/${encodeURIComponent(id)}`, this.q()),
+    });
+  }
+
+  async emptyTrash(): Promise<void> {
+    await this.api.request({
+      method: 'DELETE',
+      url: urlOf(this.base, '/drive/v3/files/trash', this.driveId ? { driveId: this.driveId } : {}),
+    });
   }
 
   private patch(

@@ -18,6 +18,7 @@ import {
   lstat,
   mkdir,
   open,
+  readFile,
   readdir,
   realpath,
   rename,
@@ -26,6 +27,7 @@ import {
   statfs,
   unlink,
   utimes,
+  writeFile,
   type FileHandle,
 } from 'node:fs/promises';
 import { isAbsolute, join, sep } from 'node:path';
@@ -46,6 +48,8 @@ import type {
   ReadOptions,
   SrcInfo,
   TempWriteOptions,
+  TrashEntry,
+  TrashPage,
   WriteOptions,
 } from '../../api/types.ts';
 import { hashFile } from '../../hashing.ts';
@@ -72,6 +76,10 @@ export const LOCAL_TEMP_NAME = TEMP_NAME;
 export const LOCAL_STALE_TEMP_MS = STALE_TEMP_MS;
 /** Folder at the top of the root holding trashed items; hidden from listings. */
 export const LOCAL_TRASH_DIR = '.skyferry-trash';
+/** Beside each trashed item: where it was and when it went (as freedesktop's trash keeps an info file). */
+const TRASH_INFO = '.skyferry-trashinfo.json';
+/** The name of one trashed item's folder in the trash (a time and a random tag). */
+const TRASH_STAMP = /^[0-9A-Za-z-]{8,64}$/;
 
 const DEFAULT_PAGE_SIZE = 1000;
 const STAT_CONCURRENCY = 32;
@@ -885,7 +893,10 @@ export class LocalProvider implements Provider {
     return { total, free, used: total - s.bfree * s.bsize };
   }
 
-  /** Moves an item into `<root>/.skyferry-trash/<time>-<random>/<its path>`; empty it by hand. */
+  /**
+   * Moves an item into `<root>/.skyferry-trash/<time>-<random>/<its path>`, with a note of where it
+   * was and when (listTrash, restoreTrash).
+   */
   async trash(path: string): Promise<void> {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('permission', 'refusing to trash the root folder');
@@ -893,11 +904,153 @@ export class LocalProvider implements Provider {
     const real = await this.realOf(p, false, true);
     this.confineTree(real, p);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-') + '-' + randomBytes(3).toString('hex');
-    const bin = join(this.root, LOCAL_TRASH_DIR, stamp, ...pathSegments(parentPath(p)));
+    const trashRoot = await this.trashRoot(true);
+    const bin = join(trashRoot, stamp, ...pathSegments(parentPath(p)));
     await mkdir(bin, { recursive: true });
-    await rename(real, join(bin, baseName(p))).catch((err: unknown) => {
+    await writeFile(join(trashRoot, stamp, TRASH_INFO), JSON.stringify({ path: p, deleted_at: Date.now() }));
+    await rename(real, join(bin, baseName(p))).catch(async (err: unknown) => {
+      await rm(join(trashRoot, stamp), { recursive: true, force: true }).catch(() => undefined);
       throw fsError(err, p);
     });
+  }
+
+  /** The real path of the trash folder (made when `create`); undefined when there is none. */
+  private async trashRoot(create = false): Promise<string> {
+    const dir = join(this.root, LOCAL_TRASH_DIR);
+    if (create) await mkdir(dir, { recursive: true });
+    const st = await lstat(dir).catch((err: unknown) => {
+      if ((err as { code?: string }).code === 'ENOENT') return undefined;
+      throw fsError(err, `/${LOCAL_TRASH_DIR}`);
+    });
+    if (!st) throw new ProviderError('not_found', 'the trash is empty');
+    // The trash is a folder of the root itself, never a link to elsewhere.
+    if (!st.isDirectory()) throw new ProviderError('permission', `${LOCAL_TRASH_DIR} is not a folder`);
+    this.confineTree(dir, `/${LOCAL_TRASH_DIR}`);
+    return dir;
+  }
+
+  /** One trashed item: its stamp folder's note, or (trashed without one) the single path inside it. */
+  private async trashItem(trashRoot: string, stamp: string): Promise<(TrashEntry & { real: string }) | undefined> {
+    if (!TRASH_STAMP.test(stamp)) return undefined;
+    const folder = join(trashRoot, stamp);
+    let original: string | undefined;
+    let deletedAt: Date | undefined;
+    try {
+      const note = JSON.parse(await readFile(join(folder, TRASH_INFO), 'utf8')) as {
+        path?: unknown;
+        deleted_at?: unknown;
+      };
+      if (typeof note.path === 'string') original = cleanPath(note.path);
+      if (typeof note.deleted_at === 'number') deletedAt = new Date(note.deleted_at);
+    } catch {
+      // Trashed before notes were kept: the item is the end of the chain of single folders.
+      const segs: string[] = [];
+      for (let cur = folder; ;) {
+        const names = (await readdir(cur).catch(() => [] as string[])).filter((n) => n !== TRASH_INFO);
+        if (names.length !== 1) break;
+        const name = names[0] as string;
+        segs.push(name);
+        cur = join(cur, name);
+        const st = await lstat(cur).catch(() => undefined);
+        if (!st?.isDirectory()) break;
+      }
+      if (segs.length > 0) original = '/' + segs.join('/');
+    }
+    if (!original || original === '/') return undefined;
+    const real = join(folder, ...pathSegments(original));
+    const st = await lstat(real).catch(() => undefined);
+    if (!st) return undefined;
+    const kind = st.isDirectory() ? 'dir' : 'file';
+    return {
+      id: stamp,
+      name: baseName(original),
+      originalPath: original,
+      kind,
+      size: kind === 'dir' ? 0 : st.size,
+      deletedAt: deletedAt ?? new Date(Math.floor(st.ctimeMs)),
+      real,
+    };
+  }
+
+  async listTrash(): Promise<TrashPage> {
+    let trashRoot: string;
+    try {
+      trashRoot = await this.trashRoot();
+    } catch (err) {
+      if (ProviderError.is(err, 'not_found')) return { entries: [] };
+      throw err;
+    }
+    const stamps = await readdir(trashRoot).catch((err: unknown) => {
+      throw fsError(err, `/${LOCAL_TRASH_DIR}`);
+    });
+    const items = await mapLimit(stamps, STAT_CONCURRENCY, (stamp) => this.trashItem(trashRoot, stamp));
+    const entries: TrashEntry[] = [];
+    for (const item of items) {
+      if (!item) continue;
+      const { real: _real, ...entry } = item;
+      entries.push(entry);
+    }
+    entries.sort((a, b) => (b.deletedAt?.getTime() ?? 0) - (a.deletedAt?.getTime() ?? 0));
+    return { entries };
+  }
+
+  async restoreTrash(id: string): Promise<Entry> {
+    const trashRoot = await this.trashRoot().catch((err: unknown) => {
+      throw ProviderError.is(err, 'not_found') ? new ProviderError('not_found', `not in the trash: ${id}`) : err;
+    });
+    const item = await this.trashItem(trashRoot, id);
+    if (!item?.originalPath) throw new ProviderError('not_found', `not in the trash: ${id}`);
+    const original = item.originalPath;
+    // Back where it was, or beside it under "name (restored)" when that name is taken again.
+    let target = original;
+    for (let n = 1; await this.exists(target); n++) {
+      const dot = item.kind === 'file' ? item.name.lastIndexOf('.') : -1;
+      const [stem, ext] = dot > 0 ? [item.name.slice(0, dot), item.name.slice(dot)] : [item.name, ''];
+      target = joinPath(parentPath(original), `${stem} (restored${n > 1 ? ` ${n}` : ''})${ext}`);
+    }
+    const dirReal = await this.mkdirp(parentPath(target));
+    const targetReal = join(dirReal, baseName(target));
+    this.confine(targetReal, target);
+    await rename(item.real, targetReal).catch((err: unknown) => {
+      throw fsError(err, target);
+    });
+    await rm(join(trashRoot, id), { recursive: true, force: true });
+    return this.stat(target);
+  }
+
+  private async exists(path: string): Promise<boolean> {
+    try {
+      await this.stat(path);
+      return true;
+    } catch (err) {
+      if (ProviderError.is(err, 'not_found') || ProviderError.is(err, 'not_dir')) return false;
+      throw err;
+    }
+  }
+
+  async purgeTrash(id: string): Promise<void> {
+    if (!TRASH_STAMP.test(id)) throw new ProviderError('not_found', `not in the trash: ${id}`);
+    const trashRoot = await this.trashRoot();
+    const folder = join(trashRoot, id);
+    if (!(await lstat(folder).catch(() => undefined))) throw new ProviderError('not_found', `not in the trash: ${id}`);
+    await rm(folder, { recursive: true, force: true }).catch((err: unknown) => {
+      throw fsError(err, `/${LOCAL_TRASH_DIR}/${id}`);
+    });
+  }
+
+  async emptyTrash(): Promise<void> {
+    let trashRoot: string;
+    try {
+      trashRoot = await this.trashRoot();
+    } catch (err) {
+      if (ProviderError.is(err, 'not_found')) return;
+      throw err;
+    }
+    for (const name of await readdir(trashRoot)) {
+      await rm(join(trashRoot, name), { recursive: true, force: true }).catch((err: unknown) => {
+        throw fsError(err, `/${LOCAL_TRASH_DIR}/${name}`);
+      });
+    }
   }
 
   async removeTemps(dir: string, tag: string): Promise<number> {

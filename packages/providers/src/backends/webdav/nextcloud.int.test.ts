@@ -63,4 +63,45 @@ describe('webdav Nextcloud specifics', () => {
     expect(e.modTime?.getTime()).toBe(t.getTime());
     expect((await dav.list('/times')).entries[0]?.modTime?.getTime()).toBe(t.getTime());
   });
+
+  it('reports the space (RFC 4331 quota) the server answers', async () => {
+    await dav.put('/space/q.bin', Readable.from([Buffer.alloc(1000)]), { size: 1000 });
+    const about = await dav.about?.();
+    expect(about?.used).toBeGreaterThanOrEqual(1000);
+    expect(about?.total).toBe(server.quotaBytes);
+  });
+
+  it('lists, restores and purges what its trashbin holds; a DELETE puts items there', async () => {
+    expect(dav.features.trash).toBe(true);
+    await dav.put('/bin/Docs/report.txt', Readable.from([Buffer.from('first')]), { size: 5 });
+    await dav.put('/bin/old.txt', Readable.from([Buffer.from('old')]), { size: 3 });
+    await dav.trash?.('/bin/Docs/report.txt');
+    await dav.trash?.('/bin/old.txt');
+    const listed = (await dav.listTrash?.())?.entries ?? [];
+    const byName = new Map(listed.map((e) => [e.name, e]));
+    expect(byName.get('report.txt')).toMatchObject({ originalPath: '/bin/Docs/report.txt', kind: 'file', size: 5 });
+    expect(byName.get('report.txt')?.deletedAt).toBeInstanceOf(Date);
+    expect((await dav.list('/bin/Docs')).entries).toEqual([]);
+
+    // A file of that name came back meanwhile: the restored one lands beside it.
+    await dav.put('/bin/Docs/report.txt', Readable.from([Buffer.from('second')]), { size: 6 });
+    const restored = await dav.restoreTrash?.(byName.get('report.txt')?.id as string);
+    expect(restored?.path).toBe('/bin/Docs/report (restored).txt');
+    expect((await dav.list('/bin/Docs')).entries.map((e) => e.name).sort()).toEqual([
+      'report (restored).txt',
+      'report.txt',
+    ]);
+
+    // Ids that would name the trashbin itself (or above it) once in a URL are no items.
+    for (const id of ['..', '.', '']) {
+      const purge = await dav.purgeTrash?.(id).catch((e: unknown) => e);
+      expect((purge as { code?: string }).code, id).toBe('not_found');
+    }
+    expect((await dav.listTrash?.())?.entries.length).toBeGreaterThan(0);
+    await dav.purgeTrash?.(byName.get('old.txt')?.id as string);
+    expect((await dav.listTrash?.())?.entries.map((e) => e.name)).not.toContain('old.txt');
+    await dav.trash?.('/bin/Docs');
+    await dav.emptyTrash?.();
+    expect((await dav.listTrash?.())?.entries).toEqual([]);
+  });
 });

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { ProviderError, canceled, toProviderError } from '../../api/errors.ts';
-import type { ChunkWriter, Entry, SrcInfo } from '../../api/types.ts';
-import { drain, statusError, type DavHttp } from './http.ts';
+import type { ChunkWriter, Entry, SrcInfo, TrashEntry, TrashPage } from '../../api/types.ts';
+import { drain, statusError, text, type DavHttp } from './http.ts';
 import { ocMtime } from './mtime.ts';
+import { hrefToPath, multistatus, okProps, str } from './propfind.ts';
 
 /** What the chunk writer needs from the WebDAV provider (kept here so neither file imports the other's module). */
 export interface NextcloudDav {
@@ -109,4 +110,145 @@ export async function openNextcloudChunkWriter(
       await discard();
     },
   };
+}
+
+/** Where Nextcloud keeps a user's trashbin: /remote.php/dav/trashbin/<user>/trash/ beside /files/<user>/. */
+export function trashbinBase(base: URL, username: string): URL {
+  const u = uploadsBase(base, username);
+  u.pathname = u.pathname.replace(/\/uploads\/([^/]+)\/$/, '/trashbin/$1/');
+  return u;
+}
+
+/** The cloud's folder inside the user's files (the base URL may name a folder below them): '' or 'a/b/'. */
+function filesPrefix(base: URL): string | undefined {
+  const m = base.pathname.match(/\/remote\.php\/dav\/files\/[^/]+\/(.*)$/);
+  if (!m) return undefined;
+  return (m[1] ?? '')
+    .split('/')
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s))
+    .map((s) => `${s}/`)
+    .join('');
+}
+
+const TRASH_BODY =
+  '<?xml version="1.0" encoding="utf-8"?>' +
+  '<d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns" xmlns:nc="http://nextcloud.org/ns">' +
+  '<d:prop><d:resourcetype/><d:getcontentlength/><oc:size/><nc:trashbin-filename/>' +
+  '<nc:trashbin-original-location/><nc:trashbin-deletion-time/></d:prop></d:propfind>';
+
+/** What the trash code needs of the WebDAV provider. */
+export interface NextcloudTrashDav {
+  readonly base: URL;
+  readonly username: string;
+  readonly http: DavHttp;
+  stat(path: string): Promise<Entry>;
+}
+
+function trashItemUrl(dav: NextcloudTrashDav, area: 'trash' | 'restore', id?: string): URL {
+  // "." and ".." would name the trashbin itself or its parent once the URL is resolved.
+  if (id === '' || id === '.' || id === '..') throw new ProviderError('not_found', `not in the trash: ${id}`);
+  const u = trashbinBase(dav.base, dav.username);
+  u.pathname += area + '/' + (id === undefined ? '' : encodeURIComponent(id));
+  return u;
+}
+
+/** Whether the server has a trashbin for this user (Nextcloud's trashbin app is on). */
+export async function hasNextcloudTrash(dav: NextcloudTrashDav): Promise<boolean> {
+  try {
+    const res = await dav.http.send({
+      method: 'PROPFIND',
+      url: trashItemUrl(dav, 'trash'),
+      headers: { depth: '0', 'content-type': 'application/xml; charset=utf-8' },
+      body: TRASH_BODY,
+    });
+    await drain(res);
+    return res.statusCode === 207;
+  } catch {
+    return false;
+  }
+}
+
+/** The trashbin's items that were inside this cloud's folder, newest first. */
+export async function listNextcloudTrash(dav: NextcloudTrashDav, signal?: AbortSignal): Promise<TrashPage> {
+  const url = trashItemUrl(dav, 'trash');
+  const res = await dav.http.send({
+    method: 'PROPFIND',
+    url,
+    headers: { depth: '1', 'content-type': 'application/xml; charset=utf-8' },
+    body: TRASH_BODY,
+    signal,
+  });
+  if (res.statusCode !== 207) throw await statusError(res, 'PROPFIND trashbin');
+  const prefix = filesPrefix(dav.base) ?? '';
+  const entries: TrashEntry[] = [];
+  for (const r of multistatus(await text(res))) {
+    const href = str(r.href);
+    if (href === undefined) continue;
+    const id = hrefToPath(href).split('/').pop() ?? '';
+    const props = okProps(r);
+    const location = str(props['trashbin-original-location']);
+    if (!id || location === undefined || hrefToPath(href) === hrefToPath(url.pathname)) continue;
+    if (!location.startsWith(prefix)) continue;
+    // An empty <resourcetype/> parses as '' (a file); a folder's holds <collection/>.
+    const rt = props.resourcetype;
+    const isDir = rt !== null && typeof rt === 'object' && 'collection' in rt;
+    const size = Number(str(isDir ? props.size : props.getcontentlength) ?? 0);
+    const secs = Number(str(props['trashbin-deletion-time']));
+    const originalPath = '/' + location.slice(prefix.length);
+    const entry: TrashEntry = {
+      id,
+      name: str(props['trashbin-filename']) ?? baseNameOf(originalPath),
+      originalPath,
+      kind: isDir ? 'dir' : 'file',
+      size: Number.isFinite(size) ? size : 0,
+    };
+    if (Number.isFinite(secs) && secs > 0) entry.deletedAt = new Date(secs * 1000);
+    entries.push(entry);
+  }
+  entries.sort((a, b) => (b.deletedAt?.getTime() ?? 0) - (a.deletedAt?.getTime() ?? 0));
+  return { entries };
+}
+
+function baseNameOf(path: string): string {
+  return path.split('/').filter(Boolean).pop() ?? '';
+}
+
+/**
+ * Restores an item by a MOVE into the trashbin's restore folder: Nextcloud puts it back where it
+ * was, as "<name> (restored)" when that name is taken again. Answers the restored entry.
+ */
+export async function restoreNextcloudTrash(dav: NextcloudTrashDav, id: string): Promise<Entry> {
+  const item = (await listNextcloudTrash(dav)).entries.find((e) => e.id === id);
+  if (!item?.originalPath) throw new ProviderError('not_found', `not in the trash: ${id}`);
+  const original = item.originalPath;
+  const taken = await dav.stat(original).then(
+    () => true,
+    () => false,
+  );
+  const res = await dav.http.send({
+    method: 'MOVE',
+    url: trashItemUrl(dav, 'trash', id),
+    headers: { destination: trashItemUrl(dav, 'restore', id).href, overwrite: 'F' },
+  });
+  if ((res.statusCode ?? 0) >= 300) throw await statusError(res, `MOVE trashbin ${id}`);
+  await drain(res);
+  if (!taken) return dav.stat(original);
+  const name = baseNameOf(original);
+  const dot = item.kind === 'file' ? name.lastIndexOf('.') : -1;
+  const renamed = dot > 0 ? `${name.slice(0, dot)} (restored)${name.slice(dot)}` : `${name} (restored)`;
+  const parent = original.slice(0, original.length - name.length);
+  return dav.stat(parent + renamed).catch(() => dav.stat(original));
+}
+
+export async function purgeNextcloudTrash(dav: NextcloudTrashDav, id: string): Promise<void> {
+  const res = await dav.http.send({ method: 'DELETE', url: trashItemUrl(dav, 'trash', id) });
+  if ((res.statusCode ?? 0) >= 300) throw await statusError(res, `DELETE trashbin ${id}`);
+  await drain(res);
+}
+
+export async function emptyNextcloudTrash(dav: NextcloudTrashDav): Promise<void> {
+  const res = await dav.http.send({ method: 'DELETE', url: trashItemUrl(dav, 'trash') });
+  if ((res.statusCode ?? 0) >= 300) throw await statusError(res, 'DELETE trashbin');
+  await drain(res);
 }

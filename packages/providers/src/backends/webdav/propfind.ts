@@ -38,13 +38,13 @@ const parser = new XMLParser({
   isArray: (name) => name === 'response' || name === 'propstat' || name === 'checksum',
 });
 
-type Node = Record<string, unknown>;
+export type Node = Record<string, unknown>;
 
 function obj(v: unknown): Node | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Node) : undefined;
 }
 
-function str(v: unknown): string | undefined {
+export function str(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
   if (typeof v === 'number') return String(v);
   return undefined;
@@ -68,7 +68,7 @@ export function hrefToPath(href: string): string {
 }
 
 /** Props from the 2xx propstats of a response (404 propstats list what the server lacks). */
-function okProps(response: Node): Node {
+export function okProps(response: Node): Node {
   const props: Node = {};
   const propstats = (response.propstat as unknown[] | undefined) ?? [];
   for (const ps of propstats) {
@@ -96,7 +96,7 @@ export function parseOcChecksums(value: string | undefined): Hashes | undefined 
   return Object.keys(hashes).length ? hashes : undefined;
 }
 
-function multistatus(xml: string): Node[] {
+export function multistatus(xml: string): Node[] {
   const doc = obj(parser.parse(xml));
   const ms = obj(doc?.multistatus);
   return ((ms?.response as unknown[] | undefined) ?? []).map(obj).filter((r): r is Node => r !== undefined);

@@ -31,11 +31,19 @@ import type {
   ReadOptions,
   SrcInfo,
   TempWriteOptions,
+  TrashPage,
   WriteOptions,
 } from '../../api/types.ts';
 import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { DavHttp, byteCounter, drain, isOk, sliceStream, statusError, text } from './http.ts';
-import { openNextcloudChunkWriter } from './nextcloud.ts';
+import {
+  emptyNextcloudTrash,
+  hasNextcloudTrash,
+  listNextcloudTrash,
+  openNextcloudChunkWriter,
+  purgeNextcloudTrash,
+  restoreNextcloudTrash,
+} from './nextcloud.ts';
 import {
   MTIME_STATE_KEY,
   keepsTime,
@@ -136,13 +144,22 @@ export class WebdavProvider implements Provider {
    * (others refuse with not_supported when asked, and the bytes go through put()).
    */
   readonly openChunkWriter?: (path: string, src: SrcInfo, opts?: TempWriteOptions) => Promise<ChunkWriter>;
+  /**
+   * Nextcloud's trashbin, where the server has it on: a DELETE moves an item there, and the
+   * trashbin's own DAV endpoint lists, restores and purges (nextcloud.ts).
+   */
+  readonly trash?: (path: string) => Promise<void>;
+  readonly listTrash?: (opts?: { signal?: AbortSignal }) => Promise<TrashPage>;
+  readonly restoreTrash?: (id: string) => Promise<Entry>;
+  readonly purgeTrash?: (id: string) => Promise<void>;
+  readonly emptyTrash?: () => Promise<void>;
 
   constructor(
     base: URL,
     username: string,
     password: string,
     vendor: WebdavVendor,
-    opts: WebdavOptions & { hasQuota?: boolean } = {},
+    opts: WebdavOptions & { hasQuota?: boolean; hasTrash?: boolean } = {},
   ) {
     this.base = base;
     this.username = username;
@@ -178,6 +195,19 @@ export class WebdavProvider implements Provider {
     // when present, but no hash type is promised for every file.
     this.hashes = new Set<HashType>();
     if (this.features.about) this.about = () => this.quota();
+    if (opts.hasTrash === true && vendor === 'nextcloud') {
+      this.features.trash = true;
+      // Nextcloud's DELETE is the move to its trashbin.
+      this.trash = async (p) => ((await this.stat(p)).kind === 'dir' ? this.rmdir(p) : this.remove(p));
+      this.listTrash = (o) => listNextcloudTrash(this, o?.signal);
+      this.restoreTrash = async (id) => {
+        const entry = await restoreNextcloudTrash(this, id);
+        this.forgetDirs(entry.path);
+        return entry;
+      };
+      this.purgeTrash = (id) => purgeNextcloudTrash(this, id);
+      this.emptyTrash = () => emptyNextcloudTrash(this);
+    }
     if (this.features.chunkWriter) this.openChunkWriter = (p, src, o) => this.chunkWriter(p, src, o);
   }
 
@@ -669,7 +699,7 @@ export class WebdavProvider implements Provider {
     }
   }
 
-  private forgetDirs(path: string): void {
+  forgetDirs(path: string): void {
     for (const d of [...this.knownDirs]) if (d !== '/' && isWithin(path, d)) this.knownDirs.delete(d);
     this.missingDirs.clear();
     this.snapshots.clear();
@@ -900,6 +930,7 @@ export async function openWebdav(
   }
   const probe = new WebdavProvider(base, username, password, vendor, { ...opts, insecureSkipVerify: insecure });
   let hasQuota: boolean;
+  let hasTrash = false;
   let mtime = opts.mtime ?? (vendor === 'other' ? recordedMtime(ctx.state) : undefined);
   const record = async (method: WebdavMtimeMethod) => {
     await ctx.saveState?.({ ...(ctx.state ?? {}), [MTIME_STATE_KEY]: { method, checked_at: Date.now() } });
@@ -910,6 +941,7 @@ export async function openWebdav(
     if (root.kind !== 'dir') throw new ProviderError('not_dir', `not a folder: ${base.href}`, { retry: 'fatal' });
     const q = await probe.quotaOf().catch(() => ({}));
     hasQuota = Object.keys(q).length > 0;
+    if (vendor === 'nextcloud') hasTrash = await hasNextcloudTrash(probe);
     if (vendor === 'other' && mtime === undefined) {
       // Once per cloud (kept in its state): whether this server keeps the times it is given.
       mtime = await probeMtime(probe);
@@ -922,6 +954,7 @@ export async function openWebdav(
     ...opts,
     insecureSkipVerify: insecure,
     hasQuota,
+    hasTrash,
     mtime: mtime ?? (vendor === 'other' ? 'none' : 'x-oc-mtime'),
     ...(vendor === 'other' ? { onMtimeLost: () => record('none') } : {}),
   });
