@@ -5,11 +5,20 @@
  * The bench asks for a reset after its warm-up and for the figures at the end (IPC messages).
  */
 import http from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
 let times: number[] = [];
+// Garbage-collection pauses (main thread), to tell them from the rest of the event-loop delay.
+let gc = { count: 0, totalMs: 0, maxMs: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gc.count++;
+    gc.totalMs += e.duration;
+    gc.maxMs = Math.max(gc.maxMs, e.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
 
 const emit = http.Server.prototype.emit;
 http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
@@ -24,6 +33,7 @@ http.Server.prototype.emit = function (this: http.Server, event: string | symbol
 process.on('message', (message: { type?: string }) => {
   if (message.type === 'probe-reset') {
     times = [];
+    gc = { count: 0, totalMs: 0, maxMs: 0 };
     loop.reset();
   } else if (message.type === 'probe-report') {
     const sorted = [...times].sort((a, b) => a - b);
@@ -38,6 +48,10 @@ process.on('message', (message: { type?: string }) => {
       loopMeanMs: loop.mean / 1e6,
       loopP99Ms: loop.percentile(99) / 1e6,
       loopMaxMs: loop.max / 1e6,
+      loopP50Ms: loop.percentile(50) / 1e6,
+      gcCount: gc.count,
+      gcTotalMs: gc.totalMs,
+      gcMaxMs: gc.maxMs,
     });
   }
 });

@@ -54,6 +54,9 @@ const envSchema = z.object({
   // The run history of tasks (issue 35).
   SKYFERRY_RUN_HISTORY_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   SKYFERRY_RUN_FILE_ROWS: z.coerce.number().int().min(0).max(100_000_000).default(100_000),
+  // Support tickets (issue 39).
+  SUPPORT_EMAIL: z.email().max(254).optional(),
+  SKYFERRY_SUPPORT_PROBLEM_TYPES: z.string().max(2000).optional(),
   // Running it for many (issue 41): metrics and shutdown.
   SKYFERRY_METRICS_TOKEN: z.string().min(16, 'SKYFERRY_METRICS_TOKEN must have at least 16 characters').optional(),
   SKYFERRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -125,6 +128,10 @@ export interface Config {
   runHistoryDays: number;
   /** Most file rows one run keeps for each outcome (its counts stay whole). */
   runFileRows: number;
+  /** Where support tickets are mailed (SUPPORT_EMAIL); undefined: the operator inbox only. */
+  supportEmail: string | undefined;
+  /** The feedback form's problem types (SKYFERRY_SUPPORT_PROBLEM_TYPES); undefined: the defaults; empty: none. */
+  supportProblemTypes: string[] | undefined;
   /** Bearer token /metrics asks for; unset: /metrics is off on the public port. */
   metricsToken: string | undefined;
   /** A second port (on HOST) serving only /metrics and /healthz: for workers and in-cluster scrapes. */
@@ -340,8 +347,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     cloudTimeoutMs: e.SKYFERRY_CLOUD_TIMEOUT_MS,
     runHistoryDays: e.SKYFERRY_RUN_HISTORY_DAYS,
     runFileRows: e.SKYFERRY_RUN_FILE_ROWS,
+    supportEmail: e.SUPPORT_EMAIL,
+    supportProblemTypes: parseProblemTypes(e.SKYFERRY_SUPPORT_PROBLEM_TYPES),
     metricsToken: e.SKYFERRY_METRICS_TOKEN,
     metricsPort: e.SKYFERRY_METRICS_PORT,
     shutdownTimeoutMs: e.SKYFERRY_SHUTDOWN_TIMEOUT_MS,
   };
+}
+
+/** `none`: the form has no problem type; otherwise comma-separated labels (each at most 100 characters). */
+function parseProblemTypes(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim().toLowerCase() === 'none') return [];
+  const types = [
+    ...new Set(
+      value
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
+  for (const t of types) {
+    if (t.length > 100)
+      throw new ConfigError(`SKYFERRY_SUPPORT_PROBLEM_TYPES entry is longer than 100 characters: ${t}`);
+  }
+  return types.length > 0 ? types : undefined;
 }

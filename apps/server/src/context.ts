@@ -24,6 +24,9 @@ import { SecretBox } from './services/crypto.ts';
 import { TokenService } from './services/tokens.ts';
 import { OperatorService } from './services/operator.ts';
 import { UsersService } from './services/users.ts';
+import { SupportRepository } from './repositories/support.ts';
+import { SupportService } from './services/support.ts';
+import { ReleaseNotes } from './services/release-notes.ts';
 import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
 import type { TasksService } from './services/tasks/index.ts';
 import { createCleanupSystem, type CleanupService, type CleanupSystem } from './services/cleanup/index.ts';
@@ -62,6 +65,10 @@ export interface AppContext {
   readonly cleanup: CleanupService;
   /** The clean-up scan queue and its in-process workers. */
   readonly cleanupSystem: CleanupSystem;
+  /** Feedback tickets and the operator's inbox. */
+  readonly support: SupportService;
+  /** The server's version and its release notes (CHANGELOG.md). */
+  readonly releaseNotes: ReleaseNotes;
   /** This process's Prometheus metrics (services/metrics.ts). */
   readonly metrics: Metrics;
   /** Throws when the process cannot serve (database unreachable). */
@@ -161,9 +168,21 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     publicUrl: config.publicUrl,
     log,
   });
+  const support = new SupportService({
+    repo: new SupportRepository(db.kysely),
+    limits: rateLimits,
+    authz,
+    mailer: accountMailer,
+    supportEmail: config.supportEmail,
+    problemTypes: config.supportProblemTypes,
+    publicUrl: config.publicUrl,
+    log,
+  });
   return {
     config,
     db,
+    support,
+    releaseNotes: new ReleaseNotes(),
     log,
     secrets,
     tokens,

@@ -94,6 +94,15 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
   /** One of the owner's signed-in devices (Settings > Account). */
   session: async (s) =>
     (await s.asOwner<{ items: Array<{ id: string }> }>('GET', '/api/account/sessions')).items[0]?.id ?? '',
+  /** A feedback ticket the owner sent signed in (support, issue 39). */
+  ticket: async (s) =>
+    (
+      await s.asOwner<{ id: string }>('POST', '/v1/support/tickets?channel=3', {
+        email: s.owner.user.email,
+        contents: 'owner feedback',
+        custom_fields: [{ id: 1, value: 'other' }],
+      })
+    ).id,
 };
 
 export interface AttackerRequest {
@@ -192,6 +201,38 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
   {
     name: 'POST /api/cloud-manager/info',
     request: (ids) => ({ method: 'POST', url: '/api/cloud-manager/info', body: { cloud_id: ids.cloud } }),
+  },
+  {
+    name: 'POST /api/cloud-manager/trash/list',
+    request: (ids) => ({ method: 'POST', url: '/api/cloud-manager/trash/list', body: { cloud_id: ids.cloud } }),
+  },
+  {
+    name: 'POST /api/cloud-manager/trash/restore',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/trash/restore',
+      body: { cloud_id: ids.cloud, ids: ['anything'] },
+    }),
+  },
+  {
+    name: 'POST /api/cloud-manager/trash/delete',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/trash/delete',
+      body: { cloud_id: ids.cloud, ids: ['anything'] },
+    }),
+  },
+  {
+    name: 'POST /api/cloud-manager/trash/empty',
+    request: (ids) => ({ method: 'POST', url: '/api/cloud-manager/trash/empty', body: { cloud_id: ids.cloud } }),
+  },
+  {
+    name: 'POST /api/cloud-manager/search',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/cloud-manager/search',
+      body: { cloud_id: ids.cloud, path: '/', query: 'a' },
+    }),
   },
   {
     name: 'PUT /api/cloud-manager/files (upload)',
@@ -389,6 +430,14 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
     name: 'DELETE /api/account/sessions/{id}',
     request: (ids) => ({ method: 'DELETE', url: `/api/account/sessions/${ids.session}` }),
   },
+  {
+    name: 'GET /api/support/tickets',
+    request: () => ({ method: 'GET', url: '/api/support/tickets' }),
+    check: (body, ids) => {
+      const items = (body.data as { items: Array<{ id: string }> }).items;
+      expect(items.map((i) => i.id)).not.toContain(ids.ticket);
+    },
+  },
 ];
 
 /**
@@ -421,6 +470,17 @@ export const NOT_OWNED: Record<string, string> = {
   'GET /api/operator/users': 'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
   'PUT /api/operator/users/{uid}/local-folder':
     'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
+  'GET /v1/support/forms/dynamic': 'the same form for everyone',
+  'POST /v1/support/tickets': 'creates a ticket for the caller',
+  'GET /api/operator/tickets': 'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
+  'GET /api/operator/tickets/{id}': 'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
+  'POST /api/operator/tickets/{id}/reply':
+    'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
+  'GET /api/operator/tickets/{id}/attachments/{attachment_id}':
+    'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
+  'PUT /api/operator/tickets/{id}/status':
+    'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
+  'GET /api/version/{version}': 'public release notes',
 };
 
 /** "PUT /api/clouds/{id} (rename)" and "PUT /api/clouds/:id" both become "PUT /api/clouds/{}". */
@@ -434,6 +494,7 @@ export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'u
   { table: 'tasks', ownerColumn: 'user_id', owner: 'user' },
   { table: 'task_runs', ownerColumn: 'user_id', owner: 'user' },
   { table: 'sessions', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'support_tickets', ownerColumn: 'user_id', owner: 'user' },
 ];
 
 for (const dialect of ['sqlite', 'postgres'] as const) {

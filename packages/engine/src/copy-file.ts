@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   ChunkReader,
@@ -250,7 +250,57 @@ async function serverSideCopy(
   return { entry, bytes: entry.size, serverSide: true, chunked: false, verified: h ? 'hash' : 'size' };
 }
 
-/** Streams one file through `put`. */
+/** Files up to this size are read whole where the source can (`Provider.readSmall`), not streamed. */
+export const SMALL_READ_MAX = 64 * 1024 - 1;
+
+/** A stream of one buffer (what `put` takes) that ends after it. */
+function bufferStream(data: Buffer): Readable {
+  return new Readable({
+    read() {
+      this.push(data);
+      this.push(null);
+    },
+  });
+}
+
+/**
+ * A small file read whole (`readSmall`) and written whole where the target takes that
+ * (`putSmall`); otherwise its buffer goes through `put` as a stream. Undefined, having done
+ * nothing, when the source would rather stream it.
+ */
+async function smallCopy(
+  from: Provider,
+  to: Provider,
+  fromPath: string,
+  toPath: string,
+  fp: Fingerprint,
+  ctx: CopyContext,
+  counted: { bytes: number },
+  sent?: () => void,
+): Promise<CopyFileResult | undefined> {
+  const read = from.readSmall as NonNullable<Provider['readSmall']>;
+  const data = await read.call(from, fromPath, fp.size, { signal: ctx.signal }).catch((err: unknown) => {
+    throw sourceError(err, fromPath);
+  });
+  if (data === undefined) return undefined; // larger than planned (the stream tells) or the source streams now
+  if (data.length !== fp.size) {
+    throw sourceChanged(`${fromPath} shrank while it was copied (${data.length} of ${fp.size} bytes)`);
+  }
+  if (!to.putSmall) return streamedPut(from, to, fromPath, toPath, fp, ctx, counted, sent, data);
+  const hashers = await hashersFor(inflightTypes(to, fp, ctx, false));
+  for (const [, h] of hashers) h.update(data);
+  const digests: Hashes = {};
+  for (const [t, h] of hashers) digests[t] = h.digest();
+  const bytes = data.length;
+  counted.bytes += bytes;
+  ctx.onBytes(bytes);
+  const entry = await to.putSmall(toPath, data, srcInfoOf(fp, fp.size), { signal: ctx.signal, tempTag: ctx.tempTag });
+  learnReturned(to, entry, ctx);
+  const verified = await verify(to, toPath, fp, bytes, digests, entry, ctx);
+  return { entry, bytes, serverSide: false, chunked: false, verified };
+}
+
+/** Streams one file through `put` (from `data` when the file was read whole already). */
 async function streamedPut(
   from: Provider,
   to: Provider,
@@ -260,9 +310,10 @@ async function streamedPut(
   ctx: CopyContext,
   counted: { bytes: number },
   sent?: () => void,
+  data?: Buffer,
 ): Promise<CopyFileResult> {
   const hashers = await hashersFor(inflightTypes(to, fp, ctx, false));
-  const body = await from.openRead(fromPath, { signal: ctx.signal });
+  const body = data ? bufferStream(data) : await from.openRead(fromPath, { signal: ctx.signal });
   const meter = new Meter(
     hashers,
     (n) => {
@@ -528,6 +579,10 @@ export async function copyFile(
       if (chunked) return chunked;
     }
     if (!sizeKnown && to.features.needsSize) return await viaTempFile(from, to, fromPath, toPath, fp, ctx, counted);
+    if (sizeKnown && fp.size <= SMALL_READ_MAX && from.readSmall) {
+      const small = await smallCopy(from, to, fromPath, toPath, fp, ctx, counted, sent);
+      if (small) return small;
+    }
     return await streamedPut(from, to, fromPath, toPath, fp, ctx, counted, sent);
   } catch (err) {
     // A failed attempt's bytes do not count as moved.

@@ -31,9 +31,23 @@ export function hasTempSegment(path: string): boolean {
   return path.split('/').some(isTempName);
 }
 
+/** Random bytes drawn 4 KiB at a time: a name per small file would otherwise cost a call into the CSPRNG each. */
+let randomPool = Buffer.alloc(0);
+let randomAt = 0;
+
+function randomHex(bytes: number): string {
+  if (randomAt + bytes > randomPool.length) {
+    randomPool = randomBytes(4096);
+    randomAt = 0;
+  }
+  const hex = randomPool.toString('hex', randomAt, randomAt + bytes);
+  randomAt += bytes;
+  return hex;
+}
+
 /** A new temporary file name, of the run tagged `tag` when one is given (an invalid tag is ignored). */
 export function tempName(tag?: string): string {
-  const random = randomBytes(8).toString('hex');
+  const random = randomHex(8);
   return TEMP_PREFIX + (tag !== undefined && TEMP_TAG.test(tag) ? tag + random.slice(8) : random);
 }
 

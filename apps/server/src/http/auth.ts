@@ -99,3 +99,24 @@ export function userOf(request: FastifyRequest): UserIdentity {
   if (!identity || identity.kind !== 'user') throw errors.unauthenticated();
   return identity;
 }
+
+/**
+ * Pre-handler of the support calls: a signed-in user, else a visitor. The spec's feedback dialog
+ * sends a visitor's temporary token as a bearer Authorization, so a bearer token that is not an
+ * access token counts as a visitor token there (x-temp-authorization works too); neither is 140013.
+ */
+export function requireSupportIdentity(ctx: AppContext): preHandlerAsyncHookHandler {
+  return async function requireSupportIdentityHandler(request: FastifyRequest, _reply: FastifyReply) {
+    const user = await resolveUser(ctx, request);
+    if (user && user !== 'invalid') {
+      request.identity = user;
+      return;
+    }
+    const bearer = bearerToken(header(request, HEADERS.authorization));
+    const visitorId = bearer ? await ctx.tokens.authenticateVisitor(bearer) : undefined;
+    const visitor = visitorId ? { kind: 'visitor' as const, visitorId } : await resolveVisitor(ctx, request);
+    if (!visitor || (user === 'invalid' && !visitorId)) throw errors.unauthenticated();
+    request.visitor = visitor;
+    request.identity = visitor;
+  };
+}

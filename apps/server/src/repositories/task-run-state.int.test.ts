@@ -34,6 +34,27 @@ describeEachDialect('task run state', (getDb) => {
     });
   });
 
+  it('commits the items that finish in one turn of the event loop together, not one by one', async () => {
+    let inserts = 0;
+    const db = getDb().kysely.withPlugin({
+      transformQuery: (args) => {
+        if (args.node.kind === 'InsertQueryNode') inserts++;
+        return args.node;
+      },
+      transformResult: (args) => Promise.resolve(args.result),
+    });
+    const store = new TaskCheckpointStore(db, 'task-turn');
+    // Small files finishing one after another without a pause (each a few microtasks apart).
+    const done: Promise<void>[] = [];
+    for (let i = 0; i < 300; i++) {
+      done.push(store.markDone(`write|target|/s|/t|/g-${i}|${i}||`, { action: 'copy', bytes: i }));
+      for (let t = 0; t < 5; t++) await Promise.resolve();
+    }
+    await Promise.all(done);
+    expect(await store.count()).toBe(300);
+    expect(inserts).toBeLessThanOrEqual(2);
+  });
+
   it('records the folders a run writes temporary files into, keeps them across clear(), forgets them when told', async () => {
     const store = new TaskCheckpointStore(getDb().kysely, 'task-temps');
     const other = new TaskCheckpointStore(getDb().kysely, 'task-temps-2');

@@ -64,19 +64,23 @@ export class TaskCheckpointStore implements CheckpointStore {
   private flushing = false;
 
   /**
-   * Records a finished item; resolves once it is committed. Items finishing while a write is under
-   * way go together in the next statement: one commit for many files keeps the database's write
-   * volume (and SQLite's checkpoints) down when many small files finish at once.
+   * Records a finished item; resolves once it is committed. Items finishing in the same turn of the
+   * event loop, or while a write is under way, go together in one statement: one commit for many
+   * files keeps the database's write volume (and SQLite's checkpoints) down when many small files
+   * finish at once. The write waits for the turn to end (setImmediate): SQLite's driver answers
+   * at once, so starting it at the first record would commit the files one by one.
    */
   markDone(key: string, info: CheckpointInfo): Promise<void> {
     return new Promise((done, fail) => {
       this.pending.push({ key, info: JSON.stringify(info), done, fail });
-      if (!this.flushing) void this.flush();
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
     });
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0, BATCH);
       // The last record of a key wins within a batch, as it would one statement after another.

@@ -16,9 +16,7 @@ const TransmissionList = lazyDialog(() =>
 const ConnectCloud = lazyDialog(() =>
   import('../features/connect/ConnectCloudDialog.tsx').then((m) => m.ConnectCloudDialog),
 );
-const Feedback = lazyDialog(() =>
-  import('../features/shell/placeholders/PlaceholderFeedback.tsx').then((m) => m.PlaceholderFeedback),
-);
+const Feedback = lazyDialog(() => import('../features/support/FeedbackDialog.tsx').then((m) => m.FeedbackDialog));
 
 /** Tabs of open third-party apps in the header (the apps issue). */
 export const AppTabs: ComponentType = PlaceholderAppTabs;
@@ -29,5 +27,5 @@ export const TransmissionListDialog: ComponentType<DialogSlotProps> = Transmissi
 /** The Connect cloud drive dialog (the cloud management issue); `kind` preselects a cloud kind. */
 export const ConnectCloudDialog: ComponentType<DialogSlotProps & { kind: string | null }> = ConnectCloud;
 
-/** The feedback dialog (desktop client; the support issue). */
+/** The feedback dialog: the desktop client's Feedback entry, and the banner's contact link everywhere. */
 export const FeedbackDialog: ComponentType<DialogSlotProps> = Feedback;

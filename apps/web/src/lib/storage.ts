@@ -37,6 +37,8 @@ export const STORAGE_KEYS = {
   transferDefaults: 'skyferry.transfer_defaults',
   recentClouds: 'skyferry.recent_clouds',
   bannerClosedOn: 'skyferry.banner_closed_on',
+  /** The server version whose release notes were shown (What's new shows once per version). */
+  whatsNewSeen: 'skyferry.whats_new_seen',
   qrClosedAt: 'skyferry.qr_closed_at',
   questionnaireClicked: 'skyferry.questionnaire_clicked',
   serviceNoticeClosed: 'skyferry.service_notice_closed',

@@ -41,10 +41,12 @@ export class Fail {
   readonly code: number;
   readonly msg: string;
   readonly status: number;
-  constructor(code: number, msg: string, status = 400) {
+  readonly data: unknown;
+  constructor(code: number, msg: string, status = 400, data: unknown = null) {
     this.code = code;
     this.msg = msg;
     this.status = status;
+    this.data = data;
   }
 }
 
@@ -69,7 +71,7 @@ export function mockApi(handlers: Record<string, Handler>) {
     const handler = handlers[`${call.method} ${call.path}`];
     if (!handler) return json({ code: 404, msg: 'not found', data: null }, 404);
     const data = await handler(call);
-    if (data instanceof Fail) return json({ code: data.code, msg: data.msg, data: null }, data.status);
+    if (data instanceof Fail) return json({ code: data.code, msg: data.msg, data: data.data }, data.status);
     return json({ code: 0, msg: 'success', data: data ?? null }, 200);
   });
   vi.stubGlobal('fetch', fetchMock);

@@ -8,3 +8,4 @@ export * from './files.ts';
 export * from './cleanup.ts';
 export * from './oauth.ts';
 export * from './operator.ts';
+export * from './support.ts';

@@ -117,5 +117,20 @@ export const ar: Messages = {
   account_deleted: 'تم حذف حسابك.',
   kind_not_set_up: 'غير مُعدّ على هذا الخادم.',
   kind_not_available: 'غير متاح على هذا الخادم بعد.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: 'لا يمكن ترك التفاصيل فارغة',
+  problem_type_empty: 'لا يمكن ترك نوع المشكلة فارغًا',
+  problem_type_invalid: 'اختر أحد أنواع المشكلات المدرجة.',
+  ticket_sent: 'شكرًا لك! أُرسلت رسالتك إلى مشغّل هذا الخادم.',
+  problem_type: 'نوع المشكلة',
+  pt_transfer: 'النقل أو المزامنة',
+  pt_connect: 'ربط محرك سحابي',
+  pt_account: 'الحساب وتسجيل الدخول',
+  pt_bug: 'شيء لا يعمل',
+  pt_idea: 'اقتراح',
+  pt_other: 'أمر آخر',
+  attachment_invalid:
+    'لا يمكن إرفاق الملف {name}: يُسمح فقط بملفات السجل (.txt و.log) ولقطات الشاشة (.png و.jpg) حتى 2 ميغابايت لكل منها، و3 ملفات على الأكثر.',
+  release_notes_unknown: 'لا توجد ملاحظات إصدار للإصدار {version}.',
   invalid_filter: 'قاعدة التصفية أو القيمة هذه غير صالحة: {rule}',
 };

@@ -125,5 +125,20 @@ export const br: Messages = {
   account_deleted: 'Sua conta foi excluída.',
   kind_not_set_up: 'Não configurado neste servidor.',
   kind_not_available: 'Ainda não disponível neste servidor.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: 'Os detalhes não podem ficar vazios',
+  problem_type_empty: 'O tipo de problema não pode ficar vazio',
+  problem_type_invalid: 'Escolha um dos tipos de problema da lista.',
+  ticket_sent: 'Obrigado! Sua mensagem foi enviada ao operador deste servidor.',
+  problem_type: 'Tipo de problema',
+  pt_transfer: 'Migração ou sincronização',
+  pt_connect: 'Conectar um drive na nuvem',
+  pt_account: 'Conta e login',
+  pt_bug: 'Algo não funciona',
+  pt_idea: 'Uma sugestão',
+  pt_other: 'Outro assunto',
+  attachment_invalid:
+    'O arquivo {name} não pode ser anexado: apenas arquivos de log (.txt, .log) e capturas de tela (.png, .jpg) de até 2 MB cada, no máximo 3.',
+  release_notes_unknown: 'Não há notas de versão para a versão {version}.',
   invalid_filter: 'Esta regra ou valor de filtro não é válido: {rule}',
 };

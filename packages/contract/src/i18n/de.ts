@@ -132,5 +132,20 @@ export const de: Messages = {
   account_deleted: 'Ihr Konto wurde gelöscht.',
   kind_not_set_up: 'Auf diesem Server nicht eingerichtet.',
   kind_not_available: 'Auf diesem Server noch nicht verfügbar.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: 'Die Details dürfen nicht leer sein',
+  problem_type_empty: 'Die Problemart darf nicht leer sein',
+  problem_type_invalid: 'Wählen Sie eine der aufgeführten Problemarten.',
+  ticket_sent: 'Danke! Ihre Nachricht wurde an den Betreiber dieses Servers gesendet.',
+  problem_type: 'Problemart',
+  pt_transfer: 'Migrieren oder Synchronisieren',
+  pt_connect: 'Einen Cloud-Speicher verbinden',
+  pt_account: 'Konto und Anmeldung',
+  pt_bug: 'Etwas funktioniert nicht',
+  pt_idea: 'Ein Vorschlag',
+  pt_other: 'Etwas anderes',
+  attachment_invalid:
+    'Die Datei {name} kann nicht angehängt werden: nur Protokolldateien (.txt, .log) und Bildschirmfotos (.png, .jpg) bis je 2 MB, höchstens 3.',
+  release_notes_unknown: 'Für Version {version} gibt es keine Versionshinweise.',
   invalid_filter: 'Diese Filterregel oder dieser Wert ist ungültig: {rule}',
 };

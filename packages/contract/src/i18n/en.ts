@@ -122,6 +122,21 @@ export const en = {
   account_deleted: 'Your account has been deleted.',
   kind_not_set_up: 'Not set up on this server.',
   kind_not_available: 'Not available on this server yet.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: 'Details cannot be empty',
+  problem_type_empty: 'Problem type cannot be empty',
+  problem_type_invalid: 'Choose one of the listed problem types.',
+  ticket_sent: 'Thank you! Your message has been sent to the operator of this server.',
+  problem_type: 'Problem type',
+  pt_transfer: 'Migrating or syncing',
+  pt_connect: 'Connecting a cloud drive',
+  pt_account: 'Account and sign-in',
+  pt_bug: 'Something does not work',
+  pt_idea: 'A suggestion',
+  pt_other: 'Something else',
+  attachment_invalid:
+    'The file {name} cannot be attached: only log files (.txt, .log) and screenshots (.png, .jpg) up to 2 MB each, at most 3.',
+  release_notes_unknown: 'There are no release notes for version {version}.',
   invalid_filter: 'This filter rule or value is not valid: {rule}',
 } as const;
 

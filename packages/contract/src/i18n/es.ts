@@ -131,5 +131,20 @@ export const es: Messages = {
   account_deleted: 'Su cuenta se ha eliminado.',
   kind_not_set_up: 'No configurado en este servidor.',
   kind_not_available: 'Todavía no disponible en este servidor.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: 'Los detalles no pueden estar vacíos',
+  problem_type_empty: 'El tipo de problema no puede estar vacío',
+  problem_type_invalid: 'Elige uno de los tipos de problema de la lista.',
+  ticket_sent: '¡Gracias! Tu mensaje se ha enviado al operador de este servidor.',
+  problem_type: 'Tipo de problema',
+  pt_transfer: 'Migrar o sincronizar',
+  pt_connect: 'Conectar una nube',
+  pt_account: 'Cuenta e inicio de sesión',
+  pt_bug: 'Algo no funciona',
+  pt_idea: 'Una sugerencia',
+  pt_other: 'Otro asunto',
+  attachment_invalid:
+    'No se puede adjuntar el archivo {name}: solo registros (.txt, .log) y capturas de pantalla (.png, .jpg) de hasta 2 MB cada uno, 3 como máximo.',
+  release_notes_unknown: 'No hay notas de la versión {version}.',
   invalid_filter: 'Esta regla o valor de filtro no es válido: {rule}',
 };

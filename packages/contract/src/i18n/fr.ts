@@ -130,5 +130,20 @@ export const fr: Messages = {
   account_deleted: 'Votre compte a été supprimé.',
   kind_not_set_up: 'Non configuré sur ce serveur.',
   kind_not_available: 'Pas encore disponible sur ce serveur.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: 'Les détails ne peuvent pas être vides',
+  problem_type_empty: 'Le type de problème ne peut pas être vide',
+  problem_type_invalid: 'Choisissez l’un des types de problème proposés.',
+  ticket_sent: 'Merci ! Votre message a été envoyé à l’opérateur de ce serveur.',
+  problem_type: 'Type de problème',
+  pt_transfer: 'Migration ou synchronisation',
+  pt_connect: 'Connexion d’un stockage cloud',
+  pt_account: 'Compte et connexion',
+  pt_bug: 'Quelque chose ne fonctionne pas',
+  pt_idea: 'Une suggestion',
+  pt_other: 'Autre chose',
+  attachment_invalid:
+    'Le fichier {name} ne peut pas être joint : seuls les journaux (.txt, .log) et les captures d’écran (.png, .jpg) de 2 Mo maximum chacun, 3 au plus.',
+  release_notes_unknown: 'Il n’y a pas de notes de version pour la version {version}.',
   invalid_filter: "Cette règle ou valeur de filtre n'est pas valide : {rule}",
 };

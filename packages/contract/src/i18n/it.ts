@@ -126,5 +126,20 @@ export const it: Messages = {
   account_deleted: 'Il tuo account è stato eliminato.',
   kind_not_set_up: 'Non configurato su questo server.',
   kind_not_available: 'Non ancora disponibile su questo server.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: 'I dettagli non possono essere vuoti',
+  problem_type_empty: 'Il tipo di problema non può essere vuoto',
+  problem_type_invalid: 'Scegli uno dei tipi di problema elencati.',
+  ticket_sent: 'Grazie! Il tuo messaggio è stato inviato all’operatore di questo server.',
+  problem_type: 'Tipo di problema',
+  pt_transfer: 'Migrazione o sincronizzazione',
+  pt_connect: 'Collegare un cloud',
+  pt_account: 'Account e accesso',
+  pt_bug: 'Qualcosa non funziona',
+  pt_idea: 'Un suggerimento',
+  pt_other: 'Altro',
+  attachment_invalid:
+    'Il file {name} non può essere allegato: solo file di log (.txt, .log) e screenshot (.png, .jpg) fino a 2 MB ciascuno, al massimo 3.',
+  release_notes_unknown: 'Non ci sono note di rilascio per la versione {version}.',
   invalid_filter: 'Questa regola o valore del filtro non è valido: {rule}',
 };

@@ -126,5 +126,20 @@ export const ja: Messages = {
   account_deleted: 'アカウントを削除しました。',
   kind_not_set_up: 'このサーバーでは設定されていません。',
   kind_not_available: 'このサーバーではまだ利用できません。',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: '詳細を入力してください',
+  problem_type_empty: '問題の種類を選択してください',
+  problem_type_invalid: '一覧にある問題の種類から選んでください。',
+  ticket_sent: 'ありがとうございます。メッセージをこのサーバーの運営者に送信しました。',
+  problem_type: '問題の種類',
+  pt_transfer: '移行または同期',
+  pt_connect: 'クラウドドライブの接続',
+  pt_account: 'アカウントとサインイン',
+  pt_bug: 'うまく動かない',
+  pt_idea: 'ご提案',
+  pt_other: 'その他',
+  attachment_invalid:
+    'ファイル {name} は添付できません。添付できるのはログファイル (.txt、.log) とスクリーンショット (.png、.jpg) で、各 2 MB まで、最大 3 個です。',
+  release_notes_unknown: 'バージョン {version} のリリースノートはありません。',
   invalid_filter: 'このフィルターのルールまたは値は無効です: {rule}',
 };

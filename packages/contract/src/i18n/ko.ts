@@ -118,5 +118,20 @@ export const ko: Messages = {
   account_deleted: '계정이 삭제되었습니다.',
   kind_not_set_up: '이 서버에 설정되어 있지 않습니다.',
   kind_not_available: '이 서버에서는 아직 사용할 수 없습니다.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: '세부 내용을 입력하세요',
+  problem_type_empty: '문제 유형을 선택하세요',
+  problem_type_invalid: '목록에 있는 문제 유형 중 하나를 고르세요.',
+  ticket_sent: '감사합니다! 메시지를 이 서버의 운영자에게 보냈습니다.',
+  problem_type: '문제 유형',
+  pt_transfer: '이전 또는 동기화',
+  pt_connect: '클라우드 드라이브 연결',
+  pt_account: '계정 및 로그인',
+  pt_bug: '작동하지 않는 기능',
+  pt_idea: '제안',
+  pt_other: '기타',
+  attachment_invalid:
+    '파일 {name}을(를) 첨부할 수 없습니다. 로그 파일(.txt, .log)과 스크린샷(.png, .jpg)만 각각 2MB까지, 최대 3개 첨부할 수 있습니다.',
+  release_notes_unknown: '버전 {version}의 릴리스 노트가 없습니다.',
   invalid_filter: '이 필터 규칙 또는 값이 올바르지 않습니다: {rule}',
 };

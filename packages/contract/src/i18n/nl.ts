@@ -130,5 +130,20 @@ export const nl: Messages = {
   account_deleted: 'Uw account is verwijderd.',
   kind_not_set_up: 'Niet ingesteld op deze server.',
   kind_not_available: 'Nog niet beschikbaar op deze server.',
+  // Support: feedback tickets, release notes (issue 39).
+  details_empty: 'De details mogen niet leeg zijn',
+  problem_type_empty: 'Het soort probleem mag niet leeg zijn',
+  problem_type_invalid: 'Kies een van de genoemde soorten problemen.',
+  ticket_sent: 'Bedankt! Uw bericht is verzonden naar de beheerder van deze server.',
+  problem_type: 'Soort probleem',
+  pt_transfer: 'Migreren of synchroniseren',
+  pt_connect: 'Een clouddrive koppelen',
+  pt_account: 'Account en aanmelden',
+  pt_bug: 'Iets werkt niet',
+  pt_idea: 'Een suggestie',
+  pt_other: 'Iets anders',
+  attachment_invalid:
+    'Het bestand {name} kan niet worden bijgevoegd: alleen logbestanden (.txt, .log) en schermafbeeldingen (.png, .jpg) tot 2 MB per stuk, hooguit 3.',
+  release_notes_unknown: 'Er zijn geen release-opmerkingen voor versie {version}.',
   invalid_filter: 'Deze filterregel of waarde is ongeldig: {rule}',
 };

@@ -11,6 +11,7 @@ import * as m0009 from './0009_session_sign_in_nonce.ts';
 import * as m0010 from './0010_sync_pair_locks.ts';
 import * as m0012 from './0012_task_runs.ts';
 import * as m0013 from './0013_account_basics.ts';
+import * as m0014 from './0014_support_tickets.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0010_sync_pair_locks': m0010,
   '0012_task_runs': m0012,
   '0013_account_basics': m0013,
+  '0014_support_tickets': m0014,
 };

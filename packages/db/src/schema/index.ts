@@ -4,6 +4,7 @@ import type { QueueTables } from './queue.ts';
 import type { TasksTables } from './tasks.ts';
 import type { CleanupTables } from './cleanup.ts';
 import type { RunsTables } from './runs.ts';
+import type { SupportTables } from './support.ts';
 
 export type * from './foundation.ts';
 export type * from './accounts.ts';
@@ -11,6 +12,13 @@ export type * from './queue.ts';
 export type * from './tasks.ts';
 export type * from './cleanup.ts';
 export type * from './runs.ts';
+export type * from './support.ts';
 
 /** Every table of the database; each area adds its own interface here. */
-export type Database = FoundationTables & AccountsTables & QueueTables & TasksTables & CleanupTables & RunsTables;
+export type Database = FoundationTables &
+  AccountsTables &
+  QueueTables &
+  TasksTables &
+  CleanupTables &
+  RunsTables &
+  SupportTables;

@@ -38,6 +38,18 @@ const target: Provider = Object.create(real, {
       return real.put(path, body, src, opts);
     },
   },
+  // Small files written whole from memory are writes too.
+  ...(real.putSmall
+    ? {
+        putSmall: {
+          value: async (path: string, data: Buffer, src: SrcInfo, opts?: WriteOptions) => {
+            appendFileSync(writesLog, path + '\n');
+            await new Promise((r) => setTimeout(r, 2));
+            return (real.putSmall as NonNullable<Provider['putSmall']>).call(real, path, data, src, opts);
+          },
+        },
+      }
+    : {}),
 }) as Provider;
 
 const checkpoints = new FileCheckpointStore(checkpointFile);

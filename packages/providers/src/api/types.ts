@@ -228,6 +228,17 @@ export interface Provider {
    * stream): a failed body rejects the put, whenever it fails, and ends nothing else.
    */
   put(path: string, body: Readable, src: SrcInfo, opts?: WriteOptions): Promise<Entry>;
+  /**
+   * Optional, for backends where one call beats a stream (the local disk): a small file's bytes,
+   * whole, or undefined when it is larger than `max` bytes (or the backend would rather stream it
+   * now). Fails as `openRead` does, `source_changed` included.
+   */
+  readSmall?(path: string, max: number, opts?: ReadOptions): Promise<Buffer | undefined>;
+  /**
+   * Optional, as `readSmall`: writes a small file whole from memory, as `put` does from a stream.
+   * `data` is the caller's no more once called (it may go back to a read ring).
+   */
+  putSmall?(path: string, data: Buffer, src: SrcInfo, opts?: WriteOptions): Promise<Entry>;
   /** Creates a folder and any missing parents; succeeds when it already exists. */
   mkdir(path: string): Promise<void>;
   /** Removes a file. */

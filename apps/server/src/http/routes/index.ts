@@ -13,6 +13,7 @@ import taskRunRoutes from './task-runs.ts';
 import cleanupRoutes from './cleanup.ts';
 import oauthRoutes from './oauth.ts';
 import operatorRoutes from './operator.ts';
+import supportRoutes from './support.ts';
 
 /** Every route module, each a thin layer over services. Add yours here. */
 export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
@@ -29,4 +30,5 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   cleanupRoutes,
   oauthRoutes,
   operatorRoutes,
+  supportRoutes,
 ];

@@ -8,6 +8,10 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** Where answers go (the sender of a support ticket), when not the From address. */
+  replyTo?: string;
+  /** Files sent along (a support ticket's log files and screenshots). */
+  attachments?: Array<{ filename: string; content: Buffer; contentType: string }>;
 }
 
 export interface SentMail {

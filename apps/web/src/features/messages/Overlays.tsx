@@ -5,10 +5,10 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { STORAGE_KEYS, readJson, writeJson } from '../../lib/storage.ts';
 import { selectBillingOn, useSession } from '../session/store.ts';
-import { openSupport } from '../shell/store.ts';
+import { openFeedback, openSupport } from '../shell/store.ts';
 import { bannerVisible, localDay, noticeKey, questionnaireVisible } from './rules.ts';
 
-/** The banner box with a contact-support link; dismissed, it returns the next day. */
+/** The banner box whose contact-support link opens the Feedback dialog; dismissed, it returns the next day. */
 export function BannerBox() {
   const { t } = useTranslation('messages');
   const [visible, setVisible] = useState(() =>
@@ -33,7 +33,7 @@ export function BannerBox() {
       <Text size="sm" span>
         {t('banner.text')}{' '}
       </Text>
-      <Anchor component="button" type="button" size="sm" onClick={openSupport} fw={600}>
+      <Anchor component="button" type="button" size="sm" onClick={openFeedback} fw={600}>
         {t('banner.contact')}
       </Anchor>
     </Alert>

@@ -42,10 +42,10 @@ describe('service notice', () => {
 });
 
 describe('banner box', () => {
-  it('has a contact-support link and hides for the day once closed', async () => {
+  it('has a contact-support link that opens the Feedback dialog, and hides for the day once closed', async () => {
     renderWithProviders(<BannerBox />);
     await userEvent.click(screen.getByRole('button', { name: 'Contact support' }));
-    expect(shellStore.getState().supportOpen).toBe(true);
+    expect(shellStore.getState().feedbackOpen).toBe(true);
     await userEvent.click(screen.getByRole('button', { name: 'Hide for today' }));
     expect(screen.queryByTestId('banner-box')).not.toBeInTheDocument();
     expect(localStorage.getItem(STORAGE_KEYS.bannerClosedOn)).toMatch(/^"\d{4}-\d{2}-\d{2}"$/);

@@ -4,6 +4,8 @@ import {
   IconAdjustments,
   IconBell,
   IconFileExport,
+  IconInbox,
+  IconLifebuoy,
   IconLanguage,
   IconShieldLock,
   IconUser,
@@ -21,6 +23,8 @@ import { GeneralTab } from './GeneralTab.tsx';
 import { LanguageTab } from './LanguageTab.tsx';
 import { NotificationTab } from './NotificationTab.tsx';
 import { OperatorTab } from './OperatorTab.tsx';
+import { InboxTab } from '../support/InboxTab.tsx';
+import { TicketsTab } from '../support/TicketsTab.tsx';
 
 /**
  * The settings tabs: General, Account and Notification (logged in only), Language, Export Setting,
@@ -28,11 +32,13 @@ import { OperatorTab } from './OperatorTab.tsx';
  */
 export function SettingsPanel() {
   const { t } = useTranslation('settings');
+  const { t: ts } = useTranslation('support');
   const loggedIn = useSession(selectLoggedIn);
   const operator = useSession((s) => selectLoggedIn(s) && s.user.info?.role === 'operator');
   const requested = useShell((s) => s.settingsTab);
   const tab: SettingsTab =
-    ((requested === 'notification' || requested === 'account') && !loggedIn) || (requested === 'operator' && !operator)
+    ((requested === 'notification' || requested === 'account' || requested === 'support') && !loggedIn) ||
+    ((requested === 'operator' || requested === 'inbox') && !operator)
       ? 'general'
       : requested;
   // Small screens: the tabs run across the top instead of down the side.
@@ -76,6 +82,16 @@ export function SettingsPanel() {
             {t('tabs.operator')}
           </Tabs.Tab>
         )}
+        {operator && (
+          <Tabs.Tab value="inbox" leftSection={<IconInbox size={16} aria-hidden />}>
+            {ts('tabs.inbox')}
+          </Tabs.Tab>
+        )}
+        {loggedIn && (
+          <Tabs.Tab value="support" leftSection={<IconLifebuoy size={16} aria-hidden />}>
+            {ts('tabs.support')}
+          </Tabs.Tab>
+        )}
       </Tabs.List>
       <ScrollArea.Autosize mah="70vh" style={{ flex: 1 }}>
         <Tabs.Panel value="general" px="lg" py="xs">
@@ -103,6 +119,16 @@ export function SettingsPanel() {
         {operator && (
           <Tabs.Panel value="operator" px="lg" py="xs">
             <OperatorTab />
+          </Tabs.Panel>
+        )}
+        {operator && (
+          <Tabs.Panel value="inbox" px="lg" py="xs">
+            <InboxTab />
+          </Tabs.Panel>
+        )}
+        {loggedIn && (
+          <Tabs.Panel value="support" px="lg" py="xs">
+            <TicketsTab />
           </Tabs.Panel>
         )}
       </ScrollArea.Autosize>

@@ -32,7 +32,7 @@ describe('settings tabs', () => {
     expect(tabs).toEqual(['General', 'Language', 'Export Setting', 'Transfer defaults']);
   });
 
-  it('a signed-in user also has Account and Notification', () => {
+  it('a signed-in user also has Account, Notification and Support (their messages to the operator)', () => {
     applyAuth(authData());
     renderWithProviders(<SettingsPanel />);
     expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual([
@@ -42,6 +42,7 @@ describe('settings tabs', () => {
       'Notification',
       'Export Setting',
       'Transfer defaults',
+      'Support',
     ]);
   });
 

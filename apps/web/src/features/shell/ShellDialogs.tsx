@@ -1,4 +1,5 @@
 import { Anchor, Button, Group, List, Modal, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ConnectCloudDialog, FeedbackDialog, TransmissionListDialog } from '../../app/slots.tsx';
 import { resetGuide } from '../guide/store.ts';
@@ -6,6 +7,8 @@ import { toast } from '../messages/toast.ts';
 import { useSession } from '../session/store.ts';
 import { closeShellDialog, openFeedback, openUserGuide, useShell } from './store.ts';
 import { UpgradeDialog, useMandatoryUpgrade } from './UpgradeDialog.tsx';
+import { supportApi } from '../support/api.ts';
+import { ReleaseNotesView, UpdateWatcher } from '../support/WhatsNew.tsx';
 
 /** The dialogs the header and the user panel open. */
 export function ShellDialogs() {
@@ -20,6 +23,7 @@ export function ShellDialogs() {
       <SupportDialog opened={s.supportOpen} onClose={() => closeShellDialog('supportOpen')} />
       <AboutDialog opened={s.aboutOpen} onClose={() => closeShellDialog('aboutOpen')} />
       <UpgradeDialog opened={s.upgradeOpen} onClose={() => closeShellDialog('upgradeOpen')} />
+      <UpdateWatcher />
     </>
   );
 }
@@ -57,6 +61,23 @@ export function UserGuideDialog({ opened, onClose }: { opened: boolean; onClose:
   );
 }
 
+/** A link that closes the dialog it is in and opens the user guide. */
+function GuideLink({ onClose, label }: { onClose: () => void; label: string }) {
+  return (
+    <Anchor
+      component="button"
+      type="button"
+      size="sm"
+      onClick={() => {
+        onClose();
+        openUserGuide();
+      }}
+    >
+      {label}
+    </Anchor>
+  );
+}
+
 /** Support: the operator's contact link when configured, the user guide and the API reference. */
 export function SupportDialog({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation('shell');
@@ -77,17 +98,7 @@ export function SupportDialog({ opened, onClose }: { opened: boolean; onClose: (
         )}
         <List size="sm" spacing={4}>
           <List.Item>
-            <Anchor
-              component="button"
-              type="button"
-              size="sm"
-              onClick={() => {
-                onClose();
-                openUserGuide();
-              }}
-            >
-              {t('user.guide')}
-            </Anchor>
+            <GuideLink onClose={onClose} label={t('user.guide')} />
           </List.Item>
           <List.Item>
             <Anchor href="/api/docs" target="_blank" rel="noopener noreferrer" size="sm">
@@ -118,6 +129,8 @@ export function SupportDialog({ opened, onClose }: { opened: boolean; onClose: (
 /** About (desktop client): version, blurb, links and the copyright year. */
 export function AboutDialog({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation('shell');
+  const { t: ts } = useTranslation('support');
+  const [notes, setNotes] = useState<string | null>(null);
   const version = useSession((s) => s.settings.version);
   return (
     <Modal opened={opened} onClose={onClose} title={t('about.title')} centered>
@@ -132,11 +145,30 @@ export function AboutDialog({ opened, onClose }: { opened: boolean; onClose: () 
         <Text size="sm" ta="center">
           {t('about.blurb')}
         </Text>
-        <Group gap="md">
+        <Group gap="md" justify="center">
+          <GuideLink onClose={onClose} label={ts('about.guide')} />
           <Anchor href="/api/docs" target="_blank" rel="noopener noreferrer" size="sm">
             {t('support.apiDocs')}
           </Anchor>
+          <Anchor
+            component="button"
+            type="button"
+            size="sm"
+            onClick={() => {
+              supportApi
+                .version('current')
+                .then((d) => setNotes(d.whats_new_content))
+                .catch(() => setNotes(''));
+            }}
+            data-testid="about-release-notes"
+          >
+            {ts('about.releaseNotes')}
+          </Anchor>
         </Group>
+        {notes && <ReleaseNotesView markdown={notes} />}
+        <Text size="xs" c="dimmed" ta="center">
+          {ts('about.privacy')}
+        </Text>
         <Text size="xs" c="dimmed">
           {t('about.copyright', { year: new Date().getFullYear() })}
         </Text>

@@ -1,6 +1,16 @@
 import { createStore, useStore } from '../../lib/store.ts';
 
-export type SettingsTab = 'general' | 'account' | 'language' | 'notification' | 'export' | 'defaults' | 'operator';
+export type SettingsTab =
+  | 'general'
+  | 'account'
+  | 'language'
+  | 'notification'
+  | 'export'
+  | 'defaults'
+  | 'operator'
+  // Support (issue 39): the user's own messages, and the operator's inbox.
+  | 'support'
+  | 'inbox';
 
 /** Which shell dialogs are open. Features open them through the functions below. */
 export interface ShellState {

@@ -19,7 +19,7 @@ import { openProvider } from '../../api/registry.ts';
 import { ProviderError } from '../../api/errors.ts';
 import '../index.ts';
 import type { LocalProvider } from './local.ts';
-import { LOCAL_STALE_TEMP_MS, LOCAL_TEMP_PREFIX, openLocal } from './local.ts';
+import { LOCAL_STALE_TEMP_MS, LOCAL_TEMP_PREFIX, SyncDisk, openLocal } from './local.ts';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -217,14 +217,14 @@ describe('local backend confinement', () => {
     expect(await code(provider.hash('/.skyferry-trash/x', 'md5'))).toBe('not_found');
   });
 
-  it('streams small-file hashes for a while once synchronous ones were slow three times in a row (a slow disk keeps the event loop free)', async () => {
+  it('streams small-file hashes for a while once half of the synchronous ones were slow (a slow disk keeps the event loop free)', async () => {
     const data = Buffer.from('a small file');
     writeFileSync(join(root, 'box', 'small.txt'), data);
     const md5 = createHash('md5').update(data).digest('hex');
     // Every synchronous hash counts as slow here.
     const slow = await openLocal({ path: root }, { localRoots: [root] }, { syncHashBudgetMs: -1 });
     const streamed = vi.spyOn(slow, 'openRead');
-    for (let i = 0; i < 3; i++) expect(await slow.hash('/box/small.txt', 'md5')).toBe(md5);
+    for (let i = 0; i < 8; i++) expect(await slow.hash('/box/small.txt', 'md5')).toBe(md5);
     expect(streamed).not.toHaveBeenCalled();
     expect(await slow.hash('/box/small.txt', 'md5')).toBe(md5);
     expect(await slow.hash('/box/inner.txt', 'md5')).toBe('ea97586b4aa0c141e4456912f3325f7f');
@@ -234,6 +234,49 @@ describe('local backend confinement', () => {
     const read = vi.spyOn(fast, 'openRead');
     for (let i = 0; i < 5; i++) expect(await fast.hash('/box/small.txt', 'md5')).toBe(md5);
     expect(read).not.toHaveBeenCalled();
+  });
+
+  it('keeps synchronous calls when a few were slow among fast ones (the process waited for a core), not when half were', () => {
+    const disk = new SyncDisk(2);
+    const fast = () => disk.took(performance.now());
+    const slow = () => disk.took(performance.now() - 50);
+    // A busy machine: now and then three slow calls in a row, among fast ones.
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 3; i++) slow();
+      for (let i = 0; i < 13; i++) fast();
+      expect(disk.usable(), `round ${round}`).toBe(true);
+    }
+    // A slow disk: most calls slow.
+    for (let i = 0; i < 7; i++) slow();
+    expect(disk.usable()).toBe(true);
+    slow();
+    expect(disk.usable()).toBe(false);
+  });
+
+  it('tries synchronous calls again soon after a burst of slow ones, later each time they are still slow', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const disk = new SyncDisk(2);
+      const slow = () => disk.took(performance.now() - 50);
+      const pausedFor = () => {
+        let ms = 0;
+        for (; !disk.usable(); ms += 100) vi.advanceTimersByTime(100);
+        return ms;
+      };
+      for (let i = 0; i < 8; i++) slow();
+      expect(pausedFor()).toBe(1000);
+      // Still slow: longer pauses, up to a minute.
+      for (let i = 0; i < 8; i++) slow();
+      expect(pausedFor()).toBe(2000);
+      for (let round = 0; round < 8; round++) for (let i = 0; i < 8; i++) slow();
+      expect(pausedFor()).toBe(60_000);
+      // Fast for a good while: the next burst pauses for a second again.
+      for (let i = 0; i < 300; i++) disk.took(performance.now());
+      for (let i = 0; i < 8; i++) slow();
+      expect(pausedFor()).toBe(1000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps modification times and hides in-progress temporary files', async () => {

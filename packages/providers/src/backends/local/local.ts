@@ -1,5 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import {
   copyFile,
   lstat,
@@ -43,7 +56,7 @@ import { hashFile } from '../../hashing.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
 import { fsError } from './errors.ts';
 import { mapLimit } from '../../map-limit.ts';
-import { fileReadRing, fileReadStream, fileWriteStream } from '../../recycle.ts';
+import { SMALL_FILE_READ_SIZE, fileReadRing, fileReadStream, fileWriteStream, recycle } from '../../recycle.ts';
 import {
   STALE_TEMP_MS,
   TEMP_NAME,
@@ -73,14 +86,94 @@ const STAT_CONCURRENCY = 32;
 /**
  * Files up to this size are hashed from one synchronous realpath, open, stat, read and close (a few
  * microseconds each from the page cache) instead of a stream through libuv's thread pool (seven
- * trips of about 25 µs each here), holding the event loop for a fraction of a millisecond. A disk
- * that makes three such hashes in a row slow (over `syncHashBudgetMs`: a network or spinning disk,
- * a cold cache) gets streamed hashes for SLOW_DISK_PAUSE_MS, so the event loop stays free.
+ * trips of about 25 µs each here), holding the event loop for a fraction of a millisecond. Small
+ * files are read whole (`readSmall`) and written whole (`putSmall`, `copy`) the same way. A disk
+ * that makes half of such calls slow (over `syncHashBudgetMs`: a network or spinning disk, a cold
+ * cache; see SyncDisk) gets the streamed ways for a while, so the event loop stays free.
  */
 const SMALL_HASH_MAX = 128 * 1024;
-const SLOW_DISK_PAUSE_MS = 60_000;
+/** The first pause of synchronous calls after they were found slow; it doubles while they stay slow, up to the longest. */
+const SLOW_DISK_FIRST_PAUSE_MS = 1000;
+const SLOW_DISK_LONGEST_PAUSE_MS = 60_000;
+/** This many calls after a pause without finding the disk slow again: the next pause is the first again. */
+const SYNC_CALLS_TO_FORGIVE = 256;
 /** The buffer of those reads (one at a time: they are synchronous). */
 let smallHashBuffer: Buffer | undefined;
+/** Files read whole are at most this large: one byte less than the ring's buffers, so growth shows. */
+const SMALL_READ_MAX = SMALL_FILE_READ_SIZE - 1;
+
+/** Back-to-back synchronous disk work holds the event loop at most this long before it gets a turn. */
+const SYNC_SLICE_MS = 5;
+let sliceStarted = 0;
+
+/**
+ * A turn for the event loop once synchronous disk work has held it for a slice: small files whose
+ * every step completes at once would otherwise follow one another in microtasks, and timers,
+ * sockets and requests would wait until the whole run is done. Undefined when no turn is due.
+ */
+function turnDue(): Promise<void> | undefined {
+  if (performance.now() - sliceStarted < SYNC_SLICE_MS) return undefined;
+  return new Promise((resolve) =>
+    setImmediate(() => {
+      sliceStarted = performance.now();
+      resolve();
+    }),
+  );
+}
+
+/** How many of the latest synchronous calls SyncDisk weighs, and how many of them slow make a slow disk. */
+const SYNC_WINDOW = 16;
+const SYNC_SLOW_OF_WINDOW = 8;
+
+/**
+ * Whether this disk answers synchronous calls quickly (see SMALL_HASH_MAX): a slow disk is one where
+ * half of the latest calls took longer than the budget. A few slow calls among fast ones, even in
+ * a row, are this process waiting for a core on a busy machine (or a collection), not the disk. A
+ * burst of slow calls (another program flushing its writes) pauses the synchronous calls for a
+ * second; a disk that stays slow is tried again after pauses that double up to a minute.
+ */
+export class SyncDisk {
+  private readonly budgetMs: number;
+  private until = 0;
+  private pauseMs: number;
+  private readonly firstPauseMs: number;
+  /** The latest calls, slow (1) or not (0), as a ring. */
+  private readonly window = new Uint8Array(SYNC_WINDOW);
+  private at = 0;
+  private slow = 0;
+  private calls = 0;
+  constructor(budgetMs: number, firstPauseMs = SLOW_DISK_FIRST_PAUSE_MS) {
+    this.budgetMs = budgetMs;
+    this.firstPauseMs = firstPauseMs;
+    this.pauseMs = firstPauseMs;
+  }
+  usable(): boolean {
+    return this.until === 0 || Date.now() >= this.until;
+  }
+  /** How long one synchronous call took (`started` from performance.now()). */
+  took(started: number): void {
+    const slow = performance.now() - started > this.budgetMs ? 1 : 0;
+    this.slow += slow - (this.window[this.at] as number);
+    this.window[this.at] = slow;
+    this.at = (this.at + 1) % SYNC_WINDOW;
+    if (++this.calls === SYNC_CALLS_TO_FORGIVE) this.pauseMs = this.firstPauseMs;
+    if (this.slow >= SYNC_SLOW_OF_WINDOW) {
+      this.window.fill(0);
+      this.slow = 0;
+      this.calls = 0;
+      this.until = Date.now() + this.pauseMs;
+      this.pauseMs = Math.min(this.pauseMs * 2, SLOW_DISK_LONGEST_PAUSE_MS);
+    }
+  }
+}
+
+/** The source changed while it was read (never retried: the next run copies the new version). */
+function changedWhileRead(p: string): ProviderError {
+  return new ProviderError('corrupted', `${p} changed while it was read`, {
+    retry: 'no_retry',
+    serviceCode: 'source_changed',
+  });
+}
 
 /** A path that cannot be resolved: a file standing where a folder should, or a loop of links, is not found. */
 function resolveError(err: unknown, path: string): ProviderError {
@@ -124,7 +217,7 @@ export interface LocalOptions {
   staleTempMs?: number;
   /** How many chunks the engine may write at once. */
   concurrency?: number;
-  /** Three synchronous small-file hashes in a row slower than this (ms) make hashes stream for a while. Default 2. */
+  /** Half of the latest synchronous small-file calls (hash, read, write) slower than this (ms) make them stream for a while. Default 5. */
   syncHashBudgetMs?: number;
   /** Real paths never served even inside the root (the server's own files): refused as outside it. */
   protectedPaths?: readonly string[];
@@ -167,17 +260,15 @@ export class LocalProvider implements Provider {
   readonly chunkSize: number;
   readonly concurrency: number;
   readonly staleTempMs: number;
-  private readonly syncHashBudgetMs: number;
   private readonly protectedPaths: readonly string[];
-  /** Until then (epoch ms), small files are hashed streamed: a synchronous hash was found slow. */
-  private streamHashesUntil = 0;
-  private slowHashesInARow = 0;
+  /** Whether small files are read, written and hashed with synchronous calls. */
+  private readonly syncDisk: SyncDisk;
 
   constructor(realRoot: string, opts: LocalOptions = {}) {
     this.root = realRoot;
     this.accountKey = `local:${realRoot}`;
     this.staleTempMs = opts.staleTempMs ?? LOCAL_STALE_TEMP_MS;
-    this.syncHashBudgetMs = opts.syncHashBudgetMs ?? 2;
+    this.syncDisk = new SyncDisk(opts.syncHashBudgetMs ?? 5);
     this.protectedPaths = opts.protectedPaths ?? [];
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
@@ -486,6 +577,140 @@ export class LocalProvider implements Provider {
     );
   }
 
+  /**
+   * A small file's bytes and stat from synchronous calls (see SMALL_HASH_MAX), read into a buffer
+   * of the shared small-file ring; undefined when it is larger than `max`.
+   */
+  private readSmallSync(p: string, max: number): { data: Buffer; st: Stats } | undefined {
+    const real = this.realOfSync(p);
+    const ring = fileReadRing(SMALL_FILE_READ_SIZE);
+    const buffer = ring.take();
+    let fd: number | undefined;
+    let lent = false;
+    try {
+      fd = openSync(real, 'r');
+      const st = fstatSync(fd);
+      if (st.isDirectory()) throw new ProviderError('is_dir', `is a folder: ${p}`);
+      if (st.size > Math.min(max, SMALL_READ_MAX)) return undefined;
+      let got = 0;
+      for (;;) {
+        const n = readSync(fd, buffer, got, buffer.length - got, got);
+        if (n === 0) break;
+        got += n;
+        if (got === buffer.length) break;
+      }
+      // Written to since the stat (the buffer has room for one byte more than the largest file read so).
+      if (got !== st.size) throw changedWhileRead(p);
+      lent = true;
+      return { data: ring.lend(buffer, got), st };
+    } catch (err) {
+      throw fsError(err, p);
+    } finally {
+      if (!lent) ring.putBack(buffer);
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  /**
+   * Reads a small file whole, from synchronous calls on a disk that answers them quickly: one call
+   * instead of a stream's open, stat, reads, stat and close through the thread pool. Undefined when
+   * the file is larger than `max` (or than SMALL_READ_MAX), or the disk was found slow: stream it.
+   */
+  async readSmall(path: string, max: number, opts: ReadOptions = {}): Promise<Buffer | undefined> {
+    if (opts.signal?.aborted) throw canceled();
+    const p = cleanPath(path);
+    if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    if (!this.syncDisk.usable()) return undefined;
+    await turnDue();
+    const started = performance.now();
+    try {
+      return this.readSmallSync(p, max)?.data;
+    } finally {
+      this.syncDisk.took(started);
+    }
+  }
+
+  /** The real path of an existing folder, from synchronous calls; undefined when it is not there (yet). */
+  private folderSync(path: string): string | undefined {
+    const segs = pathSegments(path);
+    if (segs.length === 0) return this.root;
+    let real: string;
+    try {
+      real = realpathSync.native(join(this.root, ...segs));
+    } catch {
+      return undefined; // made, or its error told, by mkdirp
+    }
+    if (segs[0] === LOCAL_TRASH_DIR) return undefined;
+    this.confine(real, path);
+    return real;
+  }
+
+  /** `putSmall`'s synchronous part: the temporary file written, timed, checked and renamed into place. */
+  private writeSmallSync(p: string, dirReal: string, data: Buffer, modTime: Date | undefined, tag?: string): Stats {
+    const target = join(dirReal, baseName(p));
+    this.confine(target, p);
+    const tmp = join(dirReal, tempName(tag));
+    activeTemps.add(tmp);
+    try {
+      const fd = openSync(tmp, 'wx');
+      let st: Stats;
+      try {
+        for (let off = 0; off < data.length;) off += writeSync(fd, data, off, data.length - off);
+        if (modTime) futimesSync(fd, new Date(), modTime);
+        st = fstatSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, target);
+      return st;
+    } catch (err) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // not made, or gone
+      }
+      // A file cannot take a folder's place (rename says EISDIR here, EPERM elsewhere).
+      if (lstatSync(target, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new ProviderError('is_dir', `is a folder: ${p}`);
+      }
+      throw fsError(err, p);
+    } finally {
+      activeTemps.delete(tmp);
+    }
+  }
+
+  /**
+   * Writes a small file from memory, as `put` does from a stream, with synchronous calls on a
+   * disk that answers them quickly (a temporary file opened, written, timed, stated, closed and
+   * renamed, all at once: no thread-pool trips, no stream). Gives `data` back to its ring.
+   */
+  async putSmall(path: string, data: Buffer, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {
+    if (!this.syncDisk.usable() || data.length > SMALL_HASH_MAX) {
+      return this.put(path, Readable.from([data], { objectMode: false }), src, opts);
+    }
+    const p = cleanPath(path);
+    if (p === '/') throw new ProviderError('is_dir', 'is a folder: /');
+    checkName(baseName(p));
+    if (opts.signal?.aborted) throw canceled();
+    if (src.size >= 0 && data.length !== src.size) {
+      throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${data.length}`);
+    }
+    await turnDue();
+    const dir = parentPath(p);
+    const dirReal = this.folderSync(dir) ?? (await this.mkdirp(dir));
+    if (sweepDue(dirReal)) await this.sweepStaleTemps(dirReal);
+    const started = performance.now();
+    let st: Stats;
+    try {
+      st = this.writeSmallSync(p, dirReal, data, src.modTime, opts.tempTag);
+    } finally {
+      this.syncDisk.took(started);
+    }
+    opts.onProgress?.(data.length);
+    recycle(data);
+    return this.entryOf(p, st);
+  }
+
   async put(path: string, body: Readable, src: SrcInfo, opts: WriteOptions = {}): Promise<Entry> {
     const p = cleanPath(path);
     const name = baseName(p);
@@ -627,6 +852,18 @@ export class LocalProvider implements Provider {
     const from = cleanPath(src.path);
     const d = cleanPath(dst);
     if (this.isHiddenPath(from)) throw new ProviderError('not_found', `not found: ${from}`);
+    // A small file goes whole through memory, with synchronous calls (see putSmall).
+    if (src.kind === 'file' && src.size >= 0 && src.size <= SMALL_READ_MAX && this.syncDisk.usable()) {
+      await turnDue();
+      const started = performance.now();
+      let small: { data: Buffer; st: Stats } | undefined;
+      try {
+        small = this.readSmallSync(from, SMALL_READ_MAX);
+      } finally {
+        this.syncDisk.took(started);
+      }
+      if (small) return this.putSmall(d, small.data, { size: small.data.length, modTime: small.st.mtime }, opts);
+    }
     const real = await this.realOf(from);
     const st = await stat(real).catch((err: unknown) => {
       throw fsError(err, from);
@@ -851,7 +1088,8 @@ export class LocalProvider implements Provider {
     if (opts.signal?.aborted) throw canceled();
     const p = cleanPath(path);
     if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
-    if (Date.now() >= this.streamHashesUntil) {
+    if (this.syncDisk.usable()) {
+      await turnDue();
       const started = performance.now();
       const real = this.realOfSync(p);
       let small: string | undefined;
@@ -859,12 +1097,8 @@ export class LocalProvider implements Provider {
         small = hashSmallSync(real, p, type as 'md5' | 'sha1' | 'sha256');
       } catch (err) {
         throw fsError(err, p);
-      }
-      // Three slow ones in a row (not a single pause of this process): a slow disk.
-      this.slowHashesInARow = performance.now() - started > this.syncHashBudgetMs ? this.slowHashesInARow + 1 : 0;
-      if (this.slowHashesInARow >= 3) {
-        this.slowHashesInARow = 0;
-        this.streamHashesUntil = Date.now() + SLOW_DISK_PAUSE_MS;
+      } finally {
+        this.syncDisk.took(started);
       }
       if (small !== undefined) return small;
     }

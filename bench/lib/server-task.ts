@@ -1,0 +1,312 @@
+/**
+ * An API process (with its in-process worker) started for a benchmark, and a migrate task between
+ * two local-folder clouds run through it, measured from the outside (time, the process's peak RSS,
+ * the answers of progress polls) and from the inside (event-loop delay, via api-probe.ts).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpuMsOf, vmHwm } from './measure.ts';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+interface Envelope<T> {
+  code: number;
+  msg: string;
+  data: T;
+}
+
+export interface ProbeReport {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  loopMeanMs: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+  loopP50Ms: number;
+  gcCount: number;
+  gcTotalMs: number;
+  gcMaxMs: number;
+}
+
+export interface TaskRun {
+  ms: number;
+  state: number;
+  finished: number;
+  total: number;
+  /** Peak RSS of the API process while the task ran (bytes). */
+  peakRss: number;
+  /** CPU time of the API process (which runs the worker) while the task ran, ms. */
+  cpuMs: number;
+  /** Polls of the task's progress while it ran: how long each took, seen by the client. */
+  pollP50: number;
+  pollP99: number;
+  pollMax: number;
+  polls: number;
+  /** The API process's event-loop delay while the task ran. */
+  loopP99Ms: number;
+  loopMaxMs: number;
+  loopP50Ms: number;
+  /** Garbage-collection pauses of the API process while the task ran. */
+  gcTotalMs: number;
+  gcMaxMs: number;
+  /** What the task's progress said last before it finished (finished of total). */
+  lastProgress: { finished: number; total: number };
+}
+
+export interface ApiServerOptions {
+  dataDir: string;
+  localRoot: string;
+  /** A postgres:// URL; SQLite in the data dir without one. */
+  databaseUrl?: string;
+  /** Extra variables (SKYFERRY_TASK_LEASE_MS, ...). */
+  env?: Record<string, string>;
+  /** Node flags for the API process (--cpu-prof, ...). */
+  execArgv?: string[];
+  /** Kept across restarts: the same secret reads the same credentials. */
+  secret?: string;
+}
+
+const TERMINAL = new Set([0, 3, 4, 5, 6, 10]);
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+export class ApiServer {
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly secret: string;
+  private token = '';
+
+  private constructor(url: string, child: ChildProcess, secret: string) {
+    this.url = url;
+    this.child = child;
+    this.secret = secret;
+  }
+
+  static async start(o: ApiServerOptions): Promise<ApiServer> {
+    const secret = o.secret ?? randomBytes(32).toString('base64url');
+    const env: Record<string, string> = {
+      SKYFERRY_DATA_DIR: o.dataDir,
+      SKYFERRY_SECRET: secret,
+      SKYFERRY_LOCAL_ROOTS: o.localRoot,
+      SKYFERRY_WEB_DIST: join(o.dataDir, 'no-web'),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      SKYFERRY_WORKERS: '1',
+      ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
+      ...o.env,
+    };
+    const base = { ...process.env };
+    delete base.DATABASE_URL;
+    delete base.REDIS_URL;
+    const child = fork(join(here, '../../apps/server/src/main.ts'), [], {
+      env: { ...base, ...env },
+      execArgv: [...(o.execArgv ?? []), '--import', join(here, 'api-probe.ts')],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      const onMessage = (m: unknown) => {
+        const msg = m as { type?: string; url?: string };
+        if (msg.type !== 'listening') return;
+        child.off('message', onMessage);
+        resolve(String(msg.url));
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`API process exited with ${code}`)));
+    });
+    return new ApiServer(url, child, secret);
+  }
+
+  async call<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const out = (await res.json()) as Envelope<T>;
+    if (out.code !== 0) throw new Error(`${method} ${path}: ${out.code} ${out.msg}`);
+    return out;
+  }
+
+  /** Signs up (the install's first account is its operator: local folders anywhere under the roots). */
+  async signUp(email = 'bench@example.com'): Promise<void> {
+    const res = await this.call<{ access_token: string }>('POST', '/api/account/signup', {
+      email,
+      password: 'a long enough password',
+    });
+    this.token = res.data.access_token;
+  }
+
+  async signIn(email = 'bench@example.com'): Promise<void> {
+    const res = await this.call<{ access_token: string }>('POST', '/api/account/signin', {
+      email,
+      password: 'a long enough password',
+    });
+    this.token = res.data.access_token;
+  }
+
+  async localCloud(path: string): Promise<string> {
+    const res = await this.call<{ id: string }>('POST', '/api/clouds', {
+      cloud_name: 'local',
+      credentials: { path },
+    });
+    return res.data.id;
+  }
+
+  private probe(type: 'probe-reset' | 'probe-report'): Promise<ProbeReport | undefined> {
+    if (type === 'probe-reset') {
+      this.child.send({ type });
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve) => {
+      const onMessage = (m: unknown) => {
+        if ((m as { type?: string }).type !== 'probe-report') return;
+        this.child.off('message', onMessage);
+        resolve(m as ProbeReport);
+      };
+      this.child.on('message', onMessage);
+      this.child.send({ type });
+    });
+  }
+
+  /** The process's event-loop delay while it does nothing for `ms`: what the machine alone adds. */
+  async idleLoop(ms = 3000): Promise<ProbeReport> {
+    await this.probe('probe-reset');
+    await new Promise((r) => setTimeout(r, ms));
+    return (await this.probe('probe-report')) as ProbeReport;
+  }
+
+  /** Starts a migrate task of `sourcePath` (a folder of cloud `from`) into cloud `to`'s root. */
+  async startTask(from: string, sourcePath: string, to: string): Promise<string> {
+    const res = await this.call<{ task: { id: string } }>('POST', '/api/tasks', {
+      task_type: 0,
+      from_cloud: { cloud_id: from, paths: [sourcePath] },
+      to_cloud: { cloud_id: to, path: '/' },
+    });
+    return res.data.task.id;
+  }
+
+  /**
+   * Polls a task's progress every `everyMs` until it ends (or `stopWhen` says so, for a kill at a
+   * point), timing each poll; the peak RSS counts from the call.
+   */
+  async watch(
+    taskId: string,
+    startedAt: number,
+    everyMs = 200,
+    stopWhen?: (finished: number, total: number) => boolean,
+  ): Promise<TaskRun> {
+    const pid = this.child.pid as number;
+    // Writing 5 to clear_refs resets the peak RSS (VmHWM) to the current RSS.
+    try {
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    } catch {
+      // not permitted here: the peak then counts from the start of the process
+    }
+    await this.probe('probe-reset');
+    const cpuBefore = cpuMsOf(pid) ?? 0;
+    const times: number[] = [];
+    let peak = 0;
+    let last: { state: number; finished: number; total: number };
+    for (;;) {
+      const t0 = performance.now();
+      const res = await this.call<{ status: number; finished_counts: number; total_counts: number }>(
+        'GET',
+        `/api/cloud-manager/poll-progress/${taskId}`,
+      );
+      times.push(performance.now() - t0);
+      peak = Math.max(peak, vmHwm(pid) ?? 0);
+      last = { state: res.data.status, finished: res.data.finished_counts, total: res.data.total_counts };
+      if (TERMINAL.has(last.state)) break;
+      if (stopWhen?.(last.finished, last.total)) break;
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+    const ms = performance.now() - startedAt;
+    const cpuMs = (cpuMsOf(pid) ?? cpuBefore) - cpuBefore;
+    const report = (await this.probe('probe-report')) as ProbeReport;
+    times.sort((a, b) => a - b);
+    return {
+      ms,
+      state: last.state,
+      finished: last.finished,
+      total: last.total,
+      peakRss: peak,
+      cpuMs,
+      pollP50: percentile(times, 50),
+      pollP99: percentile(times, 99),
+      pollMax: times[times.length - 1] ?? 0,
+      polls: times.length,
+      loopP99Ms: report.loopP99Ms,
+      loopMaxMs: report.loopMaxMs,
+      loopP50Ms: report.loopP50Ms,
+      gcTotalMs: report.gcTotalMs,
+      gcMaxMs: report.gcMaxMs,
+      lastProgress: { finished: last.finished, total: last.total },
+    };
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.child.kill(signal);
+    await exited;
+  }
+}
+
+/** Bytes of a SQLite database with its WAL. */
+export function sqliteBytes(dataDir: string): number {
+  let total = 0;
+  for (const f of ['skyferry.db', 'skyferry.db-wal']) {
+    try {
+      total += statSync(join(dataDir, f)).size;
+    } catch {
+      // no WAL yet
+    }
+  }
+  return total;
+}
+
+/** Bytes of a PostgreSQL database. */
+export async function postgresBytes(url: string): Promise<number> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const r = await client.query<{ n: string }>('select pg_database_size(current_database()) as n');
+    return Number(r.rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Rows a database holds in the tables a run fills (they should be empty once it ended). */
+export async function leftRows(
+  url: string | undefined,
+  dataDir: string,
+): Promise<{ checkpoints: number; syncState: number }> {
+  const { createDb } = await import('@skyferry/db');
+  const db = createDb({ url: url ?? join(dataDir, 'skyferry.db') });
+  try {
+    const count = async (table: 'task_checkpoints' | 'task_sync_state') => {
+      const r = await db.kysely
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    };
+    return { checkpoints: await count('task_checkpoints'), syncState: await count('task_sync_state') };
+  } finally {
+    await db.close();
+  }
+}

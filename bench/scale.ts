@@ -1,0 +1,289 @@
+/**
+ * Scale benchmark: many small files, where per-file overhead (not bandwidth) decides. Each row
+ * runs Skyferry and `rclone copy` on the same generated tree, side by side, in rounds that
+ * alternate the order, and prints each one's median time, CPU time and peak RSS with the ratio.
+ *
+ *   npm run bench:scale                                  # 50,000 files of 0.5-2 KB
+ *   npm run bench:scale -- --million                     # the 1,000,000-file tier (opt-in; an hour or more)
+ *   BENCH_FILES=10000 BENCH_ROUNDS=3 npm run bench:scale
+ *   BENCH_ROWS=cli,server-sqlite npm run bench:scale     # some rows only
+ *   BENCH_DIR=/var/tmp/scale npm run bench:scale         # keep the generated trees there between runs
+ *   BENCH_PROFILE=/tmp/prof npm run bench:scale          # --cpu-prof of Skyferry's processes into that folder
+ *
+ * Rows (BENCH_ROWS, default all):
+ *   cli              `skyferry copy` local -> local, beside `rclone copy` (default flags)
+ *   server-sqlite    a migrate task through the API (SQLite, in-process queue), beside the same rclone copy;
+ *                    with the API process's event-loop delay (idle before the task, and during it), its
+ *                    garbage-collection pauses and the times of progress polls during the task
+ *   server-postgres  the same with PostgreSQL
+ *
+ * Times: Skyferry's CLI and rclone are whole processes (start to exit); a server task is timed from
+ * its creation to the poll that sees it finished (polls every 200 ms). CPU time: user and system of
+ * the whole process (the API process's during the task), steadier than wall time on a shared
+ * machine. Peak RSS: rclone's and the CLI's whole process; the API process's (which runs the worker)
+ * from the task's start (its peak is reset through /proc/<pid>/clear_refs). Before every run,
+ * untimed: `sync`, and the source tree read into the page cache (bench/lib/settle.ts).
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDatabase, startPostgres, type PostgresServer } from '@skyferry/testing';
+import { MiB, runMeasured, table } from './lib/measure.ts';
+import { ApiServer, leftRows, postgresBytes, sqliteBytes, type ProbeReport, type TaskRun } from './lib/server-task.ts';
+import { settle } from './lib/settle.ts';
+import { makeTree, type Tree } from './lib/tree.ts';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const MILLION = process.argv.includes('--million') || process.env.BENCH_MILLION === '1';
+const FILES = Number(process.env.BENCH_FILES ?? (MILLION ? 1_000_000 : 50_000));
+const MIN_SIZE = Number(process.env.BENCH_MIN_SIZE ?? 512);
+const MAX_SIZE = Number(process.env.BENCH_MAX_SIZE ?? 2048);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? (MILLION ? 1 : 3)));
+const ROWS = (process.env.BENCH_ROWS ?? 'cli,server-sqlite,server-postgres').split(',').filter(Boolean);
+const PROFILE = process.env.BENCH_PROFILE;
+const RCLONE_ENV = { RCLONE_CONFIG: '/dev/null' };
+const CLI = join(here, '../apps/cli/src/main.ts');
+
+interface Measure {
+  ms: number;
+  peak: number;
+  /** CPU time (user and system) of the process measured, ms: steadier than wall time on a shared machine. */
+  cpu: number;
+}
+
+interface Row {
+  label: string;
+  sky: Measure[];
+  rclone: Measure[];
+  rcloneLabel: string;
+  notes: string[];
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+const secs = (ms: number) => (ms / 1000).toFixed(1);
+const mb = (bytes: number) => String(Math.round(bytes / MiB));
+
+function profileArgs(name: string): string[] {
+  return PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
+}
+
+/** Runs `rclone copy` into a fresh folder, untimed clean-up before and after. */
+async function rcloneCopy(src: string, dst: string, flags: string[] = [], clean?: () => void): Promise<Measure> {
+  clean?.();
+  await settle(src);
+  const m = await runMeasured('rclone', ['copy', src, dst, ...flags], RCLONE_ENV);
+  clean?.();
+  return { ms: m.ms, peak: m.peakRss, cpu: m.cpuMs };
+}
+
+/** `skyferry copy` with a state folder of its own (no resume file from an earlier round). */
+async function skyferryCopy(
+  tree: Tree,
+  dst: string,
+  work: string,
+  env: Record<string, string> = {},
+  clean?: () => void,
+): Promise<Measure> {
+  clean?.();
+  const state = join(work, 'cli-state');
+  rmSync(state, { recursive: true, force: true });
+  await settle(tree.root);
+  const m = await runMeasured(process.execPath, [...profileArgs('cli'), CLI, 'copy', '-q', `${tree.root}/`, dst], {
+    SKYFERRY_STATE_DIR: state,
+    ...env,
+  });
+  if (!/success: /.test(m.stdout + m.stderr)) throw new Error(`skyferry copy: ${m.stdout}${m.stderr}`);
+  clean?.();
+  return { ms: m.ms, peak: m.peakRss, cpu: m.cpuMs };
+}
+
+/** Rounds alternating which tool goes first; each tool's runs are kept. */
+async function rounds(row: Row, sky: () => Promise<Measure>, rclone: () => Promise<Measure>): Promise<void> {
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 === 0 ? [sky, rclone] : [rclone, sky];
+    for (const f of order) {
+      const m = await f();
+      (f === sky ? row.sky : row.rclone).push(m);
+    }
+    const last = (l: Measure[]) => {
+      const m = l[l.length - 1] as Measure;
+      return `${secs(m.ms)} s (CPU ${secs(m.cpu)} s, peak ${mb(m.peak)} MiB)`;
+    };
+    console.log(`  ${row.label} round ${r + 1}: skyferry ${last(row.sky)}, rclone ${last(row.rclone)}`);
+  }
+}
+
+async function cliRow(tree: Tree, work: string): Promise<Row> {
+  const row: Row = {
+    label: 'skyferry copy (CLI), local -> local',
+    sky: [],
+    rclone: [],
+    rcloneLabel: 'rclone copy',
+    notes: [],
+  };
+  const dst = join(work, 'dst-cli');
+  const clean = () => rmSync(dst, { recursive: true, force: true });
+  await rounds(
+    row,
+    () => skyferryCopy(tree, dst, work, {}, clean),
+    () => rcloneCopy(tree.root, dst, [], clean),
+  );
+  return row;
+}
+
+/** A migrate task through the API, beside rclone copy; the server's own figures go to the notes. */
+async function serverRow(
+  tree: Tree,
+  base: string,
+  work: string,
+  db: 'sqlite' | 'postgres',
+  pg?: PostgresServer,
+): Promise<Row> {
+  const row: Row = {
+    label: `server migrate task (${db === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, in-process queue)`,
+    sky: [],
+    rclone: [],
+    rcloneLabel: 'rclone copy',
+    notes: [],
+  };
+  const dataDir = join(work, `data-${db}`);
+  rmSync(dataDir, { recursive: true, force: true });
+  const databaseUrl = db === 'postgres' && pg ? await createDatabase(pg.url) : undefined;
+  const server = await ApiServer.start({
+    dataDir,
+    localRoot: base,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    execArgv: [...profileArgs(`server-${db}`), ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])],
+  });
+  const runs: TaskRun[] = [];
+  const growth: number[] = [];
+  let idle: ProbeReport | undefined;
+  try {
+    await server.signUp();
+    idle = await server.idleLoop();
+    const source = await server.localCloud(tree.root);
+    let round = 0;
+    const sky = async (): Promise<Measure> => {
+      const target = join(work, `dst-task-${round++}`);
+      rmSync(target, { recursive: true, force: true });
+      mkdirSync(target);
+      const to = await server.localCloud(target);
+      await settle(tree.root);
+      const before = databaseUrl ? await postgresBytes(databaseUrl) : sqliteBytes(dataDir);
+      const t0 = performance.now();
+      const id = await server.startTask(source, '/', to);
+      const r = await server.watch(id, t0);
+      if (r.state !== 0 || r.finished !== tree.files)
+        throw new Error(`task ended in state ${r.state}, ${r.finished} files`);
+      growth.push((databaseUrl ? await postgresBytes(databaseUrl) : sqliteBytes(dataDir)) - before);
+      runs.push(r);
+      rmSync(target, { recursive: true, force: true });
+      return { ms: r.ms, peak: r.peakRss, cpu: r.cpuMs };
+    };
+    const dst = join(work, 'dst-rclone');
+    await rounds(row, sky, () => rcloneCopy(tree.root, dst, [], () => rmSync(dst, { recursive: true, force: true })));
+  } finally {
+    await server.stop();
+  }
+  const left = await leftRows(databaseUrl, dataDir);
+  const worst = (f: (r: TaskRun) => number) => Math.max(...runs.map(f)).toFixed(1);
+  row.notes.push(
+    `event-loop delay of the idle API process before the task (this machine's share): p50 ${idle?.loopP50Ms.toFixed(1)} ms, p99 ${idle?.loopP99Ms.toFixed(1)} ms, max ${idle?.loopMaxMs.toFixed(1)} ms`,
+    `event-loop delay during the task p50 ${worst((r) => r.loopP50Ms)} ms, p99 ${worst((r) => r.loopP99Ms)} ms, max ${worst((r) => r.loopMaxMs)} ms; GC pauses ${worst((r) => r.gcTotalMs)} ms in all, longest ${worst((r) => r.gcMaxMs)} ms; progress polls p99 ${worst((r) => r.pollP99)} ms, max ${worst((r) => r.pollMax)} ms (${runs.reduce((s, r) => s + r.polls, 0)} polls)`,
+    `database growth per run ${growth.map((g) => `${Math.round(g / tree.files)} B/file`).join(', ')}; rows left after the runs: ${left.checkpoints} checkpoints, ${left.syncState} sync state`,
+  );
+  return row;
+}
+
+function printRows(rows: Row[], tree: Tree): void {
+  const out = rows.map((r) => {
+    const sky = median(r.sky.map((m) => m.ms));
+    const rc = median(r.rclone.map((m) => m.ms));
+    return [
+      r.label,
+      secs(sky),
+      secs(median(r.sky.map((m) => m.cpu))),
+      mb(Math.max(...r.sky.map((m) => m.peak))),
+      r.rcloneLabel,
+      secs(rc),
+      secs(median(r.rclone.map((m) => m.cpu))),
+      mb(Math.max(...r.rclone.map((m) => m.peak))),
+      (sky / rc).toFixed(2),
+      r.sky.map((m) => secs(m.ms)).join(' / '),
+      r.rclone.map((m) => secs(m.ms)).join(' / '),
+    ];
+  });
+  console.log(
+    `\n${tree.files.toLocaleString('en')} files of ${tree.minSize}-${tree.maxSize} B (${mb(tree.bytes)} MiB), ${tree.folders} folders (${tree.layout}, up to ${tree.maxDepth} deep); medians of ${ROUNDS} round(s)\n`,
+  );
+  console.log(
+    table(
+      [
+        'Skyferry',
+        'time s',
+        'CPU s',
+        'peak RSS MiB',
+        'rclone',
+        'time s',
+        'CPU s',
+        'peak RSS MiB',
+        'ratio',
+        'Skyferry runs',
+        'rclone runs',
+      ],
+      out,
+    ),
+  );
+  for (const r of rows) for (const n of r.notes) console.log(`${r.label}: ${n}`);
+}
+
+async function main(): Promise<void> {
+  const base = process.env.BENCH_DIR ?? mkdtempSync(join(tmpdir(), 'skyferry-bench-scale-'));
+  mkdirSync(base, { recursive: true });
+  if (PROFILE) mkdirSync(PROFILE, { recursive: true });
+  const keep = process.env.BENCH_DIR !== undefined;
+  const work = join(base, 'work');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  let pg: PostgresServer | undefined;
+  try {
+    console.log(
+      `# scale benchmark: ${cpus().length} CPUs, load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    const t0 = performance.now();
+    const tree = await makeTree(join(base, `tree-${FILES}`), {
+      files: FILES,
+      minSize: MIN_SIZE,
+      maxSize: MAX_SIZE,
+      layout: MILLION || FILES >= 1_000_000 ? 'realistic' : 'flat',
+    });
+    console.log(`tree ready in ${secs(performance.now() - t0)} s: ${tree.root}`);
+    const rows: Row[] = [];
+    if (ROWS.includes('cli')) rows.push(await cliRow(tree, work));
+    if (ROWS.includes('server-sqlite')) rows.push(await serverRow(tree, base, work, 'sqlite'));
+    if (ROWS.includes('server-postgres')) {
+      pg = await startPostgres();
+      rows.push(await serverRow(tree, base, work, 'postgres', pg));
+    }
+    printRows(rows, tree);
+    console.log(
+      `load average at the end: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+  } finally {
+    await pg?.stop();
+    rmSync(work, { recursive: true, force: true });
+    if (!keep) rmSync(base, { recursive: true, force: true });
+  }
+}
+
+await main();
