@@ -80,21 +80,32 @@ export class CloudFaults {
     };
   }
 
+  /** What every read of `path` goes through first: recorded, held, slowed, or failed. */
+  private async beforeRead(path: string, signal: AbortSignal | undefined): Promise<void> {
+    this.reads.push(path);
+    const held = [...this.holding].find(([p]) => path.endsWith(p));
+    if (held) await sleep(held[1]);
+    if (this.readDelayMs > 0) await sleep(this.readDelayMs, undefined, signal ? { signal } : undefined);
+    if ([...this.failing].some((p) => path.endsWith(p))) {
+      throw new ProviderError('permission', `permission denied: ${path}`);
+    }
+  }
+
   private wrap(provider: Provider): Provider {
     return new Proxy(provider, {
       get: (target, prop, receiver) => {
         if (prop === 'openRead') {
           return async (path: string, opts?: Parameters<Provider['openRead']>[1]) => {
-            this.reads.push(path);
-            const held = [...this.holding].find(([p]) => path.endsWith(p));
-            if (held) await sleep(held[1]);
-            if (this.readDelayMs > 0) {
-              await sleep(this.readDelayMs, undefined, opts?.signal ? { signal: opts.signal } : undefined);
-            }
-            if ([...this.failing].some((p) => path.endsWith(p))) {
-              throw new ProviderError('permission', `permission denied: ${path}`);
-            }
+            await this.beforeRead(path, opts?.signal);
             return target.openRead(path, opts);
+          };
+        }
+        // Small files are read whole where the backend can (the engine's fast path): the same seam.
+        if (prop === 'readSmall' && target.readSmall) {
+          const readSmall = target.readSmall.bind(target);
+          return async (path: string, max: number, opts?: Parameters<NonNullable<Provider['readSmall']>>[2]) => {
+            await this.beforeRead(path, opts?.signal);
+            return readSmall(path, max, opts);
           };
         }
         const value: unknown = Reflect.get(target, prop, receiver);

@@ -39,7 +39,9 @@ const REPLY_BODY = 64 * 1024;
 
 /** The support calls' `lang` query sets the language of their messages (the x-language header still wins). */
 const langFromQuery: onRequestAsyncHookHandler = async (request) => {
-  const lang = toLanguage((request.query as { lang?: string } | undefined)?.lang);
+  // Runs before validation: a repeated `lang` arrives as an array, which names no language.
+  const raw = (request.query as { lang?: unknown } | undefined)?.lang;
+  const lang = typeof raw === 'string' ? toLanguage(raw) : undefined;
   if (lang && !request.headers[HEADERS.language]) request.headers[HEADERS.language] = lang;
 };
 
