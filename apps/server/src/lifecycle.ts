@@ -10,25 +10,34 @@ import { metricsAllowed } from './http/observability.ts';
  */
 export function exitOnSignals(log: Logger, timeoutMs: number, stop: () => Promise<void>): (why: string) => void {
   let stopping = false;
+  // Logging may fail on the way out (standard output a pipe to a parent that is gone: EPIPE);
+  // stopping and exiting must not depend on it.
+  const say = (write: () => void) => {
+    try {
+      write();
+    } catch {
+      // nowhere to write to
+    }
+  };
   const trigger = (why: string) => {
     if (stopping) {
-      log.warn({ signal: why }, 'second stop request: exiting now');
+      say(() => log.warn({ signal: why }, 'second stop request: exiting now'));
       process.exit(1);
     }
     stopping = true;
-    log.info({ signal: why, timeoutMs }, 'shutting down');
     const deadline = setTimeout(() => {
-      log.error({ timeoutMs }, 'shutdown took longer than SKYFERRY_SHUTDOWN_TIMEOUT_MS: exiting');
+      say(() => log.error({ timeoutMs }, 'shutdown took longer than SKYFERRY_SHUTDOWN_TIMEOUT_MS: exiting'));
       process.exit(1);
     }, timeoutMs);
+    say(() => log.info({ signal: why, timeoutMs }, 'shutting down'));
     stop().then(
       () => {
         clearTimeout(deadline);
-        log.info('shut down');
+        say(() => log.info('shut down'));
         process.exit(0);
       },
       (err: unknown) => {
-        log.error({ err }, 'shutdown failed');
+        say(() => log.error({ err }, 'shutdown failed'));
         process.exit(1);
       },
     );

@@ -35,7 +35,12 @@ async function main(): Promise<void> {
     process.on('message', (msg: { type?: string } | null) => {
       if (msg?.type === 'shutdown') shutdown('shutdown message');
     });
-    process.once('disconnect', () => shutdown('parent disconnected'));
+    process.once('disconnect', () => {
+      // The parent held this process's standard output: with it gone, a line written would stay
+      // buffered, and the logger's last flush at exit would wait for it for ever.
+      log.level = 'silent';
+      shutdown('parent disconnected');
+    });
   }
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

@@ -36,6 +36,18 @@ export function parseChangelog(text: string): ReleaseNote[] {
 
 const REPO_ROOT = join(import.meta.dirname, '../../../..');
 
+/** The server package's version; an installed app may ship the server without its package.json. */
+function packageVersion(): string {
+  for (const file of [join(import.meta.dirname, '../../package.json'), join(REPO_ROOT, 'apps/server/package.json')]) {
+    try {
+      return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+    } catch {
+      // not there in this layout: the next place, or unknown
+    }
+  }
+  return '0.0.0';
+}
+
 /**
  * The server's version (the server package's) and the release notes of CHANGELOG.md at the
  * repository's root, read once.
@@ -45,9 +57,7 @@ export class ReleaseNotes {
   private readonly notes: ReleaseNote[];
 
   constructor(options: { changelog?: string; version?: string } = {}) {
-    this.version =
-      options.version ??
-      (JSON.parse(readFileSync(join(REPO_ROOT, 'apps/server/package.json'), 'utf8')) as { version: string }).version;
+    this.version = options.version ?? packageVersion();
     let text = options.changelog;
     if (text === undefined) {
       try {
