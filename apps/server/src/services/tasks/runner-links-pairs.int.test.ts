@@ -55,6 +55,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
               return real.put(path, body, src, opts);
             },
           },
+          // Small files are written whole (the engine's fast path): logged and slowed the same way.
+          putSmall: {
+            value: async (path: string, data: Buffer, src: SrcInfo, opts?: WriteOptions) => {
+              puts.push(`${id}:${path}`);
+              await new Promise((r) => setTimeout(r, 25));
+              return (real.putSmall as NonNullable<Provider['putSmall']>).call(real, path, data, src, opts);
+            },
+          },
         }) as Provider;
         return { cloud: cloudRecord(id, 'local'), provider };
       },

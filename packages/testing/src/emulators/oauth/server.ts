@@ -159,6 +159,11 @@ export class OAuthServer {
     for (const at of this.accessTokens.values()) if (at.grant.user === user) at.grant.revoked = true;
   }
 
+  /** Every access and refresh token issued so far (to look for them where they must not be). */
+  issuedTokens(): string[] {
+    return [...this.accessTokens.keys(), ...this.refreshTokens.keys()];
+  }
+
   /** Revokes the grant a token belongs to (RFC 7009: revoking a refresh token revokes its access tokens). */
   revokeToken(token: string): boolean {
     const grant = this.refreshTokens.get(token) ?? this.accessTokens.get(token)?.grant;
