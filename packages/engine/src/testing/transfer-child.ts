@@ -29,12 +29,13 @@ const source: Provider = readDelayMs > 0 ? slowReads(realSource, readDelayMs) : 
 const real: Provider = davUrl
   ? await openWebdav({ url: davUrl, username: davUser, password: davPass })
   : await openLocal({ path: dstDir }, { localRoots: [dstDir] });
-// The target, with its writes logged and slowed a little so the run lasts long enough to be killed.
+// The target, with its writes logged and slowed (10 ms each) so the run lasts long enough to be killed
+// on a fast machine too.
 const target: Provider = Object.create(real, {
   put: {
     value: async (path: string, body: Readable, src: SrcInfo, opts?: WriteOptions) => {
       appendFileSync(writesLog, path + '\n');
-      await new Promise((r) => setTimeout(r, 2));
+      await new Promise((r) => setTimeout(r, 10));
       return real.put(path, body, src, opts);
     },
   },
@@ -44,7 +45,7 @@ const target: Provider = Object.create(real, {
         putSmall: {
           value: async (path: string, data: Buffer, src: SrcInfo, opts?: WriteOptions) => {
             appendFileSync(writesLog, path + '\n');
-            await new Promise((r) => setTimeout(r, 2));
+            await new Promise((r) => setTimeout(r, 10));
             return (real.putSmall as NonNullable<Provider['putSmall']>).call(real, path, data, src, opts);
           },
         },
