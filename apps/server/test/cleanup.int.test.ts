@@ -12,14 +12,9 @@ import {
   type EmptyFoldersPage,
   type LargeFilesPage,
 } from '@skyferry/contract';
-import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
+import { STACKS as CONFIGS, startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
 import { LOOPBACK_CLOUDS_ENV, VisitorClouds } from './support/visitor-clouds.ts';
 import { CloudFaults, caller, connectLocal, writeTree } from './support/tasks.ts';
-
-const CONFIGS = [
-  { label: 'SQLite, in-process queue', dialect: 'sqlite' as const, redis: false },
-  { label: 'PostgreSQL, BullMQ', dialect: 'postgres' as const, redis: true },
-];
 
 const KB = 1024;
 const OLD = new Date('2023-01-01T00:00:00Z');

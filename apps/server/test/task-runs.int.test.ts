@@ -23,13 +23,8 @@ import {
   type TaskPlanData,
   type TaskRun,
 } from '@skyferry/contract';
-import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
+import { STACKS as CONFIGS, startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
 import { CloudFaults, caller, connectLocal, waitForState, writeTree } from './support/tasks.ts';
-
-const CONFIGS = [
-  { label: 'SQLite, in-process queue', dialect: 'sqlite' as const, redis: false },
-  { label: 'PostgreSQL, BullMQ', dialect: 'postgres' as const, redis: true },
-];
 
 /** File rows a run keeps per outcome in these tests (SKYFERRY_RUN_FILE_ROWS). */
 const CAP = 40;

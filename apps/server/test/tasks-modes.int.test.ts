@@ -5,18 +5,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Code, GB, type Cloud, type CreateTaskData, type PollProgressData, type ServerTask } from '@skyferry/contract';
 import type { About, Provider } from '@skyferry/providers';
 import type { CloudsService } from '../src/services/clouds.ts';
-import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
+import { STACKS as CONFIGS, startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
 import { caller, connectLocal, waitForState, writeTree } from './support/tasks.ts';
 
 // The sync modes, the file-type filter, a root migration, the scanning count, the reminder e-mail
 // switch, the space prompt (409004) and state 6, over HTTP on SQLite with the in-process queue and
 // on PostgreSQL with BullMQ on Redis; state 10 (not enough traffic) on PostgreSQL with BullMQ
 // (tasks.int.test.ts covers it on SQLite).
-
-const CONFIGS = [
-  { label: 'SQLite, in-process queue', dialect: 'sqlite' as const, redis: false },
-  { label: 'PostgreSQL, BullMQ', dialect: 'postgres' as const, redis: true },
-];
 
 function env(redis: boolean): Record<string, string> {
   const out: Record<string, string> = { SKYFERRY_WORKERS: '2', SKYFERRY_TASK_LEASE_MS: '3000' };

@@ -13,13 +13,8 @@ import {
   type PollProgressData,
   type ServerTask,
 } from '@skyferry/contract';
-import { startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
+import { STACKS as CONFIGS, startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
 import { CloudFaults, caller, connectLocal, waitForState, writeTree } from './support/tasks.ts';
-
-const CONFIGS = [
-  { label: 'SQLite, in-process queue', dialect: 'sqlite' as const, redis: false },
-  { label: 'PostgreSQL, BullMQ', dialect: 'postgres' as const, redis: true },
-];
 
 /** A small tree of files under a source folder. */
 function photos(n = 6, size = 20_000): Record<string, Buffer> {

@@ -126,3 +126,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
   return t;
 }
+
+/** The two ways a deployment runs: one machine (SQLite, in-process queue) and many (PostgreSQL, BullMQ on Redis). */
+export const STACKS = [
+  { label: 'SQLite, in-process queue', dialect: 'sqlite' as const, redis: false },
+  { label: 'PostgreSQL, BullMQ', dialect: 'postgres' as const, redis: true },
+];
