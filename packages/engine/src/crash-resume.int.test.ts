@@ -65,7 +65,8 @@ interface Run {
   output: string;
 }
 
-function runChild(n: number, killAfterMs: number | undefined): Promise<Run> {
+/** Runs the child; given `killAfterWrites`, kills it with SIGKILL once it has asked for that many writes. */
+function runChild(n: number, killAfterWrites: number | undefined): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -76,16 +77,20 @@ function runChild(n: number, killAfterMs: number | undefined): Promise<Run> {
     );
     let output = '';
     let timer: NodeJS.Timeout | undefined;
+    const log = join(root, `writes-${n}.log`);
     child.stdout.on('data', (c: Buffer) => {
       output += c.toString();
-      if (killAfterMs !== undefined && !timer && output.includes('planned')) {
-        timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      if (killAfterWrites !== undefined && !timer && output.includes('planned')) {
+        // Counted in writes, not in time: a fast machine and a loaded one are caught at the same point.
+        timer = setInterval(() => {
+          if (writes(log).length >= killAfterWrites) child.kill('SIGKILL');
+        }, 2);
       }
     });
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      if (timer) clearTimeout(timer);
+      if (timer) clearInterval(timer);
       resolve({ code, signal, output });
     });
   });
@@ -98,8 +103,9 @@ describe('a transfer killed with SIGKILL', () => {
     let violations: string[] = [];
     for (let n = 0; n < 40; n++) {
       const before = checkpointed(join(root, 'checkpoints.jsonl'));
-      // Kill the first runs at random points; let a run finish once several kills have happened.
-      const killAt = killed < 5 ? 50 + Math.floor(Math.random() * 400) : undefined;
+      // Kill the first five runs at random points (each after 40 to 240 writes, so five kills always
+      // happen before the 2,000 files are done); let a run finish once they have.
+      const killAt = killed < 5 ? 40 + Math.floor(Math.random() * 200) : undefined;
       const r = await runChild(n, killAt);
       runs.push(r);
       const again = writes(join(root, `writes-${n}.log`))
@@ -113,7 +119,7 @@ describe('a transfer killed with SIGKILL', () => {
       expect(r.code, r.output).toBe(0);
       break;
     }
-    expect(killed).toBeGreaterThanOrEqual(3);
+    expect(killed).toBe(5);
     expect(runs.at(-1)?.code).toBe(0);
     expect(violations).toEqual([]);
     // Each file was written again only when a kill caught it in flight: at most 2 × (8 + 32) at once
