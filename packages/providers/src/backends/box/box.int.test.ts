@@ -85,6 +85,69 @@ describe('box specifics (emulated)', () => {
     expect(names).not.toContain('purge.txt');
   });
 
+  it('searches by name through Box itself, below the folder searched', async () => {
+    const p = await svc.open();
+    for (const path of [
+      '/find/Invoice 1.txt',
+      '/find/sub/old invoice.pdf',
+      '/elsewhere/invoice.txt',
+      '/find/notes.txt',
+    ])
+      await p.put(path, Readable.from([Buffer.from('x')]), { size: 1 });
+    await p.trash!('/find/sub/old invoice.pdf');
+    const below = (await p.search!('/find', 'invoice')).entries.map((e) => e.path).sort();
+    expect(below).toEqual(['/find/Invoice 1.txt']);
+    await p.put('/find/sub/old invoice.pdf', Readable.from([Buffer.from('y')]), { size: 1 });
+    const found = (await p.search!('/find', 'INVOICE')).entries;
+    expect(found.map((e) => e.path).sort()).toEqual(['/find/Invoice 1.txt', '/find/sub/old invoice.pdf']);
+    expect(found.find((e) => e.name === 'Invoice 1.txt')).toMatchObject({ kind: 'file', size: 1 });
+    const all = (await p.search!('/', 'invoice')).entries.map((e) => e.path);
+    expect(all).toContain('/elsewhere/invoice.txt');
+    // Pages follow Box's offsets.
+    const first = await p.search!('/', 'invoice', { pageSize: 1 });
+    expect(first.entries).toHaveLength(1);
+    const second = await p.search!('/', 'invoice', { pageSize: 1, pageToken: first.nextPageToken! });
+    expect(second.entries[0]?.path).not.toBe(first.entries[0]?.path);
+    expect(await p.search!('/nope', 'x').catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
+  });
+
+  it('lists its trash with where each item was, restores it there (beside a new one of the same name), purges and empties it', async () => {
+    const p = await svc.open();
+    await p.put('/bin/Docs/report.txt', Readable.from([Buffer.from('report')]), { size: 6 });
+    await p.put('/bin/Old/a.txt', Readable.from([Buffer.from('a')]), { size: 1 });
+    await p.trash!('/bin/Docs/report.txt');
+    await p.trash!('/bin/Old');
+    const listed = (await p.listTrash!()).entries;
+    const report = listed.find((e) => e.name === 'report.txt')!;
+    const old = listed.find((e) => e.name === 'Old')!;
+    expect(report).toMatchObject({ kind: 'file', size: 6, originalPath: '/bin/Docs/report.txt' });
+    expect(report.deletedAt).toBeInstanceOf(Date);
+    expect(old).toMatchObject({ kind: 'dir', originalPath: '/bin/Old' });
+    // What the trashed folder held is not listed on its own.
+    expect(listed.map((e) => e.name)).not.toContain('a.txt');
+
+    await p.put('/bin/Docs/report.txt', Readable.from([Buffer.from('new')]), { size: 3 });
+    const restored = await p.restoreTrash!(report.id);
+    expect(restored.path).toBe('/bin/Docs/report (restored).txt');
+    expect((await readAll(await p.openRead('/bin/Docs/report (restored).txt'))).toString()).toBe('report');
+    expect((await readAll(await p.openRead('/bin/Docs/report.txt'))).toString()).toBe('new');
+    const back = await p.restoreTrash!(old.id);
+    expect(back).toMatchObject({ path: '/bin/Old', kind: 'dir' });
+    expect((await p.list('/bin/Old')).entries.map((e) => e.name)).toEqual(['a.txt']);
+    // A live item is no trash.
+    expect(await p.restoreTrash!(old.id).catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
+    expect(await p.purgeTrash!('file:not-a-box-id').catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
+
+    await p.trash!('/bin/Old');
+    await p.trash!('/bin/Docs/report.txt');
+    const again = (await p.listTrash!()).entries;
+    await p.purgeTrash!(again.find((e) => e.name === 'Old')!.id);
+    expect((await p.listTrash!()).entries.map((e) => e.name)).not.toContain('Old');
+    await p.emptyTrash!();
+    expect((await p.listTrash!()).entries).toEqual([]);
+    expect(svc.emulator.trashOf(svc.user)).toEqual([]);
+  });
+
   it('reports space from users/me', async () => {
     const p = await svc.open();
     svc.emulator.setSpace(svc.user, 5 * 1024 ** 3);
