@@ -114,6 +114,14 @@ export async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Writes small text files (test setup): path -> content. */
+export async function writeFiles(provider: Provider, files: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    const data = Buffer.from(text);
+    await provider.put(path, Readable.from([data]), { size: data.length });
+  }
+}
+
 async function md5OfStream(stream: Readable): Promise<{ md5: string; size: number }> {
   const h = createHash('md5');
   let size = 0;

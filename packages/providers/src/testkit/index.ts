@@ -3,6 +3,7 @@ export {
   patternBytes,
   readAll,
   errorCode,
+  writeFiles,
   type ConformanceFixture,
   type ConformanceOptions,
   type ConformanceCapabilities,

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoxEmulator, sha1Hex } from '@skyferry/testing';
 import type { ProviderError } from '../../api/errors.ts';
-import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
+import { errorCode, patternBytes, readAll, runConformance, writeFiles } from '../../testkit/index.ts';
 import {
   conformanceTarget,
   runOAuthChecks,
@@ -87,17 +87,16 @@ describe('box specifics (emulated)', () => {
 
   it('searches by name through Box itself, below the folder searched', async () => {
     const p = await svc.open();
-    for (const path of [
-      '/find/Invoice 1.txt',
-      '/find/sub/old invoice.pdf',
-      '/elsewhere/invoice.txt',
-      '/find/notes.txt',
-    ])
-      await p.put(path, Readable.from([Buffer.from('x')]), { size: 1 });
+    await writeFiles(p, {
+      '/find/Invoice 1.txt': 'x',
+      '/find/sub/old invoice.pdf': 'x',
+      '/elsewhere/invoice.txt': 'x',
+      '/find/notes.txt': 'x',
+    });
     await p.trash!('/find/sub/old invoice.pdf');
     const below = (await p.search!('/find', 'invoice')).entries.map((e) => e.path).sort();
     expect(below).toEqual(['/find/Invoice 1.txt']);
-    await p.put('/find/sub/old invoice.pdf', Readable.from([Buffer.from('y')]), { size: 1 });
+    await writeFiles(p, { '/find/sub/old invoice.pdf': 'y' });
     const found = (await p.search!('/find', 'INVOICE')).entries;
     expect(found.map((e) => e.path).sort()).toEqual(['/find/Invoice 1.txt', '/find/sub/old invoice.pdf']);
     expect(found.find((e) => e.name === 'Invoice 1.txt')).toMatchObject({ kind: 'file', size: 1 });
@@ -108,13 +107,12 @@ describe('box specifics (emulated)', () => {
     expect(first.entries).toHaveLength(1);
     const second = await p.search!('/', 'invoice', { pageSize: 1, pageToken: first.nextPageToken! });
     expect(second.entries[0]?.path).not.toBe(first.entries[0]?.path);
-    expect(await p.search!('/nope', 'x').catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
+    expect(await errorCode(p.search!('/nope', 'x'))).toBe('not_found');
   });
 
   it('lists its trash with where each item was, restores it there (beside a new one of the same name), purges and empties it', async () => {
     const p = await svc.open();
-    await p.put('/bin/Docs/report.txt', Readable.from([Buffer.from('report')]), { size: 6 });
-    await p.put('/bin/Old/a.txt', Readable.from([Buffer.from('a')]), { size: 1 });
+    await writeFiles(p, { '/bin/Docs/report.txt': 'report', '/bin/Old/a.txt': 'a' });
     await p.trash!('/bin/Docs/report.txt');
     await p.trash!('/bin/Old');
     const listed = (await p.listTrash!()).entries;
@@ -126,7 +124,7 @@ describe('box specifics (emulated)', () => {
     // What the trashed folder held is not listed on its own.
     expect(listed.map((e) => e.name)).not.toContain('a.txt');
 
-    await p.put('/bin/Docs/report.txt', Readable.from([Buffer.from('new')]), { size: 3 });
+    await writeFiles(p, { '/bin/Docs/report.txt': 'new' });
     const restored = await p.restoreTrash!(report.id);
     expect(restored.path).toBe('/bin/Docs/report (restored).txt');
     expect((await readAll(await p.openRead('/bin/Docs/report (restored).txt'))).toString()).toBe('report');
@@ -135,8 +133,8 @@ describe('box specifics (emulated)', () => {
     expect(back).toMatchObject({ path: '/bin/Old', kind: 'dir' });
     expect((await p.list('/bin/Old')).entries.map((e) => e.name)).toEqual(['a.txt']);
     // A live item is no trash.
-    expect(await p.restoreTrash!(old.id).catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
-    expect(await p.purgeTrash!('file:not-a-box-id').catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
+    expect(await errorCode(p.restoreTrash!(old.id))).toBe('not_found');
+    expect(await errorCode(p.purgeTrash!('file:not-a-box-id'))).toBe('not_found');
 
     await p.trash!('/bin/Old');
     await p.trash!('/bin/Docs/report.txt');
