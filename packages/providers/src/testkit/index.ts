@@ -4,6 +4,8 @@ export {
   readAll,
   errorCode,
   writeFiles,
+  checkNameSearch,
+  SEARCH_FOUND,
   type ConformanceFixture,
   type ConformanceOptions,
   type ConformanceCapabilities,
