@@ -119,6 +119,14 @@ describe('box specifics (emulated)', () => {
     expect(await errorCode(p.restoreTrash!(old.id))).toBe('not_found');
     expect(await errorCode(p.purgeTrash!('file:not-a-box-id'))).toBe('not_found');
 
+    // A file whose folder went to the trash after it comes back in the root folder.
+    await writeFiles(p, { '/bin/Gone/lost.txt': 'lost' });
+    await p.trash!('/bin/Gone/lost.txt');
+    await p.trash!('/bin/Gone');
+    const lost = (await p.listTrash!()).entries.find((e) => e.name === 'lost.txt')!;
+    expect(lost.originalPath).toBeUndefined();
+    expect((await p.restoreTrash!(lost.id)).path).toBe('/lost.txt');
+
     await p.trash!('/bin/Old');
     await p.trash!('/bin/Docs/report.txt');
     const again = (await p.listTrash!()).entries;

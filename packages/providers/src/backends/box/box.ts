@@ -746,7 +746,10 @@ export class BoxProvider implements Provider {
     return { entries, ...(page.entries.length > 0 && next < page.total_count ? { nextPageToken: String(next) } : {}) };
   }
 
-  /** Puts a trashed item back in its folder, as "name (restored)" when the name is taken there again. */
+  /**
+   * Puts a trashed item back in its folder, as "name (restored)" when the name is taken there again;
+   * in the root folder when its folder is gone.
+   */
   async restoreTrash(id: string): Promise<Entry> {
     const t = BoxProvider.trashId(id);
     let item: BoxItem | undefined;
@@ -756,7 +759,8 @@ export class BoxProvider implements Provider {
           method: 'POST',
           url: this.u(`/${t.kind}/${encodeURIComponent(t.id)}`, { fields: `${FIELDS},path_collection` }),
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(n === 0 ? {} : { name: await this.restoredAs(t, n) }),
+          // Box puts it back in its folder; the root only where that folder is gone (or trashed).
+          body: JSON.stringify({ parent: { id: '0' }, ...(n === 0 ? {} : { name: await this.restoredAs(t, n) }) }),
         });
       } catch (err) {
         if (!ProviderError.is(err, 'exists') || n >= 20) throw err;
