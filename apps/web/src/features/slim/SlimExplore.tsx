@@ -60,7 +60,7 @@ function DoneView({ report, onRescan }: { report: DeletionReport; onRescan: () =
         <IconCircleCheck size={28} color="var(--mantine-color-green-6)" aria-hidden />
         <Title order={3}>{t('done')}</Title>
       </Group>
-      <Text data-testid="slim-summary">
+      <Text data-testid="slim-done-summary">
         {report.freed === 0 && report.inTrash > 0
           ? t('doneSummaryTrash', { count: report.deleted })
           : t('doneSummary', { count: report.deleted, size: formatBytes(report.freed) })}

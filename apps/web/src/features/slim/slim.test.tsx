@@ -271,7 +271,7 @@ describe('/slim/explore', () => {
     await waitFor(() => expect(screen.getByTestId('slim-explore')).toHaveAttribute('data-stage', 'deleting'));
     release();
     await waitFor(() => expect(screen.getByTestId('slim-explore')).toHaveAttribute('data-stage', 'done'));
-    expect(screen.getByTestId('slim-summary')).toHaveTextContent('3 items moved to the cloud drive’s trash.');
+    expect(screen.getByTestId('slim-done-summary')).toHaveTextContent('3 items moved to the cloud drive’s trash.');
     expect(screen.getByTestId('slim-in-trash')).toHaveTextContent(
       '2.93 KB stays in the cloud drive until its trash is emptied.',
     );
