@@ -25,6 +25,7 @@ import { TokenService } from './services/tokens.ts';
 import { OperatorService } from './services/operator.ts';
 import { UsersService } from './services/users.ts';
 import { SupportRepository } from './repositories/support.ts';
+import { UploadSessionsRepository } from './repositories/upload-sessions.ts';
 import { SupportService } from './services/support.ts';
 import { ReleaseNotes } from './services/release-notes.ts';
 import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
@@ -125,7 +126,8 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     outbound: new OutboundGuard(config.allowPrivateNetworks),
     cloudTimeoutMs: config.cloudTimeoutMs,
   });
-  const files = new FilesService({ clouds, box: secrets, log });
+  const uploadSessions = new UploadSessionsRepository(db.kysely);
+  const files = new FilesService({ clouds, box: secrets, log, uploadRegistry: uploadSessions });
   closers.push(() => files.close());
   // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
   const accountLinks = new AccountTokensRepository(db.kysely);
@@ -136,6 +138,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
       await clouds.purgeUnusedTemporary();
       await tokens.purgeIdleVisitors();
       await rateLimits.purgeExpired(Date.now());
+      await uploadSessions.purgeExpired(Date.now());
     } catch (err) {
       log.warn({ err }, 'housekeeping failed');
     }
