@@ -293,10 +293,14 @@ export class FilesService {
   /** One page of the cloud's trash; `supported` false where it has none Skyferry can read. */
   async listTrash(identity: CloudIdentity, ref: CloudRef, pageToken: string | null): Promise<TrashListData> {
     return this.run(identity, ref, Permission.read, async ({ provider }) => {
-      if (!provider.listTrash) return { supported: false, items: [], page_token: null };
+      const abilities = { can_purge: Boolean(provider.purgeTrash), can_empty: Boolean(provider.emptyTrash) };
+      if (!provider.listTrash)
+        return { supported: false, service_trash: Boolean(provider.trash), ...abilities, items: [], page_token: null };
       const page = await provider.listTrash({ pageToken: pageToken ?? undefined });
       return {
         supported: true,
+        service_trash: true,
+        ...abilities,
         items: page.entries.map((e) => ({
           id: e.id,
           name: e.name,

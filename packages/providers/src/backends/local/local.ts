@@ -53,7 +53,7 @@ import type {
   WriteOptions,
 } from '../../api/types.ts';
 import { hashFile } from '../../hashing.ts';
-import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments, restoredName } from '../../path.ts';
 import { fsError } from './errors.ts';
 import { HashFsError, hashPool } from './hash-pool.ts';
 import { mapLimit } from '../../map-limit.ts';
@@ -1030,9 +1030,7 @@ export class LocalProvider implements Provider {
     // Back where it was, or beside it under "name (restored)" when that name is taken again.
     let target = original;
     for (let n = 1; await this.exists(target); n++) {
-      const dot = item.kind === 'file' ? item.name.lastIndexOf('.') : -1;
-      const [stem, ext] = dot > 0 ? [item.name.slice(0, dot), item.name.slice(dot)] : [item.name, ''];
-      target = joinPath(parentPath(original), `${stem} (restored${n > 1 ? ` ${n}` : ''})${ext}`);
+      target = joinPath(parentPath(original), restoredName(item.name, item.kind, n));
     }
     const dirReal = await this.mkdirp(parentPath(target));
     const targetReal = join(dirReal, baseName(target));
