@@ -20,6 +20,8 @@ import { Authorization, serverFilesOf } from './services/authorization.ts';
 import { CloudsService } from './services/clouds.ts';
 import { configureOAuthFromConfig } from './services/oauth.ts';
 import { FilesService } from './services/files/index.ts';
+import { ExportsService } from './services/exports/index.ts';
+import { ExportTasksRepository } from './repositories/exports.ts';
 import { SecretBox } from './services/crypto.ts';
 import { TokenService } from './services/tokens.ts';
 import { OperatorService } from './services/operator.ts';
@@ -57,6 +59,8 @@ export interface AppContext {
   readonly clouds: CloudsService;
   /** File calls of connected clouds: listing cache, providers pool, uploads, downloads (services/files). */
   readonly files: FilesService;
+  /** Exports into a cloud: start-upload and poll-progress (services/exports). */
+  readonly exports: ExportsService;
   /** Server tasks: create, list, run, retry, cancel, schedule (services/tasks). */
   readonly tasks: TasksService;
   /** The task queue, progress store, scheduler and in-process workers. */
@@ -115,6 +119,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     mailDelivers: config.smtpUrl !== undefined,
   });
   const operator = new OperatorService({ users: usersRepo, authz, log });
+  const outbound = new OutboundGuard(config.allowPrivateNetworks);
   const clouds = new CloudsService({
     repo: new CloudsRepository(db.kysely),
     users,
@@ -122,11 +127,21 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     log,
     authz,
     oauthConfigured: (service) => config.oauth[service] !== undefined,
-    outbound: new OutboundGuard(config.allowPrivateNetworks),
+    outbound,
     cloudTimeoutMs: config.cloudTimeoutMs,
   });
   const files = new FilesService({ clouds, box: secrets, log });
   closers.push(() => files.close());
+  // Exports (issue 37): a download_url is held to the clouds' outbound guard; stopped before the files service closes.
+  const exportsService = new ExportsService({
+    repo: new ExportTasksRepository(db.kysely),
+    files,
+    guard: outbound,
+    maxBytes: config.exportMaxBytes,
+    timeoutMs: config.cloudTimeoutMs,
+    log,
+  });
+  closers.push(() => exportsService.close());
   // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
   const accountLinks = new AccountTokensRepository(db.kysely);
   const housekeeping = async () => {
@@ -193,6 +208,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     operator,
     clouds,
     files,
+    exports: exportsService,
     tasks: taskSystem.tasks,
     taskSystem,
     cleanup: cleanupSystem.service,

@@ -477,8 +477,12 @@ describe.each(SENDERS)('every documented call, sent by %s: a 4xx envelope, never
 
   /** Calls whose whole body is optional (null or unknown fields mean "no body"). */
   const OPTIONAL_BODY = new Set(['POST /api/account/logout']);
-  /** Calls whose body may be larger than 1 MB (a ticket carries its attachments): any 4xx for the padded one. */
-  const LARGE_BODY = new Set(['POST /v1/support/tickets']);
+  /** Calls whose body may be larger than 1 MB (a ticket carries its attachments, an export its file): any 4xx for the padded one. */
+  const LARGE_BODY = new Set([
+    'POST /v1/support/tickets',
+    // An export carries its file inline (16 MB in base64).
+    'POST /api/third-api/start-upload',
+  ]);
   /** `optionalOk`: a call of OPTIONAL_BODY may take this as "no body" and succeed. */
   const BODIES: Array<{ name: string; payload: string; status?: number; optionalOk?: boolean }> = [
     { name: 'malformed JSON', payload: '{"cloud_id": "x", ' },
