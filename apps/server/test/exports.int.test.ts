@@ -238,6 +238,47 @@ describe('export to a cloud: start-upload, poll-progress', () => {
     expect(readFileSync(join(dav.dir, 'slow.bin')).equals(BYTES)).toBe(true);
   });
 
+  it('a download link of this server copies a file from one of the caller’s clouds to another (no network fetch)', async () => {
+    const link = await call<{ url: string }>(t, u.headers, 'POST', '/api/cloud-manager/download-link', {
+      cloud_id: davCloud,
+      paths: ['/Skyferry/picture.png'],
+    });
+    expect(link.code).toBe(0);
+    const started = await start({
+      token_id: s3Cloud,
+      file_name: 'copied.png',
+      parent: '/Skyferry',
+      download_url: link.data.url,
+    });
+    expect(started.code).toBe(0);
+    expect(await waitForEnd(t, u.headers, started.data.task_id)).toMatchObject({ status: 1, size: BYTES.length });
+    const got = await t.app.inject({
+      method: 'GET',
+      url: `/api/cloud-manager/files?cloud_id=${s3Cloud}&path=/Skyferry/copied.png`,
+      headers: u.headers,
+    });
+    expect(got.rawPayload.equals(BYTES)).toBe(true);
+    // Someone else's link (or another path of this server) is not a source.
+    const other = await t.signUp();
+    const otherCloud = await call<{ id: string }>(t, other.headers, 'POST', '/api/clouds', {
+      cloud_name: 'local',
+      credentials: { path: t.makeLocalFolder() },
+    });
+    const theirs = await start(
+      { token_id: otherCloud.data.id, file_name: 'x.png', download_url: link.data.url },
+      other.headers,
+    );
+    expect([theirs.status, theirs.code]).toEqual([404, Code.NOT_FOUND]);
+    const elsewhere = await start({ token_id: s3Cloud, file_name: 'x.png', download_url: '/api/v2/init' });
+    expect([elsewhere.status, elsewhere.code]).toEqual([400, Code.BAD_REQUEST]);
+    const forged = await start({
+      token_id: s3Cloud,
+      file_name: 'x.png',
+      download_url: '/api/cloud-manager/files?link=abc.def',
+    });
+    expect([forged.status, forged.code]).toEqual([404, Code.NOT_FOUND]);
+  });
+
   it('a download_url on a refused network is a 403 at once, and nothing is fetched', async () => {
     const before = refusedSource.requests.length;
     for (const url of [refusedSource.url('/file.bin'), 'http://[::1]:9/x', 'http://0x7f000002:80/x']) {

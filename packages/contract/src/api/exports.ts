@@ -29,7 +29,10 @@ export const START_UPLOAD_BODY_LIMIT = Math.ceil((EXPORT_INLINE_MAX * 4) / 3) + 
  * cloud, `/Skyferry` for the export folder) of the cloud `token_id` (or `cloud_id`). Exactly one of
  * `download_url` (http or https; fetched by the server through the same private-network guard as
  * clouds, following at most 5 redirects, each checked again) or `base64_data` (a data-URL prefix
- * such as `data:image/png;base64,` is stripped). `file_size` is the expected size; the download's
+ * such as `data:image/png;base64,` is stripped). A download_url of this server's own
+ * (`/api/cloud-manager/files?link=...`, from POST /api/cloud-manager/download-link, issued to the
+ * caller) is read from the cloud directly: a copy from one of the caller's clouds to another.
+ * `file_size` is the expected size; the download's
  * Content-Length, when it sends one, must agree. A name already taken in the folder gets " (1)",
  * " (2)" and so on before its extension. Data: `{ task_id }`.
  */

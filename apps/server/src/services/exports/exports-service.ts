@@ -17,6 +17,7 @@ import type { ExportTaskRow, ExportTasksRepository } from '../../repositories/ex
 import type { CloudIdentity } from '../clouds.ts';
 import { checkName, FilesService } from '../files/files-service.ts';
 import { mapFileError } from '../files/errors.ts';
+import type { LinkClaims } from '../files/links.ts';
 import {
   decodeInline,
   openDownload,
@@ -81,6 +82,10 @@ export class ExportsService {
       const bytes = decodeInline(body.base64_data);
       size = bytes.length;
       open = async () => ({ stream: Readable.from([bytes]), size: bytes.length });
+    } else if (body.download_url?.startsWith('/')) {
+      const source = this.ownLink(identity, body.download_url);
+      size = 0;
+      open = (signal) => this.openOwnLink(source, signal);
     } else {
       const url = parseDownloadUrl(body.download_url ?? '');
       try {
@@ -126,6 +131,44 @@ export class ExportsService {
     const done = this.run(id, identity, body, parent, open, abort.signal).finally(() => this.running.delete(id));
     this.running.set(id, { abort, done });
     return { task_id: id };
+  }
+
+  /**
+   * A download link of this server (`/api/cloud-manager/files?link=...`, from POST
+   * /api/cloud-manager/download-link) issued to the caller: the export reads the cloud directly
+   * (copying a file from one of the caller's clouds to another), never through the network.
+   */
+  private ownLink(identity: CloudIdentity, text: string): LinkClaims {
+    const url = new URL(text, 'http://skyferry.invalid');
+    const link = url.searchParams.get('link');
+    if (url.origin !== 'http://skyferry.invalid' || url.pathname !== '/api/cloud-manager/files' || !link) {
+      throw errors.badRequest('field_invalid', { field: 'download_url' });
+    }
+    const claims = this.o.files.resolveLink(link);
+    const mine = ownerOf(identity);
+    const theirs = ownerOf(claims.identity);
+    const same =
+      'userId' in mine
+        ? 'userId' in theirs && theirs.userId === mine.userId
+        : 'visitorId' in theirs && theirs.visitorId === mine.visitorId;
+    if (!same) throw errors.notFound();
+    return claims;
+  }
+
+  private async openOwnLink(claims: LinkClaims, signal: AbortSignal): Promise<ExportSource> {
+    const d = await this.o.files.download(claims.identity, claims.cloudId, claims.paths, claims.name, signal);
+    if (d.kind === 'zip') {
+      d.stream.once('close', () => d.release());
+      return { stream: d.stream, size: d.length };
+    }
+    try {
+      const stream = await d.open();
+      stream.once('close', () => d.release());
+      return { stream, size: d.entry.size };
+    } catch (err) {
+      d.release();
+      throw err;
+    }
   }
 
   private async run(
