@@ -22,6 +22,8 @@ import { configureOAuthFromConfig } from './services/oauth.ts';
 import { FilesService } from './services/files/index.ts';
 import { ExportsService } from './services/exports/index.ts';
 import { ExportTasksRepository } from './repositories/exports.ts';
+import { WopiService } from './services/wopi/index.ts';
+import { WopiLocksRepository } from './repositories/wopi-locks.ts';
 import { SecretBox } from './services/crypto.ts';
 import { TokenService } from './services/tokens.ts';
 import { OperatorService } from './services/operator.ts';
@@ -61,6 +63,8 @@ export interface AppContext {
   readonly files: FilesService;
   /** Exports into a cloud: start-upload and poll-progress (services/exports). */
   readonly exports: ExportsService;
+  /** The WOPI host for an operator's office server (services/wopi). */
+  readonly wopi: WopiService;
   /** Server tasks: create, list, run, retry, cancel, schedule (services/tasks). */
   readonly tasks: TasksService;
   /** The task queue, progress store, scheduler and in-process workers. */
@@ -142,6 +146,16 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     log,
   });
   closers.push(() => exportsService.close());
+  // Office documents (issue 37): the WOPI host, on when SKYFERRY_WOPI_CLIENT_URL names an office server.
+  const wopi = new WopiService({
+    files,
+    box: secrets,
+    locks: new WopiLocksRepository(db.kysely),
+    sessionActive: (id) => tokens.sessionActive(id),
+    officeUrl: config.wopiClientUrl,
+    tokenTtlMs: config.wopiTokenTtlMs,
+    maxBytes: config.exportMaxBytes,
+  });
   // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
   const accountLinks = new AccountTokensRepository(db.kysely);
   const housekeeping = async () => {
@@ -209,6 +223,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     clouds,
     files,
     exports: exportsService,
+    wopi,
     tasks: taskSystem.tasks,
     taskSystem,
     cleanup: cleanupSystem.service,

@@ -429,7 +429,8 @@ describe.each(SENDERS)('every documented call, sent by %s: a 4xx envelope, never
   const sender = { headers: {} as Record<string, string> };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // With an office server configured, so the WOPI calls are on (and checked here) rather than 404.
+    t = await startTestApp({ env: { SKYFERRY_WOPI_CLIENT_URL: 'https://office.example.test' } });
     user = await t.signUp();
     const res = await t.app.inject({
       method: 'POST',

@@ -456,6 +456,14 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
     request: (ids) => ({ method: 'GET', url: `/api/third-api/poll-progress/${ids.export}` }),
   },
   {
+    name: 'POST /api/wopi/sessions (a document of someone else’s cloud)',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/wopi/sessions',
+      body: { cloud_id: ids.cloud, path: ids.photo },
+    }),
+  },
+  {
     name: 'DELETE /api/account/sessions/{id}',
     request: (ids) => ({ method: 'DELETE', url: `/api/account/sessions/${ids.session}` }),
   },
@@ -510,6 +518,10 @@ export const NOT_OWNED: Record<string, string> = {
   'PUT /api/operator/tickets/{id}/status':
     'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
   'GET /api/version/{version}': 'public release notes',
+  'GET /wopi/files/{file_id}': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
+  'GET /wopi/files/{file_id}/contents': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
+  'POST /wopi/files/{file_id}/contents': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
+  'POST /wopi/files/{file_id}': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
 };
 
 /** "PUT /api/clouds/{id} (rename)" and "PUT /api/clouds/:id" both become "PUT /api/clouds/{}". */
@@ -573,6 +585,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           env: {
             GOOGLE_CLIENT_ID: 'ownership.apps.example',
             GOOGLE_CLIENT_SECRET: 'ownership-client-secret',
+            // An office server, so the WOPI session call reaches its ownership check.
+            SKYFERRY_WOPI_CLIENT_URL: 'https://office.example.test',
             ...LOOPBACK_CLOUDS_ENV,
           },
         }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cloudPathSchema, idSchema } from './common.ts';
-import { cloudRefSchema } from './files.ts';
+import { withCloud } from './files.ts';
 
 /**
  * Export to a cloud (spec sections 2, 4 and 7): a file an embedded app or the explorer hands over
@@ -36,24 +36,18 @@ export const START_UPLOAD_BODY_LIMIT = Math.ceil((EXPORT_INLINE_MAX * 4) / 3) + 
  * Content-Length, when it sends one, must agree. A name already taken in the folder gets " (1)",
  * " (2)" and so on before its extension. Data: `{ task_id }`.
  */
-export const startUploadBodySchema = cloudRefSchema
-  .extend({
-    file_name: z.string().min(1).max(255),
-    file_size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-    /** The page or app the file comes from (kept for the record; not fetched). */
-    referer: z.string().max(2048).optional(),
-    parent: cloudPathSchema.default('/'),
-    download_url: z.string().min(1).max(8192).optional(),
-    base64_data: z.string().min(1).max(START_UPLOAD_BODY_LIMIT).optional(),
-  })
-  .refine((b) => Boolean(b.cloud_id ?? b.token_id), {
-    message: 'cloud_id (or token_id) is required',
-    path: ['token_id'],
-  })
-  .refine((b) => (b.download_url === undefined) !== (b.base64_data === undefined), {
-    message: 'exactly one of download_url and base64_data is required',
-    path: ['download_url'],
-  });
+export const startUploadBodySchema = withCloud({
+  file_name: z.string().min(1).max(255),
+  file_size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  /** The page or app the file comes from (kept for the record; not fetched). */
+  referer: z.string().max(2048).optional(),
+  parent: cloudPathSchema.default('/'),
+  download_url: z.string().min(1).max(8192).optional(),
+  base64_data: z.string().min(1).max(START_UPLOAD_BODY_LIMIT).optional(),
+}).refine((b) => (b.download_url === undefined) !== (b.base64_data === undefined), {
+  message: 'exactly one of download_url and base64_data is required',
+  path: ['download_url'],
+});
 export type StartUploadBody = z.input<typeof startUploadBodySchema>;
 export const startUploadDataSchema = z.object({ task_id: z.string() });
 export type StartUploadData = z.infer<typeof startUploadDataSchema>;

@@ -138,4 +138,5 @@ export const ar: Messages = {
   export_size_mismatch: 'لم يكن حجم الملف مطابقًا للحجم المُعلَن.',
   export_download_failed: 'تعذّر تنزيل الملف (HTTP {status}).',
   export_too_many_redirects: 'عنوان التنزيل يعيد التوجيه مرات كثيرة جدًا.',
+  wopi_lock_mismatch: 'المستند مقفل من قِبل محرر آخر.',
 };

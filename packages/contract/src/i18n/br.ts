@@ -146,4 +146,5 @@ export const br: Messages = {
   export_size_mismatch: 'O arquivo não tinha o tamanho anunciado.',
   export_download_failed: 'Não foi possível baixar o arquivo (HTTP {status}).',
   export_too_many_redirects: 'O endereço de download redireciona vezes demais.',
+  wopi_lock_mismatch: 'O documento está bloqueado por outro editor.',
 };

@@ -153,4 +153,5 @@ export const de: Messages = {
   export_size_mismatch: 'Die Datei hatte nicht die angekündigte Größe.',
   export_download_failed: 'Die Datei konnte nicht heruntergeladen werden (HTTP {status}).',
   export_too_many_redirects: 'Die Download-Adresse leitet zu oft weiter.',
+  wopi_lock_mismatch: 'Das Dokument ist von einem anderen Editor gesperrt.',
 };

@@ -143,6 +143,7 @@ export const en = {
   export_size_mismatch: 'The file did not have the size it announced.',
   export_download_failed: 'The file could not be downloaded (HTTP {status}).',
   export_too_many_redirects: 'The download address redirects too many times.',
+  wopi_lock_mismatch: 'The document is locked by another editor.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -152,4 +152,5 @@ export const es: Messages = {
   export_size_mismatch: 'El archivo no tenía el tamaño anunciado.',
   export_download_failed: 'No se pudo descargar el archivo (HTTP {status}).',
   export_too_many_redirects: 'La dirección de descarga redirige demasiadas veces.',
+  wopi_lock_mismatch: 'El documento está bloqueado por otro editor.',
 };

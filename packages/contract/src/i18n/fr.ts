@@ -151,4 +151,5 @@ export const fr: Messages = {
   export_size_mismatch: 'Le fichier n’avait pas la taille annoncée.',
   export_download_failed: 'Le fichier n’a pas pu être téléchargé (HTTP {status}).',
   export_too_many_redirects: 'L’adresse de téléchargement redirige trop de fois.',
+  wopi_lock_mismatch: 'Le document est verrouillé par un autre éditeur.',
 };

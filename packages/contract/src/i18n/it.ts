@@ -147,4 +147,5 @@ export const it: Messages = {
   export_size_mismatch: 'Il file non aveva la dimensione annunciata.',
   export_download_failed: 'Impossibile scaricare il file (HTTP {status}).',
   export_too_many_redirects: "L'indirizzo di download reindirizza troppe volte.",
+  wopi_lock_mismatch: 'Il documento è bloccato da un altro editor.',
 };

@@ -147,4 +147,5 @@ export const ja: Messages = {
   export_size_mismatch: 'ファイルのサイズが通知されたサイズと一致しませんでした。',
   export_download_failed: 'ファイルをダウンロードできませんでした (HTTP {status})。',
   export_too_many_redirects: 'ダウンロードアドレスのリダイレクトが多すぎます。',
+  wopi_lock_mismatch: 'このドキュメントは別のエディターによってロックされています。',
 };

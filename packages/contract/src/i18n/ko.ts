@@ -139,4 +139,5 @@ export const ko: Messages = {
   export_size_mismatch: '파일 크기가 알려진 크기와 다릅니다.',
   export_download_failed: '파일을 다운로드할 수 없습니다(HTTP {status}).',
   export_too_many_redirects: '다운로드 주소의 리디렉션이 너무 많습니다.',
+  wopi_lock_mismatch: '이 문서는 다른 편집기에서 잠겨 있습니다.',
 };

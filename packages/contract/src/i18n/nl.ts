@@ -151,4 +151,5 @@ export const nl: Messages = {
   export_size_mismatch: 'Het bestand had niet de aangekondigde grootte.',
   export_download_failed: 'Het bestand kon niet worden gedownload (HTTP {status}).',
   export_too_many_redirects: 'Het downloadadres stuurt te vaak door.',
+  wopi_lock_mismatch: 'Het document is vergrendeld door een andere editor.',
 };

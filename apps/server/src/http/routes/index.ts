@@ -15,6 +15,7 @@ import oauthRoutes from './oauth.ts';
 import operatorRoutes from './operator.ts';
 import supportRoutes from './support.ts';
 import exportRoutes from './exports.ts';
+import wopiRoutes from './wopi.ts';
 
 /** Every route module, each a thin layer over services. Add yours here. */
 export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
@@ -33,4 +34,5 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   operatorRoutes,
   supportRoutes,
   exportRoutes,
+  wopiRoutes,
 ];

@@ -402,6 +402,14 @@ export class FilesService {
     });
   }
 
+  /** One file or folder of the cloud (404 "The path does not exist." when there is none). */
+  async stat(identity: CloudIdentity, ref: CloudRef, path: string): Promise<{ item: FileItem; writable: boolean }> {
+    return this.run(identity, ref, Permission.read, async ({ cloud, provider }) => ({
+      item: toFileItem(path === '/' ? rootEntry() : await provider.stat(path)),
+      writable: hasFlag(cloud.flags, Permission.write),
+    }));
+  }
+
   /** Throws what a write to the cloud would (not found, not the caller's, read-only) without writing. */
   async checkWritable(identity: CloudIdentity, ref: CloudRef): Promise<void> {
     await this.run(identity, ref, Permission.write, async () => undefined);
