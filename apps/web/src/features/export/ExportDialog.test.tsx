@@ -122,7 +122,7 @@ describe('Export to dialog', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Export' }));
     await first;
     expect(getExportSettings()).toMatchObject({ closeExportPanel: true, saveToLocal: false, defaultCloudId: 'c2' });
-    await userEvent.click(screen.getByRole('button', { name: 'Close' }));
+    await userEvent.click(screen.getByTestId('export-close'));
     await waitFor(() => expect(exportStore.getState().request).toBeNull());
 
     const second = await openExportDialog({ ...FILE, filename: 'dog.png' });

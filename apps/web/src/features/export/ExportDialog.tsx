@@ -93,7 +93,7 @@ function ExportBody({ request }: { request: ExportRequest }) {
           </Stack>
         ))}
         <Group justify="flex-end">
-          <Button variant={done ? 'filled' : 'default'} onClick={() => closeDialog()}>
+          <Button variant={done ? 'filled' : 'default'} onClick={() => closeDialog()} data-testid="export-close">
             {t('close')}
           </Button>
         </Group>
