@@ -43,6 +43,8 @@ const BYTES = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 25
 
 /** Lets the slow download send its second half. */
 let releaseSlow: () => void = () => undefined;
+/** Ends the held downloads (each sends its byte). */
+const held: Array<() => void> = [];
 
 function fileServer(req: IncomingMessage, res: ServerResponse, refused: () => string): void {
   if (req.url === '/slow') {
@@ -50,6 +52,10 @@ function fileServer(req: IncomingMessage, res: ServerResponse, refused: () => st
     res.writeHead(200, { 'content-length': BYTES.length });
     res.write(BYTES.subarray(0, BYTES.length / 2));
     releaseSlow = () => res.end(BYTES.subarray(BYTES.length / 2));
+  } else if (req.url === '/hold') {
+    res.writeHead(200, { 'content-length': 1 });
+    res.flushHeaders();
+    held.push(() => res.end('x'));
   } else if (req.url === '/file.bin') {
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': BYTES.length });
     res.end(BYTES);
@@ -350,6 +356,34 @@ describe('export to a cloud: start-upload, poll-progress', () => {
       expect(r.status, JSON.stringify(body)).toBe(status);
       expect(r.code).not.toBe(0);
     }
+  });
+
+  it('at most four exports of one owner run at once: the fifth is 429 until one ends', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const r = await start({
+        token_id: davCloud,
+        file_name: `held-${i}.bin`,
+        download_url: allowedSource.url('/hold'),
+      });
+      expect(r.code).toBe(0);
+      ids.push(r.data.task_id);
+    }
+    const fifth = await start({ token_id: davCloud, file_name: 'fifth.txt', base64_data: 'eA==' });
+    expect([fifth.status, fifth.code]).toEqual([429, Code.RATE_LIMITED]);
+    // Someone else is not held back by it.
+    const other = await t.signUp();
+    const local = await call<{ id: string }>(t, other.headers, 'POST', '/api/clouds', {
+      cloud_name: 'local',
+      credentials: { path: t.makeLocalFolder() },
+    });
+    const theirs = await start({ token_id: local.data.id, file_name: 'x.txt', base64_data: 'eA==' }, other.headers);
+    expect(theirs.code).toBe(0);
+    await expect.poll(() => held.length).toBe(4);
+    for (const release of held.splice(0)) release();
+    for (const id of ids) expect((await waitForEnd(t, u.headers, id)).status).toBe(1);
+    const again = await start({ token_id: davCloud, file_name: 'fifth.txt', base64_data: 'eA==' });
+    expect(again.code).toBe(0);
   });
 
   it('an export whose process is gone (no word for a minute) reads as failed', async () => {

@@ -7,6 +7,7 @@
  * (Collabora Online, OnlyOffice) can be reached here, so this client stands in for one.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Code, type InitData, type WopiSessionData } from '@skyferry/contract';
@@ -232,6 +233,28 @@ describe('WOPI host with an office server configured', () => {
     const c = await live('/new.docx');
     expect((await c.putFile(Buffer.from('created'))).status).toBe(200);
     expect(readFileSync(join(folder, 'new.docx'), 'utf8')).toBe('created');
+  });
+
+  it('PutFile without a Content-Length (chunked) is refused: the size must be known', async () => {
+    const c = await live('/other.docx');
+    expect((await c.lock('chunked')).status).toBe(200);
+    const url = new URL(`${c.src}/contents?access_token=${encodeURIComponent(c.token)}`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        url,
+        { method: 'POST', headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'chunked' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.write('part one, ');
+      req.end('part two');
+    });
+    expect(status).toBe(400);
+    expect(readFileSync(join(folder, 'other.docx'), 'utf8')).toBe('another document');
+    expect((await c.unlock('chunked')).status).toBe(200);
   });
 
   it('a view token reads but cannot lock or write', async () => {

@@ -169,9 +169,13 @@ export default async function wopiRoutes(app: App, ctx: AppContext): Promise<voi
           if ((header(request, 'x-wopi-override') ?? '').toUpperCase() !== 'PUT') {
             throw new WopiError(400, 'X-WOPI-Override must be PUT');
           }
-          const size = declaredLength(request) ?? 0;
+          const size = declaredLength(request);
+          // The document's size must be known before it is written (providers write a known length).
+          if (size === undefined && request.headers['transfer-encoding']) {
+            throw new WopiError(400, 'Content-Length is required');
+          }
           const stream = body && typeof body.pipe === 'function' ? detachedBody(body) : emptyBody();
-          const result = await wopi.putFile(claims, header(request, 'x-wopi-lock'), stream, size);
+          const result = await wopi.putFile(claims, header(request, 'x-wopi-lock'), stream, size ?? 0);
           reply.header('X-WOPI-ItemVersion', result.version);
           return {};
         } catch (err) {

@@ -50,7 +50,12 @@ const STALE_MS = 60_000;
 /** Ended exports are kept this long for their polls. */
 const KEEP_MS = 7 * 86_400_000;
 
+/** Exports one owner may have under way in one process at once; more are 429001 until one ends. */
+const MAX_RUNNING_PER_OWNER = 4;
+
 type Owner = { userId: string } | { visitorId: string };
+const ownerKey = (identity: CloudIdentity) =>
+  'userId' in identity ? `u:${identity.userId}` : `v:${identity.visitorId}`;
 const ownerOf = (identity: CloudIdentity): Owner =>
   'userId' in identity ? { userId: identity.userId } : { visitorId: identity.visitorId };
 
@@ -62,7 +67,7 @@ const ownerOf = (identity: CloudIdentity): Owner =>
 export class ExportsService {
   private readonly o: ExportsServiceOptions;
   private readonly now: () => number;
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<string, { owner: string; abort: AbortController; done: Promise<void> }>();
 
   constructor(options: ExportsServiceOptions) {
     this.o = options;
@@ -75,6 +80,10 @@ export class ExportsService {
    */
   async start(identity: CloudIdentity, body: StartUploadBody): Promise<{ task_id: string }> {
     checkName(body.file_name);
+    const key = ownerKey(identity);
+    if ([...this.running.values()].filter((r) => r.owner === key).length >= MAX_RUNNING_PER_OWNER) {
+      throw errors.rateLimited();
+    }
     const parent = body.parent ?? '/';
     let open: (signal: AbortSignal) => Promise<ExportSource>;
     let size: number;
@@ -129,7 +138,7 @@ export class ExportsService {
     });
     const abort = new AbortController();
     const done = this.run(id, identity, body, parent, open, abort.signal).finally(() => this.running.delete(id));
-    this.running.set(id, { abort, done });
+    this.running.set(id, { owner: key, abort, done });
     return { task_id: id };
   }
 
