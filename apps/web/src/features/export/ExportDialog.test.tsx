@@ -142,6 +142,40 @@ describe('Export to dialog', () => {
     expect(getExportSettings().defaultCloudId).toBe('');
   });
 
+  it('to local: the desktop client saves into the export folder (no dialog of its own); a browser downloads', async () => {
+    const saveUrl = vi.fn(async (o: { url: string; name: string; directory?: string }) => ({
+      id: 'd1',
+      name: o.name,
+      path: `${o.directory}/${o.name}`,
+      state: 'completed' as const,
+      received: 4,
+      total: 4,
+    }));
+    vi.stubGlobal('skyferryDesktop', { platform: 'win32', saveUrl });
+    saveExportSettings({
+      ...DEFAULT_EXPORT_SETTINGS,
+      closeExportPanel: true,
+      saveToLocal: true,
+      localPath: 'C:\\Exports',
+    });
+    const done = await openExportDialog({ filename: 'cat.png', download_url: 'https://app.example/cat.png' });
+    expect(done).toMatchObject({ outcome: 'exported', results: [{ filename: 'cat.png', local: 1 }] });
+    expect(saveUrl).toHaveBeenCalledWith({
+      url: 'https://app.example/cat.png',
+      name: 'cat.png',
+      directory: 'C:\\Exports',
+    });
+    vi.unstubAllGlobals();
+    // In a browser: an <a download> for the bytes, as a data URL.
+    const clicked: Array<{ href: string; download: string }> = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push({ href: this.href, download: this.download });
+    });
+    await openExportDialog(FILE);
+    expect(clicked).toEqual([{ href: 'data:image/png;base64,AAECAw==', download: 'cat.png' }]);
+    click.mockRestore();
+  });
+
   it('the desktop client shows the download path', async () => {
     patchSettings({ runtime: 'app-win' });
     saveExportSettings({ ...DEFAULT_EXPORT_SETTINGS, localPath: 'C:\\Exports' });
