@@ -89,218 +89,221 @@ const mismatch = (r: WopiAnswer) => [r.status, r.headers.get('x-wopi-lock')];
 
 const OFFICE = { SKYFERRY_WOPI_CLIENT_URL: 'https://office.example.test' };
 
-describe('WOPI host with an office server configured', () => {
-  let t: TestApp;
-  let u: SignedUpUser;
-  let base = '';
-  let folder = '';
-  let cloudId = '';
+// Locks are shared through the database: both stores keep them.
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`WOPI host with an office server configured [${dialect}]`, () => {
+    let t: TestApp;
+    let u: SignedUpUser;
+    let base = '';
+    let folder = '';
+    let cloudId = '';
 
-  const session = async (path: string, mode?: 'view' | 'edit', who: SignedUpUser = u, cloud = cloudId) => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/wopi/sessions',
-      headers: who.headers,
-      payload: { cloud_id: cloud, path, ...(mode ? { mode } : {}) },
+    const session = async (path: string, mode?: 'view' | 'edit', who: SignedUpUser = u, cloud = cloudId) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/wopi/sessions',
+        headers: who.headers,
+        payload: { cloud_id: cloud, path, ...(mode ? { mode } : {}) },
+      });
+      return { status: res.statusCode, ...envelope<WopiSessionData>(res) };
+    };
+    const client = async (path: string, mode?: 'view' | 'edit') => {
+      const s = await session(path, mode);
+      expect(s.code).toBe(0);
+      return new WopiClient(s.data.wopi_src, s.data.access_token);
+    };
+
+    beforeAll(async () => {
+      t = await startTestApp({ dialect, env: OFFICE });
+      base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      u = await t.signUp();
+      folder = t.makeLocalFolder();
+      writeFileSync(join(folder, 'report.docx'), 'first version');
+      writeFileSync(join(folder, 'other.docx'), 'another document');
+      writeFileSync(join(folder, 'new.docx'), '');
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/clouds',
+        headers: u.headers,
+        payload: { cloud_name: 'local', credentials: { path: folder } },
+      });
+      cloudId = envelope<{ id: string }>(res).data.id;
     });
-    return { status: res.statusCode, ...envelope<WopiSessionData>(res) };
-  };
-  const client = async (path: string, mode?: 'view' | 'edit') => {
-    const s = await session(path, mode);
-    expect(s.code).toBe(0);
-    return new WopiClient(s.data.wopi_src, s.data.access_token);
-  };
-
-  beforeAll(async () => {
-    t = await startTestApp({ env: OFFICE });
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    u = await t.signUp();
-    folder = t.makeLocalFolder();
-    writeFileSync(join(folder, 'report.docx'), 'first version');
-    writeFileSync(join(folder, 'other.docx'), 'another document');
-    writeFileSync(join(folder, 'new.docx'), '');
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/clouds',
-      headers: u.headers,
-      payload: { cloud_name: 'local', credentials: { path: folder } },
+    afterAll(async () => {
+      await t?.close();
     });
-    cloudId = envelope<{ id: string }>(res).data.id;
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
 
-  it('init advertises the WOPI host, and a session names the file under it with an expiring token', async () => {
-    const init = envelope<InitData>(await t.app.inject({ method: 'GET', url: '/api/v2/init' }));
-    expect(new URL(init.data.wopi_url).pathname).toBe('/wopi');
-    const s = await session('/report.docx');
-    expect(s.code).toBe(0);
-    expect(s.data.wopi_src).toBe(`${init.data.wopi_url}/files/${s.data.file_id}`);
-    expect(s.data.file_id).toMatch(/^[A-Za-z0-9_-]{20,}$/);
-    expect(s.data.office_url).toBe(OFFICE.SKYFERRY_WOPI_CLIENT_URL);
-    expect(s.data.access_token_ttl).toBeGreaterThan(Date.now() + 60 * 60_000);
-    // The same file gets the same id (so its lock is the file's); a folder is no document.
-    expect((await session('/report.docx')).data.file_id).toBe(s.data.file_id);
-    expect((await session('/')).status).toBe(404);
-    expect((await session('/missing.docx')).status).toBe(404);
-  });
-
-  it('CheckFileInfo answers the required properties and the lock capabilities', async () => {
-    const c = await client('/report.docx');
-    const { status, info } = await new WopiClient(`${base}${new URL(c.src).pathname}`, c.token).checkFileInfo();
-    expect(status).toBe(200);
-    expect(info).toMatchObject({
-      BaseFileName: 'report.docx',
-      OwnerId: u.uid,
-      UserId: u.uid,
-      Size: 'first version'.length,
-      UserCanWrite: true,
-      SupportsLocks: true,
-      SupportsGetLock: true,
-      SupportsUpdate: true,
+    it('init advertises the WOPI host, and a session names the file under it with an expiring token', async () => {
+      const init = envelope<InitData>(await t.app.inject({ method: 'GET', url: '/api/v2/init' }));
+      expect(new URL(init.data.wopi_url).pathname).toBe('/wopi');
+      const s = await session('/report.docx');
+      expect(s.code).toBe(0);
+      expect(s.data.wopi_src).toBe(`${init.data.wopi_url}/files/${s.data.file_id}`);
+      expect(s.data.file_id).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expect(s.data.office_url).toBe(OFFICE.SKYFERRY_WOPI_CLIENT_URL);
+      expect(s.data.access_token_ttl).toBeGreaterThan(Date.now() + 60 * 60_000);
+      // The same file gets the same id (so its lock is the file's); a folder is no document.
+      expect((await session('/report.docx')).data.file_id).toBe(s.data.file_id);
+      expect((await session('/')).status).toBe(404);
+      expect((await session('/missing.docx')).status).toBe(404);
     });
-    expect(typeof info.Version).toBe('string');
-    for (const value of Object.values(info)) expect(value).not.toBeNull();
-  });
 
-  /** The client as the office server sees the host: at its listening address. */
-  const live = async (path: string, mode?: 'view' | 'edit') => {
-    const c = await client(path, mode);
-    return new WopiClient(`${base}${new URL(c.src).pathname}`, c.token);
-  };
-
-  it('GetFile answers the bytes with the version; 412 when they are more than X-WOPI-MaxExpectedSize', async () => {
-    const c = await live('/report.docx');
-    const got = await c.getFile();
-    expect(got.status).toBe(200);
-    expect(got.body.toString()).toBe('first version');
-    expect(got.headers.get('x-wopi-itemversion')).toBe((await c.checkFileInfo()).info.Version);
-    expect((await c.getFile(5)).status).toBe(412);
-    expect((await c.getFile(1000)).status).toBe(200);
-  });
-
-  it('locks: Lock, GetLock, a second client refused (409 with the lock), PutFile under the lock, RefreshLock, UnlockAndRelock, Unlock', async () => {
-    const c = await live('/report.docx');
-    const before = (await c.checkFileInfo()).info.Version;
-    // Unlocked and not empty: PutFile is a lock mismatch with an empty X-WOPI-Lock.
-    expect(mismatch(await c.putFile(Buffer.from('nope')))).toEqual([409, '']);
-    expect((await c.lock('lock-A')).status).toBe(200);
-    expect((await c.lock('lock-A')).status).toBe(200); // the same lock again refreshes it
-    expect((await c.getLock()).headers.get('x-wopi-lock')).toBe('lock-A');
-    expect(mismatch(await c.lock('lock-B'))).toEqual([409, 'lock-A']);
-    expect(mismatch(await c.putFile(Buffer.from('from B'), 'lock-B'))).toEqual([409, 'lock-A']);
-    expect(readFileSync(join(folder, 'report.docx'), 'utf8')).toBe('first version');
-
-    const saved = await c.putFile(Buffer.from('second version, saved by the office server'), 'lock-A');
-    expect(saved.status).toBe(200);
-    expect(readFileSync(join(folder, 'report.docx'), 'utf8')).toBe('second version, saved by the office server');
-    const after = await c.checkFileInfo();
-    expect(after.info.Size).toBe('second version, saved by the office server'.length);
-    expect(after.info.Version).not.toBe(before);
-    expect(saved.headers.get('x-wopi-itemversion')).toBe(after.info.Version);
-
-    expect((await c.refreshLock('lock-A')).status).toBe(200);
-    expect(mismatch(await c.refreshLock('lock-B'))).toEqual([409, 'lock-A']);
-    expect(mismatch(await c.unlockAndRelock('lock-B', 'lock-C'))).toEqual([409, 'lock-A']);
-    expect((await c.unlockAndRelock('lock-A', 'lock-C')).status).toBe(200);
-    expect((await c.getLock()).headers.get('x-wopi-lock')).toBe('lock-C');
-    expect(mismatch(await c.unlock('lock-A'))).toEqual([409, 'lock-C']);
-    expect((await c.unlock('lock-C')).status).toBe(200);
-    expect((await c.getLock()).headers.get('x-wopi-lock')).toBe('');
-    // Unlocked: every lock operation but Lock is a mismatch with an empty X-WOPI-Lock.
-    expect(mismatch(await c.unlock('lock-C'))).toEqual([409, '']);
-    expect(mismatch(await c.refreshLock('lock-C'))).toEqual([409, '']);
-    expect(mismatch(await c.unlockAndRelock('lock-C', 'lock-D'))).toEqual([409, '']);
-    // A lock operation without X-WOPI-Lock is a bad request; an operation the host does not offer is 501.
-    expect((await c.override('LOCK')).status).toBe(400);
-    expect((await c.override('PUT_RELATIVE')).status).toBe(501);
-  });
-
-  it('a lock expires after 30 minutes: another client may then take it', async () => {
-    const c = await live('/other.docx');
-    expect((await c.lock('old-editor')).status).toBe(200);
-    await t.ctx.db.kysely
-      .updateTable('wopi_locks')
-      .set({ expires_at: Date.now() - 1 })
-      .execute();
-    expect((await c.getLock()).headers.get('x-wopi-lock')).toBe('');
-    expect((await c.lock('new-editor')).status).toBe(200);
-    expect((await c.unlock('new-editor')).status).toBe(200);
-  });
-
-  it('an empty, unlocked file may be written without a lock (a new document)', async () => {
-    const c = await live('/new.docx');
-    expect((await c.putFile(Buffer.from('created'))).status).toBe(200);
-    expect(readFileSync(join(folder, 'new.docx'), 'utf8')).toBe('created');
-  });
-
-  it('PutFile without a Content-Length (chunked) is refused: the size must be known', async () => {
-    const c = await live('/other.docx');
-    expect((await c.lock('chunked')).status).toBe(200);
-    const url = new URL(`${c.src}/contents?access_token=${encodeURIComponent(c.token)}`);
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(
-        url,
-        { method: 'POST', headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'chunked' } },
-        (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        },
-      );
-      req.on('error', reject);
-      req.write('part one, ');
-      req.end('part two');
+    it('CheckFileInfo answers the required properties and the lock capabilities', async () => {
+      const c = await client('/report.docx');
+      const { status, info } = await new WopiClient(`${base}${new URL(c.src).pathname}`, c.token).checkFileInfo();
+      expect(status).toBe(200);
+      expect(info).toMatchObject({
+        BaseFileName: 'report.docx',
+        OwnerId: u.uid,
+        UserId: u.uid,
+        Size: 'first version'.length,
+        UserCanWrite: true,
+        SupportsLocks: true,
+        SupportsGetLock: true,
+        SupportsUpdate: true,
+      });
+      expect(typeof info.Version).toBe('string');
+      for (const value of Object.values(info)) expect(value).not.toBeNull();
     });
-    expect(status).toBe(400);
-    expect(readFileSync(join(folder, 'other.docx'), 'utf8')).toBe('another document');
-    expect((await c.unlock('chunked')).status).toBe(200);
-  });
 
-  it('a view token reads but cannot lock or write', async () => {
-    const c = await live('/other.docx', 'view');
-    expect((await c.checkFileInfo()).info).toMatchObject({ UserCanWrite: false, ReadOnly: true });
-    expect((await c.getFile()).status).toBe(200);
-    expect((await c.lock('viewer')).status).toBe(401);
-    expect((await c.putFile(Buffer.from('x'), 'viewer')).status).toBe(401);
-    expect(readFileSync(join(folder, 'other.docx'), 'utf8')).toBe('another document');
-  });
+    /** The client as the office server sees the host: at its listening address. */
+    const live = async (path: string, mode?: 'view' | 'edit') => {
+      const c = await client(path, mode);
+      return new WopiClient(`${base}${new URL(c.src).pathname}`, c.token);
+    };
 
-  it('tokens: one file only, not forged, not expired, and not past the session they were issued in', async () => {
-    const report = await live('/report.docx');
-    const other = await live('/other.docx');
-    // The report's token on the other file's address.
-    const crossed = new WopiClient(other.src, report.token);
-    expect((await crossed.checkFileInfo()).status).toBe(401);
-    expect((await crossed.getFile()).status).toBe(401);
-    // A changed token, and none.
-    const [body, mac] = report.token.split('.') as [string, string];
-    const claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
-    const forged = Buffer.from(JSON.stringify({ ...claims, w: 1, e: Date.now() + 1e9 })).toString('base64url');
-    expect((await new WopiClient(report.src, `${forged}.${mac}`).checkFileInfo()).status).toBe(401);
-    expect((await new WopiClient(report.src, '').checkFileInfo()).status).toBe(401);
-    // Past its time (the same host, a day later).
-    const later = new WopiService({
-      files: t.ctx.files,
-      box: t.ctx.secrets,
-      locks: new WopiLocksRepository(t.ctx.db.kysely),
-      sessionActive: async () => true,
-      officeUrl: OFFICE.SKYFERRY_WOPI_CLIENT_URL,
-      tokenTtlMs: t.ctx.config.wopiTokenTtlMs,
-      maxBytes: 1e9,
-      now: () => Date.now() + 86_400_000,
+    it('GetFile answers the bytes with the version; 412 when they are more than X-WOPI-MaxExpectedSize', async () => {
+      const c = await live('/report.docx');
+      const got = await c.getFile();
+      expect(got.status).toBe(200);
+      expect(got.body.toString()).toBe('first version');
+      expect(got.headers.get('x-wopi-itemversion')).toBe((await c.checkFileInfo()).info.Version);
+      expect((await c.getFile(5)).status).toBe(412);
+      expect((await c.getFile(1000)).status).toBe(200);
     });
-    const fileId = new URL(report.src).pathname.split('/').pop() ?? '';
-    await expect(later.authorize(fileId, report.token)).rejects.toMatchObject({ status: 401 });
-    // Another user cannot open the owner's file; after logout the owner's tokens stop working.
-    const stranger = await t.signUp();
-    expect((await session('/report.docx', 'edit', stranger)).status).toBe(404);
-    const logout = await t.app.inject({ method: 'POST', url: '/api/account/logout', headers: u.headers });
-    expect(envelope(logout).code).toBe(0);
-    expect((await report.checkFileInfo()).status).toBe(401);
-    expect((await report.getFile()).status).toBe(401);
+
+    it('locks: Lock, GetLock, a second client refused (409 with the lock), PutFile under the lock, RefreshLock, UnlockAndRelock, Unlock', async () => {
+      const c = await live('/report.docx');
+      const before = (await c.checkFileInfo()).info.Version;
+      // Unlocked and not empty: PutFile is a lock mismatch with an empty X-WOPI-Lock.
+      expect(mismatch(await c.putFile(Buffer.from('nope')))).toEqual([409, '']);
+      expect((await c.lock('lock-A')).status).toBe(200);
+      expect((await c.lock('lock-A')).status).toBe(200); // the same lock again refreshes it
+      expect((await c.getLock()).headers.get('x-wopi-lock')).toBe('lock-A');
+      expect(mismatch(await c.lock('lock-B'))).toEqual([409, 'lock-A']);
+      expect(mismatch(await c.putFile(Buffer.from('from B'), 'lock-B'))).toEqual([409, 'lock-A']);
+      expect(readFileSync(join(folder, 'report.docx'), 'utf8')).toBe('first version');
+
+      const saved = await c.putFile(Buffer.from('second version, saved by the office server'), 'lock-A');
+      expect(saved.status).toBe(200);
+      expect(readFileSync(join(folder, 'report.docx'), 'utf8')).toBe('second version, saved by the office server');
+      const after = await c.checkFileInfo();
+      expect(after.info.Size).toBe('second version, saved by the office server'.length);
+      expect(after.info.Version).not.toBe(before);
+      expect(saved.headers.get('x-wopi-itemversion')).toBe(after.info.Version);
+
+      expect((await c.refreshLock('lock-A')).status).toBe(200);
+      expect(mismatch(await c.refreshLock('lock-B'))).toEqual([409, 'lock-A']);
+      expect(mismatch(await c.unlockAndRelock('lock-B', 'lock-C'))).toEqual([409, 'lock-A']);
+      expect((await c.unlockAndRelock('lock-A', 'lock-C')).status).toBe(200);
+      expect((await c.getLock()).headers.get('x-wopi-lock')).toBe('lock-C');
+      expect(mismatch(await c.unlock('lock-A'))).toEqual([409, 'lock-C']);
+      expect((await c.unlock('lock-C')).status).toBe(200);
+      expect((await c.getLock()).headers.get('x-wopi-lock')).toBe('');
+      // Unlocked: every lock operation but Lock is a mismatch with an empty X-WOPI-Lock.
+      expect(mismatch(await c.unlock('lock-C'))).toEqual([409, '']);
+      expect(mismatch(await c.refreshLock('lock-C'))).toEqual([409, '']);
+      expect(mismatch(await c.unlockAndRelock('lock-C', 'lock-D'))).toEqual([409, '']);
+      // A lock operation without X-WOPI-Lock is a bad request; an operation the host does not offer is 501.
+      expect((await c.override('LOCK')).status).toBe(400);
+      expect((await c.override('PUT_RELATIVE')).status).toBe(501);
+    });
+
+    it('a lock expires after 30 minutes: another client may then take it', async () => {
+      const c = await live('/other.docx');
+      expect((await c.lock('old-editor')).status).toBe(200);
+      await t.ctx.db.kysely
+        .updateTable('wopi_locks')
+        .set({ expires_at: Date.now() - 1 })
+        .execute();
+      expect((await c.getLock()).headers.get('x-wopi-lock')).toBe('');
+      expect((await c.lock('new-editor')).status).toBe(200);
+      expect((await c.unlock('new-editor')).status).toBe(200);
+    });
+
+    it('an empty, unlocked file may be written without a lock (a new document)', async () => {
+      const c = await live('/new.docx');
+      expect((await c.putFile(Buffer.from('created'))).status).toBe(200);
+      expect(readFileSync(join(folder, 'new.docx'), 'utf8')).toBe('created');
+    });
+
+    it('PutFile without a Content-Length (chunked) is refused: the size must be known', async () => {
+      const c = await live('/other.docx');
+      expect((await c.lock('chunked')).status).toBe(200);
+      const url = new URL(`${c.src}/contents?access_token=${encodeURIComponent(c.token)}`);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          url,
+          { method: 'POST', headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'chunked' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.write('part one, ');
+        req.end('part two');
+      });
+      expect(status).toBe(400);
+      expect(readFileSync(join(folder, 'other.docx'), 'utf8')).toBe('another document');
+      expect((await c.unlock('chunked')).status).toBe(200);
+    });
+
+    it('a view token reads but cannot lock or write', async () => {
+      const c = await live('/other.docx', 'view');
+      expect((await c.checkFileInfo()).info).toMatchObject({ UserCanWrite: false, ReadOnly: true });
+      expect((await c.getFile()).status).toBe(200);
+      expect((await c.lock('viewer')).status).toBe(401);
+      expect((await c.putFile(Buffer.from('x'), 'viewer')).status).toBe(401);
+      expect(readFileSync(join(folder, 'other.docx'), 'utf8')).toBe('another document');
+    });
+
+    it('tokens: one file only, not forged, not expired, and not past the session they were issued in', async () => {
+      const report = await live('/report.docx');
+      const other = await live('/other.docx');
+      // The report's token on the other file's address.
+      const crossed = new WopiClient(other.src, report.token);
+      expect((await crossed.checkFileInfo()).status).toBe(401);
+      expect((await crossed.getFile()).status).toBe(401);
+      // A changed token, and none.
+      const [body, mac] = report.token.split('.') as [string, string];
+      const claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
+      const forged = Buffer.from(JSON.stringify({ ...claims, w: 1, e: Date.now() + 1e9 })).toString('base64url');
+      expect((await new WopiClient(report.src, `${forged}.${mac}`).checkFileInfo()).status).toBe(401);
+      expect((await new WopiClient(report.src, '').checkFileInfo()).status).toBe(401);
+      // Past its time (the same host, a day later).
+      const later = new WopiService({
+        files: t.ctx.files,
+        box: t.ctx.secrets,
+        locks: new WopiLocksRepository(t.ctx.db.kysely),
+        sessionActive: async () => true,
+        officeUrl: OFFICE.SKYFERRY_WOPI_CLIENT_URL,
+        tokenTtlMs: t.ctx.config.wopiTokenTtlMs,
+        maxBytes: 1e9,
+        now: () => Date.now() + 86_400_000,
+      });
+      const fileId = new URL(report.src).pathname.split('/').pop() ?? '';
+      await expect(later.authorize(fileId, report.token)).rejects.toMatchObject({ status: 401 });
+      // Another user cannot open the owner's file; after logout the owner's tokens stop working.
+      const stranger = await t.signUp();
+      expect((await session('/report.docx', 'edit', stranger)).status).toBe(404);
+      const logout = await t.app.inject({ method: 'POST', url: '/api/account/logout', headers: u.headers });
+      expect(envelope(logout).code).toBe(0);
+      expect((await report.checkFileInfo()).status).toBe(401);
+      expect((await report.getFile()).status).toBe(401);
+    });
   });
-});
+}
 
 describe('WOPI host without an office server', () => {
   let t: TestApp;
