@@ -75,6 +75,11 @@ const envSchema = z.object({
     .min(60_000)
     .max(86_400_000)
     .default(10 * 3_600_000),
+  // Uploads across API processes: how the others reach this one.
+  SKYFERRY_INTERNAL_URL: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -161,6 +166,8 @@ export interface Config {
   wopiClientUrl: string | undefined;
   /** How long a WOPI access token (one file, one user) lasts. */
   wopiTokenTtlMs: number;
+  /** How the other API processes reach this one (parts of an upload it holds); undefined: found when it listens. */
+  internalUrl: string | undefined;
 }
 
 export type OAuthService = 'google' | 'microsoft' | 'dropbox' | 'box';
@@ -378,6 +385,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     exportMaxBytes: e.SKYFERRY_EXPORT_MAX_BYTES,
     wopiClientUrl: e.SKYFERRY_WOPI_CLIENT_URL,
     wopiTokenTtlMs: e.SKYFERRY_WOPI_TOKEN_TTL_MS,
+    internalUrl: e.SKYFERRY_INTERNAL_URL?.replace(/\/+$/, ''),
   };
 }
 

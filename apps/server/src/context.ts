@@ -29,6 +29,7 @@ import { TokenService } from './services/tokens.ts';
 import { OperatorService } from './services/operator.ts';
 import { UsersService } from './services/users.ts';
 import { SupportRepository } from './repositories/support.ts';
+import { UploadSessionsRepository } from './repositories/upload-sessions.ts';
 import { SupportService } from './services/support.ts';
 import { ReleaseNotes } from './services/release-notes.ts';
 import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
@@ -134,7 +135,8 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     outbound,
     cloudTimeoutMs: config.cloudTimeoutMs,
   });
-  const files = new FilesService({ clouds, box: secrets, log });
+  const uploadSessions = new UploadSessionsRepository(db.kysely);
+  const files = new FilesService({ clouds, box: secrets, log, uploadRegistry: uploadSessions });
   closers.push(() => files.close());
   // Exports (issue 37): a download_url is held to the clouds' outbound guard; stopped before the files service closes.
   const exportsService = new ExportsService({
@@ -165,6 +167,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
       await clouds.purgeUnusedTemporary();
       await tokens.purgeIdleVisitors();
       await rateLimits.purgeExpired(Date.now());
+      await uploadSessions.purgeExpired(Date.now());
     } catch (err) {
       log.warn({ err }, 'housekeeping failed');
     }
