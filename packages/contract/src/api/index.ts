@@ -9,3 +9,5 @@ export * from './cleanup.ts';
 export * from './oauth.ts';
 export * from './operator.ts';
 export * from './support.ts';
+export * from './exports.ts';
+export * from './wopi.ts';

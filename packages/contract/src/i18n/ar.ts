@@ -134,4 +134,10 @@ export const ar: Messages = {
     'لا يمكن إرفاق الملف {name}: يُسمح فقط بملفات السجل (.txt و.log) ولقطات الشاشة (.png و.jpg) حتى 2 ميغابايت لكل منها، و3 ملفات على الأكثر.',
   release_notes_unknown: 'لا توجد ملاحظات إصدار للإصدار {version}.',
   invalid_filter: 'قاعدة التصفية أو القيمة هذه غير صالحة: {rule}',
+  // Exports (issue 37).
+  export_too_large: 'الملف أكبر من أن يُصدَّر: الحد الأقصى {max}.',
+  export_size_mismatch: 'لم يكن حجم الملف مطابقًا للحجم المُعلَن.',
+  export_download_failed: 'تعذّر تنزيل الملف (HTTP {status}).',
+  export_too_many_redirects: 'عنوان التنزيل يعيد التوجيه مرات كثيرة جدًا.',
+  wopi_lock_mismatch: 'المستند مقفل من قِبل محرر آخر.',
 };

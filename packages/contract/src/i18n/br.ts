@@ -142,4 +142,10 @@ export const br: Messages = {
     'O arquivo {name} não pode ser anexado: apenas arquivos de log (.txt, .log) e capturas de tela (.png, .jpg) de até 2 MB cada, no máximo 3.',
   release_notes_unknown: 'Não há notas de versão para a versão {version}.',
   invalid_filter: 'Esta regra ou valor de filtro não é válido: {rule}',
+  // Exports (issue 37).
+  export_too_large: 'O arquivo é grande demais para exportar: no máximo {max}.',
+  export_size_mismatch: 'O arquivo não tinha o tamanho anunciado.',
+  export_download_failed: 'Não foi possível baixar o arquivo (HTTP {status}).',
+  export_too_many_redirects: 'O endereço de download redireciona vezes demais.',
+  wopi_lock_mismatch: 'O documento está bloqueado por outro editor.',
 };

@@ -149,4 +149,10 @@ export const de: Messages = {
     'Die Datei {name} kann nicht angehängt werden: nur Protokolldateien (.txt, .log) und Bildschirmfotos (.png, .jpg) bis je 2 MB, höchstens 3.',
   release_notes_unknown: 'Für Version {version} gibt es keine Versionshinweise.',
   invalid_filter: 'Diese Filterregel oder dieser Wert ist ungültig: {rule}',
+  // Exports (issue 37).
+  export_too_large: 'Die Datei ist zu groß für den Export: höchstens {max}.',
+  export_size_mismatch: 'Die Datei hatte nicht die angekündigte Größe.',
+  export_download_failed: 'Die Datei konnte nicht heruntergeladen werden (HTTP {status}).',
+  export_too_many_redirects: 'Die Download-Adresse leitet zu oft weiter.',
+  wopi_lock_mismatch: 'Das Dokument ist von einem anderen Editor gesperrt.',
 };

@@ -139,6 +139,12 @@ export const en = {
     'The file {name} cannot be attached: only log files (.txt, .log) and screenshots (.png, .jpg) up to 2 MB each, at most 3.',
   release_notes_unknown: 'There are no release notes for version {version}.',
   invalid_filter: 'This filter rule or value is not valid: {rule}',
+  // Exports (issue 37).
+  export_too_large: 'The file is too large to export: at most {max}.',
+  export_size_mismatch: 'The file did not have the size it announced.',
+  export_download_failed: 'The file could not be downloaded (HTTP {status}).',
+  export_too_many_redirects: 'The download address redirects too many times.',
+  wopi_lock_mismatch: 'The document is locked by another editor.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -148,4 +148,10 @@ export const es: Messages = {
     'No se puede adjuntar el archivo {name}: solo registros (.txt, .log) y capturas de pantalla (.png, .jpg) de hasta 2 MB cada uno, 3 como máximo.',
   release_notes_unknown: 'No hay notas de la versión {version}.',
   invalid_filter: 'Esta regla o valor de filtro no es válido: {rule}',
+  // Exports (issue 37).
+  export_too_large: 'El archivo es demasiado grande para exportarlo: {max} como máximo.',
+  export_size_mismatch: 'El archivo no tenía el tamaño anunciado.',
+  export_download_failed: 'No se pudo descargar el archivo (HTTP {status}).',
+  export_too_many_redirects: 'La dirección de descarga redirige demasiadas veces.',
+  wopi_lock_mismatch: 'El documento está bloqueado por otro editor.',
 };

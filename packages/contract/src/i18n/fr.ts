@@ -147,4 +147,10 @@ export const fr: Messages = {
     'Le fichier {name} ne peut pas être joint : seuls les journaux (.txt, .log) et les captures d’écran (.png, .jpg) de 2 Mo maximum chacun, 3 au plus.',
   release_notes_unknown: 'Il n’y a pas de notes de version pour la version {version}.',
   invalid_filter: "Cette règle ou valeur de filtre n'est pas valide : {rule}",
+  // Exports (issue 37).
+  export_too_large: 'Le fichier est trop volumineux pour être exporté : {max} au maximum.',
+  export_size_mismatch: 'Le fichier n’avait pas la taille annoncée.',
+  export_download_failed: 'Le fichier n’a pas pu être téléchargé (HTTP {status}).',
+  export_too_many_redirects: 'L’adresse de téléchargement redirige trop de fois.',
+  wopi_lock_mismatch: 'Le document est verrouillé par un autre éditeur.',
 };

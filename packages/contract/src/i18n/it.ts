@@ -143,4 +143,10 @@ export const it: Messages = {
     'Il file {name} non può essere allegato: solo file di log (.txt, .log) e screenshot (.png, .jpg) fino a 2 MB ciascuno, al massimo 3.',
   release_notes_unknown: 'Non ci sono note di rilascio per la versione {version}.',
   invalid_filter: 'Questa regola o valore del filtro non è valido: {rule}',
+  // Exports (issue 37).
+  export_too_large: 'Il file è troppo grande per essere esportato: al massimo {max}.',
+  export_size_mismatch: 'Il file non aveva la dimensione annunciata.',
+  export_download_failed: 'Impossibile scaricare il file (HTTP {status}).',
+  export_too_many_redirects: "L'indirizzo di download reindirizza troppe volte.",
+  wopi_lock_mismatch: 'Il documento è bloccato da un altro editor.',
 };

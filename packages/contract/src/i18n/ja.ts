@@ -143,4 +143,10 @@ export const ja: Messages = {
     'ファイル {name} は添付できません。添付できるのはログファイル (.txt、.log) とスクリーンショット (.png、.jpg) で、各 2 MB まで、最大 3 個です。',
   release_notes_unknown: 'バージョン {version} のリリースノートはありません。',
   invalid_filter: 'このフィルターのルールまたは値は無効です: {rule}',
+  // Exports (issue 37).
+  export_too_large: 'ファイルが大きすぎてエクスポートできません (最大 {max})。',
+  export_size_mismatch: 'ファイルのサイズが通知されたサイズと一致しませんでした。',
+  export_download_failed: 'ファイルをダウンロードできませんでした (HTTP {status})。',
+  export_too_many_redirects: 'ダウンロードアドレスのリダイレクトが多すぎます。',
+  wopi_lock_mismatch: 'このドキュメントは別のエディターによってロックされています。',
 };

@@ -135,4 +135,10 @@ export const ko: Messages = {
     '파일 {name}을(를) 첨부할 수 없습니다. 로그 파일(.txt, .log)과 스크린샷(.png, .jpg)만 각각 2MB까지, 최대 3개 첨부할 수 있습니다.',
   release_notes_unknown: '버전 {version}의 릴리스 노트가 없습니다.',
   invalid_filter: '이 필터 규칙 또는 값이 올바르지 않습니다: {rule}',
+  // Exports (issue 37).
+  export_too_large: '파일이 너무 커서 내보낼 수 없습니다(최대 {max}).',
+  export_size_mismatch: '파일 크기가 알려진 크기와 다릅니다.',
+  export_download_failed: '파일을 다운로드할 수 없습니다(HTTP {status}).',
+  export_too_many_redirects: '다운로드 주소의 리디렉션이 너무 많습니다.',
+  wopi_lock_mismatch: '이 문서는 다른 편집기에서 잠겨 있습니다.',
 };

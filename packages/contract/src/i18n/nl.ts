@@ -147,4 +147,10 @@ export const nl: Messages = {
     'Het bestand {name} kan niet worden bijgevoegd: alleen logbestanden (.txt, .log) en schermafbeeldingen (.png, .jpg) tot 2 MB per stuk, hooguit 3.',
   release_notes_unknown: 'Er zijn geen release-opmerkingen voor versie {version}.',
   invalid_filter: 'Deze filterregel of waarde is ongeldig: {rule}',
+  // Exports (issue 37).
+  export_too_large: 'Het bestand is te groot om te exporteren: hooguit {max}.',
+  export_size_mismatch: 'Het bestand had niet de aangekondigde grootte.',
+  export_download_failed: 'Het bestand kon niet worden gedownload (HTTP {status}).',
+  export_too_many_redirects: 'Het downloadadres stuurt te vaak door.',
+  wopi_lock_mismatch: 'Het document is vergrendeld door een andere editor.',
 };

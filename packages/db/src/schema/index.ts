@@ -5,6 +5,7 @@ import type { TasksTables } from './tasks.ts';
 import type { CleanupTables } from './cleanup.ts';
 import type { RunsTables } from './runs.ts';
 import type { SupportTables } from './support.ts';
+import type { ExportsTables } from './exports.ts';
 import type { UploadsTables } from './uploads.ts';
 
 export type * from './foundation.ts';
@@ -14,6 +15,7 @@ export type * from './tasks.ts';
 export type * from './cleanup.ts';
 export type * from './runs.ts';
 export type * from './support.ts';
+export type * from './exports.ts';
 export type * from './uploads.ts';
 
 /** Every table of the database; each area adds its own interface here. */
@@ -24,4 +26,5 @@ export type Database = FoundationTables &
   CleanupTables &
   RunsTables &
   SupportTables &
+  ExportsTables &
   UploadsTables;

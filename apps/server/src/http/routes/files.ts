@@ -75,7 +75,7 @@ function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortSignal
  * write from when they fail (a refused file type, a full cloud), and destroying the request itself
  * would close the connection before the error answer is sent. A client that goes away still ends it.
  */
-function detachedBody(body: IncomingMessage): Readable {
+export function detachedBody(body: IncomingMessage): Readable {
   const out = new PassThrough();
   body.once('error', (err) => out.destroy(err));
   // The backend finds a failure on the destroyed stream, also one that came before it listened.
@@ -87,7 +87,7 @@ function detachedBody(body: IncomingMessage): Readable {
   return out;
 }
 
-function declaredLength(request: FastifyRequest): number | undefined {
+export function declaredLength(request: FastifyRequest): number | undefined {
   const raw = request.headers['content-length'];
   if (raw === undefined) return undefined;
   const n = Number(raw);
