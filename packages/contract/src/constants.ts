@@ -122,3 +122,7 @@ export const DEFAULT_PRICES = {
 } as const;
 
 export const PRICING_PERIODS = ['monthly', 'quarterly', 'yearly'] as const;
+
+/** What can be bought: a licence plan or a data packet. */
+export const PRODUCT_IDS = ['month', 'quarter', 'year', 'packet_50g', 'packet_100g'] as const;
+export type ProductId = (typeof PRODUCT_IDS)[number];
