@@ -70,10 +70,11 @@ export function BuyPage() {
     loadOrders();
   }, [loadOrders]);
 
+  const packets = useSession((s) => s.user.data_packet.additional.length);
   useEffect(() => {
     // The purchase went through: the polling saw the licence (or packet) arrive.
     if (paid) loadOrders();
-  }, [paid, subscribe.length, loadOrders]);
+  }, [paid, subscribe.length, packets, loadOrders]);
 
   if (!offers) return <Title order={2}>{t('title')}</Title>;
   const price = (amount: number) => formatPrice(amount, offers.currency, i18n.language);
