@@ -49,6 +49,7 @@ import { cloudLabel, isPhotosCloud, kindName } from '../shell/clouds.ts';
 import { openConnectCloud, openTransmissionList } from '../shell/store.ts';
 import { tasksApi } from '../tasks/api.ts';
 import { askRenew, askUpgrade, reportTaskError, taskErrorKind } from '../tasks/errors.ts';
+import { noteTransferUsed } from '../buy/close-survey.ts';
 import { transmission } from '../tasks/store.ts';
 import { CloudTree } from './CloudTree.tsx';
 import { SameNamePolicyField, SyncModeField } from './fields.tsx';
@@ -253,6 +254,7 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
       if (!created?.task) return;
       if (!form.schedule) transmission.watch(created.task.id);
       setPreview(null);
+      noteTransferUsed();
       toast.success(form.schedule ? t('scheduledCreated') : t('created'));
       openTransmissionList();
     } catch (err) {
