@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { isIP } from 'node:net';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { BILLING_MODES, DEFAULT_PRICES, PRODUCT_IDS, type ProductId } from '@skyferry/contract';
+import { BILLING_MODES, PRODUCT_IDS, defaultProductPrices, type ProductId } from '@skyferry/contract';
 import { parseAllowList, type Cidr } from '@skyferry/providers';
 
 /**
@@ -375,13 +375,7 @@ export interface BillingConfig {
 
 /** BILLING_PRICES is `product=amount` pairs (amounts in the smallest unit), e.g. `month=999,year=6999`. */
 function billingConfig(e: Env): BillingConfig {
-  const prices: Record<ProductId, number> = {
-    month: DEFAULT_PRICES.month,
-    quarter: DEFAULT_PRICES.quarter,
-    year: DEFAULT_PRICES.year,
-    packet_50g: DEFAULT_PRICES.packet_50g,
-    packet_100g: DEFAULT_PRICES.packet_100g,
-  };
+  const prices = defaultProductPrices();
   for (const pair of (e.BILLING_PRICES ?? '').split(',').filter((p) => p.trim() !== '')) {
     const [k, v] = pair.split('=').map((x) => x.trim());
     if (!k || !(PRODUCT_IDS as readonly string[]).includes(k))

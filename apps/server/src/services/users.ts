@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   DATA_PACKETS,
   DEFAULT_PRICES,
+  defaultProductPrices,
   LICENSES,
   LIMITS,
   isPaid,
@@ -70,16 +71,7 @@ export interface Pricing {
   prices: Record<ProductId, number>;
 }
 
-const DEFAULT_PRICING: Pricing = {
-  currency: DEFAULT_PRICES.currency,
-  prices: {
-    month: DEFAULT_PRICES.month,
-    quarter: DEFAULT_PRICES.quarter,
-    year: DEFAULT_PRICES.year,
-    packet_50g: DEFAULT_PRICES.packet_50g,
-    packet_100g: DEFAULT_PRICES.packet_100g,
-  },
-};
+const DEFAULT_PRICING: Pricing = { currency: DEFAULT_PRICES.currency, prices: defaultProductPrices() };
 
 /** The licence plans on offer with their prices (DECISIONS: prices are configuration). */
 export function licenseOffers(pricing: Pricing = DEFAULT_PRICING): LicenseOffer[] {

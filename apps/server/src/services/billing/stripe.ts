@@ -141,7 +141,10 @@ export class StripeProvider implements PaymentProvider {
     return { checkoutId: session.id, url: session.url };
   }
 
-  private async subscriptionEvent(eventId: string, subscriptionId: string): Promise<BillingEvent> {
+  private async subscriptionEvent(
+    eventId: string,
+    subscriptionId: string,
+  ): Promise<Extract<BillingEvent, { type: 'subscription' }>> {
     const s = await this.call<StripeSubscription>('GET', `/v1/subscriptions/${encodeURIComponent(subscriptionId)}`);
     const active = s.status === 'active' || s.status === 'trialing' || s.status === 'past_due';
     return {
@@ -180,7 +183,6 @@ export class StripeProvider implements PaymentProvider {
         const subscriptionId = str(obj.subscription);
         if (subscriptionId) {
           const sub = await this.subscriptionEvent(id, subscriptionId);
-          if (sub.type !== 'subscription') return [];
           return [
             {
               id,
