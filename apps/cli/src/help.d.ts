@@ -56,6 +56,7 @@ declare const OPTION_SPECS: {
   stats: { type: 'string' };
   'no-browser': { type: 'boolean' };
   until: { type: 'string' };
+  'to-server': { type: 'string' };
 };
 /** The options of every command, for node:util's parseArgs. */
 export const OPTIONS: typeof OPTION_SPECS & ParseArgsConfig['options'] & Record<string, OptionSpec>;

@@ -128,6 +128,7 @@ export const OPTIONS = {
   stats: { type: 'string' },
   'no-browser': { type: 'boolean' },
   until: { type: 'string' },
+  'to-server': { type: 'string' },
 };
 
 /** The text of `skyferry --help`. */
@@ -178,6 +179,8 @@ Options:
   -q, --quiet                no progress
       --no-browser           remotes add of an OAuth kind: print the address to sign in at, open no browser
       --until <date>         admin grant: the plan's last day (YYYY-MM-DD, UTC); default its months
+      --to-server <url>      remotes import-rclone: connect them as clouds of a Skyferry account
+                             (SKYFERRY_TOKEN, or SKYFERRY_EMAIL and SKYFERRY_PASSWORD)
       --config <file>        the remotes file
   -h, --help                 this text
   -V, --version              the version

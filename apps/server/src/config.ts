@@ -70,6 +70,25 @@ const envSchema = z.object({
   STRIPE_SECRET_KEY: z.string().min(8).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
   STRIPE_API_URL: z.string().url().default('https://api.stripe.com'),
+  // Exports and office documents (issue 37).
+  SKYFERRY_EXPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(5 * 1024 ** 3),
+  SKYFERRY_WOPI_CLIENT_URL: z.string().url().optional(),
+  SKYFERRY_WOPI_TOKEN_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .max(86_400_000)
+    .default(10 * 3_600_000),
+  // Uploads across API processes: how the others reach this one.
+  SKYFERRY_INTERNAL_URL: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -149,6 +168,17 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Prices (smallest currency unit) of the licences and packets, their currency, and Stripe's keys. */
   billing: BillingConfig;
+  /** Largest file an export may download from a download_url. */
+  exportMaxBytes: number;
+  /**
+   * The office server (Collabora Online, OnlyOffice) that edits documents through this server's WOPI
+   * host; undefined: no office server, and init advertises no wopi_url.
+   */
+  wopiClientUrl: string | undefined;
+  /** How long a WOPI access token (one file, one user) lasts. */
+  wopiTokenTtlMs: number;
+  /** How the other API processes reach this one (parts of an upload it holds); undefined: found when it listens. */
+  internalUrl: string | undefined;
 }
 
 export type OAuthService = 'google' | 'microsoft' | 'dropbox' | 'box';
@@ -364,6 +394,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     metricsPort: e.SKYFERRY_METRICS_PORT,
     shutdownTimeoutMs: e.SKYFERRY_SHUTDOWN_TIMEOUT_MS,
     billing: billingConfig(e),
+    exportMaxBytes: e.SKYFERRY_EXPORT_MAX_BYTES,
+    wopiClientUrl: e.SKYFERRY_WOPI_CLIENT_URL,
+    wopiTokenTtlMs: e.SKYFERRY_WOPI_TOKEN_TTL_MS,
+    internalUrl: e.SKYFERRY_INTERNAL_URL?.replace(/\/+$/, ''),
   };
 }
 

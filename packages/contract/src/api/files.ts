@@ -42,7 +42,8 @@ export const cloudRefSchema = z.object({
 });
 export type CloudRef = z.infer<typeof cloudRefSchema>;
 
-const withCloud = <T extends z.ZodRawShape>(shape: T) =>
+/** A call's body naming its cloud (`cloud_id` or `token_id`) with the fields of `shape`. */
+export const withCloud = <T extends z.ZodRawShape>(shape: T) =>
   cloudRefSchema.extend(shape).refine((b) => Boolean((b as CloudRef).cloud_id ?? (b as CloudRef).token_id), {
     message: 'cloud_id (or token_id) is required',
     path: ['cloud_id'],
@@ -295,6 +296,15 @@ export const trashItemSchema = z.object({
 export type TrashItem = z.infer<typeof trashItemSchema>;
 export const trashListDataSchema = z.object({
   supported: z.boolean(),
+  /**
+   * With `supported` false: whether the service keeps what is deleted in a trash of its own that it
+   * lets no other app read (OneDrive's recycle bin, which Microsoft Graph does not list): its own
+   * website shows it. False: what is deleted here is gone for good.
+   */
+  service_trash: z.boolean(),
+  /** Whether items can be deleted for good here (trash/delete), and the whole trash emptied (trash/empty). */
+  can_purge: z.boolean(),
+  can_empty: z.boolean(),
   items: z.array(trashItemSchema),
   page_token: z.string().nullable(),
 });

@@ -98,6 +98,7 @@ export const ar: Messages = {
     'لا يتصل Skyferry بهذا الخادم: عنوانه على شبكة استرجاع (loopback) أو شبكة خاصة أو محجوزة. يمكن لمشغّل الخادم السماح بهذه الشبكات (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'هذا التشغيل غير موجود في سجل المهمة.',
+  upload_lost: 'توقف الخادم الذي استقبل هذا الرفع قبل اكتماله؛ ابدأ الرفع من جديد.',
   verify_running: 'يجري التحقق من هذه المهمة بالفعل؛ انتظر حتى ينتهي.',
   task_edit_running: 'لا يمكن تغيير ما تفعله عمليات التشغيل أثناء تشغيل المهمة؛ انتظر انتهاء التشغيل أو ألغه.',
   confirm_edit_deletions: 'بهذه الإعدادات سيحذف التشغيل التالي {count} ملفًا. أكّد للحفظ.',
@@ -138,4 +139,10 @@ export const ar: Messages = {
   packet_needs_license: 'تعمل حزم البيانات فقط مع ترخيص نشط: اشترِ ترخيصًا أولاً.',
   order_not_refundable: 'لم يعد من الممكن استرداد هذا الشراء: يسري الاسترداد الكامل خلال {days} أيام من الدفع.',
   survey_answered: 'لقد أجبت على الاستبيان بالفعل.',
+  // Exports (issue 37).
+  export_too_large: 'الملف أكبر من أن يُصدَّر: الحد الأقصى {max}.',
+  export_size_mismatch: 'لم يكن حجم الملف مطابقًا للحجم المُعلَن.',
+  export_download_failed: 'تعذّر تنزيل الملف (HTTP {status}).',
+  export_too_many_redirects: 'عنوان التنزيل يعيد التوجيه مرات كثيرة جدًا.',
+  wopi_lock_mismatch: 'المستند مقفل من قِبل محرر آخر.',
 };

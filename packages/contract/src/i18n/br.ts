@@ -103,6 +103,7 @@ export const br: Messages = {
     'O Skyferry não se conecta a este servidor: o endereço dele está em uma rede de loopback, privada ou reservada. O operador do servidor pode permitir essas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'Esta execução não está no histórico da tarefa.',
+  upload_lost: 'O servidor que recebia este envio parou antes do fim; comece o envio de novo.',
   verify_running: 'Uma verificação desta tarefa já está em andamento; aguarde até que termine.',
   task_edit_running:
     'O que as execuções fazem não pode mudar enquanto a tarefa está em execução; aguarde o fim da execução ou cancele-a.',
@@ -147,4 +148,10 @@ export const br: Messages = {
   order_not_refundable:
     'Esta compra não pode mais ser reembolsada: o reembolso integral vale em até {days} dias após o pagamento.',
   survey_answered: 'Você já respondeu ao questionário.',
+  // Exports (issue 37).
+  export_too_large: 'O arquivo é grande demais para exportar: no máximo {max}.',
+  export_size_mismatch: 'O arquivo não tinha o tamanho anunciado.',
+  export_download_failed: 'Não foi possível baixar o arquivo (HTTP {status}).',
+  export_too_many_redirects: 'O endereço de download redireciona vezes demais.',
+  wopi_lock_mismatch: 'O documento está bloqueado por outro editor.',
 };

@@ -102,6 +102,7 @@ export const en = {
     "Skyferry does not connect to this server: its address is on a loopback, private or reserved network. The server's operator can allow such networks (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: "This run is not in the task's history.",
+  upload_lost: 'The server that received this upload stopped before it ended; start the upload again.',
   verify_running: 'A verification of this task is already running; wait for it to finish.',
   task_edit_running: 'What runs do cannot change while the task is running; wait for the run to end or cancel it.',
   confirm_edit_deletions: 'With these settings the next run would delete {count} files. Confirm to save.',
@@ -144,6 +145,12 @@ export const en = {
   order_not_refundable:
     'This purchase can no longer be refunded: the full refund applies within {days} days of payment.',
   survey_answered: 'You have answered the questionnaire already.',
+  // Exports (issue 37).
+  export_too_large: 'The file is too large to export: at most {max}.',
+  export_size_mismatch: 'The file did not have the size it announced.',
+  export_download_failed: 'The file could not be downloaded (HTTP {status}).',
+  export_too_many_redirects: 'The download address redirects too many times.',
+  wopi_lock_mismatch: 'The document is locked by another editor.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -109,6 +109,7 @@ export const es: Messages = {
     'Skyferry no se conecta a este servidor: su dirección está en una red de loopback, privada o reservada. El operador del servidor puede permitir esas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'Esta ejecución no está en el historial de la tarea.',
+  upload_lost: 'El servidor que recibía esta subida se detuvo antes de terminarla; vuelva a empezar la subida.',
   verify_running: 'Ya se está verificando esta tarea; espere a que termine.',
   task_edit_running:
     'Lo que hacen las ejecuciones no puede cambiar mientras la tarea se ejecuta; espere a que termine la ejecución o cancélela.',
@@ -153,4 +154,10 @@ export const es: Messages = {
   order_not_refundable:
     'Esta compra ya no se puede reembolsar: el reembolso completo se aplica dentro de los {days} días posteriores al pago.',
   survey_answered: 'Ya ha respondido el cuestionario.',
+  // Exports (issue 37).
+  export_too_large: 'El archivo es demasiado grande para exportarlo: {max} como máximo.',
+  export_size_mismatch: 'El archivo no tenía el tamaño anunciado.',
+  export_download_failed: 'No se pudo descargar el archivo (HTTP {status}).',
+  export_too_many_redirects: 'La dirección de descarga redirige demasiadas veces.',
+  wopi_lock_mismatch: 'El documento está bloqueado por otro editor.',
 };

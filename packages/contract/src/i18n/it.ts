@@ -104,6 +104,7 @@ export const it: Messages = {
     "Skyferry non si connette a questo server: il suo indirizzo è su una rete di loopback, privata o riservata. L'operatore del server può consentire queste reti (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: "Questa esecuzione non è nella cronologia dell'attività.",
+  upload_lost: 'Il server che riceveva questo caricamento si è fermato prima della fine; ricomincia il caricamento.',
   verify_running: 'Una verifica di questa attività è già in corso; attendi che finisca.',
   task_edit_running:
     "Ciò che fanno le esecuzioni non può cambiare mentre l'attività è in corso; attendi la fine dell'esecuzione o annullala.",
@@ -148,4 +149,10 @@ export const it: Messages = {
   order_not_refundable:
     'Questo acquisto non può più essere rimborsato: il rimborso completo vale entro {days} giorni dal pagamento.',
   survey_answered: 'Hai già risposto al questionario.',
+  // Exports (issue 37).
+  export_too_large: 'Il file è troppo grande per essere esportato: al massimo {max}.',
+  export_size_mismatch: 'Il file non aveva la dimensione annunciata.',
+  export_download_failed: 'Impossibile scaricare il file (HTTP {status}).',
+  export_too_many_redirects: "L'indirizzo di download reindirizza troppe volte.",
+  wopi_lock_mismatch: 'Il documento è bloccato da un altro editor.',
 };

@@ -104,6 +104,7 @@ export const ja: Messages = {
     'Skyferry はこのサーバーに接続しません。アドレスがループバック、プライベート、または予約済みのネットワーク上にあります。サーバーの管理者はこれらのネットワークを許可できます（SKYFERRY_ALLOW_PRIVATE_NETWORKS）。',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'この実行はタスクの履歴にありません。',
+  upload_lost: 'このアップロードを受け取っていたサーバーが完了前に停止しました。もう一度アップロードしてください。',
   verify_running: 'このタスクの検証はすでに実行中です。終わるまでお待ちください。',
   task_edit_running: 'タスクの実行中は実行内容を変更できません。実行が終わるまで待つか、キャンセルしてください。',
   confirm_edit_deletions: 'この設定では次回の実行で {count} 個のファイルが削除されます。保存するには確認してください。',
@@ -148,4 +149,10 @@ export const ja: Messages = {
     'データパケットは有効なライセンスがある場合にのみ使用できます。先にライセンスを購入してください。',
   order_not_refundable: 'この購入は返金できなくなりました。全額返金は支払いから{days}日以内に限ります。',
   survey_answered: 'アンケートには既に回答済みです。',
+  // Exports (issue 37).
+  export_too_large: 'ファイルが大きすぎてエクスポートできません (最大 {max})。',
+  export_size_mismatch: 'ファイルのサイズが通知されたサイズと一致しませんでした。',
+  export_download_failed: 'ファイルをダウンロードできませんでした (HTTP {status})。',
+  export_too_many_redirects: 'ダウンロードアドレスのリダイレクトが多すぎます。',
+  wopi_lock_mismatch: 'このドキュメントは別のエディターによってロックされています。',
 };

@@ -98,6 +98,7 @@ export const ko: Messages = {
     'Skyferry는 이 서버에 연결하지 않습니다. 주소가 루프백, 사설 또는 예약된 네트워크에 있습니다. 서버 운영자가 이러한 네트워크를 허용할 수 있습니다(SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: '이 실행은 작업 기록에 없습니다.',
+  upload_lost: '이 업로드를 받던 서버가 끝나기 전에 멈췄습니다. 업로드를 다시 시작하세요.',
   verify_running: '이 작업의 검증이 이미 진행 중입니다. 끝날 때까지 기다려 주세요.',
   task_edit_running: '작업이 실행 중일 때는 실행 내용을 바꿀 수 없습니다. 실행이 끝날 때까지 기다리거나 취소하세요.',
   confirm_edit_deletions: '이 설정이면 다음 실행에서 파일 {count}개가 삭제됩니다. 저장하려면 확인하세요.',
@@ -139,4 +140,10 @@ export const ko: Messages = {
   packet_needs_license: '데이터 패킷은 활성 라이선스가 있을 때만 사용할 수 있습니다. 먼저 라이선스를 구매하세요.',
   order_not_refundable: '이 구매는 더 이상 환불할 수 없습니다. 전액 환불은 결제 후 {days}일 이내에만 가능합니다.',
   survey_answered: '이미 설문에 응답하셨습니다.',
+  // Exports (issue 37).
+  export_too_large: '파일이 너무 커서 내보낼 수 없습니다(최대 {max}).',
+  export_size_mismatch: '파일 크기가 알려진 크기와 다릅니다.',
+  export_download_failed: '파일을 다운로드할 수 없습니다(HTTP {status}).',
+  export_too_many_redirects: '다운로드 주소의 리디렉션이 너무 많습니다.',
+  wopi_lock_mismatch: '이 문서는 다른 편집기에서 잠겨 있습니다.',
 };

@@ -107,6 +107,7 @@ export const nl: Messages = {
     'Skyferry maakt geen verbinding met deze server: het adres ligt in een loopback-, privé- of gereserveerd netwerk. De beheerder van de server kan zulke netwerken toestaan (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'Deze uitvoering staat niet in de geschiedenis van de taak.',
+  upload_lost: 'De server die deze upload ontving is gestopt voordat die klaar was; begin de upload opnieuw.',
   verify_running: 'Er loopt al een controle van deze taak; wacht tot die klaar is.',
   task_edit_running:
     'Wat uitvoeringen doen kan niet veranderen terwijl de taak loopt; wacht tot de uitvoering klaar is of annuleer haar.',
@@ -152,4 +153,10 @@ export const nl: Messages = {
   order_not_refundable:
     'Deze aankoop kan niet meer worden terugbetaald: de volledige terugbetaling geldt binnen {days} dagen na betaling.',
   survey_answered: 'Je hebt de vragenlijst al beantwoord.',
+  // Exports (issue 37).
+  export_too_large: 'Het bestand is te groot om te exporteren: hooguit {max}.',
+  export_size_mismatch: 'Het bestand had niet de aangekondigde grootte.',
+  export_download_failed: 'Het bestand kon niet worden gedownload (HTTP {status}).',
+  export_too_many_redirects: 'Het downloadadres stuurt te vaak door.',
+  wopi_lock_mismatch: 'Het document is vergrendeld door een andere editor.',
 };

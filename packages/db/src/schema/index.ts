@@ -6,6 +6,8 @@ import type { CleanupTables } from './cleanup.ts';
 import type { RunsTables } from './runs.ts';
 import type { SupportTables } from './support.ts';
 import type { BillingTables } from './billing.ts';
+import type { ExportsTables } from './exports.ts';
+import type { UploadsTables } from './uploads.ts';
 
 export type * from './foundation.ts';
 export type * from './accounts.ts';
@@ -15,6 +17,8 @@ export type * from './cleanup.ts';
 export type * from './runs.ts';
 export type * from './support.ts';
 export type * from './billing.ts';
+export type * from './exports.ts';
+export type * from './uploads.ts';
 
 /** Every table of the database; each area adds its own interface here. */
 export type Database = FoundationTables &
@@ -24,4 +28,6 @@ export type Database = FoundationTables &
   CleanupTables &
   RunsTables &
   SupportTables &
-  BillingTables;
+  BillingTables &
+  ExportsTables &
+  UploadsTables;

@@ -47,6 +47,7 @@ import type { AppContext } from '../../context.ts';
 import { isSafeInline, parseRange, toFileItem } from '../../services/files/index.ts';
 import type { App } from '../app-types.ts';
 import { identityOf, requireIdentity } from '../auth.ts';
+import { PASSED_ON_HEADER, passOn } from '../forward.ts';
 import { errors } from '../errors.ts';
 import { requestLanguage } from '../language.ts';
 
@@ -74,7 +75,7 @@ function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortSignal
  * write from when they fail (a refused file type, a full cloud), and destroying the request itself
  * would close the connection before the error answer is sent. A client that goes away still ends it.
  */
-function detachedBody(body: IncomingMessage): Readable {
+export function detachedBody(body: IncomingMessage): Readable {
   const out = new PassThrough();
   body.once('error', (err) => out.destroy(err));
   // The backend finds a failure on the destroyed stream, also one that came before it listened.
@@ -86,7 +87,7 @@ function detachedBody(body: IncomingMessage): Readable {
   return out;
 }
 
-function declaredLength(request: FastifyRequest): number | undefined {
+export function declaredLength(request: FastifyRequest): number | undefined {
   const raw = request.headers['content-length'];
   if (raw === undefined) return undefined;
   const n = Number(raw);
@@ -106,6 +107,27 @@ export default async function fileRoutes(app: App, ctx: AppContext): Promise<voi
 function registerFileRoutes(app: App, ctx: AppContext): void {
   const files = ctx.files;
   const auth = requireIdentity(ctx);
+  /**
+   * Passes a call about an upload session to the API process holding it, when that is another;
+   * true when answered so. A process that cannot be reached has lost the session (upload_lost).
+   */
+  const heldElsewhere = async (
+    request: FastifyRequest<{ Params: { upload_id: string } }>,
+    reply: FastifyReply,
+    body?: IncomingMessage,
+  ): Promise<boolean> => {
+    const id = request.params.upload_id;
+    const passedOn = request.headers[PASSED_ON_HEADER] !== undefined;
+    const where = await files.uploads.locate(files.uploadOwner(identityOf(request)), id, passedOn);
+    if ('here' in where) return false;
+    try {
+      await passOn(where.at, request, reply, body);
+    } catch (err) {
+      request.log.warn({ err, upload: id, at: where.at }, 'upload session: its process cannot be reached');
+      throw await files.uploads.lost(id);
+    }
+    return true;
+  };
 
   app.post(
     '/api/cloud-manager/list',
@@ -497,7 +519,10 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(uploadSessionSchema) },
       },
     },
-    async (request) => ok(files.uploads.status(files.uploadOwner(identityOf(request)), request.params.upload_id)),
+    async (request, reply) => {
+      if (await heldElsewhere(request, reply)) return reply;
+      return ok(files.uploads.status(files.uploadOwner(identityOf(request)), request.params.upload_id));
+    },
   );
 
   app.put(
@@ -515,10 +540,11 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(uploadPartDataSchema) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body as IncomingMessage | undefined;
       if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function')
         throw errors.badRequest('invalid_request', { detail: 'no body' });
+      if (await heldElsewhere(request, reply, body)) return reply;
       return ok(
         await files.uploads.writePart(
           files.uploadOwner(identityOf(request)),
@@ -543,7 +569,10 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(fileItemSchema) },
       },
     },
-    async (request) => ok(await files.completeUpload(identityOf(request), request.params.upload_id)),
+    async (request, reply) => {
+      if (await heldElsewhere(request, reply)) return reply;
+      return ok(await files.completeUpload(identityOf(request), request.params.upload_id));
+    },
   );
 
   app.delete(
@@ -558,7 +587,8 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(z.null()) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      if (await heldElsewhere(request, reply)) return reply;
       files.uploads.abort(files.uploadOwner(identityOf(request)), request.params.upload_id);
       return ok(null);
     },

@@ -4,6 +4,7 @@ import { INTERVALS } from '@skyferry/contract';
 import { useEffect } from 'react';
 import { AuthHost } from '../../features/auth/AuthHost.tsx';
 import { TipOverlay } from '../../features/guide/TipOverlay.tsx';
+import { useExportDialog } from '../../features/export/store.ts';
 import { MessageHost } from '../../features/messages/MessageHost.tsx';
 import { useSession } from '../../features/session/store.ts';
 import { ShellDialogs } from '../../features/shell/ShellDialogs.tsx';
@@ -14,6 +15,16 @@ import { lazyDialog, preloadLazyDialogs } from '../lazy-dialog.tsx';
 const LazySettingsDialog = lazyDialog<{ opened: boolean }>(() =>
   import('../../features/settings/SettingsPanel.tsx').then((m) => m.SettingsDialog),
 );
+
+const LazyExportDialog = lazyDialog<{ opened: boolean }>(() =>
+  import('../../features/export/ExportDialog.tsx').then((m) => m.ExportDialog),
+);
+
+/** The Export to dialog (features/export), fetched the first time an export asks for it. */
+function ExportDialogHost() {
+  const opened = useExportDialog((s) => s.request !== null);
+  return <LazyExportDialog opened={opened} />;
+}
 
 const DIALOG_PRELOAD_DELAY_MS = 2000;
 
@@ -48,6 +59,7 @@ export default function Hosts() {
       <Notifications autoClose={INTERVALS.toast} />
       <AuthHost />
       <SettingsDialog />
+      <ExportDialogHost />
       <ShellDialogs />
       <MessageHost />
       <TipOverlay />
