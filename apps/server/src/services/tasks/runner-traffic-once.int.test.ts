@@ -126,7 +126,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           .selectFrom('task_checkpoints')
           .select('key')
           .where('task_id', '=', id)
-          .where('key', 'like', 'write|%')
+          // A finished file's row (the run's own rows start with #).
+          .where('key', 'not like', '#%')
           .execute();
 
       const first = worker();
