@@ -434,10 +434,12 @@ export class BillingService {
       await this.plans.updateLicense(userId, current.id, { expires_at: until, updated_at: now });
       await this.audit(userId, actor, 'licence_extended', { licence: current.id, expires_at: until });
     } else {
+      // Another plan until a date replaces the running one from now (one licence at a time).
+      if (current && until !== undefined) await this.revoke(actor, userId);
       const license: LicenseRow = await this.users.grantLicense(userId, plan, {
         source: 'grant',
         renewing: false,
-        ...(until !== undefined ? { startsAt: current?.expires_at ?? now, expiresAt: until } : {}),
+        ...(until !== undefined ? { startsAt: now, expiresAt: until } : {}),
       });
       await this.audit(userId, actor, 'licence_granted', { licence: license.id, plan, expires_at: license.expires_at });
     }
