@@ -1,4 +1,4 @@
-import { Alert, Button, Radio, Select, Slider, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Button, Radio, Slider, Stack, Text, Textarea, Title } from '@mantine/core';
 import { QUESTIONNAIRE_REWARD_BYTES, SURVEY_CHOICES, formatBytes, type SurveyState } from '@skyferry/contract';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -73,12 +73,13 @@ export function SurveyPage() {
               ))}
             </Stack>
           </Radio.Group>
-          <Select
-            label={t('survey.mainUse')}
-            value={mainUse}
-            onChange={(v) => setMainUse(v as MainUse | null)}
-            data={SURVEY_CHOICES.main_use.map((c) => ({ value: c, label: t(`survey.mainUseOptions.${c}`) }))}
-          />
+          <Radio.Group label={t('survey.mainUse')} value={mainUse} onChange={(v) => setMainUse(v as MainUse)}>
+            <Stack gap={6} mt={6}>
+              {SURVEY_CHOICES.main_use.map((c) => (
+                <Radio key={c} value={c} label={t(`survey.mainUseOptions.${c}`)} />
+              ))}
+            </Stack>
+          </Radio.Group>
           <Stack gap={4}>
             <Text size="sm" fw={500}>
               {t('survey.recommend')}
