@@ -140,6 +140,21 @@ for (const stack of STACKS) {
       expect(orders.data.items.map((o) => o.status)).toEqual(['paid']);
     });
 
+    it('answers 424 (Stripe delivers again) when Stripe cannot be asked, and applies the event on the next delivery', async () => {
+      const u = await t.signUp();
+      const { sessionId } = await checkout(u);
+      const completed = stripe.complete(sessionId);
+      const subscriptionId = String((completed.data as { object: { subscription: string } }).object.subscription);
+      const sub = stripe.subscriptions.get(subscriptionId);
+      stripe.subscriptions.delete(subscriptionId);
+      const failed = await deliver(completed);
+      expect(failed).toMatchObject({ status: 424, body: { code: Code.CLOUD_UNAVAILABLE } });
+      expect((await me(u)).user_info.is_paid).toBe(false);
+      if (sub) stripe.subscriptions.set(subscriptionId, sub);
+      expect((await deliver(completed)).body.data.applied).toBe(1);
+      expect((await me(u)).user_info.is_paid).toBe(true);
+    });
+
     it('a renewal told twice (and by another event) grants one period', async () => {
       const u = await t.signUp();
       const { sessionId } = await checkout(u);

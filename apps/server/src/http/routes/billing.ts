@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  Code,
   auditDataSchema,
   billingOffersSchema,
   checkoutBodySchema,
@@ -24,7 +25,7 @@ import { WebhookRejected } from '../../services/billing/index.ts';
 import { StripeProvider } from '../../services/billing/stripe.ts';
 import type { App } from '../app-types.ts';
 import { requireUser, userOf } from '../auth.ts';
-import { errors } from '../errors.ts';
+import { ApiError, errors } from '../errors.ts';
 
 const security: Array<Record<string, string[]>> = [{ bearer: [] }];
 const SMALL_BODY = 16 * 1024;
@@ -191,7 +192,8 @@ export default async function billingRoutes(app: App, ctx: AppContext): Promise<
           summary: "Stripe's webhook (BILLING_MODE=stripe): checkout, subscription, invoice and refund events",
           description:
             'Verified with the `Stripe-Signature` header (HMAC-SHA256, a 300-second window); 400 when it does not ' +
-            "verify. An event id is applied once; a subscription's state is fetched from Stripe.",
+            'verify; 424 when Stripe cannot be asked (Stripe delivers the event again). An event id is applied once; ' +
+            "a subscription's state is fetched from Stripe.",
           body: z.string(),
           response: { 200: envelopeOf(z.object({ applied: z.number().int() })) },
         },
@@ -199,6 +201,11 @@ export default async function billingRoutes(app: App, ctx: AppContext): Promise<
       async (request) => {
         const provider = ctx.billing.provider;
         if (!(provider instanceof StripeProvider)) throw errors.notFound();
+        // Stripe could not be asked (or the database failed): 424, and Stripe delivers the event again later.
+        const stripeUnavailable = (err: unknown) => {
+          request.log.warn({ err }, 'stripe webhook not applied');
+          return new ApiError(Code.CLOUD_UNAVAILABLE, 'server_error');
+        };
         const signature = request.headers['stripe-signature'];
         let events;
         try {
@@ -206,10 +213,14 @@ export default async function billingRoutes(app: App, ctx: AppContext): Promise<
         } catch (err) {
           if (err instanceof WebhookRejected)
             throw errors.badRequest('invalid_request', { detail: `webhook rejected: ${err.message}` });
-          throw err;
+          throw stripeUnavailable(err);
         }
         let applied = 0;
-        for (const e of events) if (await ctx.billing.apply('stripe', e)) applied++;
+        try {
+          for (const e of events) if (await ctx.billing.apply('stripe', e)) applied++;
+        } catch (err) {
+          throw stripeUnavailable(err);
+        }
         return ok({ applied });
       },
     );
