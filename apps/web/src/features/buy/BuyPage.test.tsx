@@ -4,6 +4,7 @@ import type { BillingOffers } from '@skyferry/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { authData, initData, mockApi, renderWithProviders } from '../../test/utils.tsx';
 import { sessionStore, resetSessionStore } from '../session/store.ts';
+import { MessageHost } from '../messages/MessageHost.tsx';
 import { BuyPage } from './BuyPage.tsx';
 
 const OFFERS: BillingOffers = {
@@ -100,5 +101,59 @@ describe('/buy', () => {
     window.dispatchEvent(new Event('focus'));
     await waitFor(() => expect(meCalls).toBe(1));
     expect(await screen.findByTestId('buy-waiting')).toBeInTheDocument();
+  });
+
+  it('a paid user cancels renewal and refunds a purchase within the refund days', async () => {
+    const expire = Math.floor(Date.now() / 1000) + 20 * 86_400;
+    const paidInfo = { ...authData().user_info, type: 1, expired: 0, expire };
+    sessionStore.setState({
+      user: {
+        ...sessionStore.getState().user,
+        access_token: 'token',
+        info: paidInfo,
+        subscribe: [{ data_packet_name: '1 Month', purchase_state: 1, expires_date: expire }],
+      },
+    });
+    const order = {
+      id: 'o1',
+      product: 'month',
+      amount: 1200,
+      currency: 'EUR',
+      status: 'paid',
+      created_at: 1_790_000_000,
+      paid_at: 1_790_000_000,
+      refundable: true,
+    };
+    const api = mockApi({
+      'GET /api/billing/offers': () => OFFERS,
+      'GET /api/billing/orders': () => ({ items: [order] }),
+      'POST /api/billing/cancel': () => null,
+      'POST /api/billing/orders/o1/refund': () => ({ ...order, status: 'refunded', refundable: false }),
+      'GET /api/users/me': () => ({
+        user_info: paidInfo,
+        my_data_packet: { base: [], additional: [] },
+        my_subscribe: [{ data_packet_name: '1 Month', purchase_state: 0, expires_date: expire }],
+      }),
+    });
+    renderWithProviders(
+      <>
+        <BuyPage />
+        <MessageHost />
+      </>,
+    );
+    await userEvent.click(await screen.findByTestId('cancel-renewal'));
+    const confirmCancel = await screen.findByRole('dialog', { name: 'Please confirm' });
+    expect(confirmCancel).toHaveTextContent('Stop your licence renewing? It stays active until');
+    await userEvent.click(within(confirmCancel).getByRole('button', { name: 'Yes' }));
+    await waitFor(() => expect(api.find('POST /api/billing/cancel')).toHaveLength(1));
+    await waitFor(() => expect(screen.queryByTestId('cancel-renewal')).toBeNull());
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Please confirm' })).toBeNull());
+
+    const row = within(screen.getByTestId('orders')).getByText('1 Month licence').closest('tr') as HTMLElement;
+    await userEvent.click(within(row).getByRole('button', { name: 'Refund' }));
+    const confirmRefund = await screen.findByRole('dialog', { name: 'Please confirm' });
+    expect(confirmRefund).toHaveTextContent('Refund this purchase in full?');
+    await userEvent.click(within(confirmRefund).getByRole('button', { name: 'Yes' }));
+    await waitFor(() => expect(api.find('POST /api/billing/orders/o1/refund')).toHaveLength(1));
   });
 });
