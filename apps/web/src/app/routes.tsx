@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { Navigate, useRoutes, type RouteObject } from 'react-router';
 import { PlaceholderPage } from '../features/placeholder/PlaceholderPage.tsx';
 import {
@@ -6,12 +6,15 @@ import {
   CallbackLogoutPage,
   ErrorPage,
   LoadingPage,
+  ScreenLoader,
   StartupGate,
   WhenStarted,
 } from '../features/startup/pages.tsx';
 import { AppLayout } from './layout/AppLayout.tsx';
 import { RootLayout } from './layout/RootLayout.tsx';
 import {
+  BuyPage,
+  CheckoutPage,
   ExplorerPage,
   ManagePage,
   PhotosPage,
@@ -19,6 +22,7 @@ import {
   SettingsPage,
   SlimExplore,
   SlimPage,
+  SurveyPage,
   TaskPage,
   TasksPage,
   TransferPage,
@@ -39,7 +43,7 @@ export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string
     narrow: true,
     element: <PhotosPage />,
   },
-  { path: '/buy', titleKey: 'page.buy', element: <PlaceholderPage titleKey="page.buy" /> },
+  { path: '/buy', titleKey: 'page.buy', element: <BuyPage /> },
   { path: '/myapp', titleKey: 'page.myapp', element: <PlaceholderPage titleKey="page.myapp" /> },
   { path: '/slim', titleKey: 'page.slim', element: <SlimPage /> },
   {
@@ -73,6 +77,23 @@ export const ROUTE_NAMES: Record<string, string> = {
 /** Routes outside the layout that still run start-up (they wait for it full screen). */
 export const BARE_ROUTES: RouteObject[] = [
   { path: '/ecology/app', element: <PlaceholderPage titleKey="page.ecology" />, handle: { name: 'EcologyApp' } },
+  // Buying: the built-in test checkout (a window of its own) and the questionnaire.
+  {
+    path: '/billing/checkout',
+    element: (
+      <Suspense fallback={<ScreenLoader />}>
+        <CheckoutPage />
+      </Suspense>
+    ),
+  },
+  {
+    path: '/survey',
+    element: (
+      <Suspense fallback={<ScreenLoader />}>
+        <SurveyPage />
+      </Suspense>
+    ),
+  },
 ];
 
 /** Routes outside the layout and outside start-up: the callbacks, the error and loading pages. */

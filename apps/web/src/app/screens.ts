@@ -24,6 +24,10 @@ const loaders = {
     withRestStyles(() => import('../features/taskpage/TasksPage.tsx')).then((m) => ({ default: m.TasksPage })),
   task: () => withRestStyles(() => import('../features/taskpage/TaskPage.tsx')).then((m) => ({ default: m.TaskPage })),
   run: () => withRestStyles(() => import('../features/taskpage/RunPage.tsx')).then((m) => ({ default: m.RunPage })),
+  buy: () => withRestStyles(() => import('../features/buy/BuyPage.tsx')).then((m) => ({ default: m.BuyPage })),
+  checkout: () =>
+    withRestStyles(() => import('../features/buy/CheckoutPage.tsx')).then((m) => ({ default: m.CheckoutPage })),
+  survey: () => withRestStyles(() => import('../features/buy/SurveyPage.tsx')).then((m) => ({ default: m.SurveyPage })),
 };
 
 export const TransferPage = lazy(loaders.transfer);
@@ -36,6 +40,9 @@ export const SlimExplore = lazy(loaders.slimExplore);
 export const TasksPage = lazy(loaders.tasks);
 export const TaskPage = lazy(loaders.task);
 export const RunPage = lazy(loaders.run);
+export const BuyPage = lazy(loaders.buy);
+export const CheckoutPage = lazy(loaders.checkout);
+export const SurveyPage = lazy(loaders.survey);
 
 const BY_PATH: Record<string, () => Promise<unknown>> = {
   '/transfer': loaders.transfer,
@@ -47,6 +54,7 @@ const BY_PATH: Record<string, () => Promise<unknown>> = {
   '/slim': loaders.slim,
   '/slim/explore': loaders.slimExplore,
   '/tasks': loaders.tasks,
+  '/buy': loaders.buy,
 };
 
 /** Starts fetching the screen of `pathname` (the module loader keeps it; the lazy screen then finds it). */

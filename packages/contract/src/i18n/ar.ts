@@ -134,6 +134,11 @@ export const ar: Messages = {
     'لا يمكن إرفاق الملف {name}: يُسمح فقط بملفات السجل (.txt و.log) ولقطات الشاشة (.png و.jpg) حتى 2 ميغابايت لكل منها، و3 ملفات على الأكثر.',
   release_notes_unknown: 'لا توجد ملاحظات إصدار للإصدار {version}.',
   invalid_filter: 'قاعدة التصفية أو القيمة هذه غير صالحة: {rule}',
+  // Buying (issue 38).
+  billing_unavailable: 'الشراء غير متاح على هذا الخادم.',
+  packet_needs_license: 'تعمل حزم البيانات فقط مع ترخيص نشط: اشترِ ترخيصًا أولاً.',
+  order_not_refundable: 'لم يعد من الممكن استرداد هذا الشراء: يسري الاسترداد الكامل خلال {days} أيام من الدفع.',
+  survey_answered: 'لقد أجبت على الاستبيان بالفعل.',
   // Exports (issue 37).
   export_too_large: 'الملف أكبر من أن يُصدَّر: الحد الأقصى {max}.',
   export_size_mismatch: 'لم يكن حجم الملف مطابقًا للحجم المُعلَن.',

@@ -142,6 +142,12 @@ export const br: Messages = {
     'O arquivo {name} não pode ser anexado: apenas arquivos de log (.txt, .log) e capturas de tela (.png, .jpg) de até 2 MB cada, no máximo 3.',
   release_notes_unknown: 'Não há notas de versão para a versão {version}.',
   invalid_filter: 'Esta regra ou valor de filtro não é válido: {rule}',
+  // Buying (issue 38).
+  billing_unavailable: 'A compra não está disponível neste servidor.',
+  packet_needs_license: 'Os pacotes de dados só funcionam com uma licença ativa: compre uma licença primeiro.',
+  order_not_refundable:
+    'Esta compra não pode mais ser reembolsada: o reembolso integral vale em até {days} dias após o pagamento.',
+  survey_answered: 'Você já respondeu ao questionário.',
   // Exports (issue 37).
   export_too_large: 'O arquivo é grande demais para exportar: no máximo {max}.',
   export_size_mismatch: 'O arquivo não tinha o tamanho anunciado.',

@@ -149,6 +149,12 @@ export const de: Messages = {
     'Die Datei {name} kann nicht angehängt werden: nur Protokolldateien (.txt, .log) und Bildschirmfotos (.png, .jpg) bis je 2 MB, höchstens 3.',
   release_notes_unknown: 'Für Version {version} gibt es keine Versionshinweise.',
   invalid_filter: 'Diese Filterregel oder dieser Wert ist ungültig: {rule}',
+  // Buying (issue 38).
+  billing_unavailable: 'Kaufen ist auf diesem Server nicht verfügbar.',
+  packet_needs_license: 'Datenpakete gelten nur mit einer aktiven Lizenz: Kaufen Sie zuerst eine Lizenz.',
+  order_not_refundable:
+    'Dieser Kauf kann nicht mehr erstattet werden: Die volle Erstattung gilt innerhalb von {days} Tagen nach der Zahlung.',
+  survey_answered: 'Sie haben den Fragebogen bereits beantwortet.',
   // Exports (issue 37).
   export_too_large: 'Die Datei ist zu groß für den Export: höchstens {max}.',
   export_size_mismatch: 'Die Datei hatte nicht die angekündigte Größe.',

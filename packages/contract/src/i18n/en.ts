@@ -139,6 +139,12 @@ export const en = {
     'The file {name} cannot be attached: only log files (.txt, .log) and screenshots (.png, .jpg) up to 2 MB each, at most 3.',
   release_notes_unknown: 'There are no release notes for version {version}.',
   invalid_filter: 'This filter rule or value is not valid: {rule}',
+  // Buying (issue 38).
+  billing_unavailable: 'Buying is not available on this server.',
+  packet_needs_license: 'Data packets work only with an active licence: buy a licence first.',
+  order_not_refundable:
+    'This purchase can no longer be refunded: the full refund applies within {days} days of payment.',
+  survey_answered: 'You have answered the questionnaire already.',
   // Exports (issue 37).
   export_too_large: 'The file is too large to export: at most {max}.',
   export_size_mismatch: 'The file did not have the size it announced.',

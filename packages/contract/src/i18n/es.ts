@@ -148,6 +148,12 @@ export const es: Messages = {
     'No se puede adjuntar el archivo {name}: solo registros (.txt, .log) y capturas de pantalla (.png, .jpg) de hasta 2 MB cada uno, 3 como máximo.',
   release_notes_unknown: 'No hay notas de la versión {version}.',
   invalid_filter: 'Esta regla o valor de filtro no es válido: {rule}',
+  // Buying (issue 38).
+  billing_unavailable: 'La compra no está disponible en este servidor.',
+  packet_needs_license: 'Los paquetes de datos solo funcionan con una licencia activa: compre primero una licencia.',
+  order_not_refundable:
+    'Esta compra ya no se puede reembolsar: el reembolso completo se aplica dentro de los {days} días posteriores al pago.',
+  survey_answered: 'Ya ha respondido el cuestionario.',
   // Exports (issue 37).
   export_too_large: 'El archivo es demasiado grande para exportarlo: {max} como máximo.',
   export_size_mismatch: 'El archivo no tenía el tamaño anunciado.',

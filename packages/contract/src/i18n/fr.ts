@@ -147,6 +147,13 @@ export const fr: Messages = {
     'Le fichier {name} ne peut pas être joint : seuls les journaux (.txt, .log) et les captures d’écran (.png, .jpg) de 2 Mo maximum chacun, 3 au plus.',
   release_notes_unknown: 'Il n’y a pas de notes de version pour la version {version}.',
   invalid_filter: "Cette règle ou valeur de filtre n'est pas valide : {rule}",
+  // Buying (issue 38).
+  billing_unavailable: "L'achat n'est pas disponible sur ce serveur.",
+  packet_needs_license:
+    "Les forfaits de données ne fonctionnent qu'avec une licence active : achetez d'abord une licence.",
+  order_not_refundable:
+    "Cet achat ne peut plus être remboursé : le remboursement intégral s'applique dans les {days} jours suivant le paiement.",
+  survey_answered: 'Vous avez déjà répondu au questionnaire.',
   // Exports (issue 37).
   export_too_large: 'Le fichier est trop volumineux pour être exporté : {max} au maximum.',
   export_size_mismatch: 'Le fichier n’avait pas la taille annoncée.',

@@ -143,6 +143,12 @@ export const it: Messages = {
     'Il file {name} non può essere allegato: solo file di log (.txt, .log) e screenshot (.png, .jpg) fino a 2 MB ciascuno, al massimo 3.',
   release_notes_unknown: 'Non ci sono note di rilascio per la versione {version}.',
   invalid_filter: 'Questa regola o valore del filtro non è valido: {rule}',
+  // Buying (issue 38).
+  billing_unavailable: "L'acquisto non è disponibile su questo server.",
+  packet_needs_license: 'I pacchetti dati funzionano solo con una licenza attiva: acquista prima una licenza.',
+  order_not_refundable:
+    'Questo acquisto non può più essere rimborsato: il rimborso completo vale entro {days} giorni dal pagamento.',
+  survey_answered: 'Hai già risposto al questionario.',
   // Exports (issue 37).
   export_too_large: 'Il file è troppo grande per essere esportato: al massimo {max}.',
   export_size_mismatch: 'Il file non aveva la dimensione annunciata.',

@@ -143,6 +143,12 @@ export const ja: Messages = {
     'ファイル {name} は添付できません。添付できるのはログファイル (.txt、.log) とスクリーンショット (.png、.jpg) で、各 2 MB まで、最大 3 個です。',
   release_notes_unknown: 'バージョン {version} のリリースノートはありません。',
   invalid_filter: 'このフィルターのルールまたは値は無効です: {rule}',
+  // Buying (issue 38).
+  billing_unavailable: 'このサーバーでは購入できません。',
+  packet_needs_license:
+    'データパケットは有効なライセンスがある場合にのみ使用できます。先にライセンスを購入してください。',
+  order_not_refundable: 'この購入は返金できなくなりました。全額返金は支払いから{days}日以内に限ります。',
+  survey_answered: 'アンケートには既に回答済みです。',
   // Exports (issue 37).
   export_too_large: 'ファイルが大きすぎてエクスポートできません (最大 {max})。',
   export_size_mismatch: 'ファイルのサイズが通知されたサイズと一致しませんでした。',

@@ -147,6 +147,12 @@ export const nl: Messages = {
     'Het bestand {name} kan niet worden bijgevoegd: alleen logbestanden (.txt, .log) en schermafbeeldingen (.png, .jpg) tot 2 MB per stuk, hooguit 3.',
   release_notes_unknown: 'Er zijn geen release-opmerkingen voor versie {version}.',
   invalid_filter: 'Deze filterregel of waarde is ongeldig: {rule}',
+  // Buying (issue 38).
+  billing_unavailable: 'Kopen is niet beschikbaar op deze server.',
+  packet_needs_license: 'Datapakketten werken alleen met een actieve licentie: koop eerst een licentie.',
+  order_not_refundable:
+    'Deze aankoop kan niet meer worden terugbetaald: de volledige terugbetaling geldt binnen {days} dagen na betaling.',
+  survey_answered: 'Je hebt de vragenlijst al beantwoord.',
   // Exports (issue 37).
   export_too_large: 'Het bestand is te groot om te exporteren: hooguit {max}.',
   export_size_mismatch: 'Het bestand had niet de aangekondigde grootte.',
