@@ -29,6 +29,8 @@ import { SupportService } from './services/support.ts';
 import { ReleaseNotes } from './services/release-notes.ts';
 import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
 import type { TasksService } from './services/tasks/index.ts';
+import { EcologyRepository } from './repositories/ecology.ts';
+import { EcologyService } from './services/ecology/index.ts';
 import { createCleanupSystem, type CleanupService, type CleanupSystem } from './services/cleanup/index.ts';
 
 /**
@@ -71,6 +73,8 @@ export interface AppContext {
   readonly releaseNotes: ReleaseNotes;
   /** This process's Prometheus metrics (services/metrics.ts). */
   readonly metrics: Metrics;
+  /** The app registry (first-party and operator-registered apps) and the tokens handed to apps. */
+  readonly ecology: EcologyService;
   /** Throws when the process cannot serve (database unreachable). */
   health(): Promise<void>;
   close(): Promise<void>;
@@ -127,6 +131,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
   });
   const files = new FilesService({ clouds, box: secrets, log });
   closers.push(() => files.close());
+  const ecology = new EcologyService({ repo: new EcologyRepository(db.kysely), files, clouds, authz, log });
   // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
   const accountLinks = new AccountTokensRepository(db.kysely);
   const housekeeping = async () => {
@@ -136,6 +141,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
       await clouds.purgeUnusedTemporary();
       await tokens.purgeIdleVisitors();
       await rateLimits.purgeExpired(Date.now());
+      await ecology.purgeExpired();
     } catch (err) {
       log.warn({ err }, 'housekeeping failed');
     }
@@ -198,6 +204,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     cleanup: cleanupSystem.service,
     cleanupSystem,
     metrics,
+    ecology,
     async health() {
       await sql`select 1`.execute(db.kysely);
     },

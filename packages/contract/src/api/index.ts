@@ -9,3 +9,4 @@ export * from './cleanup.ts';
 export * from './oauth.ts';
 export * from './operator.ts';
 export * from './support.ts';
+export * from './ecology.ts';

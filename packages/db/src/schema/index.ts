@@ -5,6 +5,7 @@ import type { TasksTables } from './tasks.ts';
 import type { CleanupTables } from './cleanup.ts';
 import type { RunsTables } from './runs.ts';
 import type { SupportTables } from './support.ts';
+import type { EcologyTables } from './ecology.ts';
 
 export type * from './foundation.ts';
 export type * from './accounts.ts';
@@ -13,6 +14,7 @@ export type * from './tasks.ts';
 export type * from './cleanup.ts';
 export type * from './runs.ts';
 export type * from './support.ts';
+export type * from './ecology.ts';
 
 /** Every table of the database; each area adds its own interface here. */
 export type Database = FoundationTables &
@@ -21,4 +23,5 @@ export type Database = FoundationTables &
   TasksTables &
   CleanupTables &
   RunsTables &
-  SupportTables;
+  SupportTables &
+  EcologyTables;

@@ -14,6 +14,7 @@ import cleanupRoutes from './cleanup.ts';
 import oauthRoutes from './oauth.ts';
 import operatorRoutes from './operator.ts';
 import supportRoutes from './support.ts';
+import ecologyRoutes from './ecology.ts';
 
 /** Every route module, each a thin layer over services. Add yours here. */
 export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
@@ -31,4 +32,5 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   oauthRoutes,
   operatorRoutes,
   supportRoutes,
+  ecologyRoutes,
 ];
