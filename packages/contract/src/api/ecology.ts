@@ -7,18 +7,6 @@ import { cloudPathSchema, displayNameSchema, entryNameSchema, idSchema } from '.
  * ships first-party apps (ids below 100); the operator registers external ones (ids from 100).
  */
 
-/** The window-message protocol every embedded app speaks. */
-export const APP_PROTOCOL = { version: 'v1', mode: 'parent2iframe' } as const;
-/** Requests of the protocol (spec section 7): `<type>/<request>`. */
-export const APP_REQUESTS = {
-  getToken: 'user/get_token',
-  updateToken: 'user/update_token',
-  logout: 'user/logout',
-  editFile: 'file/edit',
-  exportFile: 'file/export',
-  loaded: 'loading/completed',
-} as const;
-
 /** Ids of the first-party apps. */
 export const FIRST_PARTY_APP_IDS = { viewer: 1, editor: 2, converter: 3 } as const;
 /** External apps get ids from here on. */
