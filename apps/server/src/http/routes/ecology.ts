@@ -319,7 +319,8 @@ function registerAppFileRoutes(app: App, ctx: AppContext): void {
         'content-security-policy',
         "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'",
       );
-      reply.header('cache-control', 'private, no-cache');
+      // Not stored: a player that drops a range must not have the browser's cache read on to the end.
+      reply.header('cache-control', 'no-store');
       return sendFile(request, reply, dl, true);
     },
   );

@@ -36,11 +36,12 @@ function setStatus(text: string, error = false): void {
   status.classList.toggle('error', error);
 }
 
-function refreshButtons(): void {
+/** Enables Save while the text differs from what was saved; `typed` also says so in the status line. */
+function refreshButtons(typed = false): void {
   const dirty = area.value !== saved;
   saveBtn.disabled = !info?.writable || !dirty;
   saveAsBtn.disabled = !info?.writable;
-  if (dirty) setStatus(t('editor.unsaved'));
+  if (typed && dirty) setStatus(t('editor.unsaved'));
 }
 
 async function open(s: AppSession): Promise<void> {
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   saveBtn.onclick = () => void save();
   saveAsBtn.onclick = openSaveAs;
   previewBtn.onclick = () => void togglePreview();
-  area.addEventListener('input', refreshButtons);
+  area.addEventListener('input', () => refreshButtons(true));
   area.disabled = true;
   document.addEventListener('keydown', (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
