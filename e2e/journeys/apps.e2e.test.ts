@@ -167,6 +167,11 @@ beforeAll(async () => {
   );
   put('Docs/guide.pdf', makePdf(2));
   put('notes.md', '# Notes\n\nfirst line\n');
+  put(
+    'Docs/readme.md',
+    '# Title\n\n*soft*\n\n<script>parent.postMessage("xss", "*")</script>\n<img src="x" onerror="document.title=\'xss\'">\n',
+  );
+  put('Docs/code.ts', 'export const answer: number = 42;\n');
   for (let i = 1; i <= 16; i += 1) put(`Many/file-${String(i).padStart(2, '0')}.txt`, `text ${i}`);
   put('Many/a rather long name for a text file that does not fit in a tab.txt', 'long');
   hostile = createServer((_req, res) => {
@@ -268,6 +273,36 @@ describe('opening files with apps', () => {
     await expect.poll(() => viewer.getByTestId('viewer-pdf-page').getAttribute('data-rendered')).toBe('1');
     await viewer.getByRole('button', { name: 'Next' }).last().click();
     await expect.poll(() => viewer.getByTestId('viewer-pdf-page').getAttribute('data-rendered')).toBe('2');
+  });
+
+  it('renders Markdown sanitised and highlights code', async () => {
+    await openFolder('Docs');
+    await row('readme.md').dblclick();
+    const viewer = await shownApp('viewer');
+    const article = viewer.getByTestId('viewer-markdown');
+    await article.locator('h1', { hasText: 'Title' }).waitFor();
+    expect(await article.locator('em').textContent()).toBe('soft');
+    expect(await article.locator('script, [onerror]').count()).toBe(0);
+    await page.goBack();
+    await row('code.ts').dblclick();
+    const code = (await shownApp('viewer')).getByTestId('viewer-code');
+    await code.locator('.hljs-keyword', { hasText: 'export' }).waitFor();
+  });
+
+  it('converts a picture to PNG beside it with the image converter', async () => {
+    await openFolder('Pictures');
+    await row('a-portrait.jpg').click({ button: 'right' });
+    await page.getByTestId('open-with').filter({ hasText: 'Image converter' }).click();
+    const converter = await shownApp('converter');
+    await converter.getByTestId('converter-format').selectOption('png');
+    await converter.getByTestId('converter-max-side').fill('100');
+    expect(await converter.getByTestId('converter-new-name').inputValue()).toBe('a-portrait-100.png');
+    await converter.getByTestId('converter-submit').click();
+    await expect
+      .poll(() => converter.getByTestId('converter-status').textContent())
+      .toBe('Saved as a-portrait-100.png');
+    const made = await sharp(readFileSync(join(dav.dir, 'Pictures/a-portrait-100.png'))).metadata();
+    expect([made.format, made.width, made.height]).toEqual(['png', 50, 100]);
   });
 
   it('plays a video and seeks to its middle fetching ranges only', async () => {
