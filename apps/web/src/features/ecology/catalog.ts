@@ -1,8 +1,13 @@
 import type { EcologyApp, FileItem } from '@skyferry/contract';
+import { onSessionEvent } from '../session/events.ts';
 import { ecologyApi } from './api.ts';
 import { openApp, type OpenedFile } from './tabs.ts';
 
 let catalog: Promise<EcologyApp[]> | null = null;
+// A login may bring apps the visitor did not see (login-required ones): the list is read again.
+onSessionEvent('login', () => {
+  catalog = null;
+});
 
 /** The registry's apps, fetched once per page (again after a failure). */
 export function appCatalog(): Promise<EcologyApp[]> {

@@ -4,6 +4,8 @@ import { acceptAppMessage, exportInfoOf, frameUrlOf, sandboxOf, targetOriginOf }
 import { appIdOf, closeApp, openApp, tabsStore } from './tabs.ts';
 
 vi.mock('../session/navigation.ts', () => ({ navigateTo: vi.fn() }));
+const openLogin = vi.fn(async () => undefined);
+vi.mock('../auth/login.ts', () => ({ openLogin: () => openLogin() }));
 vi.mock('./api.ts', () => ({
   ecologyApi: {
     usage: vi.fn(async () => null),
@@ -83,6 +85,12 @@ describe('app tabs', () => {
   beforeEach(() => {
     for (const t of tabsStore.getState().tabs) closeApp(t.key);
     warned.mockClear();
+  });
+
+  it('opens the login panel instead of an app that needs a login, for a visitor', async () => {
+    expect(openApp({ ...external, is_mandatory_login: true })).toBe(false);
+    expect(tabsStore.getState().tabs).toHaveLength(0);
+    await vi.waitFor(() => expect(openLogin).toHaveBeenCalled());
   });
 
   it('reads the numeric app id before a hyphen', () => {

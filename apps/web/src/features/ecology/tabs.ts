@@ -114,6 +114,11 @@ export function openApp(app: EcologyApp, options: OpenOptions = {}): boolean {
     navigateTo(routeOf(existing));
     return true;
   }
+  // An app that needs a login is not opened for a visitor: the login panel opens instead.
+  if (app.is_mandatory_login && !selectLoggedIn(sessionStore.getState())) {
+    void import('../auth/login.ts').then((m) => m.openLogin());
+    return false;
+  }
   if (tabsStore.getState().tabs.length >= LIMITS.openApps) {
     // The toast's library comes with the hosts, after the first paint (the header imports this file).
     void import('../messages/toast.ts').then((m) => m.toast.warning(i18n.t('apps:tooMany')));
