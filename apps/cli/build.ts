@@ -8,6 +8,8 @@ import { rename, stat, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
+import { version } from './src/help.js';
+import { manPage } from './src/man.js';
 
 const here = import.meta.dirname;
 // Another folder may be named (tests); the bin looks in dist/ beside its own folder.
@@ -32,6 +34,8 @@ const sources = await Promise.all(
 await rename(join(dist, 'skyferry.tmp.mjs'), join(dist, 'skyferry.mjs'));
 await writeFile(join(dist, 'sources.tmp.json'), JSON.stringify(sources));
 await rename(join(dist, 'sources.tmp.json'), join(dist, 'sources.json'));
+// The manual page (the package's "man" entry), from the help text of this build.
+await writeFile(join(dist, 'skyferry.1'), manPage(await version(), new Date().toISOString().slice(0, 10)));
 process.stdout.write(
   `built ${join(dist, 'skyferry.mjs')} from ${sources.length} sources in ${Date.now() - started} ms\n`,
 );

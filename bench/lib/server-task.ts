@@ -149,7 +149,7 @@ export class ApiServer {
   }
 
   async signIn(email = 'bench@example.com'): Promise<void> {
-    const res = await this.call<{ access_token: string }>('POST', '/api/account/signin', {
+    const res = await this.call<{ access_token: string }>('POST', '/api/account/login', {
       email,
       password: 'a long enough password',
     });

@@ -161,6 +161,10 @@ describe('the explorer between two clouds', () => {
     await openExplorer(0);
     await page.getByRole('button', { name: 'Deleted files' }).click();
     await page.getByTestId('trash-unsupported').waitFor();
+    // A plain WebDAV server keeps nothing it deletes: said as such, not as an empty list.
+    expect(await page.getByTestId('trash-unsupported').textContent()).toContain(
+      'what is deleted here is gone for good',
+    );
     expect(pageErrors).toEqual([]);
   });
 });

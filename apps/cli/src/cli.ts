@@ -179,7 +179,11 @@ async function run(values: Values, positionals: string[], io: CliIo): Promise<nu
     }
     if (action === 'import-rclone') {
       const { importRclone } = await import('./rclone/import.ts');
-      await importRclone(remotesFile, rest, io, { dryRun: values['dry-run'] === true, json: values.json === true });
+      await importRclone(remotesFile, rest, io, {
+        dryRun: values['dry-run'] === true,
+        json: values.json === true,
+        ...(values['to-server'] !== undefined ? { toServer: values['to-server'] } : {}),
+      });
       return EXIT.ok;
     }
     if (action !== undefined) {

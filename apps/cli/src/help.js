@@ -122,6 +122,7 @@ export const OPTIONS = {
   'log-file': { type: 'string' },
   stats: { type: 'string' },
   'no-browser': { type: 'boolean' },
+  'to-server': { type: 'string' },
 };
 
 /** The text of `skyferry --help`. */
@@ -171,6 +172,8 @@ Options:
       --json                 print the result (or, with --dry-run, the plan) as JSON
   -q, --quiet                no progress
       --no-browser           remotes add of an OAuth kind: print the address to sign in at, open no browser
+      --to-server <url>      remotes import-rclone: connect them as clouds of a Skyferry account
+                             (SKYFERRY_TOKEN, or SKYFERRY_EMAIL and SKYFERRY_PASSWORD)
       --config <file>        the remotes file
   -h, --help                 this text
   -V, --version              the version

@@ -1,6 +1,7 @@
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EMULATED_CLIENTS,
@@ -180,5 +181,113 @@ describe('skyferry remotes import-rclone', () => {
     expect((await stat(state)).mode & 0o777).toBe(0o600);
     const kept = JSON.parse(await readFile(state, 'utf8')) as { oauth_token: { access_token: string } };
     expect(kept.oauth_token.access_token).not.toBe(saved.remotes.gdrive?.credentials.access_token);
+  }, 60_000);
+});
+
+describe('skyferry remotes import-rclone --to-server', () => {
+  let server: ChildProcess;
+  let url = '';
+  let token = '';
+  const email = 'rclone-user@example.com';
+  const password = 'a long enough password';
+
+  beforeAll(async () => {
+    server = fork(resolve(import.meta.dirname, '../../server/src/main.ts'), [], {
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        SKYFERRY_DATA_DIR: join(dir, 'server-data'),
+        SKYFERRY_LOCAL_ROOTS: join(dir, 'server-local'),
+        SKYFERRY_WEB_DIST: join(dir, 'no-web'),
+        // The test's servers are on loopback, which the server refuses to reach unless allowed.
+        SKYFERRY_ALLOW_PRIVATE_NETWORKS: 'true',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: '',
+        REDIS_URL: '',
+      },
+      execArgv: [],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    url = await new Promise<string>((done, fail) => {
+      server.once('message', (m) => done(String((m as { url: string }).url)));
+      server.once('exit', (code) => fail(new Error(`the server exited with ${code}`)));
+    });
+    const res = await fetch(`${url}/api/account/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    token = ((await res.json()) as { data: { access_token: string } }).data.access_token;
+  }, 60_000);
+
+  afterAll(async () => {
+    if (server?.exitCode === null) {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  const api = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return ((await res.json()) as { data: T }).data;
+  };
+
+  it('connects each form remote as a cloud of the account, checked by the server, and says why the others were not', async () => {
+    const env = { ...ENV(), SKYFERRY_EMAIL: email, SKYFERRY_PASSWORD: password };
+    const ran = await runBin(['remotes', 'import-rclone', '--to-server', url, '--json'], { cwd: dir, env });
+    expect(ran.code, ran.err).toBe(0);
+    const report = JSON.parse(ran.out) as {
+      to: string;
+      imported: Array<{ name: string; kind: string }>;
+      skipped: Array<{ name: string; reason: string }>;
+    };
+    expect(report.to).toBe(url);
+    expect(
+      report.imported.map((r) => [r.name, r.kind]),
+      JSON.stringify(report.skipped),
+    ).toEqual([
+      ['dav', 'webdav'],
+      ['nas', 'sftp'],
+      ['files', 'ftp'],
+    ]);
+    const reasons = Object.fromEntries(report.skipped.map((s) => [s.name, s.reason]));
+    expect(Object.keys(reasons).sort()).toEqual(['disk', 'gdrive', 'joined', 'store']);
+    expect(reasons.gdrive).toContain("connect it in Skyferry's web app");
+    // The server's own answers: a folder of the server outside the folders it allows, and an S3
+    // remote for every bucket where a cloud is one bucket.
+    expect(reasons.disk).toContain('refused it: This folder is outside the folders the server allows');
+    expect(reasons.store).toContain('refused it: Bucket Name cannot be empty');
+    const { clouds } = await api<{ clouds: Array<{ cloud_alias_name: string; cloud_name: string }> }>(
+      '/api/v2/clouds/me',
+    );
+    expect(clouds.map((c) => [c.cloud_alias_name, c.cloud_name]).sort()).toEqual(
+      [
+        ['dav', 'webdav'],
+        ['files', 'ftp'],
+        ['nas', 'sftp'],
+      ].sort(),
+    );
+    // The session the import opened was ended: only the test's own remains.
+    expect((await api<{ items: unknown[] }>('/api/account/sessions')).items).toHaveLength(1);
+  }, 120_000);
+
+  it('refuses a wrong password, a missing account, and plain http to another machine, before sending any credential', async () => {
+    const wrong = await runBin(['remotes', 'import-rclone', '--to-server', url], {
+      cwd: dir,
+      env: { ...ENV(), SKYFERRY_EMAIL: email, SKYFERRY_PASSWORD: 'not the password' },
+    });
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toContain('signing in to');
+    const none = await runBin(['remotes', 'import-rclone', '--to-server', url], { cwd: dir, env: ENV() });
+    expect(none.code).toBe(2);
+    expect(none.err).toContain('set SKYFERRY_TOKEN, or SKYFERRY_EMAIL and SKYFERRY_PASSWORD');
+    const plain = await runBin(['remotes', 'import-rclone', '--to-server', 'http://skyferry.example.com'], {
+      cwd: dir,
+      env: { ...ENV(), SKYFERRY_TOKEN: token },
+    });
+    expect(plain.code).toBe(2);
+    expect(plain.err).toContain('use https');
   }, 60_000);
 });

@@ -10,6 +10,7 @@ import { ROUTES } from './http/routes/index.ts';
 import { installSecurityHeaders } from './http/security.ts';
 import { installWebApp } from './http/web-app.ts';
 import { loggerOptions } from './logging.ts';
+import { internalUrlOf } from './http/internal-url.ts';
 
 export interface BuildOptions {
   /** Override the logger (tests pass a stream to capture or silence logs). */
@@ -47,5 +48,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   for (const register of ROUTES) await register(app, ctx);
   installMetricsRoute(app, ctx.metrics, ctx.config.metricsToken);
   await installWebApp(app, ctx.config.webDist);
+  app.addHook('onListen', async () => {
+    ctx.files.uploads.listenAt(ctx.config.internalUrl ?? internalUrlOf(app.server.address(), ctx.config.host));
+  });
   return app;
 }

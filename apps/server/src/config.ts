@@ -61,6 +61,8 @@ const envSchema = z.object({
   SKYFERRY_METRICS_TOKEN: z.string().min(16, 'SKYFERRY_METRICS_TOKEN must have at least 16 characters').optional(),
   SKYFERRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SKYFERRY_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(25_000),
+  // Uploads across API processes: how the others reach this one.
+  SKYFERRY_INTERNAL_URL: z.url({ protocol: /^https?$/ }).max(2000).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -138,6 +140,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** Longest a SIGTERM waits for running tasks to checkpoint and hand back their jobs before exiting. */
   shutdownTimeoutMs: number;
+  /** How the other API processes reach this one (parts of an upload it holds); undefined: found when it listens. */
+  internalUrl: string | undefined;
 }
 
 export type OAuthService = 'google' | 'microsoft' | 'dropbox' | 'box';
@@ -352,6 +356,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     metricsToken: e.SKYFERRY_METRICS_TOKEN,
     metricsPort: e.SKYFERRY_METRICS_PORT,
     shutdownTimeoutMs: e.SKYFERRY_SHUTDOWN_TIMEOUT_MS,
+    internalUrl: e.SKYFERRY_INTERNAL_URL?.replace(/\/+$/, ''),
   };
 }
 

@@ -25,6 +25,7 @@ import { TokenService } from './services/tokens.ts';
 import { OperatorService } from './services/operator.ts';
 import { UsersService } from './services/users.ts';
 import { SupportRepository } from './repositories/support.ts';
+import { UploadSessionsRepository } from './repositories/upload-sessions.ts';
 import { SupportService } from './services/support.ts';
 import { ReleaseNotes } from './services/release-notes.ts';
 import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
@@ -129,7 +130,8 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     outbound: new OutboundGuard(config.allowPrivateNetworks),
     cloudTimeoutMs: config.cloudTimeoutMs,
   });
-  const files = new FilesService({ clouds, box: secrets, log });
+  const uploadSessions = new UploadSessionsRepository(db.kysely);
+  const files = new FilesService({ clouds, box: secrets, log, uploadRegistry: uploadSessions });
   closers.push(() => files.close());
   const ecology = new EcologyService({ repo: new EcologyRepository(db.kysely), files, clouds, authz, log });
   // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
@@ -142,6 +144,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
       await tokens.purgeIdleVisitors();
       await rateLimits.purgeExpired(Date.now());
       await ecology.purgeExpired();
+      await uploadSessions.purgeExpired(Date.now());
     } catch (err) {
       log.warn({ err }, 'housekeeping failed');
     }

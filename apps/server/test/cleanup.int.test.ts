@@ -296,7 +296,15 @@ for (const cfg of CONFIGS) {
         body: { task_id: taskId, ids: older.map((f) => f.id) },
       });
       expect(res.code, res.msg).toBe(0);
-      expect(res.data).toMatchObject({ deleted: 2, freed: 2 * photo.length, trashed: true, failed: [], remaining: 0 });
+      // They went to the local folder's .skyferry-trash: still on its disk, so nothing is freed yet.
+      expect(res.data).toMatchObject({
+        deleted: 2,
+        freed: 0,
+        trashed: true,
+        in_trash: 2 * photo.length,
+        failed: [],
+        remaining: 0,
+      });
       expect(existsSync(join(dir, 'Photos/beach.jpg'))).toBe(true);
       expect(existsSync(join(dir, 'Photos/Backup/beach.jpg'))).toBe(false);
       expect(existsSync(join(dir, 'Old/beach copy.jpg'))).toBe(false);
@@ -355,7 +363,7 @@ for (const cfg of CONFIGS) {
         headers: headers(),
         body: { task_id: taskId, all: true, category: 'video' },
       });
-      expect(rest.data).toMatchObject({ deleted: 2, remaining: 0, freed: movie.length + 500 * KB });
+      expect(rest.data).toMatchObject({ deleted: 2, remaining: 0, freed: 0, in_trash: movie.length + 500 * KB });
       expect(tree(join(dir, 'Video'))).toEqual([]);
     });
 

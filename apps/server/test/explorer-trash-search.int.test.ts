@@ -75,7 +75,7 @@ describe('explorer: deleted files, search and space', () => {
     });
     expect(del.data.trashed).toBe(true);
     const listed = await post<TrashListData>('/api/cloud-manager/trash/list', { cloud_id: laptop.id });
-    expect(listed.data.supported).toBe(true);
+    expect(listed.data).toMatchObject({ supported: true, service_trash: true, can_purge: true, can_empty: true });
     const byName = new Map(listed.data.items.map((i) => [i.name, i]));
     expect([...byName.keys()].sort()).toEqual(['b.txt', 'old', 'report.txt']);
     expect(byName.get('report.txt')).toMatchObject({ original_path: '/Docs/report.txt', type: 1, size: 6 });
@@ -132,7 +132,15 @@ describe('explorer: deleted files, search and space', () => {
 
   it('a cloud without a trash says so; its restore answers 403 in the caller language; others’ clouds are not found', async () => {
     const listed = await post<TrashListData>('/api/cloud-manager/trash/list', { cloud_id: plain.id });
-    expect(listed.data).toEqual({ supported: false, items: [], page_token: null });
+    // A plain WebDAV server deletes for good: it keeps no trash, of its own or readable.
+    expect(listed.data).toEqual({
+      supported: false,
+      service_trash: false,
+      can_purge: false,
+      can_empty: false,
+      items: [],
+      page_token: null,
+    });
     const restore = await post('/api/cloud-manager/trash/restore', { cloud_id: plain.id, ids: ['x'] });
     expect([restore.status, restore.code]).toEqual([403, Code.FORBIDDEN]);
     expect(restore.msg).not.toMatch(/^This /);

@@ -46,6 +46,16 @@ export function checkName(name: string): string {
   return name;
 }
 
+/**
+ * The name a restored item takes beside one that holds its name again: "report (restored).txt",
+ * then "report (restored 2).txt" for `n` 2, ... (a folder's name keeps any dot it has).
+ */
+export function restoredName(name: string, kind: 'file' | 'dir', n = 1): string {
+  const dot = kind === 'file' ? name.lastIndexOf('.') : -1;
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  return `${stem} (restored${n > 1 ? ` ${n}` : ''})${ext}`;
+}
+
 /** True when `path` is `dir` or lies below it. */
 export function isWithin(dir: string, path: string): boolean {
   const d = cleanPath(dir);

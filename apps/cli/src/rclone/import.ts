@@ -13,6 +13,7 @@ import type { CliIo } from '../io.ts';
 import { absolutePath, checkRemote, type Environment } from '../remotes.ts';
 import { readRaw, writeRaw } from '../remotes-edit.ts';
 import { convertRclone, parseRcloneConfig, RcloneConfigError, type Conversion } from './convert.ts';
+import { importToServer } from './to-server.ts';
 
 /** rclone's own choice: $RCLONE_CONFIG, else ~/.config/rclone/rclone.conf, else the older ~/.rclone.conf. */
 export async function rcloneConfigPath(envr: Environment): Promise<string> {
@@ -41,7 +42,7 @@ export async function importRclone(
   remotesFile: string,
   args: string[],
   io: CliIo,
-  opts: { dryRun: boolean; json: boolean },
+  opts: { dryRun: boolean; json: boolean; toServer?: string },
 ): Promise<Conversion> {
   if (args.length > 1) throw new UsageError('usage: skyferry remotes import-rclone [rclone.conf]');
   const source = args[0] ? absolutePath(io, args[0]) : await rcloneConfigPath(io);
@@ -60,7 +61,8 @@ export async function importRclone(
         username: io.env.USER || io.env.LOGNAME || userInfo().username,
         readKeyFile: (path) => readFileSync(absolutePath(io, path), 'utf8'),
       },
-      new Set(Object.keys(raw.remotes)),
+      // Names taken in the remotes file matter only when writing into it.
+      new Set(opts.toServer === undefined ? Object.keys(raw.remotes) : []),
     );
   } catch (err) {
     if (err instanceof RcloneConfigError) throw new UsageError(`${source}: ${err.message}`);
@@ -78,6 +80,7 @@ export async function importRclone(
     }
   }
   conversion.imported = imported;
+  if (opts.toServer !== undefined && !opts.dryRun) return toServer(opts.toServer, source, conversion, io, opts.json);
   if (!opts.dryRun && imported.length > 0) {
     for (const r of imported) {
       // Defined, not assigned: a remote named "__proto__" is a name like any other.
@@ -112,6 +115,41 @@ export async function importRclone(
   io.stdout.write(
     `${opts.dryRun ? 'Dry run, nothing written: ' : ''}${imported.length} remote${imported.length === 1 ? '' : 's'} ${verb}` +
       ` from ${source}${opts.dryRun ? '' : ` into ${remotesFile}`}, ${conversion.skipped.length} skipped.\n`,
+  );
+  return conversion;
+}
+
+/** The import into a Skyferry account (--to-server): what the server took, and what it did not. */
+async function toServer(
+  url: string,
+  source: string,
+  conversion: Conversion,
+  io: CliIo,
+  json: boolean,
+): Promise<Conversion> {
+  const done = await importToServer(url, conversion.imported, io);
+  const added = new Set(done.added.map((a) => a.name));
+  conversion.imported = conversion.imported.filter((r) => added.has(r.name));
+  conversion.skipped.push(...done.skipped);
+  if (json) {
+    io.stdout.write(
+      JSON.stringify({
+        from: source,
+        to: url,
+        dryRun: false,
+        imported: conversion.imported.map((r) => ({ name: r.name, type: r.type, kind: r.kind, notes: r.notes })),
+        skipped: conversion.skipped,
+      }) + '\n',
+    );
+    return conversion;
+  }
+  for (const r of conversion.imported)
+    io.stdout.write(`connected ${r.name} (rclone ${r.type}) as ${CLOUD_KIND_INFO[r.kind].displayName}\n`);
+  for (const s of conversion.skipped)
+    io.stdout.write(`skipped ${s.name}${s.type ? ` (rclone ${s.type})` : ''}: ${s.reason}\n`);
+  const n = conversion.imported.length;
+  io.stdout.write(
+    `${n} remote${n === 1 ? '' : 's'} connected from ${source} to ${url}, ${conversion.skipped.length} skipped.\n`,
   );
   return conversion;
 }

@@ -211,10 +211,12 @@ export type DeleteCleanupBody = z.input<typeof deleteCleanupBodySchema>;
 export const deleteCleanupDataSchema = z.object({
   /** Results removed now (or found already gone). */
   deleted: z.number().int(),
-  /** Bytes they held. */
+  /** Bytes that left the cloud for good now (not those moved to its trash, nor those found already gone). */
   freed: z.number(),
   /** Whether they went to the cloud's trash. */
   trashed: z.boolean(),
+  /** Bytes moved to the cloud's trash now: restorable, and still in the cloud until the trash is emptied. */
+  in_trash: z.number(),
   /** Results left alone: changed since the scan, no longer empty, or the service refused. */
   failed: z.array(
     z.object({

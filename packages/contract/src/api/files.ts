@@ -295,6 +295,15 @@ export const trashItemSchema = z.object({
 export type TrashItem = z.infer<typeof trashItemSchema>;
 export const trashListDataSchema = z.object({
   supported: z.boolean(),
+  /**
+   * With `supported` false: whether the service keeps what is deleted in a trash of its own that it
+   * lets no other app read (OneDrive's recycle bin, which Microsoft Graph does not list): its own
+   * website shows it. False: what is deleted here is gone for good.
+   */
+  service_trash: z.boolean(),
+  /** Whether items can be deleted for good here (trash/delete), and the whole trash emptied (trash/empty). */
+  can_purge: z.boolean(),
+  can_empty: z.boolean(),
   items: z.array(trashItemSchema),
   page_token: z.string().nullable(),
 });

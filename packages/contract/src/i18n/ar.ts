@@ -98,6 +98,7 @@ export const ar: Messages = {
     'لا يتصل Skyferry بهذا الخادم: عنوانه على شبكة استرجاع (loopback) أو شبكة خاصة أو محجوزة. يمكن لمشغّل الخادم السماح بهذه الشبكات (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'هذا التشغيل غير موجود في سجل المهمة.',
+  upload_lost: 'توقف الخادم الذي استقبل هذا الرفع قبل اكتماله؛ ابدأ الرفع من جديد.',
   verify_running: 'يجري التحقق من هذه المهمة بالفعل؛ انتظر حتى ينتهي.',
   task_edit_running: 'لا يمكن تغيير ما تفعله عمليات التشغيل أثناء تشغيل المهمة؛ انتظر انتهاء التشغيل أو ألغه.',
   confirm_edit_deletions: 'بهذه الإعدادات سيحذف التشغيل التالي {count} ملفًا. أكّد للحفظ.',

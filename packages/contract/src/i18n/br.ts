@@ -103,6 +103,7 @@ export const br: Messages = {
     'O Skyferry não se conecta a este servidor: o endereço dele está em uma rede de loopback, privada ou reservada. O operador do servidor pode permitir essas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'Esta execução não está no histórico da tarefa.',
+  upload_lost: 'O servidor que recebia este envio parou antes do fim; comece o envio de novo.',
   verify_running: 'Uma verificação desta tarefa já está em andamento; aguarde até que termine.',
   task_edit_running:
     'O que as execuções fazem não pode mudar enquanto a tarefa está em execução; aguarde o fim da execução ou cancele-a.',

@@ -109,6 +109,7 @@ export const de: Messages = {
     'Skyferry verbindet sich nicht mit diesem Server: Seine Adresse liegt in einem Loopback-, privaten oder reservierten Netz. Der Betreiber des Servers kann solche Netze erlauben (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'Dieser Lauf ist nicht im Verlauf der Aufgabe.',
+  upload_lost: 'Der Server, der diesen Upload empfing, wurde vor dessen Ende beendet; starten Sie den Upload erneut.',
   verify_running: 'Eine Überprüfung dieser Aufgabe läuft bereits; bitte warten Sie, bis sie fertig ist.',
   task_edit_running:
     'Was Läufe tun, kann nicht geändert werden, während die Aufgabe läuft; warten Sie das Ende des Laufs ab oder brechen Sie ihn ab.',

@@ -102,6 +102,7 @@ export const en = {
     "Skyferry does not connect to this server: its address is on a loopback, private or reserved network. The server's operator can allow such networks (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: "This run is not in the task's history.",
+  upload_lost: 'The server that received this upload stopped before it ended; start the upload again.',
   verify_running: 'A verification of this task is already running; wait for it to finish.',
   task_edit_running: 'What runs do cannot change while the task is running; wait for the run to end or cancel it.',
   confirm_edit_deletions: 'With these settings the next run would delete {count} files. Confirm to save.',

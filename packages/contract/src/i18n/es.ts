@@ -109,6 +109,7 @@ export const es: Messages = {
     'Skyferry no se conecta a este servidor: su dirección está en una red de loopback, privada o reservada. El operador del servidor puede permitir esas redes (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'Esta ejecución no está en el historial de la tarea.',
+  upload_lost: 'El servidor que recibía esta subida se detuvo antes de terminarla; vuelva a empezar la subida.',
   verify_running: 'Ya se está verificando esta tarea; espere a que termine.',
   task_edit_running:
     'Lo que hacen las ejecuciones no puede cambiar mientras la tarea se ejecuta; espere a que termine la ejecución o cancélela.',

@@ -108,6 +108,7 @@ export const fr: Messages = {
     "Skyferry ne se connecte pas à ce serveur : son adresse se trouve sur un réseau de bouclage, privé ou réservé. L'opérateur du serveur peut autoriser ces réseaux (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: "Cette exécution n'est pas dans l'historique de la tâche.",
+  upload_lost: "Le serveur qui recevait cet envoi s'est arrêté avant la fin ; recommencez l'envoi.",
   verify_running: "Une vérification de cette tâche est déjà en cours ; attendez qu'elle se termine.",
   task_edit_running:
     "Ce que font les exécutions ne peut pas changer pendant que la tâche s'exécute ; attendez la fin de l'exécution ou annulez-la.",

@@ -104,6 +104,7 @@ export const it: Messages = {
     "Skyferry non si connette a questo server: il suo indirizzo è su una rete di loopback, privata o riservata. L'operatore del server può consentire queste reti (SKYFERRY_ALLOW_PRIVATE_NETWORKS).",
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: "Questa esecuzione non è nella cronologia dell'attività.",
+  upload_lost: 'Il server che riceveva questo caricamento si è fermato prima della fine; ricomincia il caricamento.',
   verify_running: 'Una verifica di questa attività è già in corso; attendi che finisca.',
   task_edit_running:
     "Ciò che fanno le esecuzioni non può cambiare mentre l'attività è in corso; attendi la fine dell'esecuzione o annullala.",

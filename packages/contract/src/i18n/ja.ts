@@ -104,6 +104,7 @@ export const ja: Messages = {
     'Skyferry はこのサーバーに接続しません。アドレスがループバック、プライベート、または予約済みのネットワーク上にあります。サーバーの管理者はこれらのネットワークを許可できます（SKYFERRY_ALLOW_PRIVATE_NETWORKS）。',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'この実行はタスクの履歴にありません。',
+  upload_lost: 'このアップロードを受け取っていたサーバーが完了前に停止しました。もう一度アップロードしてください。',
   verify_running: 'このタスクの検証はすでに実行中です。終わるまでお待ちください。',
   task_edit_running: 'タスクの実行中は実行内容を変更できません。実行が終わるまで待つか、キャンセルしてください。',
   confirm_edit_deletions: 'この設定では次回の実行で {count} 個のファイルが削除されます。保存するには確認してください。',

@@ -98,6 +98,7 @@ export const ko: Messages = {
     'Skyferry는 이 서버에 연결하지 않습니다. 주소가 루프백, 사설 또는 예약된 네트워크에 있습니다. 서버 운영자가 이러한 네트워크를 허용할 수 있습니다(SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: '이 실행은 작업 기록에 없습니다.',
+  upload_lost: '이 업로드를 받던 서버가 끝나기 전에 멈췄습니다. 업로드를 다시 시작하세요.',
   verify_running: '이 작업의 검증이 이미 진행 중입니다. 끝날 때까지 기다려 주세요.',
   task_edit_running: '작업이 실행 중일 때는 실행 내용을 바꿀 수 없습니다. 실행이 끝날 때까지 기다리거나 취소하세요.',
   confirm_edit_deletions: '이 설정이면 다음 실행에서 파일 {count}개가 삭제됩니다. 저장하려면 확인하세요.',

@@ -107,6 +107,7 @@ export const nl: Messages = {
     'Skyferry maakt geen verbinding met deze server: het adres ligt in een loopback-, privé- of gereserveerd netwerk. De beheerder van de server kan zulke netwerken toestaan (SKYFERRY_ALLOW_PRIVATE_NETWORKS).',
   // Tasks page: runs, verification, editing (issue 35).
   run_not_found: 'Deze uitvoering staat niet in de geschiedenis van de taak.',
+  upload_lost: 'De server die deze upload ontving is gestopt voordat die klaar was; begin de upload opnieuw.',
   verify_running: 'Er loopt al een controle van deze taak; wacht tot die klaar is.',
   task_edit_running:
     'Wat uitvoeringen doen kan niet veranderen terwijl de taak loopt; wacht tot de uitvoering klaar is of annuleer haar.',

@@ -13,6 +13,7 @@ import * as m0012 from './0012_task_runs.ts';
 import * as m0013 from './0013_account_basics.ts';
 import * as m0014 from './0014_support_tickets.ts';
 import * as m0016 from './0016_apps.ts';
+import * as m0019 from './0019_upload_sessions.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0013_account_basics': m0013,
   '0014_support_tickets': m0014,
   '0016_apps': m0016,
+  '0019_upload_sessions': m0019,
 };

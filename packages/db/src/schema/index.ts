@@ -6,6 +6,7 @@ import type { CleanupTables } from './cleanup.ts';
 import type { RunsTables } from './runs.ts';
 import type { SupportTables } from './support.ts';
 import type { EcologyTables } from './ecology.ts';
+import type { UploadsTables } from './uploads.ts';
 
 export type * from './foundation.ts';
 export type * from './accounts.ts';
@@ -15,6 +16,7 @@ export type * from './cleanup.ts';
 export type * from './runs.ts';
 export type * from './support.ts';
 export type * from './ecology.ts';
+export type * from './uploads.ts';
 
 /** Every table of the database; each area adds its own interface here. */
 export type Database = FoundationTables &
@@ -24,4 +26,5 @@ export type Database = FoundationTables &
   CleanupTables &
   RunsTables &
   SupportTables &
-  EcologyTables;
+  EcologyTables &
+  UploadsTables;

@@ -114,6 +114,49 @@ export async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Writes small text files (test setup): path -> content. */
+export async function writeFiles(provider: Provider, files: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    const data = Buffer.from(text);
+    await provider.put(path, Readable.from([data]), { size: data.length });
+  }
+}
+
+/** The files `checkNameSearch` writes that hold "invoice" below /find, as it expects them found. */
+export const SEARCH_FOUND = ['/find/Invoice 1.txt', "/find/sub/Bob's invoice?.pdf"];
+
+/**
+ * Checks a backend's own search by name (`search`): what lies below the folder searched and
+ * holds the query (case ignored), nothing trashed, every find once over pages of `pageSize`, and
+ * not_found for a folder that is not there.
+ */
+export async function checkNameSearch(provider: Provider, pageSize = 1): Promise<void> {
+  const search = provider.search?.bind(provider);
+  if (!search) throw new Error(`${provider.kind} has no search`);
+  await writeFiles(provider, {
+    [SEARCH_FOUND[0] as string]: 'x',
+    [SEARCH_FOUND[1] as string]: 'x',
+    '/elsewhere/invoice.txt': 'x',
+    '/find/gone invoice.txt': 'x',
+  });
+  await provider.trash?.('/find/gone invoice.txt');
+  const found = (await search('/find', 'INVOICE')).entries;
+  expect(found.map((e) => e.path).sort()).toEqual(SEARCH_FOUND);
+  expect(found.find((e) => e.name === 'Invoice 1.txt')).toMatchObject({ kind: 'file', size: 1 });
+  const all: string[] = [];
+  let pages = 0;
+  let token: string | undefined;
+  do {
+    const page = await search('/', 'invoice', { pageSize, ...(token ? { pageToken: token } : {}) });
+    all.push(...page.entries.map((e) => e.path));
+    token = page.nextPageToken;
+    pages += 1;
+  } while (token);
+  expect(all.sort()).toEqual(['/elsewhere/invoice.txt', ...SEARCH_FOUND]);
+  expect(pages).toBeGreaterThan(1);
+  expect(await errorCode(search('/nope', 'x'))).toBe('not_found');
+}
+
 async function md5OfStream(stream: Readable): Promise<{ md5: string; size: number }> {
   const h = createHash('md5');
   let size = 0;

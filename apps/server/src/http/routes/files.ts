@@ -47,6 +47,7 @@ import type { AppContext } from '../../context.ts';
 import { entryEtag, isSafeInline, parseRange, toFileItem, type Download } from '../../services/files/index.ts';
 import type { App } from '../app-types.ts';
 import { identityOf, requireIdentity } from '../auth.ts';
+import { PASSED_ON_HEADER, passOn } from '../forward.ts';
 import { errors } from '../errors.ts';
 import { requestLanguage } from '../language.ts';
 
@@ -162,6 +163,27 @@ export default async function fileRoutes(app: App, ctx: AppContext): Promise<voi
 function registerFileRoutes(app: App, ctx: AppContext): void {
   const files = ctx.files;
   const auth = requireIdentity(ctx);
+  /**
+   * Passes a call about an upload session to the API process holding it, when that is another;
+   * true when answered so. A process that cannot be reached has lost the session (upload_lost).
+   */
+  const heldElsewhere = async (
+    request: FastifyRequest<{ Params: { upload_id: string } }>,
+    reply: FastifyReply,
+    body?: IncomingMessage,
+  ): Promise<boolean> => {
+    const id = request.params.upload_id;
+    const passedOn = request.headers[PASSED_ON_HEADER] !== undefined;
+    const where = await files.uploads.locate(files.uploadOwner(identityOf(request)), id, passedOn);
+    if ('here' in where) return false;
+    try {
+      await passOn(where.at, request, reply, body);
+    } catch (err) {
+      request.log.warn({ err, upload: id, at: where.at }, 'upload session: its process cannot be reached');
+      throw await files.uploads.lost(id);
+    }
+    return true;
+  };
 
   app.post(
     '/api/cloud-manager/list',
@@ -510,7 +532,10 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(uploadSessionSchema) },
       },
     },
-    async (request) => ok(files.uploads.status(files.uploadOwner(identityOf(request)), request.params.upload_id)),
+    async (request, reply) => {
+      if (await heldElsewhere(request, reply)) return reply;
+      return ok(files.uploads.status(files.uploadOwner(identityOf(request)), request.params.upload_id));
+    },
   );
 
   app.put(
@@ -528,10 +553,11 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(uploadPartDataSchema) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body as IncomingMessage | undefined;
       if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function')
         throw errors.badRequest('invalid_request', { detail: 'no body' });
+      if (await heldElsewhere(request, reply, body)) return reply;
       return ok(
         await files.uploads.writePart(
           files.uploadOwner(identityOf(request)),
@@ -556,7 +582,10 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(fileItemSchema) },
       },
     },
-    async (request) => ok(await files.completeUpload(identityOf(request), request.params.upload_id)),
+    async (request, reply) => {
+      if (await heldElsewhere(request, reply)) return reply;
+      return ok(await files.completeUpload(identityOf(request), request.params.upload_id));
+    },
   );
 
   app.delete(
@@ -571,7 +600,8 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         response: { 200: envelopeOf(z.null()) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      if (await heldElsewhere(request, reply)) return reply;
       files.uploads.abort(files.uploadOwner(identityOf(request)), request.params.upload_id);
       return ok(null);
     },

@@ -471,6 +471,9 @@ export class CleanupService {
     const { provider } = await this.o.clouds.open(identity, row.cloud_id);
     const removed: CleanupItemRow[] = [];
     let trashed = row.has_trash === 1;
+    // What left the cloud for good, and what went to its trash (still there, restorable).
+    let freed = 0;
+    let inTrash = 0;
     try {
       // A group whose kept copies are all gone from the cloud keeps its selected ones too.
       const lastCopies = new Set<string>();
@@ -495,7 +498,11 @@ export class CleanupService {
               : await removeScannedFile(provider, { path: t.path, size: t.size, modTime: t.modified });
           if (outcome.ok) {
             removed.push(t);
-            if (!outcome.alreadyGone) trashed = outcome.trashed;
+            if (!outcome.alreadyGone) {
+              trashed = outcome.trashed;
+              if (outcome.trashed) inTrash += t.size;
+              else freed += t.size;
+            }
           } else {
             failed.push({ id: t.id, path: t.path, reason: outcome.reason, message: outcome.message });
             if (outcome.code === 'auth_expired' || outcome.code === 'auth_invalid')
@@ -522,8 +529,9 @@ export class CleanupService {
     const fresh = (await this.o.repo.getById(row.id)) ?? row;
     return {
       deleted: removed.length,
-      freed: removed.reduce((n, r) => n + r.size, 0),
+      freed,
       trashed,
+      in_trash: inTrash,
       failed: failed.sort((a, b) => (a.path < b.path ? -1 : 1)),
       remaining,
       task: await this.view(fresh, unlimited),

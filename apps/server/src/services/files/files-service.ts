@@ -34,7 +34,7 @@ import { ProviderPool, type ProviderLease } from './provider-pool.ts';
 import { toFileItem } from './items.ts';
 import { searchStep } from './search.ts';
 import { makeThumbnail } from './thumbnails.ts';
-import { UploadSessions, type UploadOwner } from './uploads.ts';
+import { UploadSessions, type UploadOwner, type UploadRegistry } from './uploads.ts';
 import { zipLength, zipStream, type ZipEntry } from './zip.ts';
 
 export interface FilesServiceOptions {
@@ -44,6 +44,8 @@ export interface FilesServiceOptions {
   listingTtlMs?: number;
   providerIdleMs?: number;
   uploadIdleMs?: number;
+  /** Records upload sessions for the other API processes sharing the database. */
+  uploadRegistry?: UploadRegistry;
   now?: () => number;
 }
 
@@ -129,6 +131,8 @@ export class FilesService {
       now: this.now,
       onSettled: (cloudId, path) => this.cache.invalidate(cloudId, parentOf(path)),
       mapError: async (err, lease) => this.failure(err, lease),
+      ...(options.uploadRegistry ? { registry: options.uploadRegistry } : {}),
+      onRegistryError: (err) => this.log.warn({ err }, 'upload sessions: the shared record could not be written'),
     });
   }
 
@@ -289,10 +293,14 @@ export class FilesService {
   /** One page of the cloud's trash; `supported` false where it has none Skyferry can read. */
   async listTrash(identity: CloudIdentity, ref: CloudRef, pageToken: string | null): Promise<TrashListData> {
     return this.run(identity, ref, Permission.read, async ({ provider }) => {
-      if (!provider.listTrash) return { supported: false, items: [], page_token: null };
+      const abilities = { can_purge: Boolean(provider.purgeTrash), can_empty: Boolean(provider.emptyTrash) };
+      if (!provider.listTrash)
+        return { supported: false, service_trash: Boolean(provider.trash), ...abilities, items: [], page_token: null };
       const page = await provider.listTrash({ pageToken: pageToken ?? undefined });
       return {
         supported: true,
+        service_trash: true,
+        ...abilities,
         items: page.entries.map((e) => ({
           id: e.id,
           name: e.name,
@@ -434,7 +442,7 @@ export class FilesService {
     const lease = await this.lease(identity, ref, Permission.write);
     try {
       await this.checkTarget(lease.provider, path, opts.overwrite);
-      return this.uploads.open({ key: ownerKey(identity) }, lease, path, size, opts.modTime);
+      return await this.uploads.open({ key: ownerKey(identity) }, lease, path, size, opts.modTime);
     } catch (err) {
       lease.release();
       throw await this.failure(err, lease);

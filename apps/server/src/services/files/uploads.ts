@@ -12,10 +12,21 @@ import type { ProviderLease } from './provider-pool.ts';
  * session starts and fed part by part as the client sends them. A part is read whole (at most
  * UPLOAD_PART_SIZE bytes in memory) before any of it goes on, so a connection dropped mid-part
  * leaves the session at the last whole part and the client resumes from the offset GET reports.
- * Nothing is written to the server's disk. Sessions live in this process's memory: they survive
- * dropped connections and pauses (an idle hour at most; a WebDAV server may end the open write
- * sooner), not a restart of the server; behind a load balancer, route one upload to one process.
+ * Nothing is written to the server's disk. A session lives in the memory of the process that opened
+ * it: it survives dropped connections and pauses (an idle hour at most; a WebDAV server may end the
+ * open write sooner), not a restart of that process. With several API processes, each session is
+ * also recorded in the database with the address of its process (`registry`, once `listenAt` gave
+ * one), so a process that receives a call for a session it does not hold passes the call on
+ * (`locate`); a session whose process stopped answers upload_lost.
  */
+
+/** The sessions of every API process (see UploadSessionsRepository). */
+export interface UploadRegistry {
+  record(row: { id: string; owner: string; processUrl: string; expiresAt: number }): Promise<void>;
+  find(id: string, now?: number): Promise<{ owner: string; processUrl: string } | undefined>;
+  extend(id: string, expiresAt: number): Promise<void>;
+  forget(id: string): Promise<void>;
+}
 
 export interface UploadOwner {
   /** `u:<userId>` or `v:<visitorId>`. */
@@ -37,6 +48,8 @@ interface Session {
   /** Parts are taken one at a time. */
   queue: Promise<unknown>;
   finished: boolean;
+  /** The expiry last written to the registry (undefined: not recorded there). */
+  recordedExpiry: number | undefined;
 }
 
 export interface UploadSessionsOptions {
@@ -47,6 +60,10 @@ export interface UploadSessionsOptions {
   onSettled?: (cloudId: string, path: string) => void;
   /** Maps a failure of the cloud write to the API's answer (and marks expired clouds). */
   mapError: (err: unknown, lease: ProviderLease) => Promise<ApiError>;
+  /** Records sessions for the other API processes (absent: one process, nothing recorded). */
+  registry?: UploadRegistry;
+  /** Told when the registry could not be written (the session still works in this process). */
+  onRegistryError?: (err: unknown) => void;
 }
 
 export class UploadSessions {
@@ -56,6 +73,8 @@ export class UploadSessions {
   private readonly now: () => number;
   private readonly options: UploadSessionsOptions;
   private readonly sweeper: NodeJS.Timeout;
+  /** How the other API processes reach this one (set once it listens). */
+  private address: string | undefined;
 
   constructor(options: UploadSessionsOptions) {
     this.options = options;
@@ -64,6 +83,11 @@ export class UploadSessions {
     this.now = options.now ?? Date.now;
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
+  }
+
+  /** Sessions opened from now on are recorded for the other processes, reachable at `url`. */
+  listenAt(url: string): void {
+    this.address = url.replace(/\/+$/, '');
   }
 
   get count(): number {
@@ -82,24 +106,36 @@ export class UploadSessions {
   }
 
   /** Opens a session over a lease the caller acquired (released when the session ends). */
-  open(owner: UploadOwner, lease: ProviderLease, path: string, size: number, modTime?: Date): UploadSession {
+  async open(
+    owner: UploadOwner,
+    lease: ProviderLease,
+    path: string,
+    size: number,
+    modTime?: Date,
+  ): Promise<UploadSession> {
+    const id = randomBytes(16).toString('base64url');
+    const expiresAt = this.now() + this.idleMs;
+    const { registry } = this.options;
+    // Recorded before the write starts: a failure here leaves nothing open in the cloud.
+    if (registry && this.address) await registry.record({ id, owner: owner.key, processUrl: this.address, expiresAt });
     const pipe = new PassThrough({ highWaterMark: 1024 * 1024 });
     // An abandoned upload fails the put through the destroyed stream (see Provider.put).
     pipe.on('error', () => undefined);
     const s: Session = {
-      id: randomBytes(16).toString('base64url'),
+      id,
       owner: owner.key,
       cloudId: lease.cloud.id,
       path,
       size,
       offset: 0,
-      expiresAt: this.now() + this.idleMs,
+      expiresAt,
       pipe,
       done: lease.provider.put(path, pipe, { size, modTime }),
       failure: undefined,
       lease,
       queue: Promise.resolve(),
       finished: false,
+      recordedExpiry: registry && this.address ? expiresAt : undefined,
     };
     // A write that fails while no part is being sent is kept for the next call.
     s.done.catch((err: unknown) => {
@@ -113,6 +149,26 @@ export class UploadSessions {
     const s = this.sessions.get(id);
     if (!s || s.owner !== owner.key) throw errors.notFound();
     return s;
+  }
+
+  /**
+   * Where the session `id` of `owner` is held: here, or in the process at `at` (whose address the
+   * registry gave). Not found for a session that is nobody's or someone else's; upload_lost for
+   * one whose process no longer holds it (`passedOn`: another process found it recorded as ours).
+   */
+  async locate(owner: UploadOwner, id: string, passedOn = false): Promise<{ here: true } | { at: string }> {
+    const { registry } = this.options;
+    if (this.sessions.has(id) || !registry) return { here: true };
+    const row = await registry.find(id, this.now());
+    if (!row || row.owner !== owner.key) throw errors.notFound();
+    if (passedOn || row.processUrl === this.address) throw await this.lost(id);
+    return { at: row.processUrl };
+  }
+
+  /** The session's process stopped (or cannot be reached): its record goes, the caller starts again. */
+  async lost(id: string): Promise<ApiError> {
+    await this.options.registry?.forget(id).catch((err: unknown) => this.options.onRegistryError?.(err));
+    return new ApiError(Code.NOT_FOUND, 'upload_lost');
   }
 
   status(owner: UploadOwner, id: string): UploadSession {
@@ -161,6 +217,7 @@ export class UploadSessions {
       throw errors.badRequest('invalid_request', { detail: 'the part did not arrive whole' });
     }
     s.expiresAt = this.now() + this.idleMs;
+    this.extendRecord(s);
     if (offset + part.length <= s.offset && offset < s.offset) return { offset: s.offset };
     if (offset !== s.offset) {
       throw new ApiError(
@@ -227,10 +284,20 @@ export class UploadSessions {
     this.end(s);
   }
 
+  /** Moves the recorded expiry on when a quarter of the idle time has passed since it was written. */
+  private extendRecord(s: Session): void {
+    const { registry } = this.options;
+    if (!registry || s.recordedExpiry === undefined || s.expiresAt - s.recordedExpiry < this.idleMs / 4) return;
+    s.recordedExpiry = s.expiresAt;
+    registry.extend(s.id, s.expiresAt).catch((err: unknown) => this.options.onRegistryError?.(err));
+  }
+
   private end(s: Session): void {
     if (s.finished) return;
     s.finished = true;
     this.sessions.delete(s.id);
+    if (s.recordedExpiry !== undefined)
+      this.options.registry?.forget(s.id).catch((err: unknown) => this.options.onRegistryError?.(err));
     // The backend cleans up after its own write (temporary files, multipart uploads) once it fails.
     void s.done
       .catch(() => undefined)

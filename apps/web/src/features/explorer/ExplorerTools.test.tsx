@@ -12,6 +12,7 @@ import { ExplorerPage } from './ExplorerPage.tsx';
 import { commandOfKey } from './FileList.tsx';
 import { stubViewportSize } from './layout-stub.ts';
 import { decodePaneDrag, encodePaneDrag } from './pane-drag.ts';
+import { setLanguage } from '../../i18n/index.ts';
 
 const item = (path: string, type: 0 | 1, size = 0): FileItem => ({
   id: path,
@@ -126,7 +127,14 @@ describe('copy and move to another cloud or folder', () => {
 describe('deleted files', () => {
   it('lists the trash, restores the picked items and reads the folder again, and deletes for good after asking', async () => {
     const api = render({
-      'POST /api/cloud-manager/trash/list': () => ({ supported: true, items: TRASH, page_token: null }),
+      'POST /api/cloud-manager/trash/list': () => ({
+        supported: true,
+        service_trash: true,
+        can_purge: true,
+        can_empty: true,
+        items: TRASH,
+        page_token: null,
+      }),
       'POST /api/cloud-manager/trash/restore': () => ({ restored: [item('/Docs/old.txt', 1, 5)], failed: [] }),
       'POST /api/cloud-manager/trash/delete': (c) => ({ deleted: (c.body as { ids: string[] }).ids, failed: [] }),
     });
@@ -152,11 +160,59 @@ describe('deleted files', () => {
     expect(api.find('POST /api/cloud-manager/trash/delete')[0]?.body).toEqual({ cloud_id: 'c1', ids: ['t2'] });
   });
 
-  it('a cloud without a trash says so', async () => {
-    render({ 'POST /api/cloud-manager/trash/list': () => ({ supported: false, items: [], page_token: null }) });
+  const noTrash = (serviceTrash: boolean) => ({
+    supported: false,
+    service_trash: serviceTrash,
+    can_purge: false,
+    can_empty: false,
+    items: [],
+    page_token: null,
+  });
+
+  it('a cloud without a trash says what is deleted there is gone for good', async () => {
+    render({ 'POST /api/cloud-manager/trash/list': () => noTrash(false) });
     await waitFor(() => expect(names()).toContain('notes.txt'));
     await userEvent.click(screen.getByRole('button', { name: 'Deleted files' }));
-    expect(await screen.findByTestId('trash-unsupported')).toHaveTextContent('keeps no deleted files');
+    expect(await screen.findByTestId('trash-unsupported')).toHaveTextContent('what is deleted here is gone for good');
+  });
+
+  it('a cloud whose trash only its own website shows (OneDrive) says so, in the user’s language', async () => {
+    await setLanguage('de');
+    try {
+      render({ 'POST /api/cloud-manager/trash/list': () => noTrash(true) });
+      await waitFor(() => expect(names()).toContain('notes.txt'));
+      await userEvent.click(screen.getByRole('button', { name: 'Gelöschte Dateien' }));
+      expect(await screen.findByTestId('trash-unsupported')).toHaveTextContent(
+        'Dieses Cloud-Laufwerk legt gelöschte Dateien in einen eigenen Papierkorb',
+      );
+    } finally {
+      await setLanguage('en');
+    }
+  });
+
+  it('a trash that can only be restored from (a personal Dropbox) offers neither delete for good nor empty, and says why', async () => {
+    render({
+      'POST /api/cloud-manager/trash/list': () => ({
+        supported: true,
+        service_trash: true,
+        can_purge: false,
+        can_empty: false,
+        items: TRASH,
+        page_token: null,
+      }),
+    });
+    await waitFor(() => expect(names()).toContain('notes.txt'));
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Deleted files' }));
+    const dialog = await screen.findByTestId('trash-dialog');
+    await waitFor(() => expect(within(dialog).getAllByTestId('trash-row')).toHaveLength(2));
+    await user.click(within(dialog).getByRole('checkbox', { name: 'old.txt' }));
+    expect(within(dialog).getByRole('button', { name: 'Restore' })).toBeEnabled();
+    expect(within(dialog).getByRole('button', { name: 'Delete for good' })).toBeDisabled();
+    expect(within(dialog).getByRole('button', { name: 'Empty deleted files' })).toBeDisabled();
+    expect(within(dialog).getByTestId('trash-no-purge')).toHaveTextContent(
+      'does not let other apps delete these for good',
+    );
   });
 });
 

@@ -11,21 +11,22 @@ import { formatModified } from './FileList.tsx';
 
 type TrashLoad =
   | { state: 'loading' }
-  | { state: 'unsupported' }
-  | { state: 'ready'; items: TrashItem[] }
+  | { state: 'unsupported'; serviceTrash: boolean }
+  /** canPurge, canEmpty: whether items can be deleted for good, and the whole trash emptied. */
+  | { state: 'ready'; items: TrashItem[]; canPurge: boolean; canEmpty: boolean }
   | { state: 'error'; message: string };
 
 /** Every page of the cloud's trash. */
 async function loadTrash(cloudId: string): Promise<TrashLoad> {
   const items: TrashItem[] = [];
   let token: string | null = null;
-  do {
+  for (;;) {
     const page = await filesApi.trashList(cloudId, token);
-    if (!page.supported) return { state: 'unsupported' };
+    if (!page.supported) return { state: 'unsupported', serviceTrash: page.service_trash };
     items.push(...page.items);
     token = page.page_token;
-  } while (token);
-  return { state: 'ready', items };
+    if (!token) return { state: 'ready', items, canPurge: page.can_purge, canEmpty: page.can_empty };
+  }
 }
 
 export interface TrashDialogProps {
@@ -99,6 +100,8 @@ export function TrashDialog({ opened, cloudId, cloudName, canDelete, onClose, on
   };
 
   const items = load.state === 'ready' ? load.items : [];
+  const canPurge = canDelete && load.state === 'ready' && load.canPurge;
+  const canEmpty = canDelete && load.state === 'ready' && load.canEmpty;
   const all = items.length > 0 && picked.size === items.length;
   const toggle = (id: string, on: boolean) =>
     setPicked((prev) => {
@@ -115,7 +118,7 @@ export function TrashDialog({ opened, cloudId, cloudName, canDelete, onClose, on
         {load.state === 'error' && <Alert color="red">{load.message}</Alert>}
         {load.state === 'unsupported' && (
           <Alert color="gray" data-testid="trash-unsupported">
-            {t('trash.unsupported')}
+            {t(load.serviceTrash ? 'trash.serviceOnly' : 'trash.unsupported')}
           </Alert>
         )}
         {load.state === 'ready' && items.length === 0 && (
@@ -173,11 +176,16 @@ export function TrashDialog({ opened, cloudId, cloudName, canDelete, onClose, on
             </Table>
           </ScrollArea.Autosize>
         )}
+        {load.state === 'ready' && items.length > 0 && (!load.canPurge || !load.canEmpty) && (
+          <Text size="sm" c="dimmed" data-testid="trash-no-purge">
+            {t('trash.noPurge')}
+          </Text>
+        )}
         <Group justify="space-between">
           <Button
             variant="subtle"
             color="red"
-            disabled={!canDelete || items.length === 0 || busy}
+            disabled={!canEmpty || items.length === 0 || busy}
             onClick={() => void empty()}
           >
             {t('trash.empty')}
@@ -186,7 +194,7 @@ export function TrashDialog({ opened, cloudId, cloudName, canDelete, onClose, on
             <Button
               variant="default"
               color="red"
-              disabled={!canDelete || picked.size === 0 || busy}
+              disabled={!canPurge || picked.size === 0 || busy}
               onClick={() => void purge()}
             >
               {t('trash.purge')}

@@ -68,14 +68,15 @@ describe('sorting', () => {
     ]);
   });
 
-  it('sorts 100 000 entries by code point of the lower-cased name, quickly', () => {
+  it('sorts 100 000 entries by code point of the lower-cased name (the fast comparison, not the collator)', () => {
     const many = Array.from({ length: COLLATOR_LIMIT * 5 }, (_, i) => file(`F${(i * 7919) % 100_000}`));
-    const started = performance.now();
     const sorted = sortItems(many, { key: 'name', dir: 'asc' });
-    expect(performance.now() - started).toBeLessThan(2000);
     for (let i = 1; i < sorted.length; i += 1) {
       expect((sorted[i - 1] as FileItem).name.toLowerCase() <= (sorted[i] as FileItem).name.toLowerCase()).toBe(true);
     }
+    // A numeric collator would put F2 before F10; code-point order puts F10 first.
+    const order = sorted.map((f) => f.name);
+    expect(order.indexOf('F10')).toBeLessThan(order.indexOf('F2'));
   });
 
   it('a header click flips the direction of its column; a new column starts ascending (dates newest first)', () => {

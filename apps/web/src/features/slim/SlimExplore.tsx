@@ -60,7 +60,14 @@ function DoneView({ report, onRescan }: { report: DeletionReport; onRescan: () =
         <IconCircleCheck size={28} color="var(--mantine-color-green-6)" aria-hidden />
         <Title order={3}>{t('done')}</Title>
       </Group>
-      <Text>{t('doneSummary', { count: report.deleted, size: formatBytes(report.freed) })}</Text>
+      <Text data-testid="slim-done-summary">
+        {report.freed === 0 && report.inTrash > 0
+          ? t('doneSummaryTrash', { count: report.deleted })
+          : t('doneSummary', { count: report.deleted, size: formatBytes(report.freed) })}
+      </Text>
+      {report.inTrash > 0 && (
+        <Text data-testid="slim-in-trash">{t('doneInTrash', { size: formatBytes(report.inTrash) })}</Text>
+      )}
       {report.deleted > 0 && (
         <Text size="sm" c="dimmed">
           {report.trashed

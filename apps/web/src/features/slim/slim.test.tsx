@@ -229,7 +229,16 @@ describe('/slim/explore', () => {
         remaining = GROUPS.map((g) => ({ ...g, files: g.files.filter((f) => !ids.includes(f.id)) })).filter(
           (g) => g.files.length > 1,
         );
-        return { deleted: ids.length, freed: ids.length * 1000, trashed: true, failed: [], remaining: 0, task: task() };
+        // In the trash, nothing left the cloud yet: nothing is freed.
+        return {
+          deleted: ids.length,
+          freed: 0,
+          trashed: true,
+          in_trash: ids.length * 1000,
+          failed: [],
+          remaining: 0,
+          task: task(),
+        };
       },
     });
     renderExplore();
@@ -262,7 +271,11 @@ describe('/slim/explore', () => {
     await waitFor(() => expect(screen.getByTestId('slim-explore')).toHaveAttribute('data-stage', 'deleting'));
     release();
     await waitFor(() => expect(screen.getByTestId('slim-explore')).toHaveAttribute('data-stage', 'done'));
-    expect(screen.getByText('3 items deleted, 2.93 KB freed.')).toBeInTheDocument();
+    expect(screen.getByTestId('slim-done-summary')).toHaveTextContent('3 items moved to the cloud drive’s trash.');
+    expect(screen.getByTestId('slim-in-trash')).toHaveTextContent(
+      '2.93 KB stays in the cloud drive until its trash is emptied.',
+    );
+    expect(screen.getByTestId('slim-done')).not.toHaveTextContent('freed');
     expect(screen.getByTestId('slim-done')).toHaveTextContent('within 30 days');
     const sent = api.find('DELETE /api/cleanup/duplicate-files')[0]?.body as Record<string, unknown>;
     expect(sent).toEqual({ task_id: 't1', ids: expect.arrayContaining(['b', 'c', 'd']) });
@@ -283,6 +296,7 @@ describe('/slim/explore', () => {
         deleted: 2,
         freed: 2000,
         trashed: true,
+        in_trash: 0,
         failed: [],
         remaining: 0,
         task: task(),
@@ -334,6 +348,7 @@ describe('/slim/explore', () => {
         deleted: 16,
         freed: 16_000,
         trashed: true,
+        in_trash: 0,
         failed: [],
         remaining: 0,
         task: task(),
@@ -390,6 +405,7 @@ describe('/slim/explore', () => {
         deleted: 3,
         freed: 3000,
         trashed: true,
+        in_trash: 0,
         failed: [{ id: 'x', path: '', reason: 'not_found', message: 'not a result of this list' }],
         remaining: 0,
         task: task(),

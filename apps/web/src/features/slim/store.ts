@@ -15,8 +15,11 @@ import { stageFor } from './model.ts';
 export interface DeletionReport {
   kind: CleanupKind;
   deleted: number;
+  /** Bytes that left the cloud for good. */
   freed: number;
   trashed: boolean;
+  /** Bytes moved to the cloud's trash (still in the cloud until it is emptied). */
+  inTrash: number;
   failed: DeleteCleanupData['failed'];
 }
 
@@ -127,13 +130,14 @@ export async function deleteResults(
   body: DeleteCleanupBody,
   total: number,
 ): Promise<DeletionReport> {
-  const report: DeletionReport = { kind, deleted: 0, freed: 0, trashed: true, failed: [] };
+  const report: DeletionReport = { kind, deleted: 0, freed: 0, trashed: true, inTrash: 0, failed: [] };
   slimStore.setState({ stage: 'deleting', deleting: { done: 0, total }, report: null, error: null });
   try {
     for (;;) {
       const res = await slimApi.remove(kind, body);
       report.deleted += res.deleted;
       report.freed += res.freed;
+      report.inTrash += res.in_trash;
       report.trashed = res.trashed;
       report.failed.push(...res.failed);
       slimStore.setState({ task: res.task, deleting: { done: report.deleted, total } });

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoxEmulator, sha1Hex } from '@skyferry/testing';
 import type { ProviderError } from '../../api/errors.ts';
-import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
+import { checkNameSearch, errorCode, patternBytes, readAll, runConformance, writeFiles } from '../../testkit/index.ts';
 import {
   conformanceTarget,
   runOAuthChecks,
@@ -83,6 +83,58 @@ describe('box specifics (emulated)', () => {
     const names = svc.emulator.trashOf(svc.user).map((i) => i.name);
     expect(names).toContain('keep-in-trash.txt');
     expect(names).not.toContain('purge.txt');
+  });
+
+  it('searches by name through Box itself, below the folder searched', async () => {
+    const p = await svc.open();
+    await checkNameSearch(p);
+    // What was trashed is found once it is there again.
+    await writeFiles(p, { '/find/gone invoice.txt': 'y' });
+    expect((await p.search!('/find', 'gone')).entries.map((e) => e.path)).toEqual(['/find/gone invoice.txt']);
+  });
+
+  it('lists its trash with where each item was, restores it there (beside a new one of the same name), purges and empties it', async () => {
+    const p = await svc.open();
+    await writeFiles(p, { '/bin/Docs/report.txt': 'report', '/bin/Old/a.txt': 'a' });
+    await p.trash!('/bin/Docs/report.txt');
+    await p.trash!('/bin/Old');
+    const listed = (await p.listTrash!()).entries;
+    const report = listed.find((e) => e.name === 'report.txt')!;
+    const old = listed.find((e) => e.name === 'Old')!;
+    expect(report).toMatchObject({ kind: 'file', size: 6, originalPath: '/bin/Docs/report.txt' });
+    expect(report.deletedAt).toBeInstanceOf(Date);
+    expect(old).toMatchObject({ kind: 'dir', originalPath: '/bin/Old' });
+    // What the trashed folder held is not listed on its own.
+    expect(listed.map((e) => e.name)).not.toContain('a.txt');
+
+    await writeFiles(p, { '/bin/Docs/report.txt': 'new' });
+    const restored = await p.restoreTrash!(report.id);
+    expect(restored.path).toBe('/bin/Docs/report (restored).txt');
+    expect((await readAll(await p.openRead('/bin/Docs/report (restored).txt'))).toString()).toBe('report');
+    expect((await readAll(await p.openRead('/bin/Docs/report.txt'))).toString()).toBe('new');
+    const back = await p.restoreTrash!(old.id);
+    expect(back).toMatchObject({ path: '/bin/Old', kind: 'dir' });
+    expect((await p.list('/bin/Old')).entries.map((e) => e.name)).toEqual(['a.txt']);
+    // A live item is no trash.
+    expect(await errorCode(p.restoreTrash!(old.id))).toBe('not_found');
+    expect(await errorCode(p.purgeTrash!('file:not-a-box-id'))).toBe('not_found');
+
+    // A file whose folder went to the trash after it comes back in the root folder.
+    await writeFiles(p, { '/bin/Gone/lost.txt': 'lost' });
+    await p.trash!('/bin/Gone/lost.txt');
+    await p.trash!('/bin/Gone');
+    const lost = (await p.listTrash!()).entries.find((e) => e.name === 'lost.txt')!;
+    expect(lost.originalPath).toBeUndefined();
+    expect((await p.restoreTrash!(lost.id)).path).toBe('/lost.txt');
+
+    await p.trash!('/bin/Old');
+    await p.trash!('/bin/Docs/report.txt');
+    const again = (await p.listTrash!()).entries;
+    await p.purgeTrash!(again.find((e) => e.name === 'Old')!.id);
+    expect((await p.listTrash!()).entries.map((e) => e.name)).not.toContain('Old');
+    await p.emptyTrash!();
+    expect((await p.listTrash!()).entries).toEqual([]);
+    expect(svc.emulator.trashOf(svc.user)).toEqual([]);
   });
 
   it('reports space from users/me', async () => {

@@ -14,11 +14,22 @@ import type {
   Provider,
   ReadOptions,
   SrcInfo,
+  TrashEntry,
+  TrashPage,
   WriteOptions,
 } from '../../api/types.ts';
 import { ENCODINGS, NameEncoder } from '../../encoding.ts';
 import { PathIdCache } from '../../id-cache.ts';
-import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
+import {
+  baseName,
+  checkName,
+  cleanPath,
+  isWithin,
+  joinPath,
+  parentPath,
+  pathSegments,
+  restoredName,
+} from '../../path.ts';
 import {
   bodyStream,
   genericHttpError,
@@ -38,7 +49,9 @@ import { SpoolingChunkWriter } from '../oauth-common/spooling-writer.ts';
  * to `upload_cutoff` (50 MiB) go in one direct upload carrying their SHA-1; bigger ones through a
  * chunked upload session (parts of the size Box chooses, each with its SHA-1 digest, committed
  * with the whole file's SHA-1; parallel parts in the chunk writer). Deleting moves to Box's trash;
- * `remove` and `rmdir` also purge it from there. SHA-1 is the hash Box reports.
+ * `remove` and `rmdir` also purge it from there; the trash is listed, restored from and purged
+ * (ids "file:<id>" and "folder:<id>"). Search is Box's own (by name, below a folder). SHA-1 is
+ * the hash Box reports.
  * References: https://developer.box.com/reference/, https://developer.box.com/guides/uploads/chunked/,
  * https://developer.box.com/guides/trash/, https://developer.box.com/guides/api-calls/permissions-and-errors/common-errors/.
  */
@@ -54,7 +67,22 @@ interface BoxItem {
   sha1?: string;
   modified_at?: string;
   content_modified_at?: string;
+  parent?: { id: string } | null;
+  path_collection?: { entries: Array<{ id: string; name: string }> };
+  trashed_at?: string | null;
 }
+
+/** Box's pages of search results and of the trash (offset paging). */
+interface BoxOffsetPage {
+  total_count: number;
+  entries: BoxItem[];
+  offset: number;
+  limit: number;
+}
+
+/** Most results Box's search answers a page. */
+const SEARCH_PAGE = 200;
+const TRASH_PAGE = 1000;
 
 interface BoxErrorBody {
   type?: string;
@@ -624,6 +652,155 @@ export class BoxProvider implements Provider {
     const it = await this.lookup(p);
     await this.deleteItem(it, false);
     this.cache.invalidateTree(p);
+  }
+
+  /** The path of an item from its path_collection (the folders above it, from "All Files", id 0). */
+  private pathOf(it: BoxItem): string | undefined {
+    const up = it.path_collection?.entries ?? [];
+    if (up[0]?.id !== '0') return undefined;
+    let dir = '/';
+    for (const f of up.slice(1)) dir = joinPath(dir, this.names.decode(f.name));
+    return joinPath(dir, this.names.decode(it.name));
+  }
+
+  /** Box's search by name below folder `dir` (offset paging: the page token is the next offset). */
+  async search(dir: string, query: string, opts: ListOptions = {}): Promise<Page> {
+    const base = cleanPath(dir);
+    const id = await this.dirId(base, opts.signal);
+    const offset = Number(opts.pageToken ?? 0);
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new ProviderError('unknown', 'invalid page token');
+    const page = await this.api.json<BoxOffsetPage>({
+      method: 'GET',
+      url: this.u('/search', {
+        query,
+        content_types: 'name',
+        fields: `${FIELDS},path_collection`,
+        limit: Math.min(Math.max(opts.pageSize ?? SEARCH_PAGE, 1), SEARCH_PAGE),
+        offset,
+        ...(id === '0' ? {} : { ancestor_folder_ids: id }),
+      }),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    const entries: Entry[] = [];
+    for (const it of page.entries) {
+      const path = it.type === 'web_link' ? undefined : this.pathOf(it);
+      if (path === undefined || path === base || !isWithin(base, path)) continue;
+      entries.push(this.toEntry(parentPath(path), it, baseName(path)));
+    }
+    const next = page.offset + page.entries.length;
+    return { entries, ...(page.entries.length > 0 && next < page.total_count ? { nextPageToken: String(next) } : {}) };
+  }
+
+  /** "file:<id>" or "folder:<id>", as listTrash names a trashed item. */
+  private static trashId(id: string): { kind: 'files' | 'folders'; id: string } {
+    const m = /^(file|folder):(\d+)$/.exec(id);
+    if (!m) throw new ProviderError('not_found', `not in the trash: ${id}`);
+    return { kind: m[1] === 'file' ? 'files' : 'folders', id: m[2] as string };
+  }
+
+  /** The items in Box's trash (a trashed folder holds what was in it), with where they were. */
+  async listTrash(opts: { pageToken?: string; signal?: AbortSignal } = {}): Promise<TrashPage> {
+    const offset = Number(opts.pageToken ?? 0);
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new ProviderError('unknown', 'invalid page token');
+    const page = await this.api.json<BoxOffsetPage>({
+      method: 'GET',
+      url: this.u('/folders/trash/items', { fields: `${FIELDS},trashed_at`, limit: TRASH_PAGE, offset }),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    const folders = new Map<string, Promise<string | undefined>>();
+    const folderPath = (id: string) => {
+      let p = folders.get(id);
+      if (!p) {
+        p = this.api
+          .json<BoxItem>({
+            method: 'GET',
+            url: this.u(`/folders/${encodeURIComponent(id)}`, { fields: 'id,name,path_collection' }),
+            ...(opts.signal ? { signal: opts.signal } : {}),
+          })
+          .then(
+            (f) => (f.id === '0' ? '/' : this.pathOf(f)),
+            // A folder that is itself in the trash, or gone: where it was is not known.
+            () => undefined,
+          );
+        folders.set(id, p);
+      }
+      return p;
+    };
+    const entries: TrashEntry[] = [];
+    for (const it of page.entries) {
+      if (it.type === 'web_link') continue;
+      const name = this.names.decode(it.name);
+      const isDir = it.type === 'folder';
+      const e: TrashEntry = {
+        id: `${it.type}:${it.id}`,
+        name,
+        kind: isDir ? 'dir' : 'file',
+        size: isDir ? 0 : (it.size ?? 0),
+      };
+      const folder = it.parent ? await folderPath(it.parent.id) : undefined;
+      if (folder !== undefined) e.originalPath = joinPath(folder, name);
+      if (it.trashed_at) e.deletedAt = new Date(it.trashed_at);
+      entries.push(e);
+    }
+    const next = page.offset + page.entries.length;
+    return { entries, ...(page.entries.length > 0 && next < page.total_count ? { nextPageToken: String(next) } : {}) };
+  }
+
+  /**
+   * Puts a trashed item back in its folder, as "name (restored)" when the name is taken there again;
+   * in the root folder when its folder is gone.
+   */
+  async restoreTrash(id: string): Promise<Entry> {
+    const t = BoxProvider.trashId(id);
+    let item: BoxItem | undefined;
+    for (let n = 0; !item; n++) {
+      try {
+        item = await this.api.json<BoxItem>({
+          method: 'POST',
+          url: this.u(`/${t.kind}/${encodeURIComponent(t.id)}`, { fields: `${FIELDS},path_collection` }),
+          headers: { 'content-type': 'application/json' },
+          // Box puts it back in its folder; the root only where that folder is gone (or trashed).
+          body: JSON.stringify({ parent: { id: '0' }, ...(n === 0 ? {} : { name: await this.restoredAs(t, n) }) }),
+        });
+      } catch (err) {
+        if (!ProviderError.is(err, 'exists') || n >= 20) throw err;
+      }
+    }
+    const path = this.pathOf(item);
+    if (path === undefined) throw new ProviderError('not_found', `restored outside this cloud: ${id}`);
+    this.cache.invalidateTree(path);
+    return this.toEntry(parentPath(path), item, baseName(path));
+  }
+
+  /** The `n`th free name to restore a trashed item under. */
+  private async restoredAs(t: { kind: 'files' | 'folders'; id: string }, n: number): Promise<string> {
+    const it = await this.api.json<BoxItem>({
+      method: 'GET',
+      url: this.u(`/${t.kind}/${encodeURIComponent(t.id)}/trash`, { fields: 'id,name' }),
+    });
+    return this.names.encode(restoredName(this.names.decode(it.name), t.kind === 'files' ? 'file' : 'dir', n));
+  }
+
+  async purgeTrash(id: string): Promise<void> {
+    const t = BoxProvider.trashId(id);
+    await this.api.request({ method: 'DELETE', url: this.u(`/${t.kind}/${encodeURIComponent(t.id)}/trash`) });
+  }
+
+  /** Box has no call that empties the trash: each item in it is purged. */
+  async emptyTrash(): Promise<void> {
+    const ids: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.listTrash(token ? { pageToken: token } : {});
+      ids.push(...page.entries.map((e) => e.id));
+      token = page.nextPageToken;
+    } while (token);
+    for (const id of ids) {
+      await this.purgeTrash(id).catch((err: unknown) => {
+        // Purged meanwhile, or with the folder it was in.
+        if (!ProviderError.is(err, 'not_found')) throw err;
+      });
+    }
   }
 
   private update(it: BoxItem, body: Record<string, unknown>, signal?: AbortSignal): Promise<BoxItem> {

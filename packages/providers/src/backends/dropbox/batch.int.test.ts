@@ -35,7 +35,8 @@ describe('dropbox batch commits (emulated, namespace write lock on)', () => {
   });
 
   it('commits many concurrent small puts through few finish batches, each put with its own entry', async () => {
-    const p = await svc.open({});
+    // A 100 ms window: on a loaded machine the puts' sessions close further apart than the default 10 ms.
+    const p = await svc.open({ batch_timeout_ms: 100 });
     const data = Array.from({ length: FILES }, (_, i) => patternBytes(100 + ((i * 37) % 3000), i + 1));
     const entries = await Promise.all(
       data.map((d, i) => p.put(`/many/f${i}.bin`, Readable.from([d]), { size: d.length })),

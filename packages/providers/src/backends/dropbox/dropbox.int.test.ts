@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropboxContentHash, DropboxEmulator } from '@skyferry/testing';
-import type { ProviderError } from '../../api/errors.ts';
 import { openProvider } from '../../api/registry.ts';
-import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
+import { checkNameSearch, errorCode, patternBytes, readAll, runConformance, writeFiles } from '../../testkit/index.ts';
 import {
   conformanceTarget,
   runOAuthChecks,
@@ -91,9 +90,62 @@ describe('dropbox specifics (emulated)', () => {
     expect(svc.emulator.deleted.map((d) => d.path)).toContain('/t/gone.txt');
   });
 
+  it('searches file names through search_v2, below the folder searched, page by page', async () => {
+    await checkNameSearch(await svc.open());
+  });
+
+  it('lists its deleted files (a deleted folder once, for what it held), restores files and folders where they were', async () => {
+    const own = await start();
+    try {
+      const p = await own.open();
+      await writeFiles(p, { '/bin/Docs/report.txt': 'report v1', '/bin/Old/a.txt': 'a', '/bin/Old/deep/b.txt': 'bb' });
+      await p.mkdir('/bin/Old/empty');
+      await p.trash!('/bin/Docs/report.txt');
+      await p.trash!('/bin/Old');
+      const listed = (await p.listTrash!()).entries;
+      expect(listed.map((e) => e.id).sort()).toEqual(['/bin/Docs/report.txt', '/bin/Old']);
+      const report = listed.find((e) => e.name === 'report.txt')!;
+      expect(report).toMatchObject({ kind: 'file', size: 9, originalPath: '/bin/Docs/report.txt' });
+      expect(report.deletedAt).toBeInstanceOf(Date);
+      expect(listed.find((e) => e.name === 'Old')).toMatchObject({ kind: 'dir', originalPath: '/bin/Old' });
+
+      const back = await p.restoreTrash!(report.id);
+      expect(back).toMatchObject({ path: '/bin/Docs/report.txt', kind: 'file', size: 9 });
+      expect((await readAll(await p.openRead('/bin/Docs/report.txt'))).toString()).toBe('report v1');
+      const dir = await p.restoreTrash!('/bin/Old');
+      expect(dir).toMatchObject({ path: '/bin/Old', kind: 'dir' });
+      expect((await readAll(await p.openRead('/bin/Old/deep/b.txt'))).toString()).toBe('bb');
+      expect((await p.list('/bin/Old')).entries.map((e) => e.name).sort()).toEqual(['a.txt', 'deep', 'empty']);
+      expect((await p.listTrash!()).entries).toEqual([]);
+      // A live path is no trash; a personal account cannot delete for good and has no way to empty.
+      expect(await errorCode(p.restoreTrash!('/bin/Old'))).toBe('not_found');
+      expect(p.purgeTrash).toBeUndefined();
+      expect(p.emptyTrash).toBeUndefined();
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('deletes trashed items for good in a team account (permanently_delete), never a live one', async () => {
+    const team = await start('dropbox_business');
+    try {
+      team.emulator.account(team.user, { memberFolder: 'Alice Home' });
+      const biz = await team.open();
+      await writeFiles(biz, { '/Team Docs/old.txt': 'old', '/Team Docs/live.txt': 'live' });
+      await biz.trash!('/Team Docs/old.txt');
+      expect((await biz.listTrash!()).entries.map((e) => e.id)).toEqual(['/Team Docs/old.txt']);
+      expect(await errorCode(biz.purgeTrash!('/Team Docs/live.txt'))).toBe('not_found');
+      await biz.purgeTrash!('/Team Docs/old.txt');
+      expect((await biz.listTrash!()).entries).toEqual([]);
+      expect((await biz.stat('/Team Docs/live.txt')).size).toBe(4);
+    } finally {
+      await team.close();
+    }
+  });
+
   it('sends non-ASCII names in the Dropbox-API-Arg header escaped', async () => {
     const p = await svc.open();
-    await p.put('/ünï/日本.txt', Readable.from([Buffer.from('ok')]), { size: 2 });
+    await writeFiles(p, { '/ünï/日本.txt': 'ok' });
     expect((await readAll(await p.openRead('/ünï/日本.txt'))).toString()).toBe('ok');
   });
 
@@ -103,9 +155,9 @@ describe('dropbox specifics (emulated)', () => {
       team.emulator.account(team.user, { memberFolder: 'Alice Home' });
       const biz = await team.open();
       expect((await biz.list('/')).entries.map((e) => e.name)).toEqual(['Alice Home']);
-      await biz.put('/Team Docs/plan.txt', Readable.from([Buffer.from('team')]), { size: 4 });
+      await writeFiles(biz, { '/Team Docs/plan.txt': 'team' });
       const personal = await openProvider('dropbox', team.credentials(), {});
-      expect(await personal.stat('/Team Docs').catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
+      expect(await errorCode(personal.stat('/Team Docs'))).toBe('not_found');
       expect(team.emulator.requests.some((r) => r.path === '/2/users/get_current_account')).toBe(true);
     } finally {
       await team.close();

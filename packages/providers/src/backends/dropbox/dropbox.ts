@@ -14,10 +14,12 @@ import type {
   Provider,
   ReadOptions,
   SrcInfo,
+  TrashEntry,
+  TrashPage,
   WriteOptions,
 } from '../../api/types.ts';
 import { ENCODINGS, NameEncoder } from '../../encoding.ts';
-import { baseName, checkName, cleanPath, joinPath, parentPath } from '../../path.ts';
+import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath } from '../../path.ts';
 import {
   bodyStream,
   genericHttpError,
@@ -36,7 +38,10 @@ import { Batcher, type BatchResult } from './batch.ts';
  * is needed. Small files go in one upload; bigger ones through an upload session (sequential for a
  * stream, concurrent for the parallel chunk writer, whose appends are multiples of 4 MiB), each
  * commit checked against the Dropbox content hash computed while the bytes stream. Deleted items
- * stay restorable in Dropbox's deleted files (that is the trash). Rate limits, including
+ * stay restorable in Dropbox's deleted files (that is the trash: listed through list_folder with
+ * include_deleted, restored through list_revisions and restore, deleted for good through
+ * permanently_delete in team accounts only, the only ones Dropbox offers it to; Dropbox has no call
+ * that empties it). Search is Dropbox's own (search_v2, names only). Rate limits, including
  * too_many_write_operations, wait out the Retry-After the service sends.
  * Batching (setting batch_size, default 100, 0 turns it off; batch_timeout_ms, default 10): every
  * commit takes the namespace's write lock, so many single commits at once fail with
@@ -53,11 +58,26 @@ import { Batcher, type BatchResult } from './batch.ts';
 
 const MiB = 1024 * 1024;
 const BLOCK = 4 * MiB;
+/** Entries of the whole account's listing read for one page of the trash (each deleted one costs a call). */
+const TRASH_PAGE = 2000;
+
+interface DbxListPage {
+  entries: DbxMetadata[];
+  cursor: string;
+  has_more: boolean;
+}
+
+interface DbxRevisions {
+  is_deleted: boolean;
+  server_deleted?: string;
+  entries: DbxMetadata[];
+}
 
 interface DbxMetadata {
   '.tag': 'file' | 'folder' | 'deleted';
   name: string;
   id?: string;
+  rev?: string;
   path_display?: string;
   path_lower?: string;
   size?: number;
@@ -193,6 +213,11 @@ export class DropboxProvider implements Provider {
   private readyPromise: Promise<void> | undefined;
   private readonly names = new NameEncoder(ENCODINGS.dropbox);
   private readonly locks = new KeyedMutex();
+  /**
+   * Deletes a trashed item for good: permanently_delete, which Dropbox offers to team accounts only
+   * (absent on personal ones).
+   */
+  readonly purgeTrash?: (id: string) => Promise<void>;
   /** Finishes of closed upload sessions and deletions, batched (undefined: batching off). */
   private readonly finishes: Batcher<Record<string, unknown>, DbxMetadata> | undefined;
   private readonly deletes: Batcher<string, undefined> | undefined;
@@ -213,6 +238,7 @@ export class DropboxProvider implements Provider {
     this.apiUrl = s.apiUrl.replace(/\/+$/, '');
     this.contentUrl = s.contentUrl.replace(/\/+$/, '');
     this.team = opts.kind === 'dropbox_business';
+    if (this.team) this.purgeTrash = (id) => this.purgeDeleted(id);
     // Concurrent session appends must be multiples of 4 MiB.
     this.chunkSize = Math.max(BLOCK, Math.floor(numberSetting(c, 'chunk_size', 8 * MiB) / BLOCK) * BLOCK);
     this.concurrency = Math.max(1, Math.floor(numberSetting(c, 'upload_concurrency', 4)));
@@ -642,6 +668,145 @@ export class DropboxProvider implements Provider {
     const p = cleanPath(path);
     if (p === '/') throw new ProviderError('permission', 'cannot trash the root folder');
     await this.deletePath(this.dpath(p));
+  }
+
+  /** Dropbox's search by file name (search_v2) below folder `dir`; the page token is its cursor. */
+  async search(dir: string, query: string, opts: ListOptions = {}): Promise<Page> {
+    const base = cleanPath(dir);
+    type Matches = { matches: Array<{ metadata?: { metadata?: DbxMetadata } }>; has_more: boolean; cursor?: string };
+    const page = opts.pageToken
+      ? await this.rpc<Matches>('files/search/continue_v2', { cursor: opts.pageToken }, opts.signal)
+      : await this.rpc<Matches>(
+          'files/search_v2',
+          {
+            query: query.slice(0, 1000),
+            options: {
+              ...(base === '/' ? {} : { path: this.dpath(base) }),
+              max_results: Math.min(Math.max(opts.pageSize ?? 1000, 1), 1000),
+              file_status: 'active',
+              filename_only: true,
+            },
+          },
+          opts.signal,
+        );
+    const entries: Entry[] = [];
+    for (const match of page.matches) {
+      const m = match.metadata?.metadata;
+      if (!m?.path_display || m['.tag'] === 'deleted') continue;
+      const path = this.names.decodePath(m.path_display);
+      if (path === base || !isWithin(base, path)) continue;
+      entries.push(this.toEntry(parentPath(path), m, baseName(path)));
+    }
+    return { entries, ...(page.has_more && page.cursor ? { nextPageToken: page.cursor } : {}) };
+  }
+
+  /** A deleted path's revisions: undefined for a deleted folder (Dropbox keeps revisions of files only). */
+  private async revisionsOf(dpath: string, signal?: AbortSignal): Promise<DbxRevisions | undefined> {
+    try {
+      return await this.rpc<DbxRevisions>('files/list_revisions', { path: dpath, limit: 1 }, signal);
+    } catch (err) {
+      if (ProviderError.is(err, 'is_dir') || ProviderError.is(err, 'not_found')) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Dropbox's deleted files: the deleted entries of a listing of the whole account (include_deleted),
+   * less those below a deleted folder listed already (the folder stands for them). The id of each
+   * is its path; the page token is the listing's cursor.
+   */
+  async listTrash(opts: { pageToken?: string; signal?: AbortSignal } = {}): Promise<TrashPage> {
+    const page = opts.pageToken
+      ? await this.rpc<DbxListPage>('files/list_folder/continue', { cursor: opts.pageToken }, opts.signal)
+      : await this.rpc<DbxListPage>(
+          'files/list_folder',
+          { path: '', recursive: true, include_deleted: true, limit: TRASH_PAGE },
+          opts.signal,
+        );
+    const dead = new Set<string>();
+    const entries: TrashEntry[] = [];
+    for (const m of page.entries) {
+      if (m['.tag'] !== 'deleted' || !m.path_display || !m.path_lower) continue;
+      const lower = m.path_lower;
+      dead.add(lower);
+      let up = parentPath(lower);
+      while (up !== '/' && !dead.has(up)) up = parentPath(up);
+      if (up !== '/') continue;
+      const path = this.names.decodePath(m.path_display);
+      const revs = await this.revisionsOf(m.path_lower, opts.signal);
+      const file = revs?.entries[0];
+      const e: TrashEntry = {
+        id: path,
+        name: baseName(path),
+        originalPath: path,
+        kind: file ? 'file' : 'dir',
+        size: file?.size ?? 0,
+      };
+      if (revs?.server_deleted) e.deletedAt = new Date(revs.server_deleted);
+      entries.push(e);
+    }
+    return { entries, ...(page.has_more ? { nextPageToken: page.cursor } : {}) };
+  }
+
+  /** The deleted item at cloud path `id`; not_found for a live path or one that never was. */
+  private async deletedAt(id: string): Promise<string> {
+    const p = cleanPath(id);
+    if (p === '/' || p !== id) throw new ProviderError('not_found', `not in the trash: ${id}`);
+    const m = await this.rpc<DbxMetadata>('files/get_metadata', { path: this.dpath(p), include_deleted: true }).catch(
+      (err: unknown) => {
+        throw ProviderError.is(err, 'not_found') ? new ProviderError('not_found', `not in the trash: ${id}`) : err;
+      },
+    );
+    if (m['.tag'] !== 'deleted') throw new ProviderError('not_found', `not in the trash: ${id}`);
+    return p;
+  }
+
+  /**
+   * Restores a deleted item where it was (a path holds one item: a deleted path is free): a file by
+   * its latest revision; a folder by making it again with every file deleted below it.
+   */
+  async restoreTrash(id: string): Promise<Entry> {
+    const p = await this.deletedAt(id);
+    const revs = await this.revisionsOf(this.dpath(p));
+    const rev = revs?.entries[0]?.rev;
+    if (rev) {
+      const m = await this.rpc<DbxMetadata>('files/restore', { path: this.dpath(p), rev });
+      return this.toEntry(parentPath(p), m, baseName(p));
+    }
+    await this.mkdir(p);
+    // What was deleted below it, read from its nearest live folder.
+    let from = parentPath(p);
+    let page: DbxListPage | undefined;
+    while (!page) {
+      try {
+        page = await this.rpc<DbxListPage>('files/list_folder', {
+          path: this.dpath(from),
+          recursive: true,
+          include_deleted: true,
+        });
+      } catch (err) {
+        if (!ProviderError.is(err, 'not_found') || from === '/') throw err;
+        from = parentPath(from);
+      }
+    }
+    for (;;) {
+      for (const m of page.entries) {
+        if (m['.tag'] !== 'deleted' || !m.path_display) continue;
+        const below = this.names.decodePath(m.path_display);
+        if (below === p || !isWithin(p, below)) continue;
+        const r = (await this.revisionsOf(this.dpath(below)))?.entries[0]?.rev;
+        if (r) await this.rpc('files/restore', { path: this.dpath(below), rev: r });
+        else await this.mkdir(below);
+      }
+      if (!page.has_more) break;
+      page = await this.rpc<DbxListPage>('files/list_folder/continue', { cursor: page.cursor });
+    }
+    return this.stat(p);
+  }
+
+  private async purgeDeleted(id: string): Promise<void> {
+    const p = await this.deletedAt(id);
+    await this.rpc('files/permanently_delete', { path: this.dpath(p) });
   }
 
   async rename(path: string, newName: string): Promise<Entry> {

@@ -217,12 +217,34 @@ describe('local backend confinement', () => {
     expect(await code(provider.hash('/.skyferry-trash/x', 'md5'))).toBe('not_found');
   });
 
-  it('streams small-file hashes for a while once half of the synchronous ones were slow (a slow disk keeps the event loop free)', async () => {
+  it("hashes many files at once on worker threads with the answers and errors of the event loop's own thread", async () => {
+    const threads = await openLocal({ path: root }, { localRoots: [root] }, { hashThreads: true });
+    const single = await openLocal({ path: root }, { localRoots: [root] }, { hashThreads: false });
+    mkdirSync(join(root, 'box', 'many'), { recursive: true });
+    const datas = Array.from({ length: 300 }, (_, i) => {
+      const data = Buffer.alloc((i * 7919) % 300_000);
+      for (let j = 0; j < data.length; j++) data[j] = (j * 13 + i) & 255;
+      writeFileSync(join(root, 'box', 'many', `f${i}.bin`), data);
+      return data;
+    });
+    const paths = datas.map((_, i) => `/box/many/f${i}.bin`);
+    const both = await Promise.all([
+      Promise.all(paths.map((p) => threads.hash(p, 'sha1'))),
+      Promise.all(paths.map((p) => single.hash(p, 'sha1'))),
+    ]);
+    expect(both[0]).toEqual(datas.map((d) => createHash('sha1').update(d).digest('hex')));
+    expect(both[1]).toEqual(both[0]);
+    for (const p of ['/box', '/box/missing.txt', '/box/secret-link.txt', '/.skyferry-trash/x']) {
+      expect(await code(threads.hash(p, 'md5')), p).toBe(await code(single.hash(p, 'md5')));
+    }
+  });
+
+  it('without hashing threads (one CPU), streams small-file hashes for a while once half of the synchronous ones were slow (a slow disk keeps the event loop free)', async () => {
     const data = Buffer.from('a small file');
     writeFileSync(join(root, 'box', 'small.txt'), data);
     const md5 = createHash('md5').update(data).digest('hex');
     // Every synchronous hash counts as slow here.
-    const slow = await openLocal({ path: root }, { localRoots: [root] }, { syncHashBudgetMs: -1 });
+    const slow = await openLocal({ path: root }, { localRoots: [root] }, { syncHashBudgetMs: -1, hashThreads: false });
     const streamed = vi.spyOn(slow, 'openRead');
     for (let i = 0; i < 8; i++) expect(await slow.hash('/box/small.txt', 'md5')).toBe(md5);
     expect(streamed).not.toHaveBeenCalled();
@@ -230,7 +252,11 @@ describe('local backend confinement', () => {
     expect(await slow.hash('/box/inner.txt', 'md5')).toBe('ea97586b4aa0c141e4456912f3325f7f');
     expect(streamed).toHaveBeenCalledTimes(2);
     // A disk that answers within the budget keeps the synchronous read.
-    const fast = await openLocal({ path: root }, { localRoots: [root] }, { syncHashBudgetMs: 60_000 });
+    const fast = await openLocal(
+      { path: root },
+      { localRoots: [root] },
+      { syncHashBudgetMs: 60_000, hashThreads: false },
+    );
     const read = vi.spyOn(fast, 'openRead');
     for (let i = 0; i < 5; i++) expect(await fast.hash('/box/small.txt', 'md5')).toBe(md5);
     expect(read).not.toHaveBeenCalled();

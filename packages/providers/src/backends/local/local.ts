@@ -53,8 +53,9 @@ import type {
   WriteOptions,
 } from '../../api/types.ts';
 import { hashFile } from '../../hashing.ts';
-import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments, restoredName } from '../../path.ts';
 import { fsError } from './errors.ts';
+import { HashFsError, hashPool } from './hash-pool.ts';
 import { mapLimit } from '../../map-limit.ts';
 import { SMALL_FILE_READ_SIZE, fileReadRing, fileReadStream, fileWriteStream, recycle } from '../../recycle.ts';
 import {
@@ -187,6 +188,26 @@ function resolveError(err: unknown, path: string): ProviderError {
  * undefined when it is larger than SMALL_HASH_MAX (it is then streamed). Throws the file system's
  * error, or is_dir.
  */
+/** `work`'s answer, or a rejection as soon as `signal` aborts (the work itself runs on). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(canceled());
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
 function hashSmallSync(real: string, p: string, type: 'md5' | 'sha1' | 'sha256'): string | undefined {
   const fd = openSync(real, 'r');
   try {
@@ -219,6 +240,8 @@ export interface LocalOptions {
   concurrency?: number;
   /** Half of the latest synchronous small-file calls (hash, read, write) slower than this (ms) make them stream for a while. Default 5. */
   syncHashBudgetMs?: number;
+  /** Hash on worker threads where the machine has more than one CPU (default true; false: on the event loop's thread). */
+  hashThreads?: boolean;
   /** Real paths never served even inside the root (the server's own files): refused as outside it. */
   protectedPaths?: readonly string[];
 }
@@ -263,12 +286,14 @@ export class LocalProvider implements Provider {
   private readonly protectedPaths: readonly string[];
   /** Whether small files are read, written and hashed with synchronous calls. */
   private readonly syncDisk: SyncDisk;
+  private readonly hashThreads: boolean;
 
   constructor(realRoot: string, opts: LocalOptions = {}) {
     this.root = realRoot;
     this.accountKey = `local:${realRoot}`;
     this.staleTempMs = opts.staleTempMs ?? LOCAL_STALE_TEMP_MS;
     this.syncDisk = new SyncDisk(opts.syncHashBudgetMs ?? 5);
+    this.hashThreads = opts.hashThreads ?? true;
     this.protectedPaths = opts.protectedPaths ?? [];
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
@@ -1005,9 +1030,7 @@ export class LocalProvider implements Provider {
     // Back where it was, or beside it under "name (restored)" when that name is taken again.
     let target = original;
     for (let n = 1; await this.exists(target); n++) {
-      const dot = item.kind === 'file' ? item.name.lastIndexOf('.') : -1;
-      const [stem, ext] = dot > 0 ? [item.name.slice(0, dot), item.name.slice(dot)] : [item.name, ''];
-      target = joinPath(parentPath(original), `${stem} (restored${n > 1 ? ` ${n}` : ''})${ext}`);
+      target = joinPath(parentPath(original), restoredName(item.name, item.kind, n));
     }
     const dirReal = await this.mkdirp(parentPath(target));
     const targetReal = join(dirReal, baseName(target));
@@ -1088,6 +1111,24 @@ export class LocalProvider implements Provider {
     if (opts.signal?.aborted) throw canceled();
     const p = cleanPath(path);
     if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
+    const pool = this.hashThreads ? hashPool() : null;
+    if (pool) {
+      let real: string;
+      if (this.syncDisk.usable()) {
+        const started = performance.now();
+        try {
+          real = this.realOfSync(p);
+        } finally {
+          this.syncDisk.took(started);
+        }
+      } else real = await this.realOf(p);
+      try {
+        return await untilAborted(pool.hash(real, type as 'md5' | 'sha1' | 'sha256'), opts.signal);
+      } catch (err) {
+        if (opts.signal?.aborted) throw canceled();
+        throw err instanceof HashFsError ? fsError(err, p) : err;
+      }
+    }
     if (this.syncDisk.usable()) {
       await turnDue();
       const started = performance.now();

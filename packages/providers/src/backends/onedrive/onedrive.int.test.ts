@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OneDriveEmulator, quickXorHash } from '@skyferry/testing';
 import type { ProviderError } from '../../api/errors.ts';
 import { openProvider } from '../../api/registry.ts';
-import { patternBytes, readAll, runConformance } from '../../testkit/index.ts';
+import { checkNameSearch, patternBytes, readAll, runConformance, SEARCH_FOUND } from '../../testkit/index.ts';
 import { hashBuffer } from '../../hashing.ts';
 import {
   conformanceTarget,
@@ -118,6 +118,22 @@ describe('onedrive specifics (emulated)', () => {
     expect(await p.stat('/bin/gone.txt').catch((e: unknown) => (e as ProviderError).code)).toBe('not_found');
     const drive = svc.emulator.driveFor(svc.user);
     expect(svc.emulator.recycleBin(drive).map((i) => i.name)).toContain('gone.txt');
+  });
+
+  it("searches below a folder through Graph's search(q=), keeping names that hold the query", async () => {
+    const p = await svc.open();
+    await checkNameSearch(p);
+    // A quote in the query is doubled in the OData string.
+    expect((await p.search!('/', "bob's")).entries.map((e) => e.path)).toEqual([SEARCH_FOUND[1]]);
+    // Results without parentReference.path are placed through their folder's own record.
+    svc.emulator.searchOmitsPaths = true;
+    try {
+      expect((await p.search!('/find', 'invoice')).entries.map((e) => e.path).sort()).toEqual(SEARCH_FOUND);
+    } finally {
+      svc.emulator.searchOmitsPaths = false;
+    }
+    // Graph lists no recycle bin: there is no trash to list here.
+    expect(p.listTrash).toBeUndefined();
   });
 
   it('encodes names OneDrive refuses and reads them back unchanged', async () => {

@@ -17,7 +17,7 @@ import type {
 } from '../../api/types.ts';
 import { ENCODINGS, NameEncoder } from '../../encoding.ts';
 import { PathIdCache } from '../../id-cache.ts';
-import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments } from '../../path.ts';
+import { baseName, checkName, cleanPath, isWithin, joinPath, parentPath, pathSegments } from '../../path.ts';
 import {
   bodyStream,
   genericHttpError,
@@ -39,6 +39,9 @@ import { SpoolingChunkWriter } from '../oauth-common/spooling-writer.ts';
  * PUT, larger ones through an upload session in fragments of a multiple of 320 KiB, sent in order
  * to the session URL without the bearer token; server-side copy is asynchronous and followed
  * through its monitor URL; deletions go to the recycle bin; quickXorHash is the hash reported.
+ * Search is Graph's own (driveItem search below a folder; names only are kept). The recycle bin is
+ * not listed: Graph has no call that lists a drive's deleted items (only onedrive.com shows them),
+ * so this backend has no listTrash.
  * References: https://learn.microsoft.com/graph/api/resources/driveitem,
  * https://learn.microsoft.com/graph/api/driveitem-createuploadsession,
  * https://learn.microsoft.com/graph/api/driveitem-copy, https://learn.microsoft.com/graph/throttling,
@@ -58,7 +61,8 @@ interface GraphItem {
   file?: { mimeType?: string; hashes?: { quickXorHash?: string; sha1Hash?: string; sha256Hash?: string } };
   fileSystemInfo?: { lastModifiedDateTime?: string };
   lastModifiedDateTime?: string;
-  parentReference?: { driveId?: string; id?: string };
+  /** `path`: "/drive/root:/a/b" (or "/drives/{id}/root:/a/b"), each name percent-encoded. */
+  parentReference?: { driveId?: string; id?: string; path?: string };
   root?: unknown;
 }
 
@@ -332,6 +336,77 @@ export class OneDriveProvider implements Provider {
       if (e.kind === 'dir') cache.set(e.path, it.id);
       return e;
     });
+    return { entries, ...(page['@odata.nextLink'] ? { nextPageToken: page['@odata.nextLink'] } : {}) };
+  }
+
+  /** The cloud path of a folder from a parentReference.path; undefined when it is not this drive's root path. */
+  private folderOfRef(refPath: string | undefined): string | undefined {
+    const at = refPath?.indexOf('root:') ?? -1;
+    if (refPath === undefined || at < 0) return undefined;
+    let dir = '/';
+    for (const seg of refPath
+      .slice(at + 5)
+      .split('/')
+      .filter(Boolean))
+      dir = joinPath(dir, this.names.decode(decodeURIComponent(seg)));
+    return dir;
+  }
+
+  /**
+   * Graph's search below folder `dir` ("search(q=)"); it matches content and metadata too, so only
+   * the items whose name holds the query are kept. The page token is Graph's @odata.nextLink.
+   */
+  async search(dir: string, query: string, opts: ListOptions = {}): Promise<Page> {
+    const base = cleanPath(dir);
+    let url: string;
+    if (opts.pageToken) {
+      if (!opts.pageToken.startsWith(this.graph)) throw new ProviderError('unknown', 'invalid page token');
+      url = opts.pageToken;
+    } else {
+      const id = await this.dirId(base, opts.signal);
+      const q = encodeURIComponent(query.replace(/'/g, "''"));
+      url = this.u(`${this.drivePath}/items/${encodeURIComponent(id)}/search(q='${q}')`, {
+        $top: Math.min(Math.max(opts.pageSize ?? 1000, 1), 1000),
+      });
+    }
+    const page = await this.api.json<{ value: GraphItem[]; '@odata.nextLink'?: string }>({
+      method: 'GET',
+      url,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    const needle = query.toLowerCase();
+    const parents = new Map<string, Promise<string | undefined>>();
+    // Search results may leave parentReference.path out (business drives): the parent is read then.
+    const folderOf = (it: GraphItem): Promise<string | undefined> => {
+      const known = this.folderOfRef(it.parentReference?.path);
+      const parentId = it.parentReference?.id;
+      if (known !== undefined || !parentId) return Promise.resolve(known);
+      let p = parents.get(parentId);
+      if (!p) {
+        p = this.api
+          .json<GraphItem>({
+            method: 'GET',
+            url: this.itemUrl(parentId),
+            ...(opts.signal ? { signal: opts.signal } : {}),
+          })
+          .then((parent) => {
+            if (parent.root) return '/';
+            const up = this.folderOfRef(parent.parentReference?.path);
+            return up === undefined ? undefined : joinPath(up, this.names.decode(parent.name));
+          });
+        parents.set(parentId, p);
+      }
+      return p;
+    };
+    const entries: Entry[] = [];
+    for (const it of page.value) {
+      const name = this.names.decode(it.name);
+      if (!name.toLowerCase().includes(needle)) continue;
+      const folder = await folderOf(it);
+      if (folder === undefined) continue;
+      const e = this.toEntry(folder, it, name);
+      if (e.path !== base && isWithin(base, e.path)) entries.push(e);
+    }
     return { entries, ...(page['@odata.nextLink'] ? { nextPageToken: page['@odata.nextLink'] } : {}) };
   }
 

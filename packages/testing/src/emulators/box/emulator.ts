@@ -21,8 +21,13 @@ import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOption
  *   https://developer.box.com/reference/post-files-content, post-files-id-content,
  *   post-files-upload-sessions, put-files-upload-sessions-id, post-files-upload-sessions-id-commit,
  *   delete-files-upload-sessions-id, get-files-upload-sessions-id-parts
- * - Trash: https://developer.box.com/guides/trash/ and get-folders-trash-items,
+ * - Trash: https://developer.box.com/guides/trash/ and get-folders-trash-items (offset paging,
+ *   trashed_at; a trashed item's path_collection is the Trash folder, its parent where it was),
+ *   post-files-id and post-folders-id (restore: to the original folder, else to `parent.id` when
+ *   that folder is gone; optional `name`; 409 item_name_in_use when the name is taken there),
  *   delete-files-id-trash, delete-folders-id-trash
+ * - Search: https://developer.box.com/reference/get-search (query, ancestor_folder_ids,
+ *   content_types=name, type, offset paging up to 200 a page; total_count)
  * - Users (space_amount, space_used): https://developer.box.com/reference/get-users-me
  * - Errors (type "error", status, code, message, context_info; 401 with WWW-Authenticate and no
  *   body; 409 item_name_in_use with conflicts; 429 rate_limit_exceeded with Retry-After):
@@ -31,7 +36,8 @@ import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOption
  * - Names (no "/" or "\", no leading or trailing spaces, not "." or "..", 255 characters):
  *   https://developer.box.com/reference/resources/file (name field)
  *
- * Departures, on purpose: `fields` is accepted and every field returned; part_size and the
+ * Departures, on purpose: `fields` is accepted and every field returned; search matches a name
+ * holding the query (case ignored) instead of Box's index of words, and sees new items at once; part_size and the
  * chunked minimum are options (Box's are 8 MiB and 20 MB) so tests can stay small.
  */
 
@@ -47,6 +53,8 @@ export interface BoxItem {
   contentModified: number;
   etag: number;
   trashed: boolean;
+  /** When it was trashed (ms). */
+  trashedAt?: number;
 }
 
 interface Session {
@@ -96,12 +104,17 @@ export class BoxEmulator extends ServiceEmulator {
     ) => this.route(m, p, h);
     r('GET', '/2.0/users/me', (_q, res, a) => this.me(res, a));
     r('GET', '/2.0/folders/trash/items', (req, res, a) => this.trashItems(req, res, a));
+    r('GET', '/2.0/search', (req, res, a) => this.search(req, res, a));
+    r('POST', '/2.0/folders/:id', (req, res, a) => this.restore(req, res, a, 'folder'));
+    r('POST', '/2.0/files/:id', (req, res, a) => this.restore(req, res, a, 'file'));
     r('GET', '/2.0/folders/:id', (req, res, a) => this.getItem(req, res, a, 'folder'));
     r('GET', '/2.0/folders/:id/items', (req, res, a) => this.listItems(req, res, a));
     r('POST', '/2.0/folders', (req, res, a) => this.createFolder(req, res, a));
     r('PUT', '/2.0/folders/:id', (req, res, a) => this.update(req, res, a, 'folder'));
     r('DELETE', '/2.0/folders/:id', (req, res, a) => this.delete(req, res, a, 'folder'));
     r('DELETE', '/2.0/folders/:id/trash', (req, res, a) => this.purge(req, res, a, 'folder'));
+    r('GET', '/2.0/folders/:id/trash', (req, res, a) => this.getTrashed(req, res, a, 'folder'));
+    r('GET', '/2.0/files/:id/trash', (req, res, a) => this.getTrashed(req, res, a, 'file'));
     r('POST', '/2.0/folders/:id/copy', (req, res, a) => this.copy(req, res, a, 'folder'));
     r('GET', '/2.0/files/:id', (req, res, a) => this.getItem(req, res, a, 'file'));
     r('PUT', '/2.0/files/:id', (req, res, a) => this.update(req, res, a, 'file'));
@@ -392,13 +405,85 @@ export class BoxEmulator extends ServiceEmulator {
     });
   }
 
+  /** A trashed item as Box shows it: in the Trash folder, its parent the folder it was in. */
+  private trashedResource(i: BoxItem): Record<string, unknown> {
+    return {
+      ...this.resource(i),
+      item_status: 'trashed',
+      trashed_at: boxTime(i.trashedAt ?? i.modified),
+      path_collection: { total_count: 1, entries: [{ type: 'folder', id: '1', name: 'Trash' }] },
+    };
+  }
+
   private trashItems(req: EmuRequest, res: ServerResponse, a: AuthContext): void {
     const entries = [...this.items.values()]
       .filter((i) => i.owner === a.user && i.trashed)
-      .map((i) => ({ ...this.resource(i), item_status: 'trashed' }));
+      .map((i) => this.trashedResource(i));
     const limit = Math.min(Number(req.query('limit') ?? 100) || 100, 1000);
     const offset = Number(req.query('offset') ?? 0) || 0;
     sendJson(res, 200, { total_count: entries.length, entries: entries.slice(offset, offset + limit), offset, limit });
+  }
+
+  private search(req: EmuRequest, res: ServerResponse, a: AuthContext): void {
+    const query = (req.query('query') ?? '').toLowerCase();
+    if (!query) return this.err(res, 400, 'bad_request', 'query is required');
+    const limit = Number(req.query('limit') ?? 30) || 30;
+    if (limit > 200) return this.err(res, 400, 'bad_request', 'limit must be at most 200');
+    const offset = Number(req.query('offset') ?? 0) || 0;
+    const type = req.query('type');
+    const ancestors = (req.query('ancestor_folder_ids') ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((id) => this.resolveId(a.user, id));
+    const below = (i: BoxItem) => {
+      if (ancestors.length === 0) return true;
+      for (let cur = i.parentId ? this.items.get(i.parentId) : undefined; cur;) {
+        if (ancestors.includes(cur.id)) return true;
+        cur = cur.parentId ? this.items.get(cur.parentId) : undefined;
+      }
+      return false;
+    };
+    const hits = [...this.items.values()].filter(
+      (i) =>
+        i.owner === a.user &&
+        !i.id.startsWith('0:') &&
+        !this.isTrashed(i) &&
+        (!type || i.type === type) &&
+        i.name.toLowerCase().includes(query) &&
+        below(i),
+    );
+    sendJson(res, 200, {
+      type: 'search_results_items',
+      total_count: hits.length,
+      limit,
+      offset,
+      entries: hits.slice(offset, offset + limit).map((i) => this.resource(i)),
+    });
+  }
+
+  private async restore(req: EmuRequest, res: ServerResponse, a: AuthContext, type: 'file' | 'folder'): Promise<void> {
+    const item = this.items.get(req.params.id ?? '');
+    if (!item || item.owner !== a.user || item.type !== type) return this.err(res, 404, 'not_found', 'Not Found');
+    if (!item.trashed) return this.err(res, 404, 'not_trashed', 'Item is not in the trash');
+    const body = await req.json<{ name?: string; parent?: { id?: string } }>();
+    const name = body.name ?? item.name;
+    if (BoxEmulator.invalidName(name)) return this.err(res, 400, 'item_name_invalid', 'Item name invalid');
+    let parent = item.parentId ? this.items.get(item.parentId) : undefined;
+    if (!parent || this.isTrashed(parent)) {
+      // The parent given is used only when the original folder is gone.
+      const other = body.parent?.id ? this.find(a.user, body.parent.id, 'folder') : undefined;
+      if (!other || other === 'trashed')
+        return this.err(res, 403, 'access_denied_insufficient_permissions', 'The original folder is gone');
+      parent = other;
+    }
+    const clash = this.childNamed(parent.id, name);
+    if (clash) return this.conflict(res, clash);
+    item.trashed = false;
+    delete item.trashedAt;
+    item.name = name;
+    item.parentId = parent.id;
+    item.etag++;
+    sendJson(res, 201, this.resource(item));
   }
 
   private async createFolder(req: EmuRequest, res: ServerResponse, a: AuthContext): Promise<void> {
@@ -448,8 +533,16 @@ export class BoxEmulator extends ServiceEmulator {
       return this.err(res, 400, 'folder_not_empty', 'Cannot delete - folder not empty');
     }
     item.trashed = true;
+    item.trashedAt = Date.now();
     item.etag++;
     sendEmpty(res, 204);
+  }
+
+  private getTrashed(req: EmuRequest, res: ServerResponse, a: AuthContext, type: 'file' | 'folder'): void {
+    const item = this.items.get(req.params.id ?? '');
+    if (!item || item.owner !== a.user || item.type !== type || !item.trashed)
+      return this.err(res, 404, 'not_trashed', 'Item is not in the trash');
+    sendJson(res, 200, this.trashedResource(item));
   }
 
   private purgeTree(id: string): void {

@@ -39,9 +39,21 @@ import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOption
  *   home_namespace_id): https://developers.dropbox.com/dbx-team-files-guide and
  *   https://www.dropbox.com/developers/reference/path-root-header-modes
  *
+ * - Deleted files, same reference: files/list_folder with include_deleted (DeletedMetadata
+ *   entries for deleted paths that hold nothing now), files/get_metadata with include_deleted,
+ *   files/list_revisions (is_deleted, server_deleted, revisions newest first; a folder answers
+ *   path/not_file), files/restore (a revision of a file to a path, creating its folders; a folder
+ *   in the way answers path_write/conflict), files/permanently_delete ("only available for
+ *   Dropbox Business apps": team accounts; deletes a live item first, then what is deleted at
+ *   and below the path)
+ * - Search: files/search_v2 (options.path, max_results up to 1000, file_status, filename_only;
+ *   matches of metadata, has_more and cursor) and files/search/continue_v2
+ *
  * Paths compare without regard to case (path_lower), keep the case given (path_display).
- * Departures, on purpose: a folder's team members and sharing are not modelled; revisions keep
- * only the latest content; a deleted item is kept in `deleted` (for trash checks), not restorable.
+ * Departures, on purpose: a folder's team members and sharing are not modelled; a live file's
+ * revisions are only its latest content; search matches a name holding the query (case ignored)
+ * rather than Dropbox's index, and sees new files at once; permanently_delete refuses personal
+ * accounts with a 400 naming the Business requirement.
  */
 
 const BLOCK = 4 * 1024 * 1024;
@@ -96,6 +108,15 @@ interface Cursor {
   limit: number;
 }
 
+/** What was deleted at a path (below one namespace root): the last item there, and a file's revisions. */
+interface Grave {
+  pathDisplay: string;
+  folder: boolean;
+  deletedAt: number;
+  /** Newest first. */
+  revisions: Array<{ rev: string; name: string; content: Buffer; clientModified: number; serverModified: number }>;
+}
+
 export class DropboxEmulator extends ServiceEmulator {
   readonly namespaces = new Map<string, DbxNode>();
   private readonly accounts = new Map<string, Account>();
@@ -103,6 +124,8 @@ export class DropboxEmulator extends ServiceEmulator {
   private readonly cursors = new Map<string, Cursor>();
   /** Items removed by delete_v2 (Dropbox keeps them restorable). */
   readonly deleted: Array<{ path: string; at: number }> = [];
+  /** Deleted paths by namespace root, by path_lower. */
+  private readonly graves = new Map<DbxNode, Map<string, Grave>>();
   /** Upload-session appends received (tests assert large files used sessions). */
   appendCalls = 0;
   /** Single upload_session/finish calls and finish batches (v1 or v2). */
@@ -206,6 +229,11 @@ export class DropboxEmulator extends ServiceEmulator {
     rpc('files/upload_session/finish_batch/check', (_q, res, a, _r, args) => this.checkJob(res, a, args, 'finish'));
     rpc('files/copy_v2', (_q, res, _a, root, args) => this.relocate(res, root, args, true));
     rpc('files/move_v2', (_q, res, _a, root, args) => this.relocate(res, root, args, false));
+    rpc('files/list_revisions', (_q, res, _a, root, args) => this.listRevisions(res, root, args));
+    rpc('files/restore', (_q, res, _a, root, args) => this.restore(res, root, args));
+    rpc('files/permanently_delete', (_q, res, a, root, args) => this.permanentlyDelete(res, a, root, args));
+    rpc('files/search_v2', (_q, res, _a, root, args) => this.search(res, root, args));
+    rpc('files/search/continue_v2', (_q, res, _a, _r, args) => this.searchContinue(res, args));
     content('files/download', (req, res, _a, root, args) => this.download(req, res, root, args));
     content('files/upload', (req, res, a, root, args) => this.upload(req, res, a, root, args));
     content('files/upload_session/start', (req, res, a, _r, args) => this.sessionStart(req, res, a, args));
@@ -499,6 +527,20 @@ export class DropboxEmulator extends ServiceEmulator {
     };
     if (args.recursive === true && node !== root) entries.push(this.metadata(root, node));
     walk(node);
+    if (args.include_deleted === true) {
+      const base = this.pathDisplay(root, node).toLowerCase();
+      for (const [lower, g] of this.gravesOf(root)) {
+        const rel = base === '/' ? lower : lower.slice(base.length);
+        if (!lower.startsWith(base === '/' ? '/' : `${base}/`) || this.find(root, lower)) continue;
+        if (args.recursive !== true && rel.lastIndexOf('/') > 0) continue;
+        entries.push({
+          '.tag': 'deleted',
+          name: g.pathDisplay.slice(g.pathDisplay.lastIndexOf('/') + 1),
+          path_lower: lower,
+          path_display: g.pathDisplay,
+        });
+      }
+    }
     const limit = Math.min(Math.max(Number(args.limit ?? 500) || 500, 1), 2000);
     const id = randomId(32);
     this.cursors.set(id, { entries, offset: 0, limit });
@@ -529,8 +571,191 @@ export class DropboxEmulator extends ServiceEmulator {
     const node = this.find(root, path);
     if (node === 'malformed')
       return this.endpointError(res, 'path/malformed_path/', { '.tag': 'path', path: { '.tag': 'malformed_path' } });
+    const grave = args.include_deleted === true && !node ? this.gravesOf(root).get(path.toLowerCase()) : undefined;
+    if (grave)
+      return sendJson(res, 200, {
+        '.tag': 'deleted',
+        name: grave.pathDisplay.slice(grave.pathDisplay.lastIndexOf('/') + 1),
+        path_lower: path.toLowerCase(),
+        path_display: grave.pathDisplay,
+      });
     if (!node) return this.endpointError(res, 'path/not_found/', { '.tag': 'path', path: { '.tag': 'not_found' } });
     sendJson(res, 200, this.metadata(root, node));
+  }
+
+  // ---------- deleted files ----------
+
+  private gravesOf(root: DbxNode): Map<string, Grave> {
+    let g = this.graves.get(root);
+    if (!g) {
+      g = new Map();
+      this.graves.set(root, g);
+    }
+    return g;
+  }
+
+  /** Records a deleted tree: each item in it is deleted at its path. */
+  private bury(root: DbxNode, node: DbxNode): void {
+    const display = this.pathDisplay(root, node);
+    const lower = display.toLowerCase();
+    const graves = this.gravesOf(root);
+    const before = graves.get(lower);
+    const revisions = node.folder
+      ? []
+      : [
+          {
+            rev: node.rev,
+            name: node.name,
+            content: node.content ?? Buffer.alloc(0),
+            clientModified: node.clientModified,
+            serverModified: node.serverModified,
+          },
+          ...(before?.revisions ?? []),
+        ];
+    graves.set(lower, { pathDisplay: display, folder: node.folder, deletedAt: Date.now(), revisions });
+    for (const c of node.children.values()) this.bury(root, c);
+  }
+
+  private listRevisions(res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    const path = String(args.path ?? '');
+    const node = this.find(root, path);
+    if (node === 'malformed')
+      return this.endpointError(res, 'path/malformed_path/', { '.tag': 'path', path: { '.tag': 'malformed_path' } });
+    const limit = Math.min(Math.max(Number(args.limit ?? 10) || 10, 1), 100);
+    if (node) {
+      if (node.folder)
+        return this.endpointError(res, 'path/not_file/', { '.tag': 'path', path: { '.tag': 'not_file' } });
+      return sendJson(res, 200, { is_deleted: false, entries: [this.metadata(root, node)] });
+    }
+    const grave = this.gravesOf(root).get(path.toLowerCase());
+    if (!grave) return this.endpointError(res, 'path/not_found/', { '.tag': 'path', path: { '.tag': 'not_found' } });
+    if (grave.folder)
+      return this.endpointError(res, 'path/not_file/', { '.tag': 'path', path: { '.tag': 'not_file' } });
+    sendJson(res, 200, {
+      is_deleted: true,
+      server_deleted: isoSeconds(grave.deletedAt),
+      entries: grave.revisions.slice(0, limit).map((r) => ({
+        '.tag': 'file',
+        name: r.name,
+        id: `id:${randomId(22)}`,
+        client_modified: isoSeconds(r.clientModified),
+        server_modified: isoSeconds(r.serverModified),
+        rev: r.rev,
+        size: r.content.length,
+        path_lower: path.toLowerCase(),
+        path_display: grave.pathDisplay,
+        is_downloadable: true,
+        content_hash: dropboxContentHash(r.content),
+      })),
+    });
+  }
+
+  private restore(res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    const rev = String(args.rev ?? '');
+    let found: Grave['revisions'][number] | undefined;
+    for (const g of this.gravesOf(root).values()) found ??= g.revisions.find((r) => r.rev === rev);
+    if (!found) return this.endpointError(res, 'invalid_revision/', { '.tag': 'invalid_revision' });
+    const target = this.parentFor(root, String(args.path ?? ''));
+    if (target === 'malformed')
+      return this.endpointError(res, 'path_lookup/malformed_path/', {
+        '.tag': 'path_lookup',
+        path_lookup: { '.tag': 'malformed_path' },
+      });
+    const existing = target === 'conflict' ? undefined : target.parent.children.get(target.name.toLowerCase());
+    if (target === 'conflict' || existing?.folder)
+      return this.endpointError(res, 'path_write/conflict/folder/', {
+        '.tag': 'path_write',
+        path_write: { '.tag': 'conflict', conflict: { '.tag': 'folder' } },
+      });
+    const node: DbxNode = existing ?? {
+      id: `id:${randomId(22)}`,
+      name: target.name,
+      parent: target.parent,
+      folder: false,
+      children: new Map(),
+      clientModified: found.clientModified,
+      serverModified: Date.now(),
+      rev: '',
+    };
+    node.content = Buffer.from(found.content);
+    node.clientModified = found.clientModified;
+    node.serverModified = Date.now();
+    node.rev = randomId(15, '0123456789abcdef');
+    target.parent.children.set(node.name.toLowerCase(), node);
+    sendJson(res, 200, this.metadata(root, node));
+  }
+
+  private permanentlyDelete(res: ServerResponse, a: AuthContext, root: DbxNode, args: Record<string, unknown>): void {
+    if (!this.account(a.user).team)
+      return sendText(
+        res,
+        400,
+        'Error in call to API function "files/permanently_delete": This API function operation is only available for Dropbox Business',
+      );
+    const path = String(args.path ?? '');
+    const lower = path.toLowerCase();
+    const node = this.find(root, path);
+    if (node === 'malformed')
+      return this.endpointError(res, 'path_lookup/malformed_path/', {
+        '.tag': 'path_lookup',
+        path_lookup: { '.tag': 'malformed_path' },
+      });
+    const graves = this.gravesOf(root);
+    if (!node && !graves.has(lower))
+      return this.endpointError(res, 'path_lookup/not_found/', {
+        '.tag': 'path_lookup',
+        path_lookup: { '.tag': 'not_found' },
+      });
+    if (node && node !== root) this.deleteResult(root, path);
+    for (const key of [...graves.keys()]) if (key === lower || key.startsWith(`${lower}/`)) graves.delete(key);
+    sendJson(res, 200, null);
+  }
+
+  // ---------- search ----------
+
+  private search(res: ServerResponse, root: DbxNode, args: Record<string, unknown>): void {
+    const query = String(args.query ?? '');
+    if (!query || query.length > 1000)
+      return sendText(res, 400, 'Error in call to API function "files/search_v2": request body: query: invalid');
+    const options = (args.options ?? {}) as { path?: string; max_results?: number; file_status?: { '.tag'?: string } };
+    const max = Number(options.max_results ?? 100) || 100;
+    if (max < 1 || max > 1000)
+      return sendText(res, 400, 'Error in call to API function "files/search_v2": request body: options: max_results');
+    const base = this.find(root, options.path ?? '');
+    if (base === 'malformed')
+      return this.endpointError(res, 'path/malformed_path/', { '.tag': 'path', path: { '.tag': 'malformed_path' } });
+    if (!base) return this.endpointError(res, 'path/not_found/', { '.tag': 'path', path: { '.tag': 'not_found' } });
+    const needle = query.toLowerCase();
+    const entries: Record<string, unknown>[] = [];
+    const walk = (dir: DbxNode) => {
+      for (const c of dir.children.values()) {
+        if (c.name.toLowerCase().includes(needle))
+          entries.push({
+            match_type: { '.tag': 'filename' },
+            metadata: { '.tag': 'metadata', metadata: this.metadata(root, c) },
+          });
+        if (c.folder) walk(c);
+      }
+    };
+    if (base.folder) walk(base);
+    const id = randomId(32);
+    this.cursors.set(id, { entries, offset: 0, limit: max });
+    this.sendMatches(res, id);
+  }
+
+  private sendMatches(res: ServerResponse, id: string): void {
+    const c = this.cursors.get(id)!;
+    const page = c.entries.slice(c.offset, c.offset + c.limit);
+    c.offset += page.length;
+    const more = c.offset < c.entries.length;
+    sendJson(res, 200, { matches: page, has_more: more, ...(more ? { cursor: `SS${id}` } : {}) });
+  }
+
+  private searchContinue(res: ServerResponse, args: Record<string, unknown>): void {
+    const id = String(args.cursor ?? '').replace(/^SS/, '');
+    if (!this.cursors.has(id))
+      return sendText(res, 400, 'Error in call to API function "files/search/continue_v2": cursor: invalid');
+    this.sendMatches(res, id);
   }
 
   // ---------- changes ----------
@@ -585,6 +810,7 @@ export class DropboxEmulator extends ServiceEmulator {
         error: { '.tag': 'path_lookup', path_lookup: { '.tag': 'not_found' } },
       };
     const meta = this.metadata(root, node);
+    this.bury(root, node);
     node.parent!.children.delete(node.name.toLowerCase());
     this.deleted.push({ path: String(meta.path_display), at: Date.now() });
     return { metadata: meta };

@@ -25,6 +25,11 @@ import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOption
  * - Copy (202 Accepted + Location monitor URL, asyncJobStatus): https://learn.microsoft.com/graph/api/driveitem-copy,
  *   https://learn.microsoft.com/graph/long-running-actions-overview and
  *   https://learn.microsoft.com/graph/api/resources/asyncjobstatus
+ * - Search below a folder (`/items/{id}/search(q='...')`, `/root/search(q=...)`, quotes doubled,
+ *   paging with @odata.nextLink; items carry parentReference.path):
+ *   https://learn.microsoft.com/graph/api/driveitem-search
+ * - The recycle bin is not listed: Graph has no call that lists a drive's deleted items (restore
+ *   takes an item id known beforehand, personal drives only: driveitem-restore).
  * - Drive resource and quota: https://learn.microsoft.com/graph/api/resources/drive and resources/quota
  * - hashes resource (quickXorHash is the hash guaranteed on both personal and business):
  *   https://learn.microsoft.com/graph/api/resources/hashes and the QuickXorHash snippet
@@ -36,7 +41,8 @@ import { retryAfterHeader, ServiceEmulator, type AuthContext, type ServiceOption
  * - Restrictions on names (" * : < > ? / \ |, leading or trailing spaces, trailing period,
  *   reserved names): https://support.microsoft.com/office/restrictions-and-limitations-in-onedrive-and-sharepoint-64883a5d-228e-48f5-b3d2-eb39e07630fa
  *
- * Departures, on purpose: `$select` and `$expand` are accepted and ignored; a completed copy
+ * Departures, on purpose: `$select` and `$expand` are accepted and ignored; search matches a name
+ * holding the query (case ignored), not file content, and sees new items at once; a completed copy
  * monitor answers 200 with resourceId (clients also handle a 303 to the item).
  */
 
@@ -107,6 +113,8 @@ export class OneDriveEmulator extends ServiceEmulator {
   fragmentPuts = 0;
   /** Monitor polls served. */
   monitorPolls = 0;
+  /** Search results without parentReference.path (clients must then find the folder by its id). */
+  searchOmitsPaths = false;
 
   constructor(options: OneDriveEmulatorOptions) {
     super(options);
@@ -451,6 +459,8 @@ export class OneDriveEmulator extends ServiceEmulator {
       if (!parent) return this.err(res, 400, 'invalidRequest', 'Invalid target.');
       return this.createSession(req, res, d, parent, item.name);
     }
+    const search = /^search\(q='(.*)'\)$/s.exec(action);
+    if (search && method === 'GET') return this.search(req, res, d, item, (search[1] ?? '').replace(/''/g, "'"));
     if (action === 'copy' && method === 'POST') return this.copy(req, res, d, item);
     if (action === 'permanentDelete' && method === 'POST') {
       if (d.driveType === 'personal')
@@ -468,6 +478,33 @@ export class OneDriveEmulator extends ServiceEmulator {
     const all = this.children(d, folder.id).sort((x, y) => (x.name.toLowerCase() < y.name.toLowerCase() ? -1 : 1));
     const page = all.slice(skip, skip + top);
     const body: Record<string, unknown> = { value: page.map((i) => this.resource(d, i)) };
+    if (skip + top < all.length) {
+      const next = new URL(req.url.toString());
+      next.searchParams.set('$skiptoken', Buffer.from(String(skip + top)).toString('base64url'));
+      body['@odata.nextLink'] = next.toString();
+    }
+    sendJson(res, 200, body);
+  }
+
+  private search(req: EmuRequest, res: ServerResponse, d: OdDrive, folder: OdItem, q: string): void {
+    if (!folder.folder) return this.err(res, 400, 'invalidRequest', 'The item is not a folder.');
+    const top = Math.min(Math.max(Number(req.query('$top') ?? 200) || 200, 1), 1000);
+    const skip = Number(req.query('$skiptoken') ? Buffer.from(req.query('$skiptoken')!, 'base64url').toString() : 0);
+    const needle = q.toLowerCase();
+    const all = [...d.items.values()].filter(
+      (i) =>
+        i.id !== folder.id &&
+        !this.isDeleted(d, i) &&
+        this.isAncestor(d, folder.id, i) &&
+        i.name.toLowerCase().includes(needle),
+    );
+    const page = all.slice(skip, skip + top).map((i) => {
+      const r = this.resource(d, i);
+      if (this.searchOmitsPaths && r.parentReference)
+        r.parentReference = { ...(r.parentReference as Record<string, unknown>), path: undefined };
+      return r;
+    });
+    const body: Record<string, unknown> = { value: page };
     if (skip + top < all.length) {
       const next = new URL(req.url.toString());
       next.searchParams.set('$skiptoken', Buffer.from(String(skip + top)).toString('base64url'));

@@ -1,0 +1,1 @@
+export function manPage(version: string, date: string): string;
