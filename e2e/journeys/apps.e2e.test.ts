@@ -273,6 +273,22 @@ describe('opening files with apps', () => {
     await expect.poll(() => viewer.getByTestId('viewer-pdf-page').getAttribute('data-rendered')).toBe('1');
     await viewer.getByRole('button', { name: 'Next' }).last().click();
     await expect.poll(() => viewer.getByTestId('viewer-pdf-page').getAttribute('data-rendered')).toBe('2');
+    // Switching tabs in the header keeps each app's state (is_keeping): the PDF stays on page 2.
+    const tabButton = (i: number) => page.getByTestId('app-tab').nth(i).getByRole('button').first();
+    await tabButton(0).click();
+    const picture = await shownApp('viewer');
+    await picture.getByTestId('viewer-next').click();
+    await expect.poll(() => picture.getByTestId('viewer-name').textContent()).toBe('b-square.png');
+    await tabButton(1).click();
+    const pdf = await shownApp('viewer');
+    expect(await pdf.getByTestId('viewer-pdf-page').getAttribute('data-rendered')).toBe('2');
+    await tabButton(0).click();
+    expect(await (await shownApp('viewer')).getByTestId('viewer-name').textContent()).toBe('b-square.png');
+    // No app id: the screen goes back one step.
+    await page.goto(`${server.url}/ecology`);
+    await page.getByTestId('app-list').waitFor();
+    await page.goto(`${server.url}/ecology/app`);
+    await page.waitForURL(/\/ecology$/);
   });
 
   it('renders Markdown sanitised and highlights code', async () => {

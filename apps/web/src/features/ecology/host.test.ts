@@ -1,6 +1,15 @@
-import { APP_REQUESTS, LIMITS, appMessage, type EcologyApp } from '@skyferry/contract';
+import { APP_REQUESTS, LIMITS, appMessage, type AppMessage, type EcologyApp } from '@skyferry/contract';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { acceptAppMessage, exportInfoOf, frameUrlOf, sandboxOf, targetOriginOf } from './host.ts';
+import { EMPTY_USER, patchUser } from '../session/store.ts';
+import {
+  acceptAppMessage,
+  exportInfoOf,
+  frameUrlOf,
+  handleAppRequest,
+  sandboxOf,
+  targetOriginOf,
+  type HostLink,
+} from './host.ts';
 import { appIdOf, closeApp, openApp, tabsStore } from './tabs.ts';
 
 vi.mock('../session/navigation.ts', () => ({ navigateTo: vi.fn() }));
@@ -9,7 +18,11 @@ vi.mock('../auth/login.ts', () => ({ openLogin: () => openLogin() }));
 vi.mock('./api.ts', () => ({
   ecologyApi: {
     usage: vi.fn(async () => null),
-    issueToken: vi.fn(async () => ({ token: 'sk_app_x', expires_at: 0, files: [] })),
+    issueToken: vi.fn(async () => ({
+      token: 'sk_app_x',
+      expires_at: 0,
+      files: [{ file_id: 'f1', name: 'a.png', writable: true }],
+    })),
     revokeToken: vi.fn(async () => null),
   },
 }));
@@ -78,6 +91,64 @@ describe('the app host', () => {
     expect(exportInfoOf({ filename: 'a.png', size: 3, base64_data: 'AAA' })).toMatchObject({ filename: 'a.png' });
     expect(exportInfoOf({ filename: 'a.png', size: 3 })).toBeNull();
     expect(exportInfoOf('a')).toBeNull();
+  });
+});
+
+describe('the host’s answers', () => {
+  const tab = { key: '100-x', app: external, functionId: 1, label: 'a.png', files: [], current: 0 };
+  const run = async (kind: string) => {
+    const posted: AppMessage[] = [];
+    const link: HostLink = {
+      tab: { ...tab, files: [{ cloud_id: 'c', path: '/a.png', name: 'a.png' }] },
+      post: (m) => posted.push(m),
+      language: () => 'en',
+    };
+    const [type = '', request = ''] = kind.split('/');
+    await handleAppRequest(link, { ...appMessage(APP_REQUESTS.loaded), type, request, session_id: 's9', kind });
+    return posted;
+  };
+
+  it('answers loading/completed with the user info and the app’s own token, then the opened files', async () => {
+    patchUser({
+      ...EMPTY_USER,
+      uid: 'u1',
+      email: 'a@example.com',
+      access_token: 'sk_at_account',
+      token_type: 'Bearer',
+    });
+    const posted = await run('loading/completed');
+    expect(posted.map((m) => `${m.type}/${m.request}`)).toEqual(['user/update_token', 'file/edit']);
+    expect(posted[0]).toMatchObject({
+      version: 'v1',
+      mode: 'parent2iframe',
+      code: 200,
+      data: { uid: 'u1', email: 'a@example.com', token: 'sk_app_x' },
+    });
+    expect(Object.keys(posted[0]?.data as object).sort()).toEqual([
+      'avatar',
+      'avatar_md5',
+      'country',
+      'email',
+      'firstname',
+      'from_pid',
+      'lastname',
+      'mobile',
+      'nickname',
+      'token',
+      'uid',
+    ]);
+    expect(posted[1]).toMatchObject({ data: { token: 'sk_app_x', current_file_id: 'f1' } });
+    expect(JSON.stringify(posted)).not.toContain('sk_at_account');
+    const asked = await run('user/get_token');
+    expect(asked[0]).toMatchObject({ type: 'user', request: 'get_token', session_id: 's9', code: 200 });
+  });
+
+  it('sends a logout to apps while signed out, and opens the login panel for get_token', async () => {
+    patchUser({ ...EMPTY_USER });
+    expect((await run('loading/completed')).map((m) => `${m.type}/${m.request}`)).toEqual(['user/logout', 'file/edit']);
+    const asked = await run('user/get_token');
+    expect(asked[0]).toMatchObject({ code: 401, session_id: 's9' });
+    expect(openLogin).toHaveBeenCalled();
   });
 });
 
