@@ -121,6 +121,7 @@ export function EcologyDetailPage() {
       <Button variant="subtle" component={Link} to="/ecology" w="fit-content" px={0}>
         {t('back')}
       </Button>
+      <Title order={2}>{data ? text.name(data) : t('common:page.ecologyDetail')}</Title>
       {!data ? (
         <Loading error={error} />
       ) : (
