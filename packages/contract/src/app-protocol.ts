@@ -16,6 +16,13 @@ export const APP_REQUESTS = {
 } as const;
 export type AppRequest = (typeof APP_REQUESTS)[keyof typeof APP_REQUESTS];
 
+/**
+ * A first-party app (opaque sandbox origin, which the host cannot tell from any other page loaded
+ * in that sandbox) is spoken to over a MessagePort the host hands to the frame's first document
+ * only, in a message of this kind; window messages from it are ignored.
+ */
+export const APP_PORT_OFFER = 'skyferry/port';
+
 export interface AppMessage {
   version: 'v1';
   mode: 'parent2iframe';

@@ -1,4 +1,10 @@
-import { APP_REQUESTS, appMessage, parseAppMessage, type AppEditFileData } from '@skyferry/contract/app-protocol';
+import {
+  APP_PORT_OFFER,
+  APP_REQUESTS,
+  appMessage,
+  parseAppMessage,
+  type AppEditFileData,
+} from '@skyferry/contract/app-protocol';
 
 /**
  * What every first-party app shares: the v1 parent2iframe protocol with the host (which answers
@@ -38,21 +44,37 @@ export class AppCallError extends Error {
 const HOST_ORIGIN = new URL(location.href).origin;
 
 /**
- * Announces the app (loading/completed) and calls `onFiles` with each file-edit message, and
- * `onLogout` when the host signs out. Messages from anything but the parent window are ignored.
+ * The private channel the host hands this document when it has loaded: listened for as soon as the
+ * module runs (before the load event), taken once, from the parent window only.
  */
-export function connectToHost(handlers: { onFiles: (s: AppSession) => void; onLogout?: () => void }): void {
-  window.addEventListener('message', (event) => {
+const hostPort = new Promise<MessagePort>((resolve) => {
+  const take = (event: MessageEvent) => {
     if (event.source !== window.parent || event.origin !== HOST_ORIGIN) return;
     const m = parseAppMessage(event.data);
-    if (!m) return;
-    if (m.kind === APP_REQUESTS.editFile) {
-      const d = m.data as AppEditFileData;
-      handlers.onFiles({ token: d.token, apiBase: d.api_base, files: d.files, currentFileId: d.current_file_id });
-    } else if (m.kind === APP_REQUESTS.logout) handlers.onLogout?.();
+    const port = event.ports[0];
+    if (m?.kind !== APP_PORT_OFFER || !port) return;
+    window.removeEventListener('message', take);
+    resolve(port);
+  };
+  window.addEventListener('message', take);
+});
+
+/**
+ * Announces the app (loading/completed) on the host's channel, then calls `onFiles` with each
+ * file-edit message and `onLogout` when the host signs out.
+ */
+export function connectToHost(handlers: { onFiles: (s: AppSession) => void; onLogout?: () => void }): void {
+  void hostPort.then((port) => {
+    port.onmessage = (event: MessageEvent) => {
+      const m = parseAppMessage(event.data);
+      if (!m) return;
+      if (m.kind === APP_REQUESTS.editFile) {
+        const d = m.data as AppEditFileData;
+        handlers.onFiles({ token: d.token, apiBase: d.api_base, files: d.files, currentFileId: d.current_file_id });
+      } else if (m.kind === APP_REQUESTS.logout) handlers.onLogout?.();
+    };
+    port.postMessage(appMessage(APP_REQUESTS.loaded));
   });
-  // Requests carry nothing secret; the sandbox's parent is the host.
-  window.parent.postMessage(appMessage(APP_REQUESTS.loaded), HOST_ORIGIN);
 }
 
 function fileUrl(s: AppSession, fileId: string, suffix = ''): string {
@@ -148,4 +170,23 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 export function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+}
+
+/**
+ * Markdown as sanitised HTML (no script, handler or frame from a file reaches the page); links open
+ * in a new window, so the app's frame never navigates away.
+ */
+export async function renderMarkdown(text: string): Promise<string> {
+  const [{ marked }, { default: DOMPurify }] = await Promise.all([import('marked'), import('dompurify')]);
+  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+    if (node.tagName === 'A') {
+      node.setAttribute('target', '_blank');
+      node.setAttribute('rel', 'noopener noreferrer');
+    }
+  });
+  try {
+    return DOMPurify.sanitize(await marked.parse(text, { async: true }));
+  } finally {
+    DOMPurify.removeHook('afterSanitizeAttributes');
+  }
 }

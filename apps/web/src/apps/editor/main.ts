@@ -6,6 +6,7 @@ import {
   files,
   h,
   loadStrings,
+  renderMarkdown,
   t,
   type AppSession,
   type FileInfo,
@@ -115,8 +116,7 @@ async function togglePreview(): Promise<void> {
     previewBtn.textContent = t('editor.preview');
     return;
   }
-  const [{ marked }, { default: DOMPurify }] = await Promise.all([import('marked'), import('dompurify')]);
-  preview.innerHTML = DOMPurify.sanitize(await marked.parse(area.value, { async: true }));
+  preview.innerHTML = await renderMarkdown(area.value);
   preview.hidden = false;
   area.hidden = true;
   previewBtn.textContent = t('editor.edit');

@@ -1,6 +1,16 @@
 import 'highlight.js/styles/github.css';
 import '../apps.css';
-import { connectToHost, contentUrl, extensionOf, files, h, loadStrings, t, type AppSession } from '../sdk.ts';
+import {
+  connectToHost,
+  contentUrl,
+  extensionOf,
+  files,
+  h,
+  loadStrings,
+  renderMarkdown,
+  t,
+  type AppSession,
+} from '../sdk.ts';
 
 /** Text larger than this is shown from its start only (one range request, never the whole file). */
 const TEXT_LIMIT = 2 * 1024 * 1024;
@@ -145,10 +155,8 @@ async function showText(s: AppSession, fileId: string, ext: string): Promise<voi
   const parts: Node[] = [];
   if (truncated) parts.push(h('p', { class: 'message' }, t('viewer.tooLarge')));
   if (ext === 'md' || ext === 'markdown') {
-    const [{ marked }, { default: DOMPurify }] = await Promise.all([import('marked'), import('dompurify')]);
     const div = h('article', { class: 'markdown', 'data-testid': 'viewer-markdown' });
-    // Rendered Markdown is sanitised: no script, handler or frame from a file reaches the page.
-    div.innerHTML = DOMPurify.sanitize(await marked.parse(text, { async: true }));
+    div.innerHTML = await renderMarkdown(text);
     parts.push(div);
   } else {
     const { default: hljs } = await import('highlight.js/lib/common');

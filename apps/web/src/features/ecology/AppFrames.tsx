@@ -1,5 +1,5 @@
-import { APP_REQUESTS, appMessage } from '@skyferry/contract';
-import { useEffect, useRef, useState } from 'react';
+import { APP_PORT_OFFER, APP_REQUESTS, appMessage, parseAppMessage } from '@skyferry/contract';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router';
 import { onSessionEvent } from '../session/events.ts';
@@ -71,16 +71,31 @@ function AppFrame({ tab, visible }: { tab: AppTab; visible: boolean }) {
   const { t, i18n } = useTranslation('apps');
   const ref = useRef<HTMLIFrameElement>(null);
   const [src] = useState(() => frameUrlOf(tab, i18n.language));
-  useEffect(() => {
-    const link: HostLink = {
+  // A first-party app's private channel (see APP_PORT_OFFER), for the document the frame first loaded.
+  const port = useRef<MessagePort | null>(null);
+  const loads = useRef(0);
+  const link = useMemo<HostLink>(
+    () => ({
       tab,
-      post: (message) => ref.current?.contentWindow?.postMessage(message, targetOriginOf(tab.app)),
+      post: (message) => {
+        if (tab.app.first_party) port.current?.postMessage(message);
+        else ref.current?.contentWindow?.postMessage(message, targetOriginOf(tab.app));
+      },
       language: () => i18n.language,
-    };
-    const onMessage = (event: MessageEvent) => {
-      const message = acceptAppMessage(event, ref.current?.contentWindow ?? null, tab.app);
+    }),
+    [tab, i18n],
+  );
+  const answer = useCallback(
+    (message: ReturnType<typeof parseAppMessage>) => {
       if (!message) return;
       handleAppRequest(link, message).catch((err: unknown) => console.error('app request failed', err));
+    },
+    [link],
+  );
+  useEffect(() => {
+    // External apps speak through window messages, from their frame and registered origin only.
+    const onMessage = (event: MessageEvent) => {
+      if (!tab.app.first_party) answer(acceptAppMessage(event, ref.current?.contentWindow ?? null, tab.app));
     };
     window.addEventListener('message', onMessage);
     const offLogout = onSessionEvent('logout', () => link.post(appMessage(APP_REQUESTS.logout)));
@@ -91,8 +106,31 @@ function AppFrame({ tab, visible }: { tab: AppTab; visible: boolean }) {
       window.removeEventListener('message', onMessage);
       offLogout();
       offLogin();
+      port.current?.close();
     };
-  }, [tab, i18n]);
+  }, [tab, link, answer]);
+  /**
+   * The first document of a first-party app's frame gets the channel. A later document (the app
+   * navigated its frame away: a link, a script) gets nothing, and the frame is put back.
+   */
+  const onLoad = () => {
+    if (!tab.app.first_party) return;
+    const frame = ref.current;
+    loads.current += 1;
+    port.current?.close();
+    port.current = null;
+    if (!frame?.contentWindow) return;
+    if (loads.current % 2 === 0) {
+      frame.src = src;
+      return;
+    }
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (event: MessageEvent) => answer(parseAppMessage(event.data));
+    port.current = channel.port1;
+    // The sandbox's opaque origin has no name to target; the port goes to this document alone.
+    const [type, request] = APP_PORT_OFFER.split('/');
+    frame.contentWindow.postMessage({ ...appMessage(APP_REQUESTS.loaded), type, request }, '*', [channel.port2]);
+  };
   return (
     <iframe
       ref={ref}
@@ -101,6 +139,7 @@ function AppFrame({ tab, visible }: { tab: AppTab; visible: boolean }) {
       sandbox={sandboxOf(tab.app, window.location.origin)}
       allow="fullscreen"
       referrerPolicy="no-referrer"
+      onLoad={onLoad}
       style={{ display: visible ? 'block' : 'none', border: 0, width: '100%', height: '100%' }}
       data-testid="app-frame"
       data-app-key={tab.key}
