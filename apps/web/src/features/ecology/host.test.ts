@@ -164,6 +164,19 @@ describe('app tabs', () => {
     await vi.waitFor(() => expect(openLogin).toHaveBeenCalled());
   });
 
+  it('tells the server an app was opened only when signed in', async () => {
+    const { ecologyApi } = await import('./api.ts');
+    const usage = vi.mocked(ecologyApi.usage);
+    usage.mockClear();
+    patchUser({ ...EMPTY_USER });
+    openApp(viewer, { files: [{ cloud_id: 'c', path: '/v.png', name: 'v.png' }] });
+    expect(usage).not.toHaveBeenCalled();
+    patchUser({ ...EMPTY_USER, uid: 'u1', access_token: 'sk_at_account', token_type: 'Bearer' });
+    openApp(external);
+    expect(usage).toHaveBeenCalledWith(100);
+    patchUser({ ...EMPTY_USER });
+  });
+
   it('reads the numeric app id before a hyphen', () => {
     expect(appIdOf('12-x')).toBe(12);
     expect(appIdOf('12')).toBe(12);
