@@ -31,7 +31,10 @@ const WORKSPACES: Record<string, string> = {
 /** Test-only code the server never loads. */
 const SKIP = /(\.test\.ts$|\.bench\.ts$|\/testkit\/|\/testing\/|\/testing\.ts$|\/live\/)/;
 const IMPORT_SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]+?)\.ts\2/g;
-const BARE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]((?:@[^/'"]+\/)?[^./'"][^/'"]*)/g;
+// Only what npm allows in a package's name (lower case, no spaces), ended by a quote or a subpath:
+// a comment saying `from "All Files"` is no import.
+const BARE_IMPORT =
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]((?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*)(?=['"/])/g;
 
 /** Strips a TypeScript module's types and points its relative `.ts` imports at `.js`. */
 export function compileModule(source: string): string {

@@ -61,8 +61,25 @@ const envSchema = z.object({
   SKYFERRY_METRICS_TOKEN: z.string().min(16, 'SKYFERRY_METRICS_TOKEN must have at least 16 characters').optional(),
   SKYFERRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SKYFERRY_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(25_000),
+  // Exports and office documents (issue 37).
+  SKYFERRY_EXPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(5 * 1024 ** 3),
+  SKYFERRY_WOPI_CLIENT_URL: z.string().url().optional(),
+  SKYFERRY_WOPI_TOKEN_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .max(86_400_000)
+    .default(10 * 3_600_000),
   // Uploads across API processes: how the others reach this one.
-  SKYFERRY_INTERNAL_URL: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  SKYFERRY_INTERNAL_URL: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -140,6 +157,15 @@ export interface Config {
   metricsPort: number | undefined;
   /** Longest a SIGTERM waits for running tasks to checkpoint and hand back their jobs before exiting. */
   shutdownTimeoutMs: number;
+  /** Largest file an export may download from a download_url. */
+  exportMaxBytes: number;
+  /**
+   * The office server (Collabora Online, OnlyOffice) that edits documents through this server's WOPI
+   * host; undefined: no office server, and init advertises no wopi_url.
+   */
+  wopiClientUrl: string | undefined;
+  /** How long a WOPI access token (one file, one user) lasts. */
+  wopiTokenTtlMs: number;
   /** How the other API processes reach this one (parts of an upload it holds); undefined: found when it listens. */
   internalUrl: string | undefined;
 }
@@ -356,6 +382,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     metricsToken: e.SKYFERRY_METRICS_TOKEN,
     metricsPort: e.SKYFERRY_METRICS_PORT,
     shutdownTimeoutMs: e.SKYFERRY_SHUTDOWN_TIMEOUT_MS,
+    exportMaxBytes: e.SKYFERRY_EXPORT_MAX_BYTES,
+    wopiClientUrl: e.SKYFERRY_WOPI_CLIENT_URL,
+    wopiTokenTtlMs: e.SKYFERRY_WOPI_TOKEN_TTL_MS,
     internalUrl: e.SKYFERRY_INTERNAL_URL?.replace(/\/+$/, ''),
   };
 }

@@ -20,6 +20,10 @@ import { Authorization, serverFilesOf } from './services/authorization.ts';
 import { CloudsService } from './services/clouds.ts';
 import { configureOAuthFromConfig } from './services/oauth.ts';
 import { FilesService } from './services/files/index.ts';
+import { ExportsService } from './services/exports/index.ts';
+import { ExportTasksRepository } from './repositories/exports.ts';
+import { WopiService } from './services/wopi/index.ts';
+import { WopiLocksRepository } from './repositories/wopi-locks.ts';
 import { SecretBox } from './services/crypto.ts';
 import { TokenService } from './services/tokens.ts';
 import { OperatorService } from './services/operator.ts';
@@ -60,6 +64,10 @@ export interface AppContext {
   readonly clouds: CloudsService;
   /** File calls of connected clouds: listing cache, providers pool, uploads, downloads (services/files). */
   readonly files: FilesService;
+  /** Exports into a cloud: start-upload and poll-progress (services/exports). */
+  readonly exports: ExportsService;
+  /** The WOPI host for an operator's office server (services/wopi). */
+  readonly wopi: WopiService;
   /** Server tasks: create, list, run, retry, cancel, schedule (services/tasks). */
   readonly tasks: TasksService;
   /** The task queue, progress store, scheduler and in-process workers. */
@@ -120,6 +128,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     mailDelivers: config.smtpUrl !== undefined,
   });
   const operator = new OperatorService({ users: usersRepo, authz, log });
+  const outbound = new OutboundGuard(config.allowPrivateNetworks);
   const clouds = new CloudsService({
     repo: new CloudsRepository(db.kysely),
     users,
@@ -127,13 +136,33 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     log,
     authz,
     oauthConfigured: (service) => config.oauth[service] !== undefined,
-    outbound: new OutboundGuard(config.allowPrivateNetworks),
+    outbound,
     cloudTimeoutMs: config.cloudTimeoutMs,
   });
   const uploadSessions = new UploadSessionsRepository(db.kysely);
   const files = new FilesService({ clouds, box: secrets, log, uploadRegistry: uploadSessions });
   closers.push(() => files.close());
   const ecology = new EcologyService({ repo: new EcologyRepository(db.kysely), files, clouds, authz, log });
+  // Exports (issue 37): a download_url is held to the clouds' outbound guard; stopped before the files service closes.
+  const exportsService = new ExportsService({
+    repo: new ExportTasksRepository(db.kysely),
+    files,
+    guard: outbound,
+    maxBytes: config.exportMaxBytes,
+    timeoutMs: config.cloudTimeoutMs,
+    log,
+  });
+  closers.push(() => exportsService.close());
+  // Office documents (issue 37): the WOPI host, on when SKYFERRY_WOPI_CLIENT_URL names an office server.
+  const wopi = new WopiService({
+    files,
+    box: secrets,
+    locks: new WopiLocksRepository(db.kysely),
+    sessionActive: (id) => tokens.sessionActive(id),
+    officeUrl: config.wopiClientUrl,
+    tokenTtlMs: config.wopiTokenTtlMs,
+    maxBytes: config.exportMaxBytes,
+  });
   // Housekeeping: expired tokens, idle visitors and their temporary clouds, old rate-limit windows.
   const accountLinks = new AccountTokensRepository(db.kysely);
   const housekeeping = async () => {
@@ -202,6 +231,8 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     operator,
     clouds,
     files,
+    exports: exportsService,
+    wopi,
     tasks: taskSystem.tasks,
     taskSystem,
     cleanup: cleanupSystem.service,

@@ -429,7 +429,8 @@ describe.each(SENDERS)('every documented call, sent by %s: a 4xx envelope, never
   const sender = { headers: {} as Record<string, string> };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // With an office server configured, so the WOPI calls are on (and checked here) rather than 404.
+    t = await startTestApp({ env: { SKYFERRY_WOPI_CLIENT_URL: 'https://office.example.test' } });
     user = await t.signUp();
     const res = await t.app.inject({
       method: 'POST',
@@ -477,8 +478,12 @@ describe.each(SENDERS)('every documented call, sent by %s: a 4xx envelope, never
 
   /** Calls whose whole body is optional (null or unknown fields mean "no body"). */
   const OPTIONAL_BODY = new Set(['POST /api/account/logout']);
-  /** Calls whose body may be larger than 1 MB (a ticket carries its attachments): any 4xx for the padded one. */
-  const LARGE_BODY = new Set(['POST /v1/support/tickets']);
+  /** Calls whose body may be larger than 1 MB (a ticket carries its attachments, an export its file): any 4xx for the padded one. */
+  const LARGE_BODY = new Set([
+    'POST /v1/support/tickets',
+    // An export carries its file inline (16 MB in base64).
+    'POST /api/third-api/start-upload',
+  ]);
   /** `optionalOk`: a call of OPTIONAL_BODY may take this as "no body" and succeed. */
   const BODIES: Array<{ name: string; payload: string; status?: number; optionalOk?: boolean }> = [
     { name: 'malformed JSON', payload: '{"cloud_id": "x", ' },

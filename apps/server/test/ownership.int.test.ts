@@ -91,6 +91,22 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
     const taskId = tasks.items[0]?.id ?? '';
     return (await s.asOwner<{ id: string }>('POST', `/api/tasks/${taskId}/verify`)).id;
   },
+  /** An export into the owner's cloud (issue 37), finished before the walk. */
+  export: async (s) => {
+    const me = await s.asOwner<{ clouds: Array<{ id: string }> }>('GET', '/api/v2/clouds/me');
+    const started = await s.asOwner<{ task_id: string }>('POST', '/api/third-api/start-upload', {
+      token_id: me.clouds[0]?.id,
+      file_name: 'exported.txt',
+      parent: '/TaskSource',
+      base64_data: Buffer.from('exported').toString('base64'),
+    });
+    for (let i = 0; i < 100; i += 1) {
+      const p = await s.asOwner<{ status: number }>('GET', `/api/third-api/poll-progress/${started.task_id}`);
+      if (p.status !== 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return started.task_id;
+  },
   /** One of the owner's signed-in devices (Settings > Account). */
   session: async (s) =>
     (await s.asOwner<{ items: Array<{ id: string }> }>('GET', '/api/account/sessions')).items[0]?.id ?? '',
@@ -464,6 +480,27 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
     name: 'POST /api/tasks/{id}/duplicate',
     request: (ids) => ({ method: 'POST', url: `/api/tasks/${ids.task}/duplicate` }),
   },
+  // Exports (issue 37).
+  {
+    name: 'POST /api/third-api/start-upload (into someone else’s cloud)',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/third-api/start-upload',
+      body: { token_id: ids.cloud, file_name: 'pwned.txt', base64_data: 'cHduZWQ=' },
+    }),
+  },
+  {
+    name: 'GET /api/third-api/poll-progress/{taskId}',
+    request: (ids) => ({ method: 'GET', url: `/api/third-api/poll-progress/${ids.export}` }),
+  },
+  {
+    name: 'POST /api/wopi/sessions (a document of someone else’s cloud)',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/api/wopi/sessions',
+      body: { cloud_id: ids.cloud, path: ids.photo },
+    }),
+  },
   {
     name: 'DELETE /api/account/sessions/{id}',
     request: (ids) => ({ method: 'DELETE', url: `/api/account/sessions/${ids.session}` }),
@@ -534,6 +571,10 @@ export const NOT_OWNED: Record<string, string> = {
   'PUT /api/operator/tickets/{id}/status':
     'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
   'GET /api/version/{version}': 'public release notes',
+  'GET /wopi/files/{file_id}': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
+  'GET /wopi/files/{file_id}/contents': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
+  'POST /wopi/files/{file_id}/contents': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
+  'POST /wopi/files/{file_id}': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
 };
 
 /** "PUT /api/clouds/{id} (rename)" and "PUT /api/clouds/:id" both become "PUT /api/clouds/{}". */
@@ -550,6 +591,7 @@ export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'u
   { table: 'support_tickets', ownerColumn: 'user_id', owner: 'user' },
   { table: 'ecology_app_tokens', ownerColumn: 'user_id', owner: 'user' },
   { table: 'ecology_app_usage', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'export_tasks', ownerColumn: 'user_id', owner: 'user' },
 ];
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
@@ -598,6 +640,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           env: {
             GOOGLE_CLIENT_ID: 'ownership.apps.example',
             GOOGLE_CLIENT_SECRET: 'ownership-client-secret',
+            // An office server, so the WOPI session call reaches its ownership check.
+            SKYFERRY_WOPI_CLIENT_URL: 'https://office.example.test',
             ...LOOPBACK_CLOUDS_ENV,
           },
         }),
@@ -725,6 +769,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         { method: 'GET', url: '/ecology/v1/app/files' },
       );
       expect(appFiles.body.code).toBe(0);
+      const exported = await send(owner.user.headers, {
+        method: 'GET',
+        url: `/api/third-api/poll-progress/${ids.export}`,
+      });
+      expect(exported.body.data).toMatchObject({ status: 1, path: '/TaskSource/exported.txt' });
       const upload = await send(owner.user.headers, { method: 'GET', url: `/api/cloud-manager/uploads/${ids.upload}` });
       expect(upload.body.code).toBe(0);
       expect(upload.body.data).toMatchObject({ upload_id: ids.upload, offset: 0 });

@@ -10,3 +10,4 @@ export * from './map-limit.ts';
 export * from './net/index.ts';
 export * from './backends/index.ts';
 export { TEMP_PREFIX, TEMP_TAG, isTempName } from './temp-files.ts';
+export { sendHttp, type HttpSend } from './http-send.ts';

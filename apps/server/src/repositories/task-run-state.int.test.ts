@@ -34,6 +34,29 @@ describeEachDialect('task run state', (getDb) => {
     });
   });
 
+  it('keeps each finished file in a small row: a digest of its key, and the path it was read from only for a move', async () => {
+    const key = 'write|target|/Photos|/Backup|2024/06/IMG_0412.jpg|3412000|1717000000000|';
+    const read = { path: '/Photos/2024/06/IMG_0412.jpg', size: 3_412_000 };
+    const plain = new TaskCheckpointStore(getDb().kysely, 'task-small');
+    const moving = new TaskCheckpointStore(getDb().kysely, 'task-move', '', { keepReadPaths: true });
+    await plain.markDone(key, { action: 'copy', bytes: 3_412_000, read });
+    await moving.markDone(key, { action: 'copy', bytes: 3_412_000, read });
+    const rows = await getDb()
+      .kysely.selectFrom('task_checkpoints')
+      .select(['task_id', 'key', 'info'])
+      .where('task_id', 'in', ['task-small', 'task-move'])
+      .orderBy('task_id')
+      .execute();
+    expect(rows.map((r) => r.key.length)).toEqual([22, 22]);
+    expect(rows.map((r) => r.key).join()).not.toContain('IMG_0412');
+    expect(rows.find((r) => r.task_id === 'task-small')?.info).not.toContain('IMG_0412');
+    // Found again by the engine's key; a move still knows what each file was written from.
+    expect(await plain.get(key)).toEqual({ action: 'copy', bytes: 3_412_000 });
+    expect(await moving.get(key)).toEqual({ action: 'copy', bytes: 3_412_000, read });
+    expect(await moving.all()).toEqual([{ action: 'copy', bytes: 3_412_000, read }]);
+    expect([...(await plain.getMany([key, 'other'])).keys()]).toEqual([key]);
+  });
+
   it('commits the items that finish in one turn of the event loop together, not one by one', async () => {
     let inserts = 0;
     const db = getDb().kysely.withPlugin({

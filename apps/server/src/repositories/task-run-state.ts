@@ -1,4 +1,4 @@
-import type { Database, Kysely } from '@skyferry/db';
+import { checkpointRowKey, type Database, type Kysely } from '@skyferry/db';
 import {
   tempFolderKey,
   type CheckpointInfo,
@@ -19,21 +19,25 @@ const PLANNED_PREFIX = '#planned|';
 
 /**
  * The engine's checkpoints of one task in the database: every finished file is recorded, so a run
- * resumed by another worker after a crash does not copy it again.
+ * resumed by another worker after a crash does not copy it again. A file's row is kept small: its
+ * key as a digest of the engine's key (`checkpointRowKey`), and its record without the path it was
+ * read from unless the run is a move, which needs it (`keepReadPaths`).
  */
 export class TaskCheckpointStore implements CheckpointStore {
   private readonly db: Kysely<Database>;
   private readonly taskId: string;
   private readonly runKey: string;
+  private readonly keepReadPaths: boolean;
   /**
    * `runKey` names the run (its job, the same for every attempt of it): the first attempt's plan
    * figures are kept for that run only, past `clear` too (a worker killed after its run cleared its
    * checkpoints but before it stored the outcome leaves a run that is taken over with none).
    */
-  constructor(db: Kysely<Database>, taskId: string, runKey = '') {
+  constructor(db: Kysely<Database>, taskId: string, runKey = '', opts: { keepReadPaths?: boolean } = {}) {
     this.db = db;
     this.taskId = taskId;
     this.runKey = runKey;
+    this.keepReadPaths = opts.keepReadPaths ?? false;
   }
 
   async get(key: string): Promise<CheckpointInfo | undefined> {
@@ -41,7 +45,7 @@ export class TaskCheckpointStore implements CheckpointStore {
       .selectFrom('task_checkpoints')
       .select('info')
       .where('task_id', '=', this.taskId)
-      .where('key', '=', key)
+      .where('key', '=', checkpointRowKey(key))
       .executeTakeFirst();
     return row ? (JSON.parse(row.info) as CheckpointInfo) : undefined;
   }
@@ -49,13 +53,14 @@ export class TaskCheckpointStore implements CheckpointStore {
   async getMany(keys: string[]): Promise<Map<string, CheckpointInfo>> {
     const out = new Map<string, CheckpointInfo>();
     for (let i = 0; i < keys.length; i += BATCH) {
+      const byRow = new Map(keys.slice(i, i + BATCH).map((k) => [checkpointRowKey(k), k]));
       const rows = await this.db
         .selectFrom('task_checkpoints')
         .select(['key', 'info'])
         .where('task_id', '=', this.taskId)
-        .where('key', 'in', keys.slice(i, i + BATCH))
+        .where('key', 'in', [...byRow.keys()])
         .execute();
-      for (const row of rows) out.set(row.key, JSON.parse(row.info) as CheckpointInfo);
+      for (const row of rows) out.set(byRow.get(row.key) as string, JSON.parse(row.info) as CheckpointInfo);
     }
     return out;
   }
@@ -71,8 +76,9 @@ export class TaskCheckpointStore implements CheckpointStore {
    * at once, so starting it at the first record would commit the files one by one.
    */
   markDone(key: string, info: CheckpointInfo): Promise<void> {
+    const kept = info.read && !this.keepReadPaths ? { ...info, read: undefined } : info;
     return new Promise((done, fail) => {
-      this.pending.push({ key, info: JSON.stringify(info), done, fail });
+      this.pending.push({ key: checkpointRowKey(key), info: JSON.stringify(kept), done, fail });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());

@@ -227,6 +227,12 @@ export class TokenService {
     return this.sessions.revokeSession(sessionId, reason, this.now());
   }
 
+  /** Whether a session still works (not revoked, auto-login not expired): tokens issued under it follow it. */
+  async sessionActive(sessionId: string): Promise<boolean> {
+    const row = await this.sessions.findSession(sessionId);
+    return row !== undefined && row.revoked_at === null && row.auto_login_expires_at > this.now();
+  }
+
   /** The session a refresh or auto-login token belongs to (for logout without an access token). */
   async sessionOf(token: { refreshToken?: string; autoLoginToken?: string }): Promise<string | undefined> {
     if (token.refreshToken) {

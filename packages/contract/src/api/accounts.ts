@@ -69,6 +69,7 @@ export const initDataSchema = z.object({
   /** The same pages for browsers that block third-party cookies (the pages never need cookies). */
   sign_in_url_disable_cookies: z.string(),
   sign_out_url_disable_cookies: z.string(),
+  /** The WOPI host (`${PUBLIC_URL}/wopi`; WOPISrc is `${wopi_url}/files/{file_id}`); '' when no office server is configured. */
   wopi_url: z.string(),
   mandatory_upgrade: z.boolean(),
   /** The visitor identity to send as `x-temp-authorization` while no user is signed in. */

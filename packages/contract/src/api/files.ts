@@ -42,7 +42,8 @@ export const cloudRefSchema = z.object({
 });
 export type CloudRef = z.infer<typeof cloudRefSchema>;
 
-const withCloud = <T extends z.ZodRawShape>(shape: T) =>
+/** A call's body naming its cloud (`cloud_id` or `token_id`) with the fields of `shape`. */
+export const withCloud = <T extends z.ZodRawShape>(shape: T) =>
   cloudRefSchema.extend(shape).refine((b) => Boolean((b as CloudRef).cloud_id ?? (b as CloudRef).token_id), {
     message: 'cloud_id (or token_id) is required',
     path: ['cloud_id'],

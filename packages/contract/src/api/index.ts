@@ -10,3 +10,5 @@ export * from './oauth.ts';
 export * from './operator.ts';
 export * from './support.ts';
 export * from './ecology.ts';
+export * from './exports.ts';
+export * from './wopi.ts';

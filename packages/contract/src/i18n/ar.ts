@@ -141,4 +141,10 @@ export const ar: Messages = {
   app_cannot_write: 'يمكن لهذا التطبيق قراءة الملف فقط.',
   app_function_origin: 'يجب أن تكون كل وظيفة على عنوان التطبيق نفسه ({origin}).',
   image_convert_failed: 'تعذّر تحويل الصورة: {detail}',
+  // Exports (issue 37).
+  export_too_large: 'الملف أكبر من أن يُصدَّر: الحد الأقصى {max}.',
+  export_size_mismatch: 'لم يكن حجم الملف مطابقًا للحجم المُعلَن.',
+  export_download_failed: 'تعذّر تنزيل الملف (HTTP {status}).',
+  export_too_many_redirects: 'عنوان التنزيل يعيد التوجيه مرات كثيرة جدًا.',
+  wopi_lock_mismatch: 'المستند مقفل من قِبل محرر آخر.',
 };

@@ -150,4 +150,10 @@ export const br: Messages = {
   app_cannot_write: 'Este aplicativo só pode ler o arquivo.',
   app_function_origin: 'Cada função deve estar no endereço do próprio aplicativo ({origin}).',
   image_convert_failed: 'Não foi possível converter a imagem: {detail}',
+  // Exports (issue 37).
+  export_too_large: 'O arquivo é grande demais para exportar: no máximo {max}.',
+  export_size_mismatch: 'O arquivo não tinha o tamanho anunciado.',
+  export_download_failed: 'Não foi possível baixar o arquivo (HTTP {status}).',
+  export_too_many_redirects: 'O endereço de download redireciona vezes demais.',
+  wopi_lock_mismatch: 'O documento está bloqueado por outro editor.',
 };

@@ -157,4 +157,10 @@ export const de: Messages = {
   app_cannot_write: 'Diese App darf die Datei nur lesen.',
   app_function_origin: 'Jede Funktion muss unter der Adresse der App liegen ({origin}).',
   image_convert_failed: 'Das Bild konnte nicht umgewandelt werden: {detail}',
+  // Exports (issue 37).
+  export_too_large: 'Die Datei ist zu groß für den Export: höchstens {max}.',
+  export_size_mismatch: 'Die Datei hatte nicht die angekündigte Größe.',
+  export_download_failed: 'Die Datei konnte nicht heruntergeladen werden (HTTP {status}).',
+  export_too_many_redirects: 'Die Download-Adresse leitet zu oft weiter.',
+  wopi_lock_mismatch: 'Das Dokument ist von einem anderen Editor gesperrt.',
 };

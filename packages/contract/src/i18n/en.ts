@@ -147,6 +147,12 @@ export const en = {
   app_cannot_write: 'This app may only read the file.',
   app_function_origin: "Every function must be on the app's own address ({origin}).",
   image_convert_failed: 'The picture could not be converted: {detail}',
+  // Exports (issue 37).
+  export_too_large: 'The file is too large to export: at most {max}.',
+  export_size_mismatch: 'The file did not have the size it announced.',
+  export_download_failed: 'The file could not be downloaded (HTTP {status}).',
+  export_too_many_redirects: 'The download address redirects too many times.',
+  wopi_lock_mismatch: 'The document is locked by another editor.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -156,4 +156,10 @@ export const es: Messages = {
   app_cannot_write: 'Esta aplicación solo puede leer el archivo.',
   app_function_origin: 'Cada función debe estar en la dirección de la propia aplicación ({origin}).',
   image_convert_failed: 'No se pudo convertir la imagen: {detail}',
+  // Exports (issue 37).
+  export_too_large: 'El archivo es demasiado grande para exportarlo: {max} como máximo.',
+  export_size_mismatch: 'El archivo no tenía el tamaño anunciado.',
+  export_download_failed: 'No se pudo descargar el archivo (HTTP {status}).',
+  export_too_many_redirects: 'La dirección de descarga redirige demasiadas veces.',
+  wopi_lock_mismatch: 'El documento está bloqueado por otro editor.',
 };

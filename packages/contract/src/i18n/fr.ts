@@ -155,4 +155,10 @@ export const fr: Messages = {
   app_cannot_write: 'Cette application peut seulement lire le fichier.',
   app_function_origin: 'Chaque fonction doit être à l’adresse de l’application ({origin}).',
   image_convert_failed: 'L’image n’a pas pu être convertie : {detail}',
+  // Exports (issue 37).
+  export_too_large: 'Le fichier est trop volumineux pour être exporté : {max} au maximum.',
+  export_size_mismatch: 'Le fichier n’avait pas la taille annoncée.',
+  export_download_failed: 'Le fichier n’a pas pu être téléchargé (HTTP {status}).',
+  export_too_many_redirects: 'L’adresse de téléchargement redirige trop de fois.',
+  wopi_lock_mismatch: 'Le document est verrouillé par un autre éditeur.',
 };

@@ -151,4 +151,10 @@ export const it: Messages = {
   app_cannot_write: 'Questa app può solo leggere il file.',
   app_function_origin: 'Ogni funzione deve trovarsi all’indirizzo dell’app ({origin}).',
   image_convert_failed: 'Impossibile convertire l’immagine: {detail}',
+  // Exports (issue 37).
+  export_too_large: 'Il file è troppo grande per essere esportato: al massimo {max}.',
+  export_size_mismatch: 'Il file non aveva la dimensione annunciata.',
+  export_download_failed: 'Impossibile scaricare il file (HTTP {status}).',
+  export_too_many_redirects: "L'indirizzo di download reindirizza troppe volte.",
+  wopi_lock_mismatch: 'Il documento è bloccato da un altro editor.',
 };

@@ -150,4 +150,10 @@ export const ja: Messages = {
   app_cannot_write: 'このアプリはファイルを読むことしかできません。',
   app_function_origin: 'すべての機能はアプリ自身のアドレス ({origin}) に置く必要があります。',
   image_convert_failed: '画像を変換できませんでした: {detail}',
+  // Exports (issue 37).
+  export_too_large: 'ファイルが大きすぎてエクスポートできません (最大 {max})。',
+  export_size_mismatch: 'ファイルのサイズが通知されたサイズと一致しませんでした。',
+  export_download_failed: 'ファイルをダウンロードできませんでした (HTTP {status})。',
+  export_too_many_redirects: 'ダウンロードアドレスのリダイレクトが多すぎます。',
+  wopi_lock_mismatch: 'このドキュメントは別のエディターによってロックされています。',
 };

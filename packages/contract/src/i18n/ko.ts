@@ -142,4 +142,10 @@ export const ko: Messages = {
   app_cannot_write: '이 앱은 파일을 읽기만 할 수 있습니다.',
   app_function_origin: '모든 기능은 앱 자체 주소({origin})에 있어야 합니다.',
   image_convert_failed: '그림을 변환할 수 없습니다: {detail}',
+  // Exports (issue 37).
+  export_too_large: '파일이 너무 커서 내보낼 수 없습니다(최대 {max}).',
+  export_size_mismatch: '파일 크기가 알려진 크기와 다릅니다.',
+  export_download_failed: '파일을 다운로드할 수 없습니다(HTTP {status}).',
+  export_too_many_redirects: '다운로드 주소의 리디렉션이 너무 많습니다.',
+  wopi_lock_mismatch: '이 문서는 다른 편집기에서 잠겨 있습니다.',
 };

@@ -155,4 +155,10 @@ export const nl: Messages = {
   app_cannot_write: 'Deze app mag het bestand alleen lezen.',
   app_function_origin: 'Elke functie moet op het adres van de app zelf staan ({origin}).',
   image_convert_failed: 'De afbeelding kon niet worden omgezet: {detail}',
+  // Exports (issue 37).
+  export_too_large: 'Het bestand is te groot om te exporteren: hooguit {max}.',
+  export_size_mismatch: 'Het bestand had niet de aangekondigde grootte.',
+  export_download_failed: 'Het bestand kon niet worden gedownload (HTTP {status}).',
+  export_too_many_redirects: 'Het downloadadres stuurt te vaak door.',
+  wopi_lock_mismatch: 'Het document is vergrendeld door een andere editor.',
 };

@@ -6,6 +6,7 @@ import type { CleanupTables } from './cleanup.ts';
 import type { RunsTables } from './runs.ts';
 import type { SupportTables } from './support.ts';
 import type { EcologyTables } from './ecology.ts';
+import type { ExportsTables } from './exports.ts';
 import type { UploadsTables } from './uploads.ts';
 
 export type * from './foundation.ts';
@@ -16,6 +17,7 @@ export type * from './cleanup.ts';
 export type * from './runs.ts';
 export type * from './support.ts';
 export type * from './ecology.ts';
+export type * from './exports.ts';
 export type * from './uploads.ts';
 
 /** Every table of the database; each area adds its own interface here. */
@@ -27,4 +29,5 @@ export type Database = FoundationTables &
   RunsTables &
   SupportTables &
   EcologyTables &
+  ExportsTables &
   UploadsTables;

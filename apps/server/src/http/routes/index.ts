@@ -15,6 +15,8 @@ import oauthRoutes from './oauth.ts';
 import operatorRoutes from './operator.ts';
 import supportRoutes from './support.ts';
 import ecologyRoutes from './ecology.ts';
+import exportRoutes from './exports.ts';
+import wopiRoutes from './wopi.ts';
 
 /** Every route module, each a thin layer over services. Add yours here. */
 export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
@@ -33,4 +35,6 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   operatorRoutes,
   supportRoutes,
   ecologyRoutes,
+  exportRoutes,
+  wopiRoutes,
 ];

@@ -62,7 +62,8 @@ export default async function initRoutes(app: App, ctx: AppContext): Promise<voi
         sign_out_url: page('signout', false),
         sign_in_url_disable_cookies: page('signin', true),
         sign_out_url_disable_cookies: page('signout', true),
-        wopi_url: `${base}/ecology/v1/wopi`,
+        // The WOPI host's address only when an office server will call it (services/wopi).
+        wopi_url: c.wopiClientUrl ? `${base}/wopi` : '',
         mandatory_upgrade: false,
         temp_token: tempToken,
         billing_mode: c.billingMode,

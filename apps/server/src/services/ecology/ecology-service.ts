@@ -322,7 +322,7 @@ export class EcologyService {
   /** A granted file's state now: size, time, type and the ETag a save must send back. */
   async info(ctx: AppTokenContext, fileId: string): Promise<AppFileInfo> {
     const g = this.grantOf(ctx, fileId);
-    const entry = await this.files.stat(ctx.identity, g.cloud, g.path);
+    const entry = await this.files.entryOf(ctx.identity, g.cloud, g.path);
     if (entry.kind !== 'file') throw errors.pathNotExist();
     return {
       ...this.appFile(g, ctx.writable),

@@ -410,6 +410,52 @@ export class FilesService {
     });
   }
 
+  /** One file or folder of the cloud (404 "The path does not exist." when there is none). */
+  async stat(identity: CloudIdentity, ref: CloudRef, path: string): Promise<{ item: FileItem; writable: boolean }> {
+    return this.run(identity, ref, Permission.read, async ({ cloud, provider }) => ({
+      item: toFileItem(path === '/' ? rootEntry() : await provider.stat(path)),
+      writable: hasFlag(cloud.flags, Permission.write),
+    }));
+  }
+
+  /** Throws what a write to the cloud would (not found, not the caller's, read-only) without writing. */
+  async checkWritable(identity: CloudIdentity, ref: CloudRef): Promise<void> {
+    await this.run(identity, ref, Permission.write, async () => undefined);
+  }
+
+  /**
+   * Writes a new file into `parent` under `name`, or under "name (1).ext", "name (2).ext" and so on
+   * when the name is taken (an export never replaces a file). Answers the file written.
+   */
+  async writeNew(
+    identity: CloudIdentity,
+    ref: CloudRef,
+    parent: string,
+    name: string,
+    body: Readable,
+    opts: { size: number; signal?: AbortSignal },
+  ): Promise<FileItem> {
+    checkName(name);
+    return this.run(identity, ref, Permission.write, async ({ cloud, provider }) => {
+      if (parent !== '/') {
+        const p = await statOrUndefined(provider, parent);
+        if (p && p.kind !== 'dir') throw errors.pathNotExist();
+      }
+      const dot = name.lastIndexOf('.');
+      const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+      let path = joinPath(parent, name);
+      for (let n = 1; await statOrUndefined(provider, path); n += 1) {
+        if (n > 999) throw errors.alreadyExists();
+        path = joinPath(parent, `${stem} (${n})${ext}`);
+      }
+      try {
+        return toFileItem(await provider.put(path, body, { size: opts.size }, { signal: opts.signal }));
+      } finally {
+        this.cache.invalidate(cloud.id, parent);
+      }
+    });
+  }
+
   /**
    * Refuses to replace a folder, or a file unless `overwrite`; with `ifMatch`, also a file whose
    * ETag is no longer that one (it changed, or went, since the caller read it).
@@ -422,8 +468,8 @@ export class FilesService {
       throw new ApiError(Code.CONFLICT, 'file_changed_meanwhile');
   }
 
-  /** A file's or folder's entry as the cloud reports it now. */
-  async stat(identity: CloudIdentity, cloudId: string, path: string): Promise<Entry> {
+  /** A file's or folder's entry as the cloud reports it now (its ETag: entryEtag). */
+  async entryOf(identity: CloudIdentity, cloudId: string, path: string): Promise<Entry> {
     return this.run(identity, cloudId, Permission.read, async ({ provider }) =>
       path === '/' ? rootEntry() : provider.stat(path),
     );

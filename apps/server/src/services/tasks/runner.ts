@@ -373,7 +373,10 @@ export class TaskRunner {
     const { users, billingMode } = this.o;
     const userId = row.user_id;
     const db = this.o.db;
-    const checkpoints = new TaskCheckpointStore(db, row.id, job.id);
+    // A move's deletions need the path each written file was read from; other runs keep rows smaller.
+    const checkpoints = new TaskCheckpointStore(db, row.id, job.id, {
+      keepReadPaths: from.move === true && options.mode === 'migrate',
+    });
     const twoWayState = new TaskTwoWayStateStore(db, row.id);
     const sideNames = conflictSideNames(source.cloud, target.cloud);
     let plan: TransferPlan;

@@ -5,6 +5,7 @@ import { useEffect } from 'react';
 import { AuthHost } from '../../features/auth/AuthHost.tsx';
 import { AppFrames } from '../../features/ecology/AppFrames.tsx';
 import { TipOverlay } from '../../features/guide/TipOverlay.tsx';
+import { useExportDialog } from '../../features/export/store.ts';
 import { MessageHost } from '../../features/messages/MessageHost.tsx';
 import { useSession } from '../../features/session/store.ts';
 import { ShellDialogs } from '../../features/shell/ShellDialogs.tsx';
@@ -15,6 +16,16 @@ import { lazyDialog, preloadLazyDialogs } from '../lazy-dialog.tsx';
 const LazySettingsDialog = lazyDialog<{ opened: boolean }>(() =>
   import('../../features/settings/SettingsPanel.tsx').then((m) => m.SettingsDialog),
 );
+
+const LazyExportDialog = lazyDialog<{ opened: boolean }>(() =>
+  import('../../features/export/ExportDialog.tsx').then((m) => m.ExportDialog),
+);
+
+/** The Export to dialog (features/export), fetched the first time an export asks for it. */
+function ExportDialogHost() {
+  const opened = useExportDialog((s) => s.request !== null);
+  return <LazyExportDialog opened={opened} />;
+}
 
 const DIALOG_PRELOAD_DELAY_MS = 2000;
 
@@ -49,6 +60,7 @@ export default function Hosts() {
       <Notifications autoClose={INTERVALS.toast} />
       <AuthHost />
       <SettingsDialog />
+      <ExportDialogHost />
       <ShellDialogs />
       <MessageHost />
       <TipOverlay />

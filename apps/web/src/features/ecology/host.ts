@@ -11,7 +11,6 @@ import {
 } from '@skyferry/contract';
 import { openLogin } from '../auth/login.ts';
 import { sessionStore, selectLoggedIn } from '../session/store.ts';
-import { requestAppExport } from './export-bridge.ts';
 import { tokenOf, type AppTab } from './tabs.ts';
 
 /**
@@ -138,7 +137,9 @@ export async function handleAppRequest(link: HostLink, message: AppMessage & { k
     case APP_REQUESTS.exportFile: {
       const info = exportInfoOf(message.data);
       link.post(appMessage(APP_REQUESTS.exportFile, null, message.session_id, info ? 200 : 400));
-      if (info) requestAppExport(info, link.tab);
+      // The Export to dialog (features/export), fetched when an app first asks for it.
+      if (info)
+        void import('../export/index.ts').then((m) => m.openExportDialog({ ...info, referer: link.tab.app.url }));
       return;
     }
     default:

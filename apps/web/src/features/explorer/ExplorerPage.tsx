@@ -5,6 +5,7 @@ import {
   IconColumns2,
   IconCopy,
   IconDownload,
+  IconFileExport,
   IconFolderPlus,
   IconFolderUp,
   IconPencil,
@@ -31,6 +32,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { ApiRequestError } from '../../api/client.ts';
 import { appCatalog, appsFor, openFileWith } from '../ecology/catalog.ts';
+import { openExportDialog } from '../export/index.ts';
 import { confirm, showReauthorize } from '../messages/store.ts';
 import { toast } from '../messages/toast.ts';
 import { loadClouds } from '../session/actions.ts';
@@ -88,6 +90,7 @@ export function cloudOfIndex(clouds: readonly Cloud[], raw: string | null): { cl
  */
 export function ExplorerPage() {
   const { t } = useTranslation('explorer');
+  const { t: tExport } = useTranslation('export');
   const [params, setParams] = useSearchParams();
   const clouds = useSession(selectVisibleClouds);
   const loaded = useSession((s) => s.cloudsLoaded);
@@ -246,6 +249,18 @@ export function ExplorerPage() {
     void startDownload(cloudId, path, selectedItems, zipName);
   };
 
+  /** "Export to": the selected files to this computer or another cloud (folders are left out). */
+  const exportSelected = () => {
+    const chosen = selectedItems.filter((i) => i.type === 1);
+    if (chosen.length === 0) {
+      toast.warning(tExport('noFiles'));
+      return;
+    }
+    void openExportDialog(
+      chosen.map((i) => ({ filename: i.name, size: i.size, source: { cloud_id: cloudId, path: i.path } })),
+    );
+  };
+
   const remove = async () => {
     if (selectedItems.length === 0) return;
     const restore = t('common:restoreWithin', { days: LIMITS.restoreDeletedDays });
@@ -375,6 +390,16 @@ export function ExplorerPage() {
           onClick={() => setCopyMove('copy')}
         >
           {t('copyMove.copyTo')}
+        </Button>
+        <Button
+          size="xs"
+          variant="default"
+          leftSection={<IconFileExport size={16} aria-hidden />}
+          disabled={selectedItems.length === 0}
+          onClick={exportSelected}
+          data-testid="explorer-export"
+        >
+          {tExport('exportTo')}
         </Button>
         <Button
           size="xs"
@@ -623,6 +648,9 @@ export function ExplorerPage() {
           </Menu.Item>
           <Menu.Item leftSection={<IconCopy size={14} aria-hidden />} onClick={() => setCopyMove('copy')}>
             {t('copyMove.copyTo')}
+          </Menu.Item>
+          <Menu.Item leftSection={<IconFileExport size={14} aria-hidden />} onClick={exportSelected}>
+            {tExport('exportTo')}
           </Menu.Item>
           <Menu.Item
             leftSection={<IconArrowsMove size={14} aria-hidden />}

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FileItem, TrashItem } from '@skyferry/contract';
 import { cloud, mockApi, renderWithProviders, type RecordedCall } from '../../test/utils.tsx';
+import { exportStore } from '../export/store.ts';
 import { MessageHost } from '../messages/MessageHost.tsx';
 import { messagesStore } from '../messages/store.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
@@ -363,5 +364,24 @@ describe('two panes', () => {
     fireEvent.drop(screen.getByTestId('drop-zone'), { dataTransfer: dt });
     await new Promise((r) => setTimeout(r, 50));
     expect(screen.queryByTestId('drop-dialog')).not.toBeInTheDocument();
+  });
+});
+
+describe('Export to', () => {
+  it('opens the Export to dialog for the selected files (folders left out), each named by its cloud and path', async () => {
+    exportStore.setState({ request: null, results: null });
+    render();
+    const user = userEvent.setup();
+    await waitFor(() => expect(names()).toContain('notes.txt'));
+    await user.click(row('notes.txt'));
+    await user.keyboard('{Control>}');
+    await user.click(row('Work'));
+    await user.keyboard('{/Control}');
+    await user.click(screen.getByTestId('explorer-export'));
+    expect(exportStore.getState().request?.files).toEqual([
+      { filename: 'notes.txt', size: 10, source: { cloud_id: 'c1', path: '/notes.txt' } },
+    ]);
+    exportStore.getState().request?.resolve({ outcome: 'cancelled' });
+    exportStore.setState({ request: null, results: null });
   });
 });

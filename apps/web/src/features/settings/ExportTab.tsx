@@ -1,23 +1,13 @@
 import { Button, Checkbox, Group, Radio, Stack, Text } from '@mantine/core';
-import { CLOUD_KIND_INFO, canWrite } from '@skyferry/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toast } from '../messages/toast.ts';
 import { selectVisibleClouds, useSession } from '../session/store.ts';
-import type { Cloud } from '../session/types.ts';
-import { cloudLabel, isCloudKind, kindName } from '../shell/clouds.ts';
+import { cloudLabel, kindName } from '../shell/clouds.ts';
+import { exportTargets } from '../export/model.ts';
 import { desktopBridge } from '../shell/desktop.ts';
 import { saveExportSettings, usePreferences } from './preferences.ts';
 import { Name } from '../../lib/Name.tsx';
-
-/** Clouds an export can go to: those whose kind can be written. */
-export function exportTargets(clouds: Cloud[]): Cloud[] {
-  return clouds.filter(
-    (c) =>
-      c.status !== 'expired' &&
-      canWrite(c.flags ?? (isCloudKind(c.cloud_name) ? CLOUD_KIND_INFO[c.cloud_name].flags : 0)),
-  );
-}
 
 /** Export Setting: to local (with a folder in the desktop client), to a chosen cloud, don't remind again. */
 export function ExportTab() {

@@ -1,0 +1,1 @@
+export { ExportsService, type ExportsServiceOptions } from './exports-service.ts';

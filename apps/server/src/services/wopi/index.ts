@@ -1,0 +1,1 @@
+export { WopiError, WopiService, wopiStatusOf, type WopiClaims, type WopiServiceOptions } from './wopi-service.ts';
