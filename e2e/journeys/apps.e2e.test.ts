@@ -6,7 +6,7 @@
  * not given. The page's real Content-Security-Policy applies (no bypass).
  */
 import { createServer, type Server } from 'node:http';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -328,6 +328,16 @@ describe('opening files with apps', () => {
       .toBe('Saved as a-portrait-100.png');
     const made = await sharp(readFileSync(join(dav.dir, 'Pictures/a-portrait-100.png'))).metadata();
     expect([made.format, made.width, made.height]).toEqual(['png', 50, 100]);
+    // Exported from the app to a cloud: the Export to dialog, then the product's folder there.
+    await converter.getByTestId('converter-export').click();
+    const dialog = page.getByTestId('export-dialog');
+    await dialog.getByRole('radio').first().check();
+    await dialog.getByTestId('export-submit').click();
+    await expect.poll(() => existsSync(join(dav.dir, 'Skyferry/a-portrait-100.png')), { timeout: 20_000 }).toBe(true);
+    expect(readFileSync(join(dav.dir, 'Skyferry/a-portrait-100.png'))).toEqual(
+      readFileSync(join(dav.dir, 'Pictures/a-portrait-100.png')),
+    );
+    await page.getByTestId('export-close').click();
   });
 
   it('plays a video and seeks to its middle fetching ranges only', async () => {

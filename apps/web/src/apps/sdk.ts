@@ -4,6 +4,7 @@ import {
   appMessage,
   parseAppMessage,
   type AppEditFileData,
+  type AppExportFileInfo,
 } from '@skyferry/contract/app-protocol';
 
 /**
@@ -75,6 +76,21 @@ export function connectToHost(handlers: { onFiles: (s: AppSession) => void; onLo
     };
     port.postMessage(appMessage(APP_REQUESTS.loaded));
   });
+}
+
+/** Asks the host to export a file (file/export): its Export to dialog opens. */
+export function requestExport(info: AppExportFileInfo): void {
+  void hostPort.then((port) => port.postMessage(appMessage(APP_REQUESTS.exportFile, info)));
+}
+
+/** A file's bytes as base64 (for an export of a small file the app made). */
+export async function base64Of(s: AppSession, fileId: string): Promise<string> {
+  const res = await fetch(fileUrl(s, fileId, '/content'), { headers: { authorization: `Bearer ${s.token}` } });
+  if (!res.ok) throw new AppCallError(-1, res.statusText, res.status);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
 }
 
 function fileUrl(s: AppSession, fileId: string, suffix = ''): string {

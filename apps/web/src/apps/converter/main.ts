@@ -1,5 +1,17 @@
 import '../apps.css';
-import { connectToHost, contentUrl, extensionOf, files, h, loadStrings, t, type AppSession } from '../sdk.ts';
+import {
+  base64Of,
+  connectToHost,
+  contentUrl,
+  extensionOf,
+  files,
+  h,
+  loadStrings,
+  requestExport,
+  t,
+  type AppSession,
+  type FileInfo,
+} from '../sdk.ts';
 
 const FORMATS: Array<[string, string]> = [
   ['jpeg', 'jpg'],
@@ -18,6 +30,9 @@ const quality = h('input', { type: 'number', min: '1', max: '100', value: '82' }
 const newName = h('input', { required: '', 'data-testid': 'converter-new-name' });
 const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'converter-submit' });
 const status = h('p', { role: 'status', 'data-testid': 'converter-status' });
+const exportBtn = h('button', { type: 'button', hidden: '', 'data-testid': 'converter-export' });
+/** The last picture made, which Export hands to the host's Export to dialog. */
+let made: FileInfo | null = null;
 
 function suggestName(): void {
   const file = session?.files.find((f) => f.file_id === session?.currentFileId);
@@ -56,18 +71,24 @@ async function main(): Promise<void> {
     status.className = '';
     status.textContent = t('loading');
     try {
-      const made = await files.convert(session, session.currentFileId, {
+      made = await files.convert(session, session.currentFileId, {
         format: format.value,
         ...(maxSide.value ? { max_side: Number(maxSide.value) } : {}),
         quality: Number(quality.value) || 82,
         name: newName.value.trim(),
       });
       status.textContent = t('converter.done', { name: made.name });
+      exportBtn.hidden = false;
     } catch (err) {
       status.className = 'error';
       status.textContent = err instanceof Error ? err.message : String(err);
     }
     submit.disabled = false;
+  };
+  exportBtn.textContent = t('converter.export');
+  exportBtn.onclick = async () => {
+    if (!session || !made) return;
+    requestExport({ filename: made.name, size: made.size, base64_data: await base64Of(session, made.file_id) });
   };
   document.body.append(
     h('header', { class: 'bar' }, nameEl),
@@ -76,6 +97,7 @@ async function main(): Promise<void> {
       { class: 'stage' },
       h('div', { style: 'display:flex;gap:16px;flex-wrap:wrap;padding:16px' }, preview, form),
       status,
+      h('div', { style: 'padding:0 16px' }, exportBtn),
     ),
   );
   status.style.padding = '0 16px';
