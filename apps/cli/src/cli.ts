@@ -30,6 +30,7 @@ import {
   type TransferPlan,
 } from '@skyferry/engine';
 import { toProviderError, type Entry, type Provider } from '@skyferry/providers';
+import type * as ServerAdminModule from '@skyferry/server/admin';
 import { UsageError } from './errors.ts';
 import { COMMANDS, helpText, OPTIONS, version, type Values } from './help.js';
 import { EXIT, type CliIo } from './io.ts';
@@ -159,6 +160,7 @@ async function run(values: Values, positionals: string[], io: CliIo): Promise<nu
     io.stdout.write(helpText());
     return values.help || command === 'help' ? EXIT.ok : EXIT.usage;
   }
+  if (command === 'admin') return admin(values, paths, io);
   const spec = COMMANDS[command];
   if (!spec) throw new UsageError(`unknown command "${command}"; commands: ${Object.keys(COMMANDS).join(', ')}`);
 
@@ -514,5 +516,43 @@ async function list(where: Location, io: CliIo, json: boolean): Promise<number> 
     return EXIT.ok;
   } finally {
     await closeAll(provider);
+  }
+}
+
+/**
+ * `skyferry admin grant <email> <plan> [--until DATE]` and `admin revoke <email>`: the operator's
+ * plan changes on the server's host, through the server's own billing service and database (named
+ * by the same environment the server runs with), audited as `cli`.
+ */
+type ServerAdmin = typeof ServerAdminModule;
+
+async function admin(values: Values, args: string[], io: CliIo): Promise<number> {
+  const [action, email, plan] = args;
+  if (action === 'grant' ? !email || !plan || args.length > 3 : action !== 'revoke' || !email || args.length > 2)
+    throw new UsageError('usage: skyferry admin grant <email> <plan> [--until YYYY-MM-DD] | admin revoke <email>');
+  let until: Date | undefined;
+  if (values.until !== undefined) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.until) || Number.isNaN(Date.parse(values.until)))
+      throw new UsageError(`--until: "${values.until}" is not a date (YYYY-MM-DD)`);
+    // The whole last day counts: the plan runs to its end (UTC).
+    until = new Date(Date.parse(values.until) + 86_400_000 - 1000);
+  }
+  // Loaded only here: the server's modules are not part of the transfer commands.
+  const serverAdmin = '@skyferry/server/admin';
+  const { adminPlan, AdminError } = (await import(serverAdmin)) as ServerAdmin;
+  try {
+    const result = await adminPlan(
+      io.env,
+      io.cwd,
+      action === 'grant'
+        ? { kind: 'grant', email: email ?? '', plan: plan ?? '', ...(until ? { until } : {}) }
+        : { kind: 'revoke', email: email ?? '' },
+    );
+    const expire = result.expire > 0 ? new Date(result.expire * 1000).toISOString() : 'none';
+    io.stdout.write(`${result.email}: plan ${result.plan ?? 'free'}, until ${expire}\n`);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof AdminError) throw new UsageError(err.message);
+    throw err;
   }
 }

@@ -55,6 +55,7 @@ declare const OPTION_SPECS: {
   'log-file': { type: 'string' };
   stats: { type: 'string' };
   'no-browser': { type: 'boolean' };
+  until: { type: 'string' };
   'to-server': { type: 'string' };
 };
 /** The options of every command, for node:util's parseArgs. */

@@ -70,6 +70,11 @@ export const COMMANDS = {
     args: '<path>',
     about: 'remove copies of files of the same content below a folder, keeping one (--keep first|newest|oldest)',
   },
+  admin: {
+    args: 'grant <email> <plan> | revoke <email>',
+    about:
+      "on the server's host, with its environment: give a plan (month|quarter|year, --until <date>) or take it back",
+  },
   remotes: {
     args: '[add|remove|import-rclone ...]',
     about: 'list the remotes; add <name> <kind> field=value...; remove <name>; import-rclone [rclone.conf]',
@@ -122,6 +127,7 @@ export const OPTIONS = {
   'log-file': { type: 'string' },
   stats: { type: 'string' },
   'no-browser': { type: 'boolean' },
+  until: { type: 'string' },
   'to-server': { type: 'string' },
 };
 
@@ -172,6 +178,7 @@ Options:
       --json                 print the result (or, with --dry-run, the plan) as JSON
   -q, --quiet                no progress
       --no-browser           remotes add of an OAuth kind: print the address to sign in at, open no browser
+      --until <date>         admin grant: the plan's last day (YYYY-MM-DD, UTC); default its months
       --to-server <url>      remotes import-rclone: connect them as clouds of a Skyferry account
                              (SKYFERRY_TOKEN, or SKYFERRY_EMAIL and SKYFERRY_PASSWORD)
       --config <file>        the remotes file

@@ -118,7 +118,18 @@ describe('loadConfig validation', () => {
   });
 
   it.each(['off', 'test', 'stripe'])('accepts BILLING_MODE=%s', (mode) => {
-    expect(loadConfig({ BILLING_MODE: mode }, cwd).billingMode).toBe(mode);
+    const stripe =
+      mode === 'stripe' ? { STRIPE_SECRET_KEY: 'sk_test_123456', STRIPE_WEBHOOK_SECRET: 'whsec_123456' } : {};
+    expect(loadConfig({ BILLING_MODE: mode, ...stripe }, cwd).billingMode).toBe(mode);
+  });
+
+  it('needs Stripe keys with BILLING_MODE=stripe; reads prices and currency, refusing unknown products', () => {
+    expect(errorOf({ BILLING_MODE: 'stripe' })).toMatch(/STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET/);
+    const c = loadConfig({ BILLING_CURRENCY: 'gbp', BILLING_PRICES: 'year=5000, packet_100g=1500' }, cwd);
+    expect(c.billing).toMatchObject({ currency: 'GBP', prices: { month: 999, year: 5000, packet_100g: 1500 } });
+    expect(errorOf({ BILLING_PRICES: 'week=100' })).toMatch(/BILLING_PRICES: unknown product week/);
+    expect(errorOf({ BILLING_PRICES: 'month=9.99' })).toMatch(/BILLING_PRICES: month/);
+    expect(errorOf({ BILLING_CURRENCY: 'euro' })).toMatch(/BILLING_CURRENCY/);
   });
 
   it.each(['on', 'OFF', 'paid', 'true'])('refuses BILLING_MODE=%s, naming it', (mode) => {

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { isIP } from 'node:net';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { BILLING_MODES } from '@skyferry/contract';
+import { BILLING_MODES, PRODUCT_IDS, defaultProductPrices, type ProductId } from '@skyferry/contract';
 import { parseAllowList, type Cidr } from '@skyferry/providers';
 
 /**
@@ -61,6 +61,15 @@ const envSchema = z.object({
   SKYFERRY_METRICS_TOKEN: z.string().min(16, 'SKYFERRY_METRICS_TOKEN must have at least 16 characters').optional(),
   SKYFERRY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SKYFERRY_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(25_000),
+  // Buying (issue 38): prices, currency and the payment provider.
+  BILLING_CURRENCY: z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'BILLING_CURRENCY must be a three-letter currency code')
+    .default('USD'),
+  BILLING_PRICES: z.string().max(500).optional(),
+  STRIPE_SECRET_KEY: z.string().min(8).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
+  STRIPE_API_URL: z.string().url().default('https://api.stripe.com'),
   // Exports and office documents (issue 37).
   SKYFERRY_EXPORT_MAX_BYTES: z.coerce
     .number()
@@ -157,6 +166,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** Longest a SIGTERM waits for running tasks to checkpoint and hand back their jobs before exiting. */
   shutdownTimeoutMs: number;
+  /** Prices (smallest currency unit) of the licences and packets, their currency, and Stripe's keys. */
+  billing: BillingConfig;
   /** Largest file an export may download from a download_url. */
   exportMaxBytes: number;
   /**
@@ -382,11 +393,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     metricsToken: e.SKYFERRY_METRICS_TOKEN,
     metricsPort: e.SKYFERRY_METRICS_PORT,
     shutdownTimeoutMs: e.SKYFERRY_SHUTDOWN_TIMEOUT_MS,
+    billing: billingConfig(e),
     exportMaxBytes: e.SKYFERRY_EXPORT_MAX_BYTES,
     wopiClientUrl: e.SKYFERRY_WOPI_CLIENT_URL,
     wopiTokenTtlMs: e.SKYFERRY_WOPI_TOKEN_TTL_MS,
     internalUrl: e.SKYFERRY_INTERNAL_URL?.replace(/\/+$/, ''),
   };
+}
+
+export interface BillingConfig {
+  currency: string;
+  prices: Record<ProductId, number>;
+  stripe: { secretKey: string; webhookSecret: string; apiUrl: string } | undefined;
+}
+
+/** BILLING_PRICES is `product=amount` pairs (amounts in the smallest unit), e.g. `month=999,year=6999`. */
+function billingConfig(e: Env): BillingConfig {
+  const prices = defaultProductPrices();
+  for (const pair of (e.BILLING_PRICES ?? '').split(',').filter((p) => p.trim() !== '')) {
+    const [k, v] = pair.split('=').map((x) => x.trim());
+    if (!k || !(PRODUCT_IDS as readonly string[]).includes(k))
+      throw new ConfigError(`BILLING_PRICES: unknown product ${k ?? ''} (one of ${PRODUCT_IDS.join(', ')})`);
+    if (!v || !/^\d{1,9}$/.test(v))
+      throw new ConfigError(`BILLING_PRICES: ${k} needs a whole amount in the smallest unit`);
+    prices[k as ProductId] = Number(v);
+  }
+  let stripe: BillingConfig['stripe'];
+  if (e.BILLING_MODE === 'stripe') {
+    if (!e.STRIPE_SECRET_KEY || !e.STRIPE_WEBHOOK_SECRET)
+      throw new ConfigError('BILLING_MODE=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
+    stripe = {
+      secretKey: e.STRIPE_SECRET_KEY,
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      apiUrl: e.STRIPE_API_URL.replace(/\/+$/, ''),
+    };
+  }
+  return { currency: e.BILLING_CURRENCY.toUpperCase(), prices, stripe };
 }
 
 /** `none`: the form has no problem type; otherwise comma-separated labels (each at most 100 characters). */

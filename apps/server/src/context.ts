@@ -37,6 +37,10 @@ import type { TasksService } from './services/tasks/index.ts';
 import { EcologyRepository } from './repositories/ecology.ts';
 import { EcologyService } from './services/ecology/index.ts';
 import { createCleanupSystem, type CleanupService, type CleanupSystem } from './services/cleanup/index.ts';
+import { BillingRepository } from './repositories/billing.ts';
+import { BillingService, type PaymentProvider } from './services/billing/index.ts';
+import { StripeProvider } from './services/billing/stripe.ts';
+import { TestProvider } from './services/billing/test-provider.ts';
 
 /**
  * What the API and worker processes are built from: configuration, the database and the services
@@ -78,6 +82,8 @@ export interface AppContext {
   readonly cleanupSystem: CleanupSystem;
   /** Feedback tickets and the operator's inbox. */
   readonly support: SupportService;
+  /** Buying: offers, checkout, the licence lifecycle from provider events, refunds, plan grants. */
+  readonly billing: BillingService;
   /** The server's version and its release notes (CHANGELOG.md). */
   readonly releaseNotes: ReleaseNotes;
   /** This process's Prometheus metrics (services/metrics.ts). */
@@ -112,12 +118,15 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     serverFiles: serverFilesOf(config),
     log,
   });
+  const plans = new PlansRepository(db.kysely);
   const users = new UsersService({
     users: usersRepo,
-    plans: new PlansRepository(db.kysely),
+    plans,
     billingMode: config.billingMode,
     roleOf: (row) => authz.roleOfAccount(row),
+    pricing: config.billing,
   });
+  const billing = createBilling(config, { db, plans, users, usersRepo, log });
   const rateLimits = new RateLimitsRepository(db.kysely);
   const accounts = new AccountsService({
     users: usersRepo,
@@ -173,6 +182,8 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
       await tokens.purgeIdleVisitors();
       await rateLimits.purgeExpired(Date.now());
       await ecology.purgeExpired();
+      // A run is resumed within days; its files' charge keys are kept well past that.
+      await plans.purgeCharges(Date.now() - 90 * 86_400_000);
       await uploadSessions.purgeExpired(Date.now());
     } catch (err) {
       log.warn({ err }, 'housekeeping failed');
@@ -181,6 +192,15 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
   const housekeepingTimer = setInterval(() => void housekeeping(), 60 * 60_000);
   housekeepingTimer.unref();
   closers.push(async () => clearInterval(housekeepingTimer));
+  // The built-in test checkout renews its licences when they run out (a provider does it by webhook).
+  if (billing.provider?.name === 'test') {
+    const billingTimer = setInterval(
+      () => void billing.tick().catch((err: unknown) => log.warn({ err }, 'billing renewals failed')),
+      60_000,
+    );
+    billingTimer.unref();
+    closers.push(async () => clearInterval(billingTimer));
+  }
   // Tasks: the queue, the scheduler, and workers in this process when SKYFERRY_WORKERS > 0.
   const tasksRepo = new TasksRepository(db.kysely);
   const metrics = new Metrics({ process: role, taskStates: () => tasksRepo.countByState() });
@@ -220,6 +240,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     config,
     db,
     support,
+    billing,
     releaseNotes: new ReleaseNotes(),
     log,
     secrets,
@@ -247,4 +268,25 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
       await db.close();
     },
   };
+}
+
+/** The billing service with the provider BILLING_MODE names (none with billing off). */
+function createBilling(
+  config: Config,
+  deps: { db: Db; plans: PlansRepository; users: UsersService; usersRepo: UsersRepository; log: Logger },
+): BillingService {
+  let provider: PaymentProvider | undefined;
+  if (config.billingMode === 'test') provider = new TestProvider();
+  else if (config.billingMode === 'stripe' && config.billing.stripe)
+    provider = new StripeProvider(config.billing.stripe);
+  return new BillingService({
+    mode: config.billingMode,
+    config: config.billing,
+    repo: new BillingRepository(deps.db.kysely),
+    plans: deps.plans,
+    users: deps.users,
+    usersRepo: deps.usersRepo,
+    provider,
+    log: deps.log,
+  });
 }

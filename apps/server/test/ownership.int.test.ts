@@ -32,6 +32,9 @@ export interface SetupContext {
 }
 
 /** Resources the owner creates before the walk; each returns an id stored under its key. */
+/** The checkout id of the owner's order (buying, issue 38). */
+const ORDER_CHECKOUT = 'tc_ownership-order-checkout-id';
+
 export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
   cloud: async (s) =>
     (
@@ -138,6 +141,31 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
         custom_fields: [{ id: 1, value: 'other' }],
       })
     ).id,
+  /** An order of the owner's from the built-in test checkout (buying, issue 38). */
+  order: async (s) => {
+    const now = Date.now();
+    await s.t.ctx.db.kysely
+      .insertInto('billing_orders')
+      .values({
+        id: 'ownership-order',
+        user_id: s.owner.user.uid,
+        product: 'month',
+        amount: 999,
+        currency: 'USD',
+        provider: 'test',
+        status: 'paid',
+        checkout_id: ORDER_CHECKOUT,
+        subscription_id: null,
+        payment_id: null,
+        license_id: null,
+        packet_id: null,
+        paid_at: now,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return 'ownership-order';
+  },
 };
 
 export interface AttackerRequest {
@@ -505,6 +533,30 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
     name: 'DELETE /api/account/sessions/{id}',
     request: (ids) => ({ method: 'DELETE', url: `/api/account/sessions/${ids.session}` }),
   },
+  // Buying (issue 38).
+  {
+    name: 'POST /api/billing/orders/{id}/refund',
+    request: (ids) => ({ method: 'POST', url: `/api/billing/orders/${ids.order}/refund` }),
+  },
+  {
+    name: 'GET /api/billing/test-checkout',
+    request: () => ({ method: 'GET', url: `/api/billing/test-checkout?checkout=${ORDER_CHECKOUT}` }),
+  },
+  {
+    name: 'POST /api/billing/test-checkout',
+    request: () => ({
+      method: 'POST',
+      url: '/api/billing/test-checkout',
+      body: { checkout: ORDER_CHECKOUT, action: 'decline' },
+    }),
+  },
+  {
+    name: 'GET /api/billing/orders',
+    request: () => ({ method: 'GET', url: '/api/billing/orders' }),
+    check: (body, ids) => {
+      expect(JSON.stringify(body.data)).not.toContain(ids.order);
+    },
+  },
   {
     name: 'GET /api/support/tickets',
     request: () => ({ method: 'GET', url: '/api/support/tickets' }),
@@ -571,6 +623,18 @@ export const NOT_OWNED: Record<string, string> = {
   'PUT /api/operator/tickets/{id}/status':
     'the operator’s alone (403005 for anyone else); see support-tickets.int.test.ts',
   'GET /api/version/{version}': 'public release notes',
+  'GET /api/billing/offers': 'the same offers for everyone',
+  'POST /api/billing/checkout': 'creates an order for the caller',
+  'POST /api/billing/cancel': 'the caller’s own licence',
+  'POST /api/billing/portal': 'the caller’s own customer at the provider',
+  'POST /api/billing/webhook/stripe':
+    'signed by the provider; names orders by their provider ids (billing-stripe.int.test.ts)',
+  'GET /api/billing/survey': 'the caller’s own answers',
+  'POST /api/billing/survey': 'the caller’s own answers',
+  'PUT /api/operator/users/{uid}/plan': 'the operator’s alone (403005 for anyone else); see billing.int.test.ts',
+  'DELETE /api/operator/users/{uid}/plan': 'the operator’s alone (403005 for anyone else); see billing.int.test.ts',
+  'GET /api/operator/billing/usage': 'the operator’s alone (403005 for anyone else); see billing.int.test.ts',
+  'GET /api/operator/billing/audit': 'the operator’s alone (403005 for anyone else); see billing.int.test.ts',
   'GET /wopi/files/{file_id}': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
   'GET /wopi/files/{file_id}/contents': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
   'POST /wopi/files/{file_id}/contents': 'WOPI: the access_token names one file of one user; see wopi.int.test.ts',
@@ -591,6 +655,7 @@ export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'u
   { table: 'support_tickets', ownerColumn: 'user_id', owner: 'user' },
   { table: 'ecology_app_tokens', ownerColumn: 'user_id', owner: 'user' },
   { table: 'ecology_app_usage', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'billing_orders', ownerColumn: 'user_id', owner: 'user' },
   { table: 'export_tasks', ownerColumn: 'user_id', owner: 'user' },
 ];
 

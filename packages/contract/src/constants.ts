@@ -122,3 +122,11 @@ export const DEFAULT_PRICES = {
 } as const;
 
 export const PRICING_PERIODS = ['monthly', 'quarterly', 'yearly'] as const;
+
+/** What can be bought: a licence plan or a data packet. */
+export const PRODUCT_IDS = ['month', 'quarter', 'year', 'packet_50g', 'packet_100g'] as const;
+export type ProductId = (typeof PRODUCT_IDS)[number];
+/** DEFAULT_PRICES by product (the operator's BILLING_PRICES replace some or all). */
+export function defaultProductPrices(): Record<ProductId, number> {
+  return Object.fromEntries(PRODUCT_IDS.map((p) => [p, DEFAULT_PRICES[p]])) as Record<ProductId, number>;
+}

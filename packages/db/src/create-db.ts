@@ -72,7 +72,9 @@ export function createDb(options: DbOptions): Db {
     kysely,
     dialect,
     async migrate() {
-      const migrator = new Migrator({ db: kysely, provider });
+      // Areas add migrations side by side, so one may land with a number below one already applied
+      // (each touches its own tables): apply it too, rather than refuse to start.
+      const migrator = new Migrator({ db: kysely, provider, allowUnorderedMigrations: true });
       const { error, results } = await migrator.migrateToLatest();
       const failed = results?.find((r) => r.status === 'Error');
       if (error || failed) {

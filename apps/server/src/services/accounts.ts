@@ -14,7 +14,7 @@ import type { RateLimitsRepository } from '../repositories/rate-limits.ts';
 import type { UsersRepository } from '../repositories/users.ts';
 import { newId, sha256Hex } from './crypto.ts';
 import type { IssuedTokens, SessionClient, TokenService } from './tokens.ts';
-import { licenseOffers, type UsersService } from './users.ts';
+import type { UsersService } from './users.ts';
 
 /** Argon2id at OWASP's recommended minimum (19 MiB, 2 passes): memory-hard, yet quick enough on small servers. */
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -184,7 +184,7 @@ export class AccountsService {
       expires_in: tokens.expiresIn,
       uid: userId,
       auto_login_token: tokens.autoLoginToken,
-      licenses: licenseOffers(),
+      licenses: this.userService.licenseOffers(),
       ...me,
     };
   }

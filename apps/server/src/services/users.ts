@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   DATA_PACKETS,
   DEFAULT_PRICES,
+  defaultProductPrices,
   LICENSES,
   LIMITS,
   isPaid,
@@ -11,6 +12,7 @@ import {
   type Language,
   type LicenseId,
   type LicenseOffer,
+  type ProductId,
   type MyDataPacket,
   type Subscription,
   type UserInfo,
@@ -63,16 +65,24 @@ export function addMonths(from: number, months: number): number {
   return target.getTime() + d.getUTCMilliseconds();
 }
 
-/** The licence plans on offer with their prices (DECISIONS: prices are configuration; defaults here). */
-export function licenseOffers(): LicenseOffer[] {
+/** Prices in the smallest currency unit, by product, and their currency (operator configuration). */
+export interface Pricing {
+  currency: string;
+  prices: Record<ProductId, number>;
+}
+
+const DEFAULT_PRICING: Pricing = { currency: DEFAULT_PRICES.currency, prices: defaultProductPrices() };
+
+/** The licence plans on offer with their prices (DECISIONS: prices are configuration). */
+export function licenseOffers(pricing: Pricing = DEFAULT_PRICING): LicenseOffer[] {
   return LICENSES.map((l) => ({
     id: l.id,
     name: l.name,
     period: l.period,
     months: l.months,
     monthly_allowance: l.monthlyAllowance,
-    price: DEFAULT_PRICES[l.id],
-    currency: DEFAULT_PRICES.currency,
+    price: pricing.prices[l.id],
+    currency: pricing.currency,
   }));
 }
 
@@ -86,6 +96,7 @@ export class UsersService {
   readonly billingMode: BillingMode;
   private readonly now: () => number;
   private readonly roleOf: (row: UserRow) => UserRole;
+  private readonly pricing: Pricing;
 
   constructor(deps: {
     users: UsersRepository;
@@ -93,8 +104,11 @@ export class UsersService {
     billingMode: BillingMode;
     /** The authorization module's decision (services/authorization.ts); the stored role without it. */
     roleOf?: (row: UserRow) => UserRole;
+    /** Prices and currency (BILLING_PRICES, BILLING_CURRENCY); the defaults without. */
+    pricing?: Pricing;
     now?: () => number;
   }) {
+    this.pricing = deps.pricing ?? DEFAULT_PRICING;
     this.users = deps.users;
     this.plans = deps.plans;
     this.billingMode = deps.billingMode;
@@ -118,6 +132,11 @@ export class UsersService {
       role: this.roleOf(row),
       createdAt: row.created_at,
     };
+  }
+
+  /** The licence plans on offer at this server's prices (init, sign-in replies, /buy). */
+  licenseOffers(): LicenseOffer[] {
+    return licenseOffers(this.pricing);
   }
 
   async get(userId: string): Promise<UserRecord | undefined> {
@@ -174,7 +193,8 @@ export class UsersService {
     return (await this.isPremium(userId)) ? LIMITS.maxCloudDrives : LIMITS.freeCloudDrives;
   }
 
-  private async activeLicense(userId: string, now: number): Promise<LicenseRow | undefined> {
+  /** The licence running now, if any. */
+  async activeLicense(userId: string, now: number): Promise<LicenseRow | undefined> {
     return (await this.plans.licenses(userId)).find((l) => l.started_at <= now && l.expires_at > now);
   }
 
@@ -216,10 +236,11 @@ export class UsersService {
     await this.ensureBasePacket(userId, now);
     const live = await this.plans.livePackets(userId, now);
     const licensed = (await this.activeLicense(userId, now)) !== undefined;
-    return {
-      base: live.filter((p) => p.kind === 'base'),
-      additional: licensed ? live.filter((p) => p.kind === 'additional') : [],
-    };
+    // Bought packets are used after the base allowance, the oldest first.
+    const additional = live
+      .filter((p) => p.kind === 'additional')
+      .sort((a, b) => a.starts_at - b.starts_at || a.created_at - b.created_at);
+    return { base: live.filter((p) => p.kind === 'base'), additional: licensed ? additional : [] };
   }
 
   /** Bytes of traffic left; Infinity with billing off. */
@@ -233,8 +254,17 @@ export class UsersService {
    * Charges transferred bytes: base packets first (soonest-ending first), then additional ones.
    * With billing off nothing is counted. What finds no room is returned as the shortfall.
    */
-  async chargeTraffic(userId: string, bytes: number): Promise<TrafficCharge> {
+  async chargeTraffic(userId: string, bytes: number, key?: string): Promise<TrafficCharge> {
     if (this.billingMode === 'off' || bytes <= 0) return { charged: Math.max(0, bytes), shortfall: 0 };
+    if (key !== undefined) {
+      // Once per key (one file of one run), however often a resumed run moves it again.
+      const { base, additional } = await this.countingPackets(userId, this.now());
+      const ids = [...base, ...additional].map((p) => p.id);
+      const once = await this.plans.chargeOnce(userId, key, ids, Math.floor(bytes), this.now());
+      return once.repeated
+        ? { charged: once.charged, shortfall: 0 }
+        : { charged: once.charged, shortfall: Math.floor(bytes) - once.charged };
+    }
     let left = Math.floor(bytes);
     for (let attempt = 0; attempt < 3 && left > 0; attempt++) {
       const { base, additional } = await this.countingPackets(userId, this.now());
@@ -258,7 +288,14 @@ export class UsersService {
   async grantLicense(
     userId: string,
     planId: LicenseId,
-    options: { renewing?: boolean; source?: string; externalId?: string | null; startsAt?: number } = {},
+    options: {
+      renewing?: boolean;
+      source?: string;
+      externalId?: string | null;
+      startsAt?: number;
+      /** The end, when not the plan's months after the start (an operator's --until, a provider's period). */
+      expiresAt?: number;
+    } = {},
   ): Promise<LicenseRow> {
     const plan = LICENSES.find((l) => l.id === planId);
     if (!plan) throw new Error(`unknown plan ${planId}`);
@@ -271,7 +308,7 @@ export class UsersService {
       plan_id: plan.id,
       renewing: options.renewing === false ? 0 : 1,
       started_at: startsAt,
-      expires_at: addMonths(startsAt, plan.months),
+      expires_at: options.expiresAt ?? addMonths(startsAt, plan.months),
       source: options.source ?? 'grant',
       external_id: options.externalId ?? null,
       created_at: now,
@@ -287,9 +324,12 @@ export class UsersService {
   }
 
   /** Adds a bought data packet; it counts only while a licence is active, for a year at most. */
-  async grantDataPacket(userId: string, packetId: DataPacketId): Promise<DataPacketRow> {
-    const packet = DATA_PACKETS.find((p) => p.id === packetId);
-    if (!packet) throw new Error(`unknown data packet ${packetId}`);
+  async grantDataPacket(
+    userId: string,
+    packetId: DataPacketId | { name: string; size: number },
+  ): Promise<DataPacketRow> {
+    const packet = typeof packetId === 'string' ? DATA_PACKETS.find((p) => p.id === packetId) : packetId;
+    if (!packet) throw new Error(`unknown data packet ${String(packetId)}`);
     const now = this.now();
     const row: DataPacketRow = {
       id: newId(),

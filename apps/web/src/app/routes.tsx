@@ -1,11 +1,11 @@
 import { Suspense, useState } from 'react';
 import { Navigate, useRoutes, type RouteObject } from 'react-router';
-import { PlaceholderPage } from '../features/placeholder/PlaceholderPage.tsx';
 import {
   CallbackLoginPage,
   CallbackLogoutPage,
   ErrorPage,
   LoadingPage,
+  ScreenLoader,
   StartupGate,
   WhenStarted,
 } from '../features/startup/pages.tsx';
@@ -15,6 +15,8 @@ import {
   EcologyAppPage,
   EcologyDetailPage,
   EcologyPage,
+  BuyPage,
+  CheckoutPage,
   ExplorerPage,
   MyAppsPage,
   ManagePage,
@@ -23,6 +25,7 @@ import {
   SettingsPage,
   SlimExplore,
   SlimPage,
+  SurveyPage,
   TaskPage,
   TasksPage,
   TransferPage,
@@ -43,7 +46,7 @@ export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string
     narrow: true,
     element: <PhotosPage />,
   },
-  { path: '/buy', titleKey: 'page.buy', element: <PlaceholderPage titleKey="page.buy" /> },
+  { path: '/buy', titleKey: 'page.buy', element: <BuyPage /> },
   { path: '/myapp', titleKey: 'page.myapp', element: <MyAppsPage /> },
   { path: '/slim', titleKey: 'page.slim', element: <SlimPage /> },
   {
@@ -80,6 +83,23 @@ export const BARE_ROUTES: RouteObject[] = [
       </Suspense>
     ),
     handle: { name: 'EcologyApp' },
+  },
+  // Buying: the built-in test checkout (a window of its own) and the questionnaire.
+  {
+    path: '/billing/checkout',
+    element: (
+      <Suspense fallback={<ScreenLoader />}>
+        <CheckoutPage />
+      </Suspense>
+    ),
+  },
+  {
+    path: '/survey',
+    element: (
+      <Suspense fallback={<ScreenLoader />}>
+        <SurveyPage />
+      </Suspense>
+    ),
   },
 ];
 

@@ -29,6 +29,10 @@ const loaders = {
     withRestStyles(() => import('../features/ecology/EcologyAppPage.tsx')).then((m) => ({
       default: m.EcologyAppPage,
     })),
+  buy: () => withRestStyles(() => import('../features/buy/BuyPage.tsx')).then((m) => ({ default: m.BuyPage })),
+  checkout: () =>
+    withRestStyles(() => import('../features/buy/CheckoutPage.tsx')).then((m) => ({ default: m.CheckoutPage })),
+  survey: () => withRestStyles(() => import('../features/buy/SurveyPage.tsx')).then((m) => ({ default: m.SurveyPage })),
 };
 
 export const TransferPage = lazy(loaders.transfer);
@@ -45,6 +49,9 @@ export const EcologyPage = lazy(() => loaders.ecology().then((m) => ({ default: 
 export const EcologyDetailPage = lazy(() => loaders.ecology().then((m) => ({ default: m.EcologyDetailPage })));
 export const MyAppsPage = lazy(() => loaders.ecology().then((m) => ({ default: m.MyAppsPage })));
 export const EcologyAppPage = lazy(loaders.ecologyApp);
+export const BuyPage = lazy(loaders.buy);
+export const CheckoutPage = lazy(loaders.checkout);
+export const SurveyPage = lazy(loaders.survey);
 
 const BY_PATH: Record<string, () => Promise<unknown>> = {
   '/transfer': loaders.transfer,
@@ -59,6 +66,7 @@ const BY_PATH: Record<string, () => Promise<unknown>> = {
   '/ecology': loaders.ecology,
   '/ecology/detail': loaders.ecology,
   '/myapp': loaders.ecology,
+  '/buy': loaders.buy,
 };
 
 /** Starts fetching the screen of `pathname` (the module loader keeps it; the lazy screen then finds it). */

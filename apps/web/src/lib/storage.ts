@@ -41,6 +41,9 @@ export const STORAGE_KEYS = {
   whatsNewSeen: 'skyferry.whats_new_seen',
   qrClosedAt: 'skyferry.qr_closed_at',
   questionnaireClicked: 'skyferry.questionnaire_clicked',
+  /** When the survey on client close last showed (ms), and whether a migration or sync was started. */
+  closeSurveyShownAt: 'skyferry.close_survey_shown_at',
+  usedTransfer: 'skyferry.used_transfer',
   serviceNoticeClosed: 'skyferry.service_notice_closed',
   /** '1' while the client runs in debug (set by opening any page with ?debug=1, cleared with ?debug=0). */
   debug: 'skyferry.debug',

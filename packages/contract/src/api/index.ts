@@ -10,5 +10,6 @@ export * from './oauth.ts';
 export * from './operator.ts';
 export * from './support.ts';
 export * from './ecology.ts';
+export * from './billing.ts';
 export * from './exports.ts';
 export * from './wopi.ts';

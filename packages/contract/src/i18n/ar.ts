@@ -141,6 +141,11 @@ export const ar: Messages = {
   app_cannot_write: 'يمكن لهذا التطبيق قراءة الملف فقط.',
   app_function_origin: 'يجب أن تكون كل وظيفة على عنوان التطبيق نفسه ({origin}).',
   image_convert_failed: 'تعذّر تحويل الصورة: {detail}',
+  // Buying (issue 38).
+  billing_unavailable: 'الشراء غير متاح على هذا الخادم.',
+  packet_needs_license: 'تعمل حزم البيانات فقط مع ترخيص نشط: اشترِ ترخيصًا أولاً.',
+  order_not_refundable: 'لم يعد من الممكن استرداد هذا الشراء: يسري الاسترداد الكامل خلال {days} أيام من الدفع.',
+  survey_answered: 'لقد أجبت على الاستبيان بالفعل.',
   // Exports (issue 37).
   export_too_large: 'الملف أكبر من أن يُصدَّر: الحد الأقصى {max}.',
   export_size_mismatch: 'لم يكن حجم الملف مطابقًا للحجم المُعلَن.',

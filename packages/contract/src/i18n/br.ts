@@ -150,6 +150,12 @@ export const br: Messages = {
   app_cannot_write: 'Este aplicativo só pode ler o arquivo.',
   app_function_origin: 'Cada função deve estar no endereço do próprio aplicativo ({origin}).',
   image_convert_failed: 'Não foi possível converter a imagem: {detail}',
+  // Buying (issue 38).
+  billing_unavailable: 'A compra não está disponível neste servidor.',
+  packet_needs_license: 'Os pacotes de dados só funcionam com uma licença ativa: compre uma licença primeiro.',
+  order_not_refundable:
+    'Esta compra não pode mais ser reembolsada: o reembolso integral vale em até {days} dias após o pagamento.',
+  survey_answered: 'Você já respondeu ao questionário.',
   // Exports (issue 37).
   export_too_large: 'O arquivo é grande demais para exportar: no máximo {max}.',
   export_size_mismatch: 'O arquivo não tinha o tamanho anunciado.',

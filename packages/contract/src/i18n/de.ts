@@ -157,6 +157,12 @@ export const de: Messages = {
   app_cannot_write: 'Diese App darf die Datei nur lesen.',
   app_function_origin: 'Jede Funktion muss unter der Adresse der App liegen ({origin}).',
   image_convert_failed: 'Das Bild konnte nicht umgewandelt werden: {detail}',
+  // Buying (issue 38).
+  billing_unavailable: 'Kaufen ist auf diesem Server nicht verfügbar.',
+  packet_needs_license: 'Datenpakete gelten nur mit einer aktiven Lizenz: Kaufen Sie zuerst eine Lizenz.',
+  order_not_refundable:
+    'Dieser Kauf kann nicht mehr erstattet werden: Die volle Erstattung gilt innerhalb von {days} Tagen nach der Zahlung.',
+  survey_answered: 'Sie haben den Fragebogen bereits beantwortet.',
   // Exports (issue 37).
   export_too_large: 'Die Datei ist zu groß für den Export: höchstens {max}.',
   export_size_mismatch: 'Die Datei hatte nicht die angekündigte Größe.',

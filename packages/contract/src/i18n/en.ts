@@ -147,6 +147,12 @@ export const en = {
   app_cannot_write: 'This app may only read the file.',
   app_function_origin: "Every function must be on the app's own address ({origin}).",
   image_convert_failed: 'The picture could not be converted: {detail}',
+  // Buying (issue 38).
+  billing_unavailable: 'Buying is not available on this server.',
+  packet_needs_license: 'Data packets work only with an active licence: buy a licence first.',
+  order_not_refundable:
+    'This purchase can no longer be refunded: the full refund applies within {days} days of payment.',
+  survey_answered: 'You have answered the questionnaire already.',
   // Exports (issue 37).
   export_too_large: 'The file is too large to export: at most {max}.',
   export_size_mismatch: 'The file did not have the size it announced.',

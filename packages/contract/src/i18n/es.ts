@@ -156,6 +156,12 @@ export const es: Messages = {
   app_cannot_write: 'Esta aplicación solo puede leer el archivo.',
   app_function_origin: 'Cada función debe estar en la dirección de la propia aplicación ({origin}).',
   image_convert_failed: 'No se pudo convertir la imagen: {detail}',
+  // Buying (issue 38).
+  billing_unavailable: 'La compra no está disponible en este servidor.',
+  packet_needs_license: 'Los paquetes de datos solo funcionan con una licencia activa: compre primero una licencia.',
+  order_not_refundable:
+    'Esta compra ya no se puede reembolsar: el reembolso completo se aplica dentro de los {days} días posteriores al pago.',
+  survey_answered: 'Ya ha respondido el cuestionario.',
   // Exports (issue 37).
   export_too_large: 'El archivo es demasiado grande para exportarlo: {max} como máximo.',
   export_size_mismatch: 'El archivo no tenía el tamaño anunciado.',

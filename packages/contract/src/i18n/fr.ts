@@ -155,6 +155,13 @@ export const fr: Messages = {
   app_cannot_write: 'Cette application peut seulement lire le fichier.',
   app_function_origin: 'Chaque fonction doit être à l’adresse de l’application ({origin}).',
   image_convert_failed: 'L’image n’a pas pu être convertie : {detail}',
+  // Buying (issue 38).
+  billing_unavailable: "L'achat n'est pas disponible sur ce serveur.",
+  packet_needs_license:
+    "Les forfaits de données ne fonctionnent qu'avec une licence active : achetez d'abord une licence.",
+  order_not_refundable:
+    "Cet achat ne peut plus être remboursé : le remboursement intégral s'applique dans les {days} jours suivant le paiement.",
+  survey_answered: 'Vous avez déjà répondu au questionnaire.',
   // Exports (issue 37).
   export_too_large: 'Le fichier est trop volumineux pour être exporté : {max} au maximum.',
   export_size_mismatch: 'Le fichier n’avait pas la taille annoncée.',

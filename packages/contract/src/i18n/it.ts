@@ -151,6 +151,12 @@ export const it: Messages = {
   app_cannot_write: 'Questa app può solo leggere il file.',
   app_function_origin: 'Ogni funzione deve trovarsi all’indirizzo dell’app ({origin}).',
   image_convert_failed: 'Impossibile convertire l’immagine: {detail}',
+  // Buying (issue 38).
+  billing_unavailable: "L'acquisto non è disponibile su questo server.",
+  packet_needs_license: 'I pacchetti dati funzionano solo con una licenza attiva: acquista prima una licenza.',
+  order_not_refundable:
+    'Questo acquisto non può più essere rimborsato: il rimborso completo vale entro {days} giorni dal pagamento.',
+  survey_answered: 'Hai già risposto al questionario.',
   // Exports (issue 37).
   export_too_large: 'Il file è troppo grande per essere esportato: al massimo {max}.',
   export_size_mismatch: 'Il file non aveva la dimensione annunciata.',

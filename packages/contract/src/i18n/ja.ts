@@ -150,6 +150,12 @@ export const ja: Messages = {
   app_cannot_write: 'このアプリはファイルを読むことしかできません。',
   app_function_origin: 'すべての機能はアプリ自身のアドレス ({origin}) に置く必要があります。',
   image_convert_failed: '画像を変換できませんでした: {detail}',
+  // Buying (issue 38).
+  billing_unavailable: 'このサーバーでは購入できません。',
+  packet_needs_license:
+    'データパケットは有効なライセンスがある場合にのみ使用できます。先にライセンスを購入してください。',
+  order_not_refundable: 'この購入は返金できなくなりました。全額返金は支払いから{days}日以内に限ります。',
+  survey_answered: 'アンケートには既に回答済みです。',
   // Exports (issue 37).
   export_too_large: 'ファイルが大きすぎてエクスポートできません (最大 {max})。',
   export_size_mismatch: 'ファイルのサイズが通知されたサイズと一致しませんでした。',

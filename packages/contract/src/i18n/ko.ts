@@ -142,6 +142,11 @@ export const ko: Messages = {
   app_cannot_write: '이 앱은 파일을 읽기만 할 수 있습니다.',
   app_function_origin: '모든 기능은 앱 자체 주소({origin})에 있어야 합니다.',
   image_convert_failed: '그림을 변환할 수 없습니다: {detail}',
+  // Buying (issue 38).
+  billing_unavailable: '이 서버에서는 구매할 수 없습니다.',
+  packet_needs_license: '데이터 패킷은 활성 라이선스가 있을 때만 사용할 수 있습니다. 먼저 라이선스를 구매하세요.',
+  order_not_refundable: '이 구매는 더 이상 환불할 수 없습니다. 전액 환불은 결제 후 {days}일 이내에만 가능합니다.',
+  survey_answered: '이미 설문에 응답하셨습니다.',
   // Exports (issue 37).
   export_too_large: '파일이 너무 커서 내보낼 수 없습니다(최대 {max}).',
   export_size_mismatch: '파일 크기가 알려진 크기와 다릅니다.',

@@ -155,6 +155,12 @@ export const nl: Messages = {
   app_cannot_write: 'Deze app mag het bestand alleen lezen.',
   app_function_origin: 'Elke functie moet op het adres van de app zelf staan ({origin}).',
   image_convert_failed: 'De afbeelding kon niet worden omgezet: {detail}',
+  // Buying (issue 38).
+  billing_unavailable: 'Kopen is niet beschikbaar op deze server.',
+  packet_needs_license: 'Datapakketten werken alleen met een actieve licentie: koop eerst een licentie.',
+  order_not_refundable:
+    'Deze aankoop kan niet meer worden terugbetaald: de volledige terugbetaling geldt binnen {days} dagen na betaling.',
+  survey_answered: 'Je hebt de vragenlijst al beantwoord.',
   // Exports (issue 37).
   export_too_large: 'Het bestand is te groot om te exporteren: hooguit {max}.',
   export_size_mismatch: 'Het bestand had niet de aangekondigde grootte.',

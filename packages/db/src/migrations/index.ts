@@ -12,6 +12,7 @@ import * as m0010 from './0010_sync_pair_locks.ts';
 import * as m0012 from './0012_task_runs.ts';
 import * as m0013 from './0013_account_basics.ts';
 import * as m0014 from './0014_support_tickets.ts';
+import * as m0015 from './0015_billing.ts';
 import * as m0016 from './0016_apps.ts';
 import * as m0017 from './0017_exports.ts';
 import * as m0019 from './0019_upload_sessions.ts';
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '0012_task_runs': m0012,
   '0013_account_basics': m0013,
   '0014_support_tickets': m0014,
+  '0015_billing': m0015,
   '0016_apps': m0016,
   '0017_exports': m0017,
   '0019_upload_sessions': m0019,

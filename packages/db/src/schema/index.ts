@@ -5,6 +5,7 @@ import type { TasksTables } from './tasks.ts';
 import type { CleanupTables } from './cleanup.ts';
 import type { RunsTables } from './runs.ts';
 import type { SupportTables } from './support.ts';
+import type { BillingTables } from './billing.ts';
 import type { EcologyTables } from './ecology.ts';
 import type { ExportsTables } from './exports.ts';
 import type { UploadsTables } from './uploads.ts';
@@ -16,6 +17,7 @@ export type * from './tasks.ts';
 export type * from './cleanup.ts';
 export type * from './runs.ts';
 export type * from './support.ts';
+export type * from './billing.ts';
 export type * from './ecology.ts';
 export type * from './exports.ts';
 export type * from './uploads.ts';
@@ -28,6 +30,7 @@ export type Database = FoundationTables &
   CleanupTables &
   RunsTables &
   SupportTables &
+  BillingTables &
   EcologyTables &
   ExportsTables &
   UploadsTables;

@@ -15,6 +15,7 @@ import oauthRoutes from './oauth.ts';
 import operatorRoutes from './operator.ts';
 import supportRoutes from './support.ts';
 import ecologyRoutes from './ecology.ts';
+import billingRoutes from './billing.ts';
 import exportRoutes from './exports.ts';
 import wopiRoutes from './wopi.ts';
 
@@ -35,6 +36,7 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   operatorRoutes,
   supportRoutes,
   ecologyRoutes,
+  billingRoutes,
   exportRoutes,
   wopiRoutes,
 ];

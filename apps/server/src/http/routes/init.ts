@@ -10,7 +10,6 @@ import {
 } from '@skyferry/contract';
 import { allowedClientOrigin, publicBase } from '../../account-pages/origins.ts';
 import type { AppContext } from '../../context.ts';
-import { licenseOffers } from '../../services/users.ts';
 import type { App } from '../app-types.ts';
 import { bearerToken, optionalIdentity } from '../auth.ts';
 import { errors } from '../errors.ts';
@@ -56,7 +55,7 @@ export default async function initRoutes(app: App, ctx: AppContext): Promise<voi
       };
       const c = ctx.config;
       const data: InitData = {
-        licenses: licenseOffers(),
+        licenses: ctx.users.licenseOffers(),
         popup_nps_rules: POPUP_NPS_RULES,
         sign_in_url: page('signin', false),
         sign_out_url: page('signout', false),

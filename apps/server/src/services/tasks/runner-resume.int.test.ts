@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Code, TaskState } from '@skyferry/contract';
-import { createDb, type Db } from '@skyferry/db';
+import { checkpointRowKey, createDb, type Db } from '@skyferry/db';
 import { freshDb } from '@skyferry/db/testing';
+import { checkpointKey, planTransfer } from '@skyferry/engine';
 import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
 import { DatabaseJobQueue } from '@skyferry/queue';
 import { ApiError } from '../../http/errors.ts';
@@ -130,6 +131,21 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         }
       })();
       const repo = new TasksRepository(fresh.db.kysely);
+      // Checkpoint rows keep a digest of the engine's key: the names they stand for come from a plan of
+      // the same run (the keys depend on the source files only: the target is empty when it starts).
+      const planned = await planTransfer({
+        source: new MemoryProvider({ store: stores.get('drive') as MemoryStore, kind: 'webdav' }),
+        target: new MemoryProvider({ store: new MemoryStore(), kind: 'webdav' }),
+        mode: 'migrate',
+        sourcePaths: ['/Big'],
+        targetPath: '/Backup',
+        sameNamePolicy: policy,
+      });
+      const nameOfRow = new Map(
+        planned.items
+          .filter((it) => it.action === 'copy')
+          .map((it) => [checkpointRowKey(checkpointKey(planned, it)), it.rel.split('/').pop() ?? '']),
+      );
       const checkpointed = async () =>
         new Set(
           (
@@ -137,9 +153,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
               .selectFrom('task_checkpoints')
               .select('key')
               .where('task_id', '=', id)
-              .where('key', 'like', 'write|%')
+              .where('key', 'not like', '#%')
               .execute()
-          ).map((r) => (r.key.split('|')[4] ?? '').split('/').pop() ?? ''),
+          ).map((r) => nameOfRow.get(r.key) ?? `unknown ${r.key}`),
         );
 
       // The first worker starts the run and shuts down after a few files.

@@ -434,9 +434,10 @@ export class TaskRunner {
       traffic = {
         beforeRun: (bytes) => bytes <= remaining,
         beforeBytes: (bytes) => bytes <= remaining,
-        afterBytes: async (bytes) => {
+        afterBytes: async (bytes, info) => {
           remaining -= bytes;
-          const charge = await users.chargeTraffic(userId, bytes);
+          // Keyed by the run and the file: a resumed attempt that copies the file again is not charged twice.
+          const charge = await users.chargeTraffic(userId, bytes, `${row.id}:${job.id}:${info.path}`);
           charged.bytes += charge.charged;
           if (charge.shortfall > 0) remaining = 0;
         },

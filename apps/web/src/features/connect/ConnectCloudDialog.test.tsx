@@ -3,7 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Code, OAUTH_MESSAGE_TYPE, systemCloudKind } from '@skyferry/contract';
 import { setLanguage } from '../../i18n/index.ts';
-import { Fail, authData, cloud, mockApi, renderWithProviders } from '../../test/utils.tsx';
+import { MessageHost } from '../messages/MessageHost.tsx';
+import { Fail, authData, cloud, initData, mockApi, renderWithProviders } from '../../test/utils.tsx';
 import { applyAuth, tokenRefresher } from '../session/actions.ts';
 import { advanceTip, currentTip, hideTips, resetGuide } from '../guide/store.ts';
 import { resetSessionStore, sessionStore } from '../session/store.ts';
@@ -52,6 +53,31 @@ describe('connect cloud drive', () => {
     await userEvent.click(screen.getByTestId('connect-submit'));
     expect(await screen.findByTestId('connect-error')).toHaveTextContent('Ask the operator.');
     expect(api.find('POST /api/clouds')).toHaveLength(1);
+  });
+
+  it("a free account at its cloud limit (billing on) gets the Upgrade modal with the server's message", async () => {
+    mockApi({
+      'POST /api/clouds': () =>
+        new Fail(
+          Code.CLOUD_LIMIT_REACHED,
+          'A free account can connect up to 5 cloud drives. Upgrade to connect more.',
+          403,
+        ),
+    });
+    sessionStore.setState({ systemClouds: [kind('webdav')], init: initData({ billing_mode: 'test' }) });
+    applyAuth(authData());
+    renderWithProviders(
+      <>
+        <ConnectCloudDialog opened onClose={() => undefined} kind="webdav" />
+        <MessageHost />
+      </>,
+    );
+    await userEvent.type(screen.getByRole('textbox', { name: 'Server URL' }), 'https://dav.example.com/');
+    await userEvent.type(screen.getByRole('textbox', { name: 'Username' }), 'me');
+    await userEvent.type(document.querySelector('input[name="password"]') as HTMLInputElement, 'secret');
+    await userEvent.click(screen.getByTestId('connect-submit'));
+    expect(await screen.findByTestId('connect-error')).toHaveTextContent('Upgrade to connect more.');
+    expect(await screen.findByRole('dialog', { name: 'Upgrade to Premium' })).toBeInTheDocument();
   });
 
   it('a visitor sees the local folder greyed with the reason, and no folders', async () => {

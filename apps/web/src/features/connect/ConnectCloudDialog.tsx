@@ -17,14 +17,16 @@ import {
 } from '@mantine/core';
 import { IconArrowLeft, IconExternalLink } from '@tabler/icons-react';
 import { useGuideSteps } from '../guide/steps.ts';
-import { LIMITS, OAUTH_CHANNEL, type SystemCloudKind } from '@skyferry/contract';
+import { Code as ApiCode, LIMITS, OAUTH_CHANNEL, type SystemCloudKind } from '@skyferry/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import type { DialogSlotProps } from '../../app/slot-types.ts';
 import { toast } from '../messages/toast.ts';
 import { loadClouds } from '../session/actions.ts';
-import { selectVisibleClouds, sessionStore, useSession } from '../session/store.ts';
+import { selectBillingOn, selectPaid, selectVisibleClouds, sessionStore, useSession } from '../session/store.ts';
+import { ApiRequestError } from '../../api/client.ts';
+import { askUpgrade } from '../tasks/errors.ts';
 import type { Cloud } from '../session/types.ts';
 import { CloudIcon } from '../shell/CloudIcon.tsx';
 import { availableFirst, cloudHref, kindName, markCloudUsed } from '../shell/clouds.ts';
@@ -248,6 +250,15 @@ function KindForm({
       onDone(cloud);
     } catch (err) {
       setCommon(err instanceof Error ? err.message : String(err));
+      // A free account's cloud limit: upgrading lifts it.
+      const state = sessionStore.getState();
+      if (
+        err instanceof ApiRequestError &&
+        err.code === ApiCode.CLOUD_LIMIT_REACHED &&
+        selectBillingOn(state) &&
+        !selectPaid(state)
+      )
+        void askUpgrade();
     } finally {
       setBusy(false);
     }

@@ -3,9 +3,10 @@ import { IconGift, IconSpeakerphone } from '@tabler/icons-react';
 import { QUESTIONNAIRE_REWARD_BYTES, formatBytes } from '@skyferry/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
 import { STORAGE_KEYS, readJson, writeJson } from '../../lib/storage.ts';
 import { selectBillingOn, useSession } from '../session/store.ts';
-import { openFeedback, openSupport } from '../shell/store.ts';
+import { openFeedback } from '../shell/store.ts';
 import { bannerVisible, localDay, noticeKey, questionnaireVisible } from './rules.ts';
 
 /** The banner box whose contact-support link opens the Feedback dialog; dismissed, it returns the next day. */
@@ -44,12 +45,14 @@ export function BannerBox() {
 export function QuestionnairePrompt() {
   const { t } = useTranslation('messages');
   const billingOn = useSession(selectBillingOn);
+  const navigate = useNavigate();
   const [clicked, setClicked] = useState(() => readJson<boolean>(STORAGE_KEYS.questionnaireClicked, false));
   if (!questionnaireVisible(clicked, billingOn)) return null;
   const click = () => {
     writeJson(STORAGE_KEYS.questionnaireClicked, true);
     setClicked(true);
-    openSupport();
+    // The questionnaire page: answering it grants the reward once per account.
+    navigate('/survey');
   };
   return (
     <Button

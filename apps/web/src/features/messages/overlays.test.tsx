@@ -60,9 +60,11 @@ describe('questionnaire prompt', () => {
 
   it('offers 30GB of free data with billing on and is not shown again once clicked', async () => {
     sessionStore.setState({ init: initData({ billing_mode: 'test' }) });
-    const { unmount } = renderWithProviders(<QuestionnairePrompt />);
+    const { unmount, router } = renderWithProviders(<QuestionnairePrompt />, { path: '/transfer' });
     const button = screen.getByRole('button', { name: 'Answer our questionnaire and get 30GB of free data' });
     await userEvent.click(button);
+    // It opens the questionnaire page (whose completion grants the data).
+    expect(router.state.location.pathname).toBe('/survey');
     expect(screen.queryByTestId('questionnaire')).not.toBeInTheDocument();
     unmount();
     renderWithProviders(<QuestionnairePrompt />);

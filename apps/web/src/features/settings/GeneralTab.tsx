@@ -23,8 +23,6 @@ export function GeneralTab() {
     closeSettings();
     navigate('/buy');
   };
-  const minAllowance = formatBytes(Math.min(...LICENSES.map((l) => l.monthlyAllowance)));
-  const maxAllowance = formatBytes(Math.max(...LICENSES.map((l) => l.monthlyAllowance)));
   return (
     <Stack gap="lg">
       <Stack gap={4}>
@@ -70,50 +68,7 @@ export function GeneralTab() {
           <Title order={3} size="h5">
             {t('general.compare')}
           </Title>
-          <Table withTableBorder striped data-testid="plan-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">{t('general.feature')}</Table.Th>
-                <Table.Th scope="col">{t('general.free')}</Table.Th>
-                <Table.Th scope="col">{t('general.premium')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              <Table.Tr>
-                <Table.Th scope="row" fw={400}>
-                  {t('general.rows.clouds')}
-                </Table.Th>
-                <Table.Td>{LIMITS.freeCloudDrives}</Table.Td>
-                <Table.Td>{LIMITS.maxCloudDrives}</Table.Td>
-              </Table.Tr>
-              <Table.Tr>
-                <Table.Th scope="row" fw={400}>
-                  {t('general.rows.traffic')}
-                </Table.Th>
-                <Table.Td>
-                  <No label={t('general.notIncluded')} />
-                </Table.Td>
-                <Table.Td>{t('general.perMonth', { min: minAllowance, max: maxAllowance })}</Table.Td>
-              </Table.Tr>
-              {FEATURE_ROWS.map((row) => (
-                <Table.Tr key={row}>
-                  <Table.Th scope="row" fw={400}>
-                    {t(`general.rows.${row}`)}
-                  </Table.Th>
-                  <Table.Td>
-                    {row === 'cleanup' ? (
-                      t('general.firstResults', { count: LIMITS.freeCleanupResults })
-                    ) : (
-                      <No label={t('general.notIncluded')} />
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <IconCheck size={16} color="var(--mantine-color-teal-7)" aria-label={t('general.included')} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <PlanTable />
           <Group>
             <Button onClick={goBuy} data-testid="renew-upgrade">
               {paidUser ? t('general.renew') : t('general.upgrade')}
@@ -122,6 +77,59 @@ export function GeneralTab() {
         </Stack>
       )}
     </Stack>
+  );
+}
+
+/** Free vs Premium (spec section 9: cloud management is free, every other feature is paid). */
+export function PlanTable() {
+  const { t } = useTranslation('settings');
+  const minAllowance = formatBytes(Math.min(...LICENSES.map((l) => l.monthlyAllowance)));
+  const maxAllowance = formatBytes(Math.max(...LICENSES.map((l) => l.monthlyAllowance)));
+  return (
+    <Table withTableBorder striped data-testid="plan-table">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th scope="col">{t('general.feature')}</Table.Th>
+          <Table.Th scope="col">{t('general.free')}</Table.Th>
+          <Table.Th scope="col">{t('general.premium')}</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        <Table.Tr>
+          <Table.Th scope="row" fw={400}>
+            {t('general.rows.clouds')}
+          </Table.Th>
+          <Table.Td>{LIMITS.freeCloudDrives}</Table.Td>
+          <Table.Td>{LIMITS.maxCloudDrives}</Table.Td>
+        </Table.Tr>
+        <Table.Tr>
+          <Table.Th scope="row" fw={400}>
+            {t('general.rows.traffic')}
+          </Table.Th>
+          <Table.Td>
+            <No label={t('general.notIncluded')} />
+          </Table.Td>
+          <Table.Td>{t('general.perMonth', { min: minAllowance, max: maxAllowance })}</Table.Td>
+        </Table.Tr>
+        {FEATURE_ROWS.map((row) => (
+          <Table.Tr key={row}>
+            <Table.Th scope="row" fw={400}>
+              {t(`general.rows.${row}`)}
+            </Table.Th>
+            <Table.Td>
+              {row === 'cleanup' ? (
+                t('general.firstResults', { count: LIMITS.freeCleanupResults })
+              ) : (
+                <No label={t('general.notIncluded')} />
+              )}
+            </Table.Td>
+            <Table.Td>
+              <IconCheck size={16} color="var(--mantine-color-teal-7)" aria-label={t('general.included')} />
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }
 

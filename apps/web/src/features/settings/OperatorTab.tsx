@@ -2,6 +2,7 @@ import { Alert, Badge, Code, Group, Loader, Pagination, Stack, Switch, Table, Te
 import type { OperatorUser, OperatorUsersData } from '@skyferry/contract';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { OperatorPlans } from '../buy/OperatorPlans.tsx';
 import { operatorApi } from './api.ts';
 
 const PAGE_SIZE = 50;
@@ -123,6 +124,7 @@ export function OperatorTab() {
       {data && data.total > PAGE_SIZE && (
         <Pagination total={Math.ceil(data.total / PAGE_SIZE)} value={page} onChange={setPage} size="sm" />
       )}
+      <OperatorPlans />
     </Stack>
   );
 }

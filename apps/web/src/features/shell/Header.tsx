@@ -17,7 +17,9 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { AppTabs } from '../../app/slots.tsx';
 import { QuestionnairePrompt } from '../messages/Overlays.tsx';
-import { patchSettings, selectBillingOn, selectPaid, useSession } from '../session/store.ts';
+import { CloseSurvey } from '../buy/CloseSurvey.tsx';
+import { closeSurveyAllowed, closeWithSurvey, lastCloseSurveyAt, transferUsed } from '../buy/close-survey.ts';
+import { patchSettings, selectBillingOn, selectPaid, selectVisibleClouds, useSession } from '../session/store.ts';
 import { desktopBridge } from './desktop.ts';
 import { openTransmissionList } from './store.ts';
 import { UserPanel } from './UserPanel.tsx';
@@ -225,10 +227,24 @@ export function WindowControls() {
     const bridge = desktopBridge();
     return bridge?.onMaximizedChange?.((m) => patchSettings({ maximized: m }));
   }, []);
+  const init = useSession((s) => s.init);
+  const paid = useSession(selectPaid);
+  const hasClouds = useSession((s) => selectVisibleClouds(s).length > 0);
   const bridge = desktopBridge();
   if (!bridge) return null;
+  // ST-SURV: on close, the survey when its rules allow, then the window closes.
+  const closeWindow = () =>
+    closeWithSurvey(
+      closeSurveyAllowed(init?.popup_nps_rules, lastCloseSurveyAt(), Date.now(), {
+        paid,
+        hasClouds,
+        usedTransfer: transferUsed(),
+      }),
+      () => bridge.close(),
+    );
   return (
     <Group gap={0} ms="xs" wrap="nowrap" data-testid="window-controls">
+      <CloseSurvey />
       <ActionIcon variant="subtle" color="gray" aria-label={t('window.minimize')} onClick={() => bridge.minimize()}>
         <IconMinus size={16} aria-hidden />
       </ActionIcon>
@@ -243,7 +259,7 @@ export function WindowControls() {
       >
         {maximized ? <IconCopy size={14} aria-hidden /> : <IconSquare size={14} aria-hidden />}
       </ActionIcon>
-      <ActionIcon variant="subtle" color="red" aria-label={t('window.close')} onClick={() => bridge.close()}>
+      <ActionIcon variant="subtle" color="red" aria-label={t('window.close')} onClick={closeWindow}>
         <IconX size={16} aria-hidden />
       </ActionIcon>
     </Group>

@@ -35,6 +35,7 @@ import {
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { askUpgrade } from '../tasks/errors.ts';
 import { confirm } from '../messages/store.ts';
 import { slimApi } from './api.ts';
 import { CATEGORY_TABS, countOf, modesOf, selectedBytes, smartSelect, wholeGroups } from './model.ts';
@@ -345,8 +346,9 @@ function ResultList({ task, kind }: { task: CleanupTask; kind: CleanupKind }) {
             size="xs"
             color="red"
             variant="outline"
-            disabled={!data || data.limited || data.total === 0}
-            onClick={() => void removeAll()}
+            disabled={!data || data.total === 0}
+            // Deleting all is a paid feature: a free user gets the Upgrade modal.
+            onClick={() => void (data?.limited ? askUpgrade() : removeAll())}
           >
             {kind === 'duplicate_files' ? t('deleteAllKeepNewest') : t('deleteAll')}
           </Button>

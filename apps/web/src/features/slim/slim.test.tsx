@@ -502,15 +502,18 @@ describe('/slim/explore', () => {
     expect(router.state.location.search).toBe('?task_id=t2');
   });
 
-  it('a free user sees the upgrade notice and cannot delete all', async () => {
+  it('a free user sees the upgrade notice; Delete all opens the Upgrade modal instead of deleting', async () => {
     slimStore.setState({ task: task({ limited: true, free_del_num: 20 }), status: 0, stage: 'results' });
-    mockApi({
+    const api = mockApi({
       'GET /api/cleanup/poll-progress/t1': () => task({ limited: true }),
       'GET /api/cleanup/duplicate-files': () => dupPage(GROUPS, { total: 40, visible_total: 20, limited: true }),
     });
     renderExplore();
     expect(await screen.findByTestId('slim-limited')).toHaveTextContent('You see the first 20 of 40 results.');
-    expect(screen.getByRole('button', { name: 'Delete all, keep the newest' })).toBeDisabled();
+    await userEvent.click(screen.getByRole('button', { name: 'Delete all, keep the newest' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Upgrade to Premium' });
+    expect(within(dialog).getByRole('button', { name: 'Upgrade' })).toBeInTheDocument();
+    expect(api.find('DELETE /api/cleanup/duplicate-files')).toEqual([]);
   });
 
   it('shows a cancelled scan and a failed one with its reason', async () => {

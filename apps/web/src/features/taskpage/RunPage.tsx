@@ -147,7 +147,9 @@ export function RunPage() {
     );
   }
 
-  const retryable = run.kind === 'transfer' && run.is_latest && (run.counts.failed ?? 0) > 0 && canRetry(task.state);
+  // A run stopped for space or traffic (states 6 and 10) left its files not done: Retry runs them.
+  const left = (run.counts.failed ?? 0) + (run.counts.not_done ?? 0);
+  const retryable = run.kind === 'transfer' && run.is_latest && left > 0 && canRetry(task.state);
   const retry = async () => {
     setBusy(true);
     try {

@@ -408,6 +408,20 @@ describe('a run’s details (/tasks/:id/runs/:runId)', { timeout: 30_000 }, () =
     await waitFor(() => expect(api.find('GET /api/tasks/retry/t1')).toHaveLength(1));
   });
 
+  it('offers Retry on a run stopped for want of traffic (state 10), whose files were not done', async () => {
+    const api = mockApi({
+      'GET /api/tasks/t1': () => ({ ...daily, state: 10, needed_size: 9000 }),
+      'GET /api/tasks/t1/runs/r1': () =>
+        makeRun({ outcome: 'traffic_exceeded', counts: { not_done: 3 }, listed: { not_done: 3 } }),
+      'GET /api/tasks/t1/runs/r1/files': () => ({ items: [], next_cursor: null, total: 0 }),
+      'GET /api/tasks/retry/t1': () => ({ ...daily, state: 8 }),
+      'GET /api/tasks/t1/runs': () => ({ items: [], total: 0 }),
+    });
+    renderAt('/tasks/t1/runs/r1');
+    await userEvent.click(await screen.findByTestId('retry-failed'));
+    await waitFor(() => expect(api.find('GET /api/tasks/retry/t1')).toHaveLength(1));
+  });
+
   it('has no Retry failed on an earlier run, nor on a run without failures', async () => {
     mockApi({
       'GET /api/tasks/t1': () => ({ ...daily, state: 5 }),

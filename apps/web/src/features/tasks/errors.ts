@@ -7,7 +7,6 @@ import { sessionStore } from '../session/store.ts';
 import { cloudLabel } from '../shell/clouds.ts';
 import { closeShellDialog, openConnectCloud } from '../shell/store.ts';
 import { confirm, showError, showReauthorize } from '../messages/store.ts';
-import { toast } from '../messages/toast.ts';
 
 /** How the product answers a failed task call (spec section 8). */
 export type TaskErrorKind =
@@ -35,6 +34,18 @@ function goBuy(): void {
   // The transfer modals close and the user lands on the buy page.
   closeShellDialog('transmissionOpen');
   navigateTo('/buy');
+}
+
+/** The Upgrade modal, wherever a paid feature is refused: Upgrade goes to /buy. */
+export async function askUpgrade(): Promise<void> {
+  const t = i18n.getFixedT(null, 'buy');
+  const answer = await confirm({
+    title: t('upgrade.title'),
+    message: t('upgrade.message'),
+    yesLabel: t('upgrade.action'),
+    noLabel: t('upgrade.later'),
+  });
+  if (answer === 'yes') goBuy();
 }
 
 /** 4011001: "Your current license has expired." with Renew, which closes the transfer modals and goes to /buy. */
@@ -76,8 +87,7 @@ export async function reportTaskError(err: unknown, cloudId?: string): Promise<v
     return;
   }
   if (kind === 'premium_required') {
-    toast.info(t('errors.premiumRequired'));
-    goBuy();
+    await askUpgrade();
     return;
   }
   if (kind === 'cloud_auth_expired') {

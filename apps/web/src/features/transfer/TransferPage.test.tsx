@@ -475,12 +475,16 @@ describe('the Transfer screen', { timeout: 30_000 }, () => {
     expect(api.tasks()[0]?.filter).toEqual({ mode: 'include', categories: ['picture', 'video'] });
   });
 
-  it('with billing on, a free user is sent to /buy', async () => {
+  it('with billing on, a free user gets the Upgrade modal, whose Upgrade goes to /buy', async () => {
     sessionStore.setState({ init: initData({ billing_mode: 'test' }) });
     const api = serve({ 'POST /api/cloud-manager/list': listHandler });
     const { router } = renderPage();
     await tick('/Photos');
     await userEvent.click(screen.getByTestId('transfer-start'));
+    const dialog = await screen.findByRole('dialog', { name: 'Upgrade to Premium' });
+    expect(within(dialog).getByText('This feature is available with a premium licence.')).toBeInTheDocument();
+    expect(router.state.location.pathname).not.toBe('/buy');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Upgrade' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/buy'));
     expect(api.tasks()).toEqual([]);
   });

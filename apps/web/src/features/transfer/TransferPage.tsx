@@ -36,7 +36,6 @@ import {
 import { useCallback, useEffect, useState } from 'react';
 import { ApiRequestError } from '../../api/client.ts';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
 import { openLogin } from '../auth/login.ts';
 import { useGuideSteps } from '../guide/steps.ts';
 import { confirm, showReauthorize, withLoading } from '../messages/store.ts';
@@ -49,7 +48,8 @@ import type { Cloud } from '../session/types.ts';
 import { cloudLabel, isPhotosCloud, kindName } from '../shell/clouds.ts';
 import { openConnectCloud, openTransmissionList } from '../shell/store.ts';
 import { tasksApi } from '../tasks/api.ts';
-import { askRenew, reportTaskError, taskErrorKind } from '../tasks/errors.ts';
+import { askRenew, askUpgrade, reportTaskError, taskErrorKind } from '../tasks/errors.ts';
+import { noteTransferUsed } from '../buy/close-survey.ts';
 import { transmission } from '../tasks/store.ts';
 import { CloudTree } from './CloudTree.tsx';
 import { SameNamePolicyField, SyncModeField } from './fields.tsx';
@@ -134,7 +134,6 @@ function cloudOptions(clouds: readonly Cloud[], chosen: string | null, prompt: s
  */
 export function TransferPage({ kind }: { kind: TransferKind }) {
   const { t } = useTranslation('transfer');
-  const navigate = useNavigate();
   const form = useTransferForm(kind);
   const clouds = useSession(selectVisibleClouds);
   const cloudsLoaded = useSession((s) => s.cloudsLoaded);
@@ -204,8 +203,7 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
         await askRenew();
         return;
       }
-      toast.info(t('needLicence'));
-      navigate('/buy');
+      await askUpgrade();
       return;
     }
     const problem = formProblem(form, kind, clouds);
@@ -256,6 +254,7 @@ export function TransferPage({ kind }: { kind: TransferKind }) {
       if (!created?.task) return;
       if (!form.schedule) transmission.watch(created.task.id);
       setPreview(null);
+      noteTransferUsed();
       toast.success(form.schedule ? t('scheduledCreated') : t('created'));
       openTransmissionList();
     } catch (err) {
