@@ -41,7 +41,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   base.setSerializerCompiler(serializerCompiler);
   const app = base.withTypeProvider<ZodTypeProvider>();
   installEnvelopeHandlers(app);
-  installSecurityHeaders(app);
+  installSecurityHeaders(app, () => ctx.ecology.cachedFrameOrigins());
   installObservability(app, ctx.metrics);
   installHostCheck(app, ctx.config);
   await installOpenApi(app, ctx.config.publicUrl);

@@ -34,6 +34,8 @@ import { SupportService } from './services/support.ts';
 import { ReleaseNotes } from './services/release-notes.ts';
 import { createTaskSystem, type TaskSystem } from './jobs/index.ts';
 import type { TasksService } from './services/tasks/index.ts';
+import { EcologyRepository } from './repositories/ecology.ts';
+import { EcologyService } from './services/ecology/index.ts';
 import { createCleanupSystem, type CleanupService, type CleanupSystem } from './services/cleanup/index.ts';
 import { BillingRepository } from './repositories/billing.ts';
 import { BillingService, type PaymentProvider } from './services/billing/index.ts';
@@ -86,6 +88,8 @@ export interface AppContext {
   readonly releaseNotes: ReleaseNotes;
   /** This process's Prometheus metrics (services/metrics.ts). */
   readonly metrics: Metrics;
+  /** The app registry (first-party and operator-registered apps) and the tokens handed to apps. */
+  readonly ecology: EcologyService;
   /** Throws when the process cannot serve (database unreachable). */
   health(): Promise<void>;
   close(): Promise<void>;
@@ -147,6 +151,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
   const uploadSessions = new UploadSessionsRepository(db.kysely);
   const files = new FilesService({ clouds, box: secrets, log, uploadRegistry: uploadSessions });
   closers.push(() => files.close());
+  const ecology = new EcologyService({ repo: new EcologyRepository(db.kysely), files, clouds, authz, log });
   // Exports (issue 37): a download_url is held to the clouds' outbound guard; stopped before the files service closes.
   const exportsService = new ExportsService({
     repo: new ExportTasksRepository(db.kysely),
@@ -176,6 +181,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
       await clouds.purgeUnusedTemporary();
       await tokens.purgeIdleVisitors();
       await rateLimits.purgeExpired(Date.now());
+      await ecology.purgeExpired();
       // A run is resumed within days; its files' charge keys are kept well past that.
       await plans.purgeCharges(Date.now() - 90 * 86_400_000);
       await uploadSessions.purgeExpired(Date.now());
@@ -253,6 +259,7 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     cleanup: cleanupSystem.service,
     cleanupSystem,
     metrics,
+    ecology,
     async health() {
       await sql`select 1`.execute(db.kysely);
     },

@@ -113,6 +113,25 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
   /** One of the owner's signed-in devices (Settings > Account). */
   session: async (s) =>
     (await s.asOwner<{ items: Array<{ id: string }> }>('GET', '/api/account/sessions')).items[0]?.id ?? '',
+  /** A token the owner handed the editor for a note of theirs (apps, issue 37); the owner also used the app. */
+  appToken: async (s) => {
+    const me = await s.asOwner<{ clouds: Array<{ id: string }> }>('GET', '/api/v2/clouds/me');
+    const cloudId = me.clouds[0]?.id ?? '';
+    const res = await s.t.app.inject({
+      method: 'PUT',
+      url: `/api/cloud-manager/files?cloud_id=${cloudId}&path=/owner-note.md`,
+      headers: { ...s.owner.user.headers, 'content-type': 'application/octet-stream' },
+      payload: Buffer.from('# owner'),
+    });
+    if (JSON.parse(res.body).code !== 0) throw new Error(`setup upload failed: ${res.body}`);
+    await s.asOwner('PUT', '/ecology/v1/apps/usage/2');
+    return (
+      await s.asOwner<{ token: string }>('POST', '/ecology/v1/app-tokens', {
+        app_id: 2,
+        files: [{ cloud_id: cloudId, path: '/owner-note.md' }],
+      })
+    ).token;
+  },
   /** A feedback ticket the owner sent signed in (support, issue 39). */
   ticket: async (s) =>
     (
@@ -167,6 +186,25 @@ export interface OwnedEndpoint {
 }
 
 export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
+  // Apps (issue 37).
+  {
+    name: 'POST /ecology/v1/app-tokens (a file of someone else’s cloud)',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/ecology/v1/app-tokens',
+      body: { app_id: 1, files: [{ cloud_id: ids.cloud, path: '/owner-note.md' }] },
+    }),
+  },
+  {
+    name: 'POST /ecology/v1/app-tokens/revoke (someone else’s token: left alone)',
+    request: (ids) => ({ method: 'POST', url: '/ecology/v1/app-tokens/revoke', body: { token: ids.appToken } }),
+    check: (body) => expect(body.code).toBe(0),
+  },
+  {
+    name: 'GET /ecology/v1/apps/me',
+    request: () => ({ method: 'GET', url: '/ecology/v1/apps/me' }),
+    check: (body) => expect(body.data).toEqual({ items: [] }),
+  },
   {
     name: 'PUT /api/clouds/{id} (rename, space)',
     request: (ids) => ({
@@ -556,6 +594,21 @@ export const NOT_OWNED: Record<string, string> = {
   'GET /api/account/sessions': 'the caller’s own devices',
   'POST /api/account/sessions/revoke-others': 'the caller’s own devices',
   'POST /api/account/delete': 'the caller’s own account (its current password required)',
+  'GET /ecology/v1/apps': 'the public app registry',
+  'GET /ecology/v1/apps/{appId}': 'one app of the public registry',
+  'PUT /ecology/v1/apps/usage/{appId}': 'records the caller’s own use of an app',
+  'GET /api/operator/apps': 'the server-wide app registry, the operator’s alone (403005 for anyone else)',
+  'POST /api/operator/apps': 'registers a server-wide app (operator only)',
+  'PUT /api/operator/apps/{appId}': 'a server-wide app, not anyone’s (operator only)',
+  'DELETE /api/operator/apps/{appId}': 'a server-wide app, not anyone’s (operator only)',
+  'GET /ecology/v1/app/files':
+    'authenticated by an app token only, which names its own files; see ecology.int.test.ts and security/hostile-app',
+  'GET /ecology/v1/app/files/{fileId}':
+    'an app token’s own file (account tokens answer 140013); see ecology.int.test.ts',
+  'GET /ecology/v1/app/files/{fileId}/content': 'an app token’s own file; see ecology.int.test.ts',
+  'PUT /ecology/v1/app/files/{fileId}/content': 'an app token’s own file; see ecology.int.test.ts',
+  'POST /ecology/v1/app/files/{fileId}/save-as': 'beside an app token’s own file; see ecology.int.test.ts',
+  'POST /ecology/v1/app/files/{fileId}/convert': 'beside an app token’s own file; see ecology.int.test.ts',
   'GET /api/operator/users': 'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
   'PUT /api/operator/users/{uid}/local-folder':
     'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
@@ -600,6 +653,8 @@ export const OWNED_TABLES: Array<{ table: string; ownerColumn: string; owner: 'u
   { table: 'task_runs', ownerColumn: 'user_id', owner: 'user' },
   { table: 'sessions', ownerColumn: 'user_id', owner: 'user' },
   { table: 'support_tickets', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'ecology_app_tokens', ownerColumn: 'user_id', owner: 'user' },
+  { table: 'ecology_app_usage', ownerColumn: 'user_id', owner: 'user' },
   { table: 'billing_orders', ownerColumn: 'user_id', owner: 'user' },
   { table: 'export_tasks', ownerColumn: 'user_id', owner: 'user' },
 ];
@@ -772,7 +827,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       });
       expect(root.body.code).toBe(0);
       const names = (root.body.data as { items: Array<{ name: string }> }).items.map((i) => i.name).sort();
-      expect(names).toEqual(['TaskSource', 'photo.png']);
+      expect(names).toEqual(['TaskSource', 'owner-note.md', 'photo.png']);
+      // Another's revoke left the owner's app token working.
+      const appFiles = await send(
+        { authorization: `Bearer ${ids.appToken}` },
+        { method: 'GET', url: '/ecology/v1/app/files' },
+      );
+      expect(appFiles.body.code).toBe(0);
       const exported = await send(owner.user.headers, {
         method: 'GET',
         url: `/api/third-api/poll-progress/${ids.export}`,

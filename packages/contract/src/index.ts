@@ -19,3 +19,4 @@ export * from './credentials.ts';
 export * from './i18n/index.ts';
 export * from './api/index.ts';
 export * from './desktop.ts';
+export * from './app-protocol.ts';

@@ -30,6 +30,11 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
             name: 'X-Temp-Authorization',
             description: 'Visitor token from GET /api/token',
           },
+          appToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An app token from POST /ecology/v1/app-tokens (or the app_token query parameter)',
+          },
         },
       },
     },

@@ -20,9 +20,20 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'self'",
 ].join('; ');
 
+/** The policy with more origins pages may frame (the operator's external apps). */
+export function contentSecurityPolicy(frameOrigins: readonly string[]): string {
+  if (frameOrigins.length === 0) return CONTENT_SECURITY_POLICY;
+  return CONTENT_SECURITY_POLICY.replace("frame-src 'self'", `frame-src 'self' ${frameOrigins.join(' ')}`);
+}
+
+/** Built files first-party apps load from their opaque sandbox origin (module scripts are CORS requests). */
+const APP_ASSET = /^\/(assets|apps)\//;
+
 /** Sets the headers on one reply (also used where Fastify answers before any hook runs). */
-export function applySecurityHeaders(reply: FastifyReply, url: string): void {
-  if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+export function applySecurityHeaders(reply: FastifyReply, url: string, frameOrigins: readonly string[] = []): void {
+  if (!reply.hasHeader('content-security-policy'))
+    reply.header('content-security-policy', contentSecurityPolicy(frameOrigins));
+  if (APP_ASSET.test(url)) reply.header('access-control-allow-origin', '*');
   reply.header('x-content-type-options', 'nosniff');
   if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'strict-origin-when-cross-origin');
   reply.header('x-frame-options', 'SAMEORIGIN');
@@ -31,9 +42,9 @@ export function applySecurityHeaders(reply: FastifyReply, url: string): void {
   if (url.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
 }
 
-export function installSecurityHeaders(app: FastifyInstance): void {
+export function installSecurityHeaders(app: FastifyInstance, frameOrigins: () => readonly string[] = () => []): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    applySecurityHeaders(reply, request.url);
+    applySecurityHeaders(reply, request.url, frameOrigins());
     return payload;
   });
 }

@@ -1,6 +1,5 @@
 import { Suspense, useState } from 'react';
 import { Navigate, useRoutes, type RouteObject } from 'react-router';
-import { PlaceholderPage } from '../features/placeholder/PlaceholderPage.tsx';
 import {
   CallbackLoginPage,
   CallbackLogoutPage,
@@ -13,9 +12,13 @@ import {
 import { AppLayout } from './layout/AppLayout.tsx';
 import { RootLayout } from './layout/RootLayout.tsx';
 import {
+  EcologyAppPage,
+  EcologyDetailPage,
+  EcologyPage,
   BuyPage,
   CheckoutPage,
   ExplorerPage,
+  MyAppsPage,
   ManagePage,
   PhotosPage,
   RunPage,
@@ -44,7 +47,7 @@ export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string
     element: <PhotosPage />,
   },
   { path: '/buy', titleKey: 'page.buy', element: <BuyPage /> },
-  { path: '/myapp', titleKey: 'page.myapp', element: <PlaceholderPage titleKey="page.myapp" /> },
+  { path: '/myapp', titleKey: 'page.myapp', element: <MyAppsPage /> },
   { path: '/slim', titleKey: 'page.slim', element: <SlimPage /> },
   {
     path: '/slim/explore',
@@ -52,12 +55,8 @@ export const LAYOUT_ROUTES: Array<RouteObject & { path: string; titleKey: string
     narrow: true,
     element: <SlimExplore />,
   },
-  { path: '/ecology', titleKey: 'page.ecology', element: <PlaceholderPage titleKey="page.ecology" /> },
-  {
-    path: '/ecology/detail',
-    titleKey: 'page.ecologyDetail',
-    element: <PlaceholderPage titleKey="page.ecologyDetail" />,
-  },
+  { path: '/ecology', titleKey: 'page.ecology', element: <EcologyPage /> },
+  { path: '/ecology/detail', titleKey: 'page.ecologyDetail', element: <EcologyDetailPage /> },
   { path: '/user', titleKey: 'page.user', element: <SettingsPage /> },
   // The Tasks page (DECISIONS: beyond the spec's screens): every task, its runs and their files.
   { path: '/tasks', titleKey: 'page.tasks', element: <TasksPage /> },
@@ -76,7 +75,15 @@ export const ROUTE_NAMES: Record<string, string> = {
 
 /** Routes outside the layout that still run start-up (they wait for it full screen). */
 export const BARE_ROUTES: RouteObject[] = [
-  { path: '/ecology/app', element: <PlaceholderPage titleKey="page.ecology" />, handle: { name: 'EcologyApp' } },
+  {
+    path: '/ecology/app',
+    element: (
+      <Suspense fallback={null}>
+        <EcologyAppPage />
+      </Suspense>
+    ),
+    handle: { name: 'EcologyApp' },
+  },
   // Buying: the built-in test checkout (a window of its own) and the questionnaire.
   {
     path: '/billing/checkout',

@@ -24,6 +24,11 @@ const loaders = {
     withRestStyles(() => import('../features/taskpage/TasksPage.tsx')).then((m) => ({ default: m.TasksPage })),
   task: () => withRestStyles(() => import('../features/taskpage/TaskPage.tsx')).then((m) => ({ default: m.TaskPage })),
   run: () => withRestStyles(() => import('../features/taskpage/RunPage.tsx')).then((m) => ({ default: m.RunPage })),
+  ecology: () => withRestStyles(() => import('../features/ecology/EcologyPage.tsx')),
+  ecologyApp: () =>
+    withRestStyles(() => import('../features/ecology/EcologyAppPage.tsx')).then((m) => ({
+      default: m.EcologyAppPage,
+    })),
   buy: () => withRestStyles(() => import('../features/buy/BuyPage.tsx')).then((m) => ({ default: m.BuyPage })),
   checkout: () =>
     withRestStyles(() => import('../features/buy/CheckoutPage.tsx')).then((m) => ({ default: m.CheckoutPage })),
@@ -40,6 +45,10 @@ export const SlimExplore = lazy(loaders.slimExplore);
 export const TasksPage = lazy(loaders.tasks);
 export const TaskPage = lazy(loaders.task);
 export const RunPage = lazy(loaders.run);
+export const EcologyPage = lazy(() => loaders.ecology().then((m) => ({ default: m.EcologyPage })));
+export const EcologyDetailPage = lazy(() => loaders.ecology().then((m) => ({ default: m.EcologyDetailPage })));
+export const MyAppsPage = lazy(() => loaders.ecology().then((m) => ({ default: m.MyAppsPage })));
+export const EcologyAppPage = lazy(loaders.ecologyApp);
 export const BuyPage = lazy(loaders.buy);
 export const CheckoutPage = lazy(loaders.checkout);
 export const SurveyPage = lazy(loaders.survey);
@@ -54,6 +63,9 @@ const BY_PATH: Record<string, () => Promise<unknown>> = {
   '/slim': loaders.slim,
   '/slim/explore': loaders.slimExplore,
   '/tasks': loaders.tasks,
+  '/ecology': loaders.ecology,
+  '/ecology/detail': loaders.ecology,
+  '/myapp': loaders.ecology,
   '/buy': loaders.buy,
 };
 

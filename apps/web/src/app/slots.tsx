@@ -6,7 +6,7 @@ import type { ComponentType } from 'react';
 import type { DialogSlotProps } from './slot-types.ts';
 
 export type { DialogSlotProps };
-import { PlaceholderAppTabs } from '../features/shell/placeholders/PlaceholderAppTabs.tsx';
+import { AppTabs as OpenAppTabs } from '../features/ecology/AppTabs.tsx';
 import { lazyDialog } from './lazy-dialog.tsx';
 
 // The larger dialogs are fetched when first opened (lazyDialog), not with the first page.
@@ -19,7 +19,7 @@ const ConnectCloud = lazyDialog(() =>
 const Feedback = lazyDialog(() => import('../features/support/FeedbackDialog.tsx').then((m) => m.FeedbackDialog));
 
 /** Tabs of open third-party apps in the header (the apps issue). */
-export const AppTabs: ComponentType = PlaceholderAppTabs;
+export const AppTabs: ComponentType = OpenAppTabs;
 
 /** The Transmission list dialog the header's task-list button opens (the transfer issue). */
 export const TransmissionListDialog: ComponentType<DialogSlotProps> = TransmissionList;

@@ -37,11 +37,11 @@ export const NAMES: ReadonlySet<string> = new Set([
  */
 export const SAME_IN: Readonly<Partial<Record<Language, readonly string[]>>> = {
   br: ['Apps'],
-  de: ['Apps', 'Audio', 'Minute', 'Version {{version}}', 'Videos'],
+  de: ['Apps', 'Audio', 'Details', 'Editor', 'Format', 'Minute', 'Version {{version}}', 'Videos'],
   es: ['Apps', 'Audio', 'Error', 'General', 'No'],
   fr: ['Apps', 'Audio', 'Notification', 'Photos', 'Version {{version}}'],
-  it: ['Account', 'Apps', 'Audio', 'No', 'Password'],
-  nl: ['Account', 'Apps', 'Audio', 'Later', 'Tip'],
+  it: ['Account', 'Apps', 'Audio', 'No', 'Password', '{{name}} (app)'],
+  nl: ['Account', 'Apps', 'Audio', 'Later', 'Tip', '{{name}} (app)'],
 };
 
 /** Whether `lang` may show `english` as it is. */

@@ -9,6 +9,7 @@ export * from './cleanup.ts';
 export * from './oauth.ts';
 export * from './operator.ts';
 export * from './support.ts';
+export * from './ecology.ts';
 export * from './billing.ts';
 export * from './exports.ts';
 export * from './wopi.ts';

@@ -134,6 +134,13 @@ export const ar: Messages = {
     'لا يمكن إرفاق الملف {name}: يُسمح فقط بملفات السجل (.txt و.log) ولقطات الشاشة (.png و.jpg) حتى 2 ميغابايت لكل منها، و3 ملفات على الأكثر.',
   release_notes_unknown: 'لا توجد ملاحظات إصدار للإصدار {version}.',
   invalid_filter: 'قاعدة التصفية أو القيمة هذه غير صالحة: {rule}',
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile: 'تغيّر الملف منذ فتحه. احفظ عملك باسم آخر، أو أعد فتح الملف.',
+  app_not_found: 'هذا التطبيق غير مسجّل على هذا الخادم.',
+  app_token_invalid: 'لم يعد مسموحًا للتطبيق بالوصول إلى هذا الملف: افتحه مرة أخرى.',
+  app_cannot_write: 'يمكن لهذا التطبيق قراءة الملف فقط.',
+  app_function_origin: 'يجب أن تكون كل وظيفة على عنوان التطبيق نفسه ({origin}).',
+  image_convert_failed: 'تعذّر تحويل الصورة: {detail}',
   // Buying (issue 38).
   billing_unavailable: 'الشراء غير متاح على هذا الخادم.',
   packet_needs_license: 'تعمل حزم البيانات فقط مع ترخيص نشط: اشترِ ترخيصًا أولاً.',

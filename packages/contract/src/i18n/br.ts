@@ -142,6 +142,14 @@ export const br: Messages = {
     'O arquivo {name} não pode ser anexado: apenas arquivos de log (.txt, .log) e capturas de tela (.png, .jpg) de até 2 MB cada, no máximo 3.',
   release_notes_unknown: 'Não há notas de versão para a versão {version}.',
   invalid_filter: 'Esta regra ou valor de filtro não é válido: {rule}',
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile:
+    'O arquivo mudou desde que foi aberto. Salve seu trabalho com outro nome ou abra o arquivo de novo.',
+  app_not_found: 'Este aplicativo não está registrado neste servidor.',
+  app_token_invalid: 'O aplicativo não pode mais acessar este arquivo: abra-o de novo.',
+  app_cannot_write: 'Este aplicativo só pode ler o arquivo.',
+  app_function_origin: 'Cada função deve estar no endereço do próprio aplicativo ({origin}).',
+  image_convert_failed: 'Não foi possível converter a imagem: {detail}',
   // Buying (issue 38).
   billing_unavailable: 'A compra não está disponível neste servidor.',
   packet_needs_license: 'Os pacotes de dados só funcionam com uma licença ativa: compre uma licença primeiro.',

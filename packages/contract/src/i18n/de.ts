@@ -149,6 +149,14 @@ export const de: Messages = {
     'Die Datei {name} kann nicht angehängt werden: nur Protokolldateien (.txt, .log) und Bildschirmfotos (.png, .jpg) bis je 2 MB, höchstens 3.',
   release_notes_unknown: 'Für Version {version} gibt es keine Versionshinweise.',
   invalid_filter: 'Diese Filterregel oder dieser Wert ist ungültig: {rule}',
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile:
+    'Die Datei wurde seit dem Öffnen geändert. Speichern Sie Ihre Arbeit unter einem anderen Namen oder öffnen Sie die Datei erneut.',
+  app_not_found: 'Diese App ist auf diesem Server nicht registriert.',
+  app_token_invalid: 'Die App darf diese Datei nicht mehr lesen: Öffnen Sie sie erneut.',
+  app_cannot_write: 'Diese App darf die Datei nur lesen.',
+  app_function_origin: 'Jede Funktion muss unter der Adresse der App liegen ({origin}).',
+  image_convert_failed: 'Das Bild konnte nicht umgewandelt werden: {detail}',
   // Buying (issue 38).
   billing_unavailable: 'Kaufen ist auf diesem Server nicht verfügbar.',
   packet_needs_license: 'Datenpakete gelten nur mit einer aktiven Lizenz: Kaufen Sie zuerst eine Lizenz.',

@@ -139,6 +139,14 @@ export const en = {
     'The file {name} cannot be attached: only log files (.txt, .log) and screenshots (.png, .jpg) up to 2 MB each, at most 3.',
   release_notes_unknown: 'There are no release notes for version {version}.',
   invalid_filter: 'This filter rule or value is not valid: {rule}',
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile:
+    'The file changed since it was opened. Save your work under another name, or reopen the file.',
+  app_not_found: 'This app is not registered on this server.',
+  app_token_invalid: 'The app is no longer allowed to reach this file: open it again.',
+  app_cannot_write: 'This app may only read the file.',
+  app_function_origin: "Every function must be on the app's own address ({origin}).",
+  image_convert_failed: 'The picture could not be converted: {detail}',
   // Buying (issue 38).
   billing_unavailable: 'Buying is not available on this server.',
   packet_needs_license: 'Data packets work only with an active licence: buy a licence first.',

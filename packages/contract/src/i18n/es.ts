@@ -148,6 +148,14 @@ export const es: Messages = {
     'No se puede adjuntar el archivo {name}: solo registros (.txt, .log) y capturas de pantalla (.png, .jpg) de hasta 2 MB cada uno, 3 como máximo.',
   release_notes_unknown: 'No hay notas de la versión {version}.',
   invalid_filter: 'Esta regla o valor de filtro no es válido: {rule}',
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile:
+    'El archivo cambió desde que se abrió. Guarde su trabajo con otro nombre o vuelva a abrir el archivo.',
+  app_not_found: 'Esta aplicación no está registrada en este servidor.',
+  app_token_invalid: 'La aplicación ya no puede acceder a este archivo: ábralo de nuevo.',
+  app_cannot_write: 'Esta aplicación solo puede leer el archivo.',
+  app_function_origin: 'Cada función debe estar en la dirección de la propia aplicación ({origin}).',
+  image_convert_failed: 'No se pudo convertir la imagen: {detail}',
   // Buying (issue 38).
   billing_unavailable: 'La compra no está disponible en este servidor.',
   packet_needs_license: 'Los paquetes de datos solo funcionan con una licencia activa: compre primero una licencia.',

@@ -147,6 +147,14 @@ export const fr: Messages = {
     'Le fichier {name} ne peut pas être joint : seuls les journaux (.txt, .log) et les captures d’écran (.png, .jpg) de 2 Mo maximum chacun, 3 au plus.',
   release_notes_unknown: 'Il n’y a pas de notes de version pour la version {version}.',
   invalid_filter: "Cette règle ou valeur de filtre n'est pas valide : {rule}",
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile:
+    'Le fichier a changé depuis son ouverture. Enregistrez votre travail sous un autre nom ou rouvrez le fichier.',
+  app_not_found: 'Cette application n’est pas enregistrée sur ce serveur.',
+  app_token_invalid: 'L’application n’a plus accès à ce fichier : rouvrez-le.',
+  app_cannot_write: 'Cette application peut seulement lire le fichier.',
+  app_function_origin: 'Chaque fonction doit être à l’adresse de l’application ({origin}).',
+  image_convert_failed: 'L’image n’a pas pu être convertie : {detail}',
   // Buying (issue 38).
   billing_unavailable: "L'achat n'est pas disponible sur ce serveur.",
   packet_needs_license:

@@ -143,6 +143,14 @@ export const it: Messages = {
     'Il file {name} non può essere allegato: solo file di log (.txt, .log) e screenshot (.png, .jpg) fino a 2 MB ciascuno, al massimo 3.',
   release_notes_unknown: 'Non ci sono note di rilascio per la versione {version}.',
   invalid_filter: 'Questa regola o valore del filtro non è valido: {rule}',
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile:
+    'Il file è cambiato da quando è stato aperto. Salva il lavoro con un altro nome o riapri il file.',
+  app_not_found: 'Questa app non è registrata su questo server.',
+  app_token_invalid: 'L’app non può più accedere a questo file: aprilo di nuovo.',
+  app_cannot_write: 'Questa app può solo leggere il file.',
+  app_function_origin: 'Ogni funzione deve trovarsi all’indirizzo dell’app ({origin}).',
+  image_convert_failed: 'Impossibile convertire l’immagine: {detail}',
   // Buying (issue 38).
   billing_unavailable: "L'acquisto non è disponibile su questo server.",
   packet_needs_license: 'I pacchetti dati funzionano solo con una licenza attiva: acquista prima una licenza.',

@@ -143,6 +143,13 @@ export const ja: Messages = {
     'ファイル {name} は添付できません。添付できるのはログファイル (.txt、.log) とスクリーンショット (.png、.jpg) で、各 2 MB まで、最大 3 個です。',
   release_notes_unknown: 'バージョン {version} のリリースノートはありません。',
   invalid_filter: 'このフィルターのルールまたは値は無効です: {rule}',
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile: 'ファイルは開いた後に変更されました。別の名前で保存するか、ファイルを開き直してください。',
+  app_not_found: 'このアプリはこのサーバーに登録されていません。',
+  app_token_invalid: 'アプリはこのファイルにアクセスできなくなりました。もう一度開いてください。',
+  app_cannot_write: 'このアプリはファイルを読むことしかできません。',
+  app_function_origin: 'すべての機能はアプリ自身のアドレス ({origin}) に置く必要があります。',
+  image_convert_failed: '画像を変換できませんでした: {detail}',
   // Buying (issue 38).
   billing_unavailable: 'このサーバーでは購入できません。',
   packet_needs_license:

@@ -135,6 +135,13 @@ export const ko: Messages = {
     '파일 {name}을(를) 첨부할 수 없습니다. 로그 파일(.txt, .log)과 스크린샷(.png, .jpg)만 각각 2MB까지, 최대 3개 첨부할 수 있습니다.',
   release_notes_unknown: '버전 {version}의 릴리스 노트가 없습니다.',
   invalid_filter: '이 필터 규칙 또는 값이 올바르지 않습니다: {rule}',
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile: '파일을 연 후에 파일이 변경되었습니다. 다른 이름으로 저장하거나 파일을 다시 여세요.',
+  app_not_found: '이 앱은 이 서버에 등록되어 있지 않습니다.',
+  app_token_invalid: '앱이 더 이상 이 파일에 접근할 수 없습니다. 다시 여세요.',
+  app_cannot_write: '이 앱은 파일을 읽기만 할 수 있습니다.',
+  app_function_origin: '모든 기능은 앱 자체 주소({origin})에 있어야 합니다.',
+  image_convert_failed: '그림을 변환할 수 없습니다: {detail}',
   // Buying (issue 38).
   billing_unavailable: '이 서버에서는 구매할 수 없습니다.',
   packet_needs_license: '데이터 패킷은 활성 라이선스가 있을 때만 사용할 수 있습니다. 먼저 라이선스를 구매하세요.',

@@ -147,6 +147,14 @@ export const nl: Messages = {
     'Het bestand {name} kan niet worden bijgevoegd: alleen logbestanden (.txt, .log) en schermafbeeldingen (.png, .jpg) tot 2 MB per stuk, hooguit 3.',
   release_notes_unknown: 'Er zijn geen release-opmerkingen voor versie {version}.',
   invalid_filter: 'Deze filterregel of waarde is ongeldig: {rule}',
+  // The app registry and its apps (issue 37).
+  file_changed_meanwhile:
+    'Het bestand is gewijzigd sinds het werd geopend. Sla uw werk onder een andere naam op of open het bestand opnieuw.',
+  app_not_found: 'Deze app is niet geregistreerd op deze server.',
+  app_token_invalid: 'De app heeft geen toegang meer tot dit bestand: open het opnieuw.',
+  app_cannot_write: 'Deze app mag het bestand alleen lezen.',
+  app_function_origin: 'Elke functie moet op het adres van de app zelf staan ({origin}).',
+  image_convert_failed: 'De afbeelding kon niet worden omgezet: {detail}',
   // Buying (issue 38).
   billing_unavailable: 'Kopen is niet beschikbaar op deze server.',
   packet_needs_license: 'Datapakketten werken alleen met een actieve licentie: koop eerst een licentie.',

@@ -13,6 +13,7 @@ import * as m0012 from './0012_task_runs.ts';
 import * as m0013 from './0013_account_basics.ts';
 import * as m0014 from './0014_support_tickets.ts';
 import * as m0015 from './0015_billing.ts';
+import * as m0016 from './0016_apps.ts';
 import * as m0017 from './0017_exports.ts';
 import * as m0019 from './0019_upload_sessions.ts';
 import * as m0020 from './0020_compact_checkpoints.ts';
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0013_account_basics': m0013,
   '0014_support_tickets': m0014,
   '0015_billing': m0015,
+  '0016_apps': m0016,
   '0017_exports': m0017,
   '0019_upload_sessions': m0019,
   '0020_compact_checkpoints': m0020,

@@ -6,6 +6,7 @@ import type { CleanupTables } from './cleanup.ts';
 import type { RunsTables } from './runs.ts';
 import type { SupportTables } from './support.ts';
 import type { BillingTables } from './billing.ts';
+import type { EcologyTables } from './ecology.ts';
 import type { ExportsTables } from './exports.ts';
 import type { UploadsTables } from './uploads.ts';
 
@@ -17,6 +18,7 @@ export type * from './cleanup.ts';
 export type * from './runs.ts';
 export type * from './support.ts';
 export type * from './billing.ts';
+export type * from './ecology.ts';
 export type * from './exports.ts';
 export type * from './uploads.ts';
 
@@ -29,5 +31,6 @@ export type Database = FoundationTables &
   RunsTables &
   SupportTables &
   BillingTables &
+  EcologyTables &
   ExportsTables &
   UploadsTables;

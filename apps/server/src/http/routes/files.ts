@@ -44,7 +44,7 @@ import {
   trashRestoreDataSchema,
 } from '@skyferry/contract';
 import type { AppContext } from '../../context.ts';
-import { isSafeInline, parseRange, toFileItem } from '../../services/files/index.ts';
+import { entryEtag, isSafeInline, parseRange, toFileItem, type Download } from '../../services/files/index.ts';
 import type { App } from '../app-types.ts';
 import { identityOf, requireIdentity } from '../auth.ts';
 import { PASSED_ON_HEADER, passOn } from '../forward.ts';
@@ -61,7 +61,7 @@ export function contentDisposition(kind: 'attachment' | 'inline', name: string):
 }
 
 /** Aborts when the client goes away before the answer is complete. */
-function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+export function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortSignal {
   const ac = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) ac.abort(new Error('client closed the connection'));
@@ -92,6 +92,62 @@ export function declaredLength(request: FastifyRequest): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
   return Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * Streams one file of a download: 200 or 206 with Accept-Ranges, ETag and Content-Range (If-Range
+ * honoured), 416 when the range is out of the file; only the bytes asked for are read from the cloud.
+ */
+export async function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  dl: Extract<Download, { kind: 'file' }>,
+  wantInline: boolean,
+): Promise<FastifyReply> {
+  const { entry } = dl;
+  const size = entry.size;
+  const mtime = entry.modTime?.getTime() ?? 0;
+  const etag = entryEtag(entry);
+  const inline = wantInline && isSafeInline(dl.contentType);
+  reply.header('content-type', dl.contentType);
+  reply.header('accept-ranges', 'bytes');
+  reply.header('etag', etag);
+  if (mtime > 0) reply.header('last-modified', new Date(mtime).toUTCString());
+  reply.header('content-disposition', contentDisposition(inline ? 'inline' : 'attachment', entry.name));
+  const ifRange = request.headers['if-range'];
+  const rangeHeader =
+    ifRange && ifRange !== etag && ifRange !== (mtime > 0 ? new Date(mtime).toUTCString() : '')
+      ? undefined
+      : request.headers.range;
+  const range = parseRange(rangeHeader, size);
+  if (range === 'unsatisfiable') {
+    dl.release();
+    reply.header('content-range', `bytes */${size}`);
+    return reply
+      .status(416)
+      .type('application/json; charset=utf-8')
+      .send({
+        code: Code.BAD_REQUEST,
+        msg: message(requestLanguage(request), 'invalid_request', { detail: 'range not satisfiable' }),
+        data: null,
+      });
+  }
+  let stream;
+  try {
+    stream = await dl.open(range ?? undefined);
+  } catch (err) {
+    dl.release();
+    throw err;
+  }
+  stream.once('close', () => dl.release());
+  if (range) {
+    reply.status(206);
+    reply.header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+    reply.header('content-length', String(range.end - range.start + 1));
+  } else {
+    reply.header('content-length', String(size));
+  }
+  return reply.send(stream);
 }
 
 export default async function fileRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -416,50 +472,7 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
         reply.header('content-disposition', contentDisposition('attachment', dl.name));
         return reply.send(dl.stream);
       }
-      const { entry } = dl;
-      const size = entry.size;
-      const mtime = entry.modTime?.getTime() ?? 0;
-      const etag = `"${size.toString(36)}-${mtime.toString(36)}"`;
-      const inline = q.disposition === 'inline' && isSafeInline(dl.contentType);
-      reply.header('content-type', dl.contentType);
-      reply.header('accept-ranges', 'bytes');
-      reply.header('etag', etag);
-      if (mtime > 0) reply.header('last-modified', new Date(mtime).toUTCString());
-      reply.header('content-disposition', contentDisposition(inline ? 'inline' : 'attachment', entry.name));
-      const ifRange = request.headers['if-range'];
-      const rangeHeader =
-        ifRange && ifRange !== etag && ifRange !== (mtime > 0 ? new Date(mtime).toUTCString() : '')
-          ? undefined
-          : request.headers.range;
-      const range = parseRange(rangeHeader, size);
-      if (range === 'unsatisfiable') {
-        dl.release();
-        reply.header('content-range', `bytes */${size}`);
-        return reply
-          .status(416)
-          .type('application/json; charset=utf-8')
-          .send({
-            code: Code.BAD_REQUEST,
-            msg: message(requestLanguage(request), 'invalid_request', { detail: 'range not satisfiable' }),
-            data: null,
-          });
-      }
-      let stream;
-      try {
-        stream = await dl.open(range ?? undefined);
-      } catch (err) {
-        dl.release();
-        throw err;
-      }
-      stream.once('close', () => dl.release());
-      if (range) {
-        reply.status(206);
-        reply.header('content-range', `bytes ${range.start}-${range.end}/${size}`);
-        reply.header('content-length', String(range.end - range.start + 1));
-      } else {
-        reply.header('content-length', String(size));
-      }
-      return reply.send(stream);
+      return sendFile(request, reply, dl, q.disposition === 'inline');
     },
   );
 

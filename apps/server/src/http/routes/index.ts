@@ -14,6 +14,7 @@ import cleanupRoutes from './cleanup.ts';
 import oauthRoutes from './oauth.ts';
 import operatorRoutes from './operator.ts';
 import supportRoutes from './support.ts';
+import ecologyRoutes from './ecology.ts';
 import billingRoutes from './billing.ts';
 import exportRoutes from './exports.ts';
 import wopiRoutes from './wopi.ts';
@@ -34,6 +35,7 @@ export const ROUTES: Array<(app: App, ctx: AppContext) => Promise<void>> = [
   oauthRoutes,
   operatorRoutes,
   supportRoutes,
+  ecologyRoutes,
   billingRoutes,
   exportRoutes,
   wopiRoutes,

@@ -22,7 +22,7 @@ import {
 } from '@skyferry/contract';
 import { ProviderError, type Entry, type Provider } from '@skyferry/providers';
 import type { Logger } from 'pino';
-import { errors, type ApiError } from '../../http/errors.ts';
+import { ApiError, errors } from '../../http/errors.ts';
 import type { CloudIdentity, CloudRecord, CloudsService } from '../clouds.ts';
 import type { SecretBox } from '../crypto.ts';
 import { albumsOf, toAlbum, type AlbumCapable } from './albums.ts';
@@ -390,12 +390,12 @@ export class FilesService {
     cloudId: string,
     path: string,
     body: Readable,
-    opts: { size: number; overwrite: boolean; modTime?: Date; signal?: AbortSignal },
+    opts: { size: number; overwrite: boolean; modTime?: Date; signal?: AbortSignal; ifMatch?: string },
   ): Promise<FileItem> {
     if (path === '/') throw errors.badRequest('name_empty');
     checkName(baseName(path));
     return this.run(identity, cloudId, Permission.write, async ({ cloud, provider }) => {
-      await this.checkTarget(provider, path, opts.overwrite);
+      await this.checkTarget(provider, path, opts.overwrite, opts.ifMatch);
       try {
         const entry = await provider.put(
           path,
@@ -456,10 +456,23 @@ export class FilesService {
     });
   }
 
-  private async checkTarget(provider: Provider, path: string, overwrite: boolean): Promise<void> {
+  /**
+   * Refuses to replace a folder, or a file unless `overwrite`; with `ifMatch`, also a file whose
+   * ETag is no longer that one (it changed, or went, since the caller read it).
+   */
+  private async checkTarget(provider: Provider, path: string, overwrite: boolean, ifMatch?: string): Promise<void> {
     const existing = await statOrUndefined(provider, path);
     if (existing?.kind === 'dir') throw errors.alreadyExists();
     if (existing && !overwrite) throw errors.alreadyExists();
+    if (ifMatch !== undefined && (!existing || entryEtag(existing) !== ifMatch))
+      throw new ApiError(Code.CONFLICT, 'file_changed_meanwhile');
+  }
+
+  /** A file's or folder's entry as the cloud reports it now (its ETag: entryEtag). */
+  async entryOf(identity: CloudIdentity, cloudId: string, path: string): Promise<Entry> {
+    return this.run(identity, cloudId, Permission.read, async ({ provider }) =>
+      path === '/' ? rootEntry() : provider.stat(path),
+    );
   }
 
   /** Opens a resumable upload session. */
@@ -712,6 +725,11 @@ export class FilesService {
     this.uploads.close();
     await this.pool.close();
   }
+}
+
+/** The ETag of a file's bytes as Skyferry serves them: size and modification time. */
+export function entryEtag(entry: Entry): string {
+  return `"${entry.size.toString(36)}-${(entry.modTime?.getTime() ?? 0).toString(36)}"`;
 }
 
 /** Images over this size get no preview. */

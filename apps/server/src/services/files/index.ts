@@ -3,6 +3,7 @@ export {
   parseRange,
   toFileItem,
   commonParent,
+  entryEtag,
   type Download,
   type DeleteResult,
 } from './files-service.ts';

@@ -3,6 +3,7 @@ import '@mantine/notifications/styles.layer.css';
 import { INTERVALS } from '@skyferry/contract';
 import { useEffect } from 'react';
 import { AuthHost } from '../../features/auth/AuthHost.tsx';
+import { AppFrames } from '../../features/ecology/AppFrames.tsx';
 import { TipOverlay } from '../../features/guide/TipOverlay.tsx';
 import { useExportDialog } from '../../features/export/store.ts';
 import { MessageHost } from '../../features/messages/MessageHost.tsx';
@@ -64,6 +65,7 @@ export default function Hosts() {
       <MessageHost />
       <TipOverlay />
       <DesktopTaskReporter />
+      <AppFrames />
     </>
   );
 }

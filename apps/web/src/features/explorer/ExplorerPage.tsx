@@ -1,5 +1,6 @@
 import { Alert, Box, Button, Center, Group, Loader, Menu, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import {
+  IconApps,
   IconArrowsMove,
   IconColumns2,
   IconCopy,
@@ -23,12 +24,14 @@ import {
   formatBytes,
   hasFlag,
   parentOf,
+  type EcologyApp,
   type FileItem,
 } from '@skyferry/contract';
 import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { ApiRequestError } from '../../api/client.ts';
+import { appCatalog, appsFor, openFileWith } from '../ecology/catalog.ts';
 import { openExportDialog } from '../export/index.ts';
 import { confirm, showReauthorize } from '../messages/store.ts';
 import { toast } from '../messages/toast.ts';
@@ -184,10 +187,31 @@ export function ExplorerPage() {
     else p.set('path', next);
     setParams(p);
   };
+  // The apps that open files (double-click and "Open with"); a file no app takes is downloaded.
+  const [apps, setApps] = useState<EcologyApp[]>([]);
+  useEffect(() => {
+    let live = true;
+    appCatalog().then(
+      (list) => live && setApps(list),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
   const open = (item: FileItem) => {
-    if (item.type === RemoteFileType.folder) openPath(item.path);
+    if (item.type === RemoteFileType.folder) {
+      openPath(item.path);
+      return;
+    }
+    const choice = appsFor(apps, item.name)[0];
+    if (choice) openFileWith(choice, cloudId, item, items);
     else void startDownload(cloudId, path, [item]);
   };
+  const openWith =
+    selectedItems.length === 1 && selectedItems[0]?.type === RemoteFileType.file
+      ? appsFor(apps, selectedItems[0].name)
+      : [];
 
   const upload = async (picked: Picked) => {
     if (!cloud) return;
@@ -601,6 +625,17 @@ export function ExplorerPage() {
           {selectedItems.length === 1 && selectedItems[0] && (
             <Menu.Item onClick={() => selectedItems[0] && open(selectedItems[0])}>{t('menu.open')}</Menu.Item>
           )}
+          {openWith.length > 0 && <Menu.Label>{t('apps:openWith')}</Menu.Label>}
+          {openWith.map((choice) => (
+            <Menu.Item
+              key={choice.app.app_id}
+              leftSection={<IconApps size={14} aria-hidden />}
+              onClick={() => selectedItems[0] && openFileWith(choice, cloudId, selectedItems[0], items)}
+              data-testid="open-with"
+            >
+              {choice.app.first_party ? t(`apps:builtIn.${choice.app.app_id}.name`) : choice.app.name}
+            </Menu.Item>
+          ))}
           <Menu.Item leftSection={<IconDownload size={14} aria-hidden />} onClick={download}>
             {t('download')}
           </Menu.Item>

@@ -23,6 +23,7 @@ import { GeneralTab } from './GeneralTab.tsx';
 import { LanguageTab } from './LanguageTab.tsx';
 import { NotificationTab } from './NotificationTab.tsx';
 import { OperatorTab } from './OperatorTab.tsx';
+import { OperatorApps } from '../ecology/OperatorApps.tsx';
 import { InboxTab } from '../support/InboxTab.tsx';
 import { TicketsTab } from '../support/TicketsTab.tsx';
 
@@ -119,6 +120,7 @@ export function SettingsPanel() {
         {operator && (
           <Tabs.Panel value="operator" px="lg" py="xs">
             <OperatorTab />
+            <OperatorApps />
           </Tabs.Panel>
         )}
         {operator && (

@@ -1,4 +1,0 @@
-/** No app tabs until the apps feature lands. */
-export function PlaceholderAppTabs() {
-  return null;
-}
