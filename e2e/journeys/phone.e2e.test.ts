@@ -146,7 +146,7 @@ describe('on a phone (390x844)', () => {
         () => page.waitForURL('**/slim').then(() => page.getByTestId('slim-page').waitFor()),
       ],
       ['/user', 'settings', () => heading('Settings').waitFor()],
-      ['/buy', 'buy', () => heading('Premium').waitFor()],
+      ['/buy', 'buy', () => page.getByTestId('buy-page').waitFor()],
       ['/myapp', 'myapp', () => page.locator('main h2').waitFor()],
       ['/ecology', 'ecology', () => page.locator('main h2').waitFor()],
       ['/ecology/detail', 'ecology-detail', () => page.locator('main h2').waitFor()],
