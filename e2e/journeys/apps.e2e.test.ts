@@ -284,15 +284,21 @@ describe('opening files with apps', () => {
     await expect.poll(() => viewer.getByTestId('viewer-pdf-page').getAttribute('data-rendered')).toBe('2');
     // Switching tabs in the header keeps each app's state (is_keeping): the PDF stays on page 2.
     const tabButton = (i: number) => page.getByTestId('app-tab').nth(i).getByRole('button').first();
-    await tabButton(0).click();
-    const picture = await shownApp('viewer');
+    const visibleKey = () =>
+      page.getByTestId('app-frame').filter({ visible: true }).first().getAttribute('data-app-key');
+    /** Clicks tab `i` and waits until its frame is the one shown. */
+    const switchTo = async (i: number) => {
+      const before = await visibleKey();
+      await tabButton(i).click();
+      await expect.poll(visibleKey).not.toBe(before);
+      return shownApp('viewer');
+    };
+    const picture = await switchTo(0);
     await picture.getByTestId('viewer-next').click();
     await expect.poll(() => picture.getByTestId('viewer-name').textContent()).toBe('b-square.png');
-    await tabButton(1).click();
-    const pdf = await shownApp('viewer');
+    const pdf = await switchTo(1);
     expect(await pdf.getByTestId('viewer-pdf-page').getAttribute('data-rendered')).toBe('2');
-    await tabButton(0).click();
-    expect(await (await shownApp('viewer')).getByTestId('viewer-name').textContent()).toBe('b-square.png');
+    expect(await (await switchTo(0)).getByTestId('viewer-name').textContent()).toBe('b-square.png');
     // No app id: the screen goes back one step.
     await page.goto(`${server.url}/ecology`);
     await page.getByTestId('app-list').waitFor();
