@@ -32,6 +32,36 @@ describe('the bundled command line', () => {
     expect(r.stdout).toMatch(/ package\.json\n/);
   });
 
+  it('loads no npm package a local command does not use (SSH, FTP, XML, database, logging)', () => {
+    // A resolve hook that writes every bare specifier Node resolves to stderr.
+    const hook = join(root, 'trace.mjs');
+    writeFileSync(
+      hook,
+      `import { registerHooks } from 'node:module';
+registerHooks({ resolve(specifier, context, next) {
+  if (!/^[./]|^node:|^file:/.test(specifier)) process.stderr.write('resolved ' + specifier + '\\n');
+  return next(specifier, context);
+} });`,
+    );
+    const src = join(root, 'local-src');
+    mkdirSync(src, { recursive: true });
+    writeFileSync(join(src, 'note.txt'), 'a small file\n');
+    const r = spawnSync(
+      process.execPath,
+      ['--import', hook, join(root, 'bin', 'skyferry.js'), 'copy', join(src, 'note.txt'), join(root, 'local-dst')],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, SKYFERRY_STATE_DIR: join(root, 'state'), SKYFERRY_CONFIG: join(root, 'remotes.json') },
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(join(root, 'local-dst', 'note.txt'), 'utf8')).toBe('a small file\n');
+    const loaded = [...r.stderr.matchAll(/^resolved (\S+)$/gm)].map((m) => m[1]);
+    for (const heavy of ['ssh2', 'basic-ftp', 'fast-xml-parser', 'pg', 'kysely', 'pino', 'better-sqlite3']) {
+      expect(loaded).not.toContain(heavy);
+    }
+  });
+
   it('is left for the TypeScript sources once one of them changed', () => {
     const list = join(root, 'dist', 'sources.json');
     const sources = JSON.parse(readFileSync(list, 'utf8')) as Array<[string, number, number]>;

@@ -1,17 +1,29 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CLOUD_KINDS, CONFLICT_RESOLUTIONS, FILTER_CATEGORIES, SAME_NAME_POLICIES } from '@skyferry/contract';
-import { BIN } from './bin.testing.ts';
 import { completionScript } from './completion.js';
 import { COMMANDS, HELP_LISTS, OPTIONS, helpText } from './help.js';
 
-/** The bin run by Node with TypeScript turned off: only plain JavaScript may load. */
+/**
+ * The bin run by Node with TypeScript turned off, from a copy of the package without a bundle
+ * (a built apps/cli/dist would answer every command in plain JavaScript): only the bin's own
+ * plain JavaScript may load.
+ */
 function bareBin(...args: string[]) {
-  return spawnSync(process.execPath, ['--no-experimental-strip-types', BIN, ...args], { encoding: 'utf8' });
+  return spawnSync(process.execPath, ['--no-experimental-strip-types', join(bare, 'bin', 'skyferry.js'), ...args], {
+    encoding: 'utf8',
+  });
 }
+const bare = mkdtempSync(join(tmpdir(), 'skyferry-bare-'));
+const CLI = join(import.meta.dirname, '..');
+for (const file of ['package.json', 'bin/skyferry.js', 'src/help.js', 'src/completion.js', 'src/main.ts']) {
+  mkdirSync(join(bare, file, '..'), { recursive: true });
+  copyFileSync(join(CLI, file), join(bare, file));
+}
+afterAll(() => rmSync(bare, { recursive: true, force: true }));
 
 describe('help and version answer without loading the engine', () => {
   it("the help's lists are the contract's", () => {
@@ -33,7 +45,9 @@ describe('help and version answer without loading the engine', () => {
     // No command: the help, as a usage mistake.
     expect(bareBin().status).toBe(2);
     // Anything else loads the TypeScript engine (so the check above means something).
-    expect(bareBin('ls', '.').status).not.toBe(0);
+    const ls = bareBin('ls', '.');
+    expect(ls.status).not.toBe(0);
+    expect(ls.stderr).toMatch(/main\.ts/);
   });
 });
 
