@@ -4,7 +4,8 @@ import { runTransfer, type TwoWayRecord } from '@skyferry/engine';
 import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
 import { SyncPairLocksRepository } from './sync-pair-locks.ts';
 import { DatabaseProgressStore } from './task-progress.ts';
-import { TaskCheckpointStore, TaskTwoWayStateStore } from './task-run-state.ts';
+import { checkpointRowKey } from '@skyferry/db';
+import { fileRowKey, TaskCheckpointStore, TaskTwoWayStateStore } from './task-run-state.ts';
 
 describeEachDialect('task run state', (getDb) => {
   it('records finished items, many at once in few writes, and reads them back', async () => {
@@ -55,6 +56,32 @@ describeEachDialect('task run state', (getDb) => {
     expect(await moving.get(key)).toEqual({ action: 'copy', bytes: 3_412_000, read });
     expect(await moving.all()).toEqual([{ action: 'copy', bytes: 3_412_000, read }]);
     expect([...(await plain.getMany([key, 'other'])).keys()]).toEqual([key]);
+  });
+
+  it("finds the rows an earlier version wrote (a digest of the whole key) beside today's, in a run resumed across an upgrade", async () => {
+    const db = getDb().kysely;
+    const key = (i: number) => `write|target|/Photos|/Backup|2024/${i % 3}/IMG_${i}.jpg|${i}|1717000000000|`;
+    // Rows of the interrupted attempt, as the earlier version keyed them.
+    await db
+      .insertInto('task_checkpoints')
+      .values(
+        [0, 1, 2].map((i) => ({
+          task_id: 'task-upgraded',
+          key: checkpointRowKey(key(i)),
+          info: `{"action":"copy","bytes":${i}}`,
+        })),
+      )
+      .execute();
+    const store = new TaskCheckpointStore(db, 'task-upgraded');
+    await store.markDone(key(3), { action: 'copy', bytes: 3 });
+    const found = await store.getMany([0, 1, 2, 3, 4].map(key));
+    expect([...found.keys()].sort()).toEqual([0, 1, 2, 3].map(key).sort());
+    expect(await store.get(key(1))).toEqual({ action: 'copy', bytes: 1 });
+    expect((await store.tally()).count).toBe(4);
+    // Files of one folder share the start of their row keys (they sit together in the table).
+    expect(fileRowKey(key(3)).slice(0, 8)).toBe(fileRowKey(key(6)).slice(0, 8));
+    expect(fileRowKey(key(3)).slice(0, 8)).not.toBe(fileRowKey(key(4)).slice(0, 8));
+    expect(fileRowKey(key(3))).toHaveLength(22);
   });
 
   it('commits the items that finish in one turn of the event loop together, not one by one', async () => {
