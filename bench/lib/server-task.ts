@@ -6,6 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMsOf, vmHwm } from './measure.ts';
@@ -264,17 +265,32 @@ export class ApiServer {
   }
 }
 
-/** Bytes of a SQLite database with its WAL. */
-export function sqliteBytes(dataDir: string): number {
-  let total = 0;
-  for (const f of ['skyferry.db', 'skyferry.db-wal']) {
+/**
+ * Bytes of a SQLite database and of its WAL. The WAL is scratch space bounded by SQLite's automatic
+ * checkpoints (about 4 MiB here, whatever the database's size), so the database is measured once
+ * its WAL is written back (a checkpoint from a connection of our own, which the server's running
+ * connection allows) and the WAL's size is given apart, as it was before that checkpoint.
+ */
+export function sqliteBytes(dataDir: string): { db: number; wal: number } {
+  const size = (f: string) => {
     try {
-      total += statSync(join(dataDir, f)).size;
+      return statSync(join(dataDir, f)).size;
     } catch {
-      // no WAL yet
+      return 0; // no WAL yet
     }
+  };
+  const wal = size('skyferry.db-wal');
+  const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => {
+    pragma(p: string): unknown;
+    close(): void;
+  };
+  const db = new Database(join(dataDir, 'skyferry.db'));
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } finally {
+    db.close();
   }
-  return total;
+  return { db: size('skyferry.db'), wal };
 }
 
 /** Bytes of a PostgreSQL database. */
