@@ -107,19 +107,27 @@ const SMALL_READ_MAX = SMALL_FILE_READ_SIZE - 1;
 const SYNC_SLICE_MS = 5;
 let sliceStarted = 0;
 
+/** The turn every caller waits for once a slice is over (one for all of them). */
+let turn: Promise<void> | undefined;
+
 /**
  * A turn for the event loop once synchronous disk work has held it for a slice: small files whose
  * every step completes at once would otherwise follow one another in microtasks, and timers,
  * sockets and requests would wait until the whole run is done. Undefined when no turn is due.
+ * Every caller waits for the same turn, and the slice starts once, when it comes: each of the
+ * files in flight then takes one step before the next turn, rather than a slice each.
  */
-function turnDue(): Promise<void> | undefined {
+export function turnDue(): Promise<void> | undefined {
+  if (turn) return turn;
   if (performance.now() - sliceStarted < SYNC_SLICE_MS) return undefined;
-  return new Promise((resolve) =>
+  turn = new Promise((resolve) =>
     setImmediate(() => {
       sliceStarted = performance.now();
+      turn = undefined;
       resolve();
     }),
   );
+  return turn;
 }
 
 /** How many of the latest synchronous calls SyncDisk weighs, and how many of them slow make a slow disk. */
