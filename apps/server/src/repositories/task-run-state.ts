@@ -31,8 +31,12 @@ const digest = (s: string) => createHash('sha256').update(s).digest('base64url')
  */
 export function fileRowKey(key: string): string {
   if (key.startsWith('#')) return key;
-  return FILE_PREFIX + digest(key.slice(0, key.lastIndexOf('/') + 1)).slice(0, 7) + digest(key).slice(0, 14);
+  const folder = key.slice(0, key.lastIndexOf('/') + 1);
+  // Files of one folder come one after another: its digest is kept for the next.
+  if (folder !== lastFolder.path) lastFolder = { path: folder, digest: digest(folder).slice(0, 7) };
+  return FILE_PREFIX + lastFolder.digest + digest(key).slice(0, 14);
 }
+let lastFolder = { path: '', digest: '' };
 
 /**
  * The engine's checkpoints of one task in the database: every finished file is recorded, so a run
