@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { checkpointRowKey, type Database, type Kysely } from '@skyferry/db';
 import {
   tempFolderKey,
@@ -20,7 +20,7 @@ const PLANNED_PREFIX = '#planned|';
 /** The first character of a finished file's row key (a row of an earlier version has none). */
 const FILE_PREFIX = '~';
 
-const digest = (s: string) => createHash('sha256').update(s).digest('base64url');
+const digest = (s: string) => hash('sha256', s, 'base64url');
 
 /**
  * The row key of a finished file: "~", a digest of the engine's key up to its last "/" (the file's
