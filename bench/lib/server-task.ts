@@ -84,6 +84,7 @@ export class ApiServer {
   readonly child: ChildProcess;
   readonly secret: string;
   private token = '';
+  private stopping = false;
 
   private constructor(url: string, child: ChildProcess, secret: string) {
     this.url = url;
@@ -123,18 +124,31 @@ export class ApiServer {
       child.on('message', onMessage);
       child.once('exit', (code) => reject(new Error(`API process exited with ${code}`)));
     });
-    return new ApiServer(url, child, secret);
+    const server = new ApiServer(url, child, secret);
+    child.once('exit', (code, signal) => {
+      if (!server.stopping) console.error(`the API process exited (${code ?? signal}) during the benchmark`);
+    });
+    return server;
   }
 
   async call<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
-    const res = await fetch(`${this.url}${path}`, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const send = () =>
+      fetch(`${this.url}${path}`, {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    let res: Response;
+    try {
+      res = await send();
+    } catch (err) {
+      // A kept-alive connection the server closed as it was reused: a read is asked again once.
+      if (method !== 'GET' || this.child.exitCode !== null) throw new Error(`${method} ${path}`, { cause: err });
+      res = await send();
+    }
     const out = (await res.json()) as Envelope<T>;
     if (out.code !== 0) throw new Error(`${method} ${path}: ${out.code} ${out.msg}`);
     return out;
@@ -259,6 +273,7 @@ export class ApiServer {
 
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.stopping = true;
     const exited = new Promise((r) => this.child.once('exit', r));
     this.child.kill(signal);
     await exited;
