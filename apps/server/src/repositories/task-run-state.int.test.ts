@@ -4,10 +4,10 @@ import { runTransfer, type TwoWayRecord } from '@skyferry/engine';
 import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
 import { SyncPairLocksRepository } from './sync-pair-locks.ts';
 import { DatabaseProgressStore } from './task-progress.ts';
-import { checkpointRowKey } from '@skyferry/db';
+import { checkpointRowKey, sql } from '@skyferry/db';
 import { fileRowKey, TaskCheckpointStore, TaskTwoWayStateStore } from './task-run-state.ts';
 
-describeEachDialect('task run state', (getDb) => {
+describeEachDialect('task run state', (getDb, dialect) => {
   it('records finished items, many at once in few writes, and reads them back', async () => {
     const store = new TaskCheckpointStore(getDb().kysely, 'task-a');
     const other = new TaskCheckpointStore(getDb().kysely, 'task-b');
@@ -82,6 +82,31 @@ describeEachDialect('task run state', (getDb) => {
     expect(fileRowKey(key(3)).slice(0, 8)).toBe(fileRowKey(key(6)).slice(0, 8));
     expect(fileRowKey(key(3)).slice(0, 8)).not.toBe(fileRowKey(key(4)).slice(0, 8));
     expect(fileRowKey(key(3))).toHaveLength(22);
+  });
+
+  it('gives the space of a run’s finished files back when the run ends', async () => {
+    const db = getDb().kysely;
+    // The table's own pages in use (PostgreSQL: its heap; SQLite: the database's pages not free).
+    const used = async () => {
+      if (dialect === 'postgres') {
+        const r = await sql<{ n: string }>`select pg_relation_size('task_checkpoints') as n`.execute(db);
+        return Number(r.rows[0]?.n);
+      }
+      const pages = await sql<{ page_count: number }>`pragma page_count`.execute(db);
+      const free = await sql<{ freelist_count: number }>`pragma freelist_count`.execute(db);
+      return ((pages.rows[0]?.page_count ?? 0) - (free.rows[0]?.freelist_count ?? 0)) * 4096;
+    };
+    const before = await used();
+    const store = new TaskCheckpointStore(db, 'task-space');
+    await Promise.all(
+      Array.from({ length: 5000 }, (_, i) =>
+        store.markDone(`write|target|/s|/t|/d${i % 50}/f-${i}|${i}|1717000000000|`, { action: 'copy', bytes: i }),
+      ),
+    );
+    expect(await used()).toBeGreaterThan(before + 200_000);
+    await store.clear();
+    expect(await store.count()).toBe(0);
+    expect(await used()).toBeLessThan(before + 40_000);
   });
 
   it('commits the items that finish in one turn of the event loop together, not one by one', async () => {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { checkpointRowKey, type Database, type Kysely } from '@skyferry/db';
+import { checkpointRowKey, onPostgres, sql, type Database, type Kysely } from '@skyferry/db';
 import {
   tempFolderKey,
   type CheckpointInfo,
@@ -153,6 +153,11 @@ export class TaskCheckpointStore implements CheckpointStore {
       .where('task_id', '=', this.taskId)
       .where('key', 'not like', '#%')
       .execute();
+    // PostgreSQL keeps deleted rows' space until a vacuum: a run's rows (a file each) would stay
+    // as the database's growth. One now frees them (and gives emptied pages at the end back).
+    if (onPostgres(this.db as Kysely<unknown>)) {
+      await sql`vacuum task_checkpoints`.execute(this.db).catch(() => undefined);
+    }
   }
 
   async savePlanned(figures: PlannedFigures): Promise<void> {
