@@ -16,6 +16,10 @@
  *                    with the API process's event-loop delay (idle before the task, and during it), its
  *                    garbage-collection pauses and the times of progress polls during the task
  *   server-postgres  the same with PostgreSQL
+ *   cli-sftp         `skyferry copy` local -> SFTP (OpenSSH sshd on 127.0.0.1, no added latency), beside
+ *                    `rclone copy` with its fastest flags for many small files (32 transfers and checkers,
+ *                    no hash check, 128 requests in flight)
+ *   cli-webdav       the same to WebDAV (Apache mod_dav on 127.0.0.1), rclone with 32 transfers and checkers
  *
  * Times: Skyferry's CLI and rclone are whole processes (start to exit); a server task is timed from
  * its creation to the poll that sees it finished (polls every 200 ms). CPU time: user and system of
@@ -24,11 +28,18 @@
  * from the task's start (its peak is reset through /proc/<pid>/clear_refs). Before every run,
  * untimed: `sync`, and the source tree read into the page cache (bench/lib/settle.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, startPostgres, type PostgresServer } from '@skyferry/testing';
+import {
+  createDatabase,
+  run,
+  startApacheWebdav,
+  startPostgres,
+  startSshd,
+  type PostgresServer,
+} from '@skyferry/testing';
 import { MiB, runMeasured, table } from './lib/measure.ts';
 import { ApiServer, leftRows, postgresBytes, sqliteBytes, type ProbeReport, type TaskRun } from './lib/server-task.ts';
 import { settle } from './lib/settle.ts';
@@ -40,7 +51,9 @@ const FILES = Number(process.env.BENCH_FILES ?? (MILLION ? 1_000_000 : 50_000));
 const MIN_SIZE = Number(process.env.BENCH_MIN_SIZE ?? 512);
 const MAX_SIZE = Number(process.env.BENCH_MAX_SIZE ?? 2048);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? (MILLION ? 1 : 3)));
-const ROWS = (process.env.BENCH_ROWS ?? 'cli,server-sqlite,server-postgres').split(',').filter(Boolean);
+const ROWS = (process.env.BENCH_ROWS ?? 'cli,cli-sftp,cli-webdav,server-sqlite,server-postgres')
+  .split(',')
+  .filter(Boolean);
 const PROFILE = process.env.BENCH_PROFILE;
 const RCLONE_ENV = { RCLONE_CONFIG: '/dev/null' };
 const CLI = join(here, '../apps/cli/src/main.ts');
@@ -137,6 +150,84 @@ async function cliRow(tree: Tree, work: string): Promise<Row> {
   return row;
 }
 
+/**
+ * `skyferry copy` from the tree to a loopback server (OpenSSH's sshd, or Apache's mod_dav) with no
+ * added latency, beside `rclone copy` to the same server with its fastest flags for many small files.
+ */
+async function cliRemoteRow(tree: Tree, work: string, kind: 'sftp' | 'webdav'): Promise<Row> {
+  const remotes = join(work, `remotes-${kind}.json`);
+  let stop: () => Promise<void>;
+  let dir: string;
+  let rcloneDst: string;
+  let rcloneFlags: string[];
+  const env: Record<string, string> = { SKYFERRY_CONFIG: remotes };
+  if (kind === 'sftp') {
+    const ssh = await startSshd();
+    stop = () => ssh.stop();
+    dir = ssh.dir;
+    const keyFile = join(work, 'sftp-key');
+    writeFileSync(keyFile, ssh.privateKey, { mode: 0o600 });
+    env.BENCH_SSH_KEY = ssh.privateKey;
+    writeFileSync(
+      remotes,
+      JSON.stringify({
+        remotes: {
+          there: {
+            kind: 'sftp',
+            credentials: {
+              host: ssh.host,
+              port: ssh.port,
+              username: ssh.username,
+              private_key: { env: 'BENCH_SSH_KEY' },
+            },
+          },
+        },
+      }),
+      { mode: 0o600 },
+    );
+    rcloneDst = `:sftp,host=${ssh.host},port=${ssh.port},user=${ssh.username},key_file='${keyFile}':${join(ssh.dir, 'dst')}`;
+    rcloneFlags = ['--transfers', '32', '--checkers', '32', '--sftp-disable-hashcheck', '--sftp-concurrency', '128'];
+  } else {
+    const dav = await startApacheWebdav();
+    stop = () => dav.stop();
+    dir = dav.dir;
+    env.BENCH_DAV_PASSWORD = dav.password;
+    writeFileSync(
+      remotes,
+      JSON.stringify({
+        remotes: {
+          there: {
+            kind: 'webdav',
+            credentials: { url: dav.url, username: dav.username, password: { env: 'BENCH_DAV_PASSWORD' } },
+          },
+        },
+      }),
+      { mode: 0o600 },
+    );
+    const pass = (await run('rclone', ['obscure', dav.password])).trim();
+    rcloneDst = `:webdav,url='${dav.url}',vendor=other,user=${dav.username},pass=${pass}:dst`;
+    rcloneFlags = ['--transfers', '32', '--checkers', '32'];
+  }
+  const row: Row = {
+    label: `skyferry copy (CLI), local -> ${kind === 'sftp' ? 'SFTP (sshd)' : 'WebDAV (Apache)'} on 127.0.0.1`,
+    sky: [],
+    rclone: [],
+    rcloneLabel: `rclone copy ${rcloneFlags.join(' ')}`,
+    notes: [],
+  };
+  const clean = () => rmSync(join(dir, 'dst'), { recursive: true, force: true });
+  try {
+    await rounds(
+      row,
+      () => skyferryCopy(tree, 'there:dst', work, env, clean),
+      () => rcloneCopy(tree.root, rcloneDst, rcloneFlags, clean),
+    );
+  } finally {
+    await stop();
+  }
+  return row;
+}
+
 /** A migrate task through the API, beside rclone copy; the server's own figures go to the notes. */
 async function serverRow(
   tree: Tree,
@@ -163,6 +254,7 @@ async function serverRow(
   });
   const runs: TaskRun[] = [];
   const growth: number[] = [];
+  const wal: number[] = [];
   let idle: ProbeReport | undefined;
   try {
     await server.signUp();
@@ -175,13 +267,18 @@ async function serverRow(
       mkdirSync(target);
       const to = await server.localCloud(target);
       await settle(tree.root);
-      const before = databaseUrl ? await postgresBytes(databaseUrl) : sqliteBytes(dataDir);
+      const before = databaseUrl ? await postgresBytes(databaseUrl) : sqliteBytes(dataDir).db;
       const t0 = performance.now();
       const id = await server.startTask(source, '/', to);
       const r = await server.watch(id, t0);
       if (r.state !== 0 || r.finished !== tree.files)
         throw new Error(`task ended in state ${r.state}, ${r.finished} files`);
-      growth.push((databaseUrl ? await postgresBytes(databaseUrl) : sqliteBytes(dataDir)) - before);
+      if (databaseUrl) growth.push((await postgresBytes(databaseUrl)) - before);
+      else {
+        const after = sqliteBytes(dataDir);
+        growth.push(after.db - before);
+        wal.push(after.wal);
+      }
       runs.push(r);
       rmSync(target, { recursive: true, force: true });
       return { ms: r.ms, peak: r.peakRss, cpu: r.cpuMs };
@@ -196,7 +293,7 @@ async function serverRow(
   row.notes.push(
     `event-loop delay of the idle API process before the task (this machine's share): p50 ${idle?.loopP50Ms.toFixed(1)} ms, p99 ${idle?.loopP99Ms.toFixed(1)} ms, max ${idle?.loopMaxMs.toFixed(1)} ms`,
     `event-loop delay during the task p50 ${worst((r) => r.loopP50Ms)} ms, p99 ${worst((r) => r.loopP99Ms)} ms, max ${worst((r) => r.loopMaxMs)} ms; GC pauses ${worst((r) => r.gcTotalMs)} ms in all, longest ${worst((r) => r.gcMaxMs)} ms; progress polls p99 ${worst((r) => r.pollP99)} ms, max ${worst((r) => r.pollMax)} ms (${runs.reduce((s, r) => s + r.polls, 0)} polls)`,
-    `database growth per run ${growth.map((g) => `${Math.round(g / tree.files)} B/file`).join(', ')}; rows left after the runs: ${left.checkpoints} checkpoints, ${left.syncState} sync state`,
+    `database growth per run ${growth.map((g) => `${Math.round(g / tree.files)} B/file`).join(', ')}${wal.length > 0 ? ` (SQLite: the database file once its WAL is written back; the WAL file at the end of each run ${wal.map((w) => `${mb(w)} MiB`).join(', ')})` : ''}; rows left after the runs: ${left.checkpoints} checkpoints, ${left.syncState} sync state`,
   );
   return row;
 }
@@ -269,6 +366,8 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     if (ROWS.includes('cli')) rows.push(await cliRow(tree, work));
     if (ROWS.includes('server-sqlite')) rows.push(await serverRow(tree, base, work, 'sqlite'));
+    if (ROWS.includes('cli-sftp')) rows.push(await cliRemoteRow(tree, work, 'sftp'));
+    if (ROWS.includes('cli-webdav')) rows.push(await cliRemoteRow(tree, work, 'webdav'));
     if (ROWS.includes('server-postgres')) {
       pg = await startPostgres();
       rows.push(await serverRow(tree, base, work, 'postgres', pg));

@@ -568,8 +568,8 @@ for (const cfg of CONFIGS) {
       expect(await t.ctx.taskSystem.runs.prune()).toBeGreaterThanOrEqual(1);
       expect((await runs(task.id)).items.map((r) => r.id)).toEqual([newer?.id]);
       const left = await db
-        .selectFrom('task_run_files')
-        .select('seq')
+        .selectFrom('task_run_file_blocks')
+        .select('first_seq')
         .where('run_id', '=', older?.id ?? '')
         .execute();
       expect(left).toEqual([]);
@@ -577,8 +577,8 @@ for (const cfg of CONFIGS) {
       const gone = await db.selectFrom('task_runs').select('id').where('task_id', '=', task.id).execute();
       expect(gone).toEqual([]);
       const rows = await db
-        .selectFrom('task_run_files')
-        .select('seq')
+        .selectFrom('task_run_file_blocks')
+        .select('first_seq')
         .where('run_id', '=', newer?.id ?? '')
         .execute();
       expect(rows).toEqual([]);

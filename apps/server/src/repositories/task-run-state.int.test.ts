@@ -4,9 +4,10 @@ import { runTransfer, type TwoWayRecord } from '@skyferry/engine';
 import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
 import { SyncPairLocksRepository } from './sync-pair-locks.ts';
 import { DatabaseProgressStore } from './task-progress.ts';
-import { TaskCheckpointStore, TaskTwoWayStateStore } from './task-run-state.ts';
+import { checkpointRowKey, sql } from '@skyferry/db';
+import { fileRowKey, TaskCheckpointStore, TaskTwoWayStateStore } from './task-run-state.ts';
 
-describeEachDialect('task run state', (getDb) => {
+describeEachDialect('task run state', (getDb, dialect) => {
   it('records finished items, many at once in few writes, and reads them back', async () => {
     const store = new TaskCheckpointStore(getDb().kysely, 'task-a');
     const other = new TaskCheckpointStore(getDb().kysely, 'task-b');
@@ -55,6 +56,57 @@ describeEachDialect('task run state', (getDb) => {
     expect(await moving.get(key)).toEqual({ action: 'copy', bytes: 3_412_000, read });
     expect(await moving.all()).toEqual([{ action: 'copy', bytes: 3_412_000, read }]);
     expect([...(await plain.getMany([key, 'other'])).keys()]).toEqual([key]);
+  });
+
+  it("finds the rows an earlier version wrote (a digest of the whole key) beside today's, in a run resumed across an upgrade", async () => {
+    const db = getDb().kysely;
+    const key = (i: number) => `write|target|/Photos|/Backup|2024/${i % 3}/IMG_${i}.jpg|${i}|1717000000000|`;
+    // Rows of the interrupted attempt, as the earlier version keyed them.
+    await db
+      .insertInto('task_checkpoints')
+      .values(
+        [0, 1, 2].map((i) => ({
+          task_id: 'task-upgraded',
+          key: checkpointRowKey(key(i)),
+          info: `{"action":"copy","bytes":${i}}`,
+        })),
+      )
+      .execute();
+    const store = new TaskCheckpointStore(db, 'task-upgraded');
+    await store.markDone(key(3), { action: 'copy', bytes: 3 });
+    const found = await store.getMany([0, 1, 2, 3, 4].map(key));
+    expect([...found.keys()].sort()).toEqual([0, 1, 2, 3].map(key).sort());
+    expect(await store.get(key(1))).toEqual({ action: 'copy', bytes: 1 });
+    expect((await store.tally()).count).toBe(4);
+    // Files of one folder share the start of their row keys (they sit together in the table).
+    expect(fileRowKey(key(3)).slice(0, 8)).toBe(fileRowKey(key(6)).slice(0, 8));
+    expect(fileRowKey(key(3)).slice(0, 8)).not.toBe(fileRowKey(key(4)).slice(0, 8));
+    expect(fileRowKey(key(3))).toHaveLength(22);
+  });
+
+  it('gives the space of a run’s finished files back when the run ends', async () => {
+    const db = getDb().kysely;
+    // The table's own pages in use (PostgreSQL: its heap; SQLite: the database's pages not free).
+    const used = async () => {
+      if (dialect === 'postgres') {
+        const r = await sql<{ n: string }>`select pg_relation_size('task_checkpoints') as n`.execute(db);
+        return Number(r.rows[0]?.n);
+      }
+      const pages = await sql<{ page_count: number }>`pragma page_count`.execute(db);
+      const free = await sql<{ freelist_count: number }>`pragma freelist_count`.execute(db);
+      return ((pages.rows[0]?.page_count ?? 0) - (free.rows[0]?.freelist_count ?? 0)) * 4096;
+    };
+    const before = await used();
+    const store = new TaskCheckpointStore(db, 'task-space');
+    await Promise.all(
+      Array.from({ length: 5000 }, (_, i) =>
+        store.markDone(`write|target|/s|/t|/d${i % 50}/f-${i}|${i}|1717000000000|`, { action: 'copy', bytes: i }),
+      ),
+    );
+    expect(await used()).toBeGreaterThan(before + 200_000);
+    await store.clear();
+    expect(await store.count()).toBe(0);
+    expect(await used()).toBeLessThan(before + 40_000);
   });
 
   it('commits the items that finish in one turn of the event loop together, not one by one', async () => {

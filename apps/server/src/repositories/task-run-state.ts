@@ -1,4 +1,5 @@
-import { checkpointRowKey, type Database, type Kysely } from '@skyferry/db';
+import { hash } from 'node:crypto';
+import { checkpointRowKey, onPostgres, sql, type Database, type Kysely } from '@skyferry/db';
 import {
   tempFolderKey,
   type CheckpointInfo,
@@ -16,12 +17,33 @@ const BATCH = 400;
 const TEMP_PREFIX = '#temp|';
 /** The row keeping the first attempt's plan figures (`savePlanned`): this prefix and the run's key. */
 const PLANNED_PREFIX = '#planned|';
+/** The first character of a finished file's row key (a row of an earlier version has none). */
+const FILE_PREFIX = '~';
+
+const digest = (s: string) => hash('sha256', s, 'base64url');
+
+/**
+ * The row key of a finished file: "~", a digest of the engine's key up to its last "/" (the file's
+ * folder, 7 characters) and of the whole key (14). Files of one folder finish together and sit
+ * together in the key's order, so a batch of them writes a few of the table's pages rather than one
+ * page per file (a digest of the whole key alone scatters them). The run's own rows (`#...`) stay
+ * readable.
+ */
+export function fileRowKey(key: string): string {
+  if (key.startsWith('#')) return key;
+  const folder = key.slice(0, key.lastIndexOf('/') + 1);
+  // Files of one folder come one after another: its digest is kept for the next.
+  if (folder !== lastFolder.path) lastFolder = { path: folder, digest: digest(folder).slice(0, 7) };
+  return FILE_PREFIX + lastFolder.digest + digest(key).slice(0, 14);
+}
+let lastFolder = { path: '', digest: '' };
 
 /**
  * The engine's checkpoints of one task in the database: every finished file is recorded, so a run
  * resumed by another worker after a crash does not copy it again. A file's row is kept small: its
- * key as a digest of the engine's key (`checkpointRowKey`), and its record without the path it was
- * read from unless the run is a move, which needs it (`keepReadPaths`).
+ * key as digests of the engine's key (`fileRowKey`), and its record without the path it was read
+ * from unless the run is a move, which needs it (`keepReadPaths`). Rows an earlier version wrote
+ * (keyed by `checkpointRowKey`) are still found.
  */
 export class TaskCheckpointStore implements CheckpointStore {
   private readonly db: Kysely<Database>;
@@ -41,19 +63,35 @@ export class TaskCheckpointStore implements CheckpointStore {
   }
 
   async get(key: string): Promise<CheckpointInfo | undefined> {
-    const row = await this.db
+    return (await this.getMany([key])).get(key);
+  }
+
+  /** Whether the task has finished files' rows an earlier version wrote (asked once). */
+  private legacy: Promise<boolean> | undefined;
+
+  private hasLegacyRows(): Promise<boolean> {
+    this.legacy ??= this.db
       .selectFrom('task_checkpoints')
-      .select('info')
+      .select('key')
       .where('task_id', '=', this.taskId)
-      .where('key', '=', checkpointRowKey(key))
-      .executeTakeFirst();
-    return row ? (JSON.parse(row.info) as CheckpointInfo) : undefined;
+      .where('key', 'not like', '#%')
+      .where('key', 'not like', `${FILE_PREFIX}%`)
+      .limit(1)
+      .executeTakeFirst()
+      .then((row) => row !== undefined);
+    return this.legacy;
   }
 
   async getMany(keys: string[]): Promise<Map<string, CheckpointInfo>> {
     const out = new Map<string, CheckpointInfo>();
-    for (let i = 0; i < keys.length; i += BATCH) {
-      const byRow = new Map(keys.slice(i, i + BATCH).map((k) => [checkpointRowKey(k), k]));
+    const legacy = await this.hasLegacyRows();
+    const step = legacy ? BATCH / 2 : BATCH;
+    for (let i = 0; i < keys.length; i += step) {
+      const byRow = new Map<string, string>();
+      for (const k of keys.slice(i, i + step)) {
+        byRow.set(fileRowKey(k), k);
+        if (legacy) byRow.set(checkpointRowKey(k), k);
+      }
       const rows = await this.db
         .selectFrom('task_checkpoints')
         .select(['key', 'info'])
@@ -78,7 +116,7 @@ export class TaskCheckpointStore implements CheckpointStore {
   markDone(key: string, info: CheckpointInfo): Promise<void> {
     const kept = info.read && !this.keepReadPaths ? { ...info, read: undefined } : info;
     return new Promise((done, fail) => {
-      this.pending.push({ key: checkpointRowKey(key), info: JSON.stringify(kept), done, fail });
+      this.pending.push({ key: fileRowKey(key), info: JSON.stringify(kept), done, fail });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -115,6 +153,11 @@ export class TaskCheckpointStore implements CheckpointStore {
       .where('task_id', '=', this.taskId)
       .where('key', 'not like', '#%')
       .execute();
+    // PostgreSQL keeps deleted rows' space until a vacuum: a run's rows (a file each) would stay
+    // as the database's growth. One now frees them (and gives emptied pages at the end back).
+    if (onPostgres(this.db as Kysely<unknown>)) {
+      await sql`vacuum task_checkpoints`.execute(this.db).catch(() => undefined);
+    }
   }
 
   async savePlanned(figures: PlannedFigures): Promise<void> {

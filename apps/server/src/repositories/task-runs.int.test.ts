@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { sql } from '@skyferry/db';
 import { describeEachDialect } from '@skyferry/db/testing';
 import { TaskRunsRepository, type NewRunFileRow, type NewTaskRunRow } from './task-runs.ts';
 
@@ -126,5 +127,48 @@ describeEachDialect('task runs repository', (getDb, dialect) => {
     expect((await r.files('recent', { limit: 10 })).map((f) => f.path)).toEqual(['/z']);
     expect(await r.getById('going')).toBeDefined();
     expect(await r.pruneFinishedBefore(now - 90 * DAY)).toBe(0);
+  });
+  it(`keeps a large run’s file rows in under 50 bytes a file [${dialect}]`, async () => {
+    const r = repo();
+    const db = getDb().kysely;
+    // Bytes the database's tables and indexes take (SQLite: pages in use; PostgreSQL: the whole database).
+    const used = async () => {
+      if (dialect === 'postgres') {
+        const res = await sql<{ n: string }>`select pg_database_size(current_database()) as n`.execute(db);
+        return Number(res.rows[0]?.n);
+      }
+      const pages = await sql<{ page_count: number }>`pragma page_count`.execute(db);
+      const free = await sql<{ freelist_count: number }>`pragma freelist_count`.execute(db);
+      return ((pages.rows[0]?.page_count ?? 0) - (free.rows[0]?.freelist_count ?? 0)) * 4096;
+    };
+    await r.insert(run('big', 't5', 1000, 2000));
+    const before = await used();
+    const files = 20_000;
+    // As a run writes them: batches of 1,000, a few files failed among the added ones.
+    for (let i = 0; i < files; i += 1000) {
+      await r.insertFiles(
+        Array.from({ length: 1000 }, (_, k) => {
+          const seq = i + k;
+          return file(
+            'big',
+            seq,
+            seq % 997 === 0 ? 'failed' : 'added',
+            `/d${seq % 40}/f${String(seq).padStart(6, '0')}.bin`,
+          );
+        }),
+      );
+    }
+    const perFile = ((await used()) - before) / files;
+    expect(perFile).toBeLessThan(50);
+    // Every row is still there, in order, and paged within an outcome.
+    const failed = await r.files('big', { outcome: 'failed', limit: 100 });
+    expect(failed.map((f) => f.seq)).toEqual(Array.from({ length: 21 }, (_, k) => k * 997));
+    const page = await r.files('big', { after: 12_345, limit: 3 });
+    expect(page.map((f) => [f.seq, f.path, f.size])).toEqual([
+      [12_346, '/d26/f012346.bin', 12_346],
+      [12_347, '/d27/f012347.bin', 12_347],
+      [12_348, '/d28/f012348.bin', 12_348],
+    ]);
+    expect((await r.files('big', { q: 'F019999', limit: 5 })).map((f) => f.seq)).toEqual([19_999]);
   });
 });

@@ -1,5 +1,7 @@
 import {
+  packRunFiles,
   sql,
+  unpackRunFiles,
   type Database,
   type Dialect,
   type Insertable,
@@ -16,8 +18,10 @@ export type TaskRunPatch = Updateable<TaskRunsTable>;
 export type RunFileRow = Selectable<TaskRunFilesTable>;
 export type NewRunFileRow = Insertable<TaskRunFilesTable>;
 
-/** Rows per INSERT: 10 columns each (10,000 parameters), under SQLite's 32,766 and PostgreSQL's 65,535. */
-const INSERT_BATCH = 1000;
+/** Blocks per INSERT (6 parameters each). */
+const INSERT_BLOCKS = 50;
+/** Blocks a page of files reads at a time. */
+const READ_BLOCKS = 4;
 /** Runs whose files one pruning statement removes. */
 const PRUNE_BATCH = 20;
 
@@ -33,6 +37,11 @@ export interface RunFilesFilter {
 /** `%` and `_` match themselves in a search: escaped for LIKE. */
 function likePattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Lower case for ASCII letters only (a search is case-insensitive for ASCII). */
+function asciiLower(s: string): string {
+  return s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 }
 
 /**
@@ -132,39 +141,79 @@ export class TaskRunsRepository {
       .executeTakeFirst();
   }
 
-  /** Files of a run, batched into multi-row INSERTs. */
+  /** Files of a run (each run's in `seq` order), packed into blocks written in multi-row INSERTs. */
   async insertFiles(rows: readonly NewRunFileRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    const blocks = packRunFiles(
+      rows.map((r) => ({
+        run_id: r.run_id,
+        seq: r.seq,
+        outcome: r.outcome,
+        kind: r.kind,
+        side: r.side,
+        path: r.path,
+        other_path: r.other_path ?? null,
+        size: r.size ?? null,
+        reason: r.reason ?? null,
+        message: r.message ?? null,
+      })),
+    );
+    for (let i = 0; i < blocks.length; i += INSERT_BLOCKS) {
       await this.db
-        .insertInto('task_run_files')
-        .values(rows.slice(i, i + INSERT_BATCH))
+        .insertInto('task_run_file_blocks')
+        .values(blocks.slice(i, i + INSERT_BLOCKS))
         .execute();
     }
   }
 
-  /** A page of a run's files in run order (keyset on `seq`). */
+  /**
+   * A page of a run's files in run order (keyset on `seq`). Blocks are read in the order of their
+   * first file, a few at a time, until no block left can hold a file before the page's last one.
+   * A search first keeps the blocks whose text holds it (its JSON form, as the paths are stored),
+   * then matches each path.
+   */
   async files(runId: string, f: RunFilesFilter): Promise<RunFileRow[]> {
-    let q = this.db.selectFrom('task_run_files').selectAll().where('run_id', '=', runId);
-    if (f.outcome) q = q.where('outcome', '=', f.outcome);
-    if (f.after !== undefined) q = q.where('seq', '>', f.after);
-    if (f.q) {
-      const pattern = likePattern(f.q);
-      q =
-        this.dialect === 'postgres'
-          ? q.where(sql<boolean>`path ilike ${pattern} escape '\\'`)
-          : q.where(sql<boolean>`path like ${pattern} escape '\\'`);
+    const after = f.after ?? -1;
+    const needle = f.q ? asciiLower(f.q) : undefined;
+    const pattern = f.q ? likePattern(JSON.stringify(f.q).slice(1, -1)) : undefined;
+    const out: RunFileRow[] = [];
+    let from: number | undefined;
+    for (;;) {
+      let q = this.db
+        .selectFrom('task_run_file_blocks')
+        .select(['run_id', 'outcome', 'first_seq', 'data'])
+        .where('run_id', '=', runId)
+        .where('last_seq', '>', after);
+      if (f.outcome) q = q.where('outcome', '=', f.outcome);
+      if (from !== undefined) q = q.where('first_seq', '>', from);
+      if (pattern) {
+        q =
+          this.dialect === 'postgres'
+            ? q.where(sql<boolean>`data ilike ${pattern} escape '\\'`)
+            : q.where(sql<boolean>`data like ${pattern} escape '\\'`);
+      }
+      const blocks = await q.orderBy('first_seq').limit(READ_BLOCKS).execute();
+      for (const b of blocks) {
+        const last = out[f.limit - 1];
+        if (last && Number(b.first_seq) > last.seq) return out;
+        for (const r of unpackRunFiles(b)) {
+          if (r.seq > after && (!needle || asciiLower(r.path).includes(needle))) out.push(r);
+        }
+        out.sort((x, y) => x.seq - y.seq);
+        if (out.length > f.limit) out.length = f.limit;
+      }
+      if (blocks.length < READ_BLOCKS) return out;
+      from = Number(blocks[blocks.length - 1]?.first_seq);
     }
-    return q.orderBy('seq').limit(f.limit).execute();
   }
 
   async deleteRunFiles(runId: string): Promise<void> {
-    await this.db.deleteFrom('task_run_files').where('run_id', '=', runId).execute();
+    await this.db.deleteFrom('task_run_file_blocks').where('run_id', '=', runId).execute();
   }
 
   private async deleteRuns(ids: readonly string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += PRUNE_BATCH) {
       const batch = ids.slice(i, i + PRUNE_BATCH);
-      await this.db.deleteFrom('task_run_files').where('run_id', 'in', batch).execute();
+      await this.db.deleteFrom('task_run_file_blocks').where('run_id', 'in', batch).execute();
       await this.db.deleteFrom('task_runs').where('id', 'in', batch).execute();
     }
   }

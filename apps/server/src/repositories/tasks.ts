@@ -96,7 +96,7 @@ export class TasksRepository {
     );
     // The run history goes with the task.
     const runs = this.db.selectFrom('task_runs').select('id').where('task_id', '=', id);
-    await this.db.deleteFrom('task_run_files').where('run_id', 'in', runs).execute();
+    await this.db.deleteFrom('task_run_file_blocks').where('run_id', 'in', runs).execute();
     await this.db.deleteFrom('task_runs').where('task_id', '=', id).execute();
     return true;
   }

@@ -17,6 +17,7 @@ import * as m0016 from './0016_apps.ts';
 import * as m0017 from './0017_exports.ts';
 import * as m0019 from './0019_upload_sessions.ts';
 import * as m0020 from './0020_compact_checkpoints.ts';
+import * as m0021 from './0021_run_file_blocks.ts';
 
 /**
  * Versioned migrations, applied in name order at start. Never edit one that has landed: add the
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0017_exports': m0017,
   '0019_upload_sessions': m0019,
   '0020_compact_checkpoints': m0020,
+  '0021_run_file_blocks': m0021,
 };

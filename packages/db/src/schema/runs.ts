@@ -27,7 +27,7 @@ export interface TaskRunsTable {
   error: string | null;
 }
 
-/** One file a run handled, in the order the run reported it (`seq`). */
+/** One file a run handled, in the order the run reported it (`seq`): stored in blocks (below). */
 export interface TaskRunFilesTable {
   run_id: string;
   seq: number;
@@ -44,7 +44,17 @@ export interface TaskRunFilesTable {
   message: string | null;
 }
 
+/** Up to 500 files of one run and outcome in one row (packRunFiles in run-file-blocks.ts). */
+export interface TaskRunFileBlocksTable {
+  run_id: string;
+  outcome: string;
+  first_seq: number;
+  last_seq: number;
+  n: number;
+  data: string;
+}
+
 export interface RunsTables {
   task_runs: TaskRunsTable;
-  task_run_files: TaskRunFilesTable;
+  task_run_file_blocks: TaskRunFileBlocksTable;
 }

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Code, TaskState } from '@skyferry/contract';
-import { checkpointRowKey, createDb, type Db } from '@skyferry/db';
+import { createDb, type Db } from '@skyferry/db';
 import { freshDb } from '@skyferry/db/testing';
 import { checkpointKey, planTransfer } from '@skyferry/engine';
 import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
 import { DatabaseJobQueue } from '@skyferry/queue';
 import { ApiError } from '../../http/errors.ts';
 import { DatabaseProgressStore } from '../../repositories/task-progress.ts';
+import { fileRowKey } from '../../repositories/task-run-state.ts';
 import { TasksRepository } from '../../repositories/tasks.ts';
 import type { CloudsService } from '../clouds.ts';
 import type { UsersService } from '../users.ts';
@@ -144,7 +145,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const nameOfRow = new Map(
         planned.items
           .filter((it) => it.action === 'copy')
-          .map((it) => [checkpointRowKey(checkpointKey(planned, it)), it.rel.split('/').pop() ?? '']),
+          .map((it) => [fileRowKey(checkpointKey(planned, it)), it.rel.split('/').pop() ?? '']),
       );
       const checkpointed = async () =>
         new Set(

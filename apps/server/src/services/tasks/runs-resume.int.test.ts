@@ -138,9 +138,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         Number(
           (
             await fresh.db.kysely
-              .selectFrom('task_run_files')
-              .innerJoin('task_runs', 'task_runs.id', 'task_run_files.run_id')
-              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .selectFrom('task_run_file_blocks')
+              .innerJoin('task_runs', 'task_runs.id', 'task_run_file_blocks.run_id')
+              .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('task_run_file_blocks.n'), eb.lit(0)).as('n'))
               .where('task_runs.task_id', '=', id)
               .executeTakeFirstOrThrow()
           ).n,

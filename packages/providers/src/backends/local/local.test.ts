@@ -19,7 +19,7 @@ import { openProvider } from '../../api/registry.ts';
 import { ProviderError } from '../../api/errors.ts';
 import '../index.ts';
 import type { LocalProvider } from './local.ts';
-import { LOCAL_STALE_TEMP_MS, LOCAL_TEMP_PREFIX, SyncDisk, openLocal } from './local.ts';
+import { LOCAL_STALE_TEMP_MS, LOCAL_TEMP_PREFIX, SyncDisk, openLocal, turnDue } from './local.ts';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -260,6 +260,44 @@ describe('local backend confinement', () => {
     const read = vi.spyOn(fast, 'openRead');
     for (let i = 0; i < 5; i++) expect(await fast.hash('/box/small.txt', 'md5')).toBe(md5);
     expect(read).not.toHaveBeenCalled();
+  });
+
+  it('gives the event loop a turn after one slice of synchronous work, whatever the number of files in flight', async () => {
+    // Eight files in flight, each step half a millisecond of synchronous work, as the backend's
+    // small-file reads and writes are: between two turns of the event loop (a timer's calls) run
+    // the steps of one slice (5 ms) in all, not a slice for each file.
+    const step = () => {
+      const until = performance.now() + 0.5;
+      while (performance.now() < until) {
+        // busy, as a synchronous system call is
+      }
+    };
+    let steps = 0;
+    let stepsPerTurn: number[] = [];
+    let going = true;
+    const timer = setInterval(() => {
+      stepsPerTurn.push(steps);
+      steps = 0;
+    }, 0);
+    const done = Array.from({ length: 8 }, () => 0);
+    const lane = async (_: unknown, i: number) => {
+      while (going) {
+        for (let t = turnDue(); t; t = turnDue(true)) await t;
+        step();
+        steps++;
+        done[i] = (done[i] ?? 0) + 1;
+      }
+    };
+    const lanes = Array.from({ length: 8 }, lane);
+    await new Promise((r) => setTimeout(r, 300));
+    going = false;
+    await Promise.all(lanes);
+    clearInterval(timer);
+    stepsPerTurn = stepsPerTurn.slice(1);
+    expect(stepsPerTurn.length).toBeGreaterThan(5);
+    expect(Math.max(...stepsPerTurn)).toBeLessThanOrEqual(12);
+    // Every file moved on.
+    expect(done.every((n) => n > 5)).toBe(true);
   });
 
   it('keeps synchronous calls when a few were slow among fast ones (the process waited for a core), not when half were', () => {

@@ -107,19 +107,39 @@ const SMALL_READ_MAX = SMALL_FILE_READ_SIZE - 1;
 const SYNC_SLICE_MS = 5;
 let sliceStarted = 0;
 
+/** Callers waiting for the next turn, in order; and those a turn resumed whose slice others had used, first. */
+let waiting: Array<() => void> = [];
+let passedOver: Array<() => void> = [];
+let turnScheduled = false;
+
+function turnCame(): void {
+  turnScheduled = false;
+  sliceStarted = performance.now();
+  const all = passedOver.concat(waiting);
+  passedOver = [];
+  waiting = [];
+  for (const resume of all) resume();
+}
+
 /**
  * A turn for the event loop once synchronous disk work has held it for a slice: small files whose
  * every step completes at once would otherwise follow one another in microtasks, and timers,
  * sockets and requests would wait until the whole run is done. Undefined when no turn is due.
+ * Every caller waits for the same turn, and the slice starts once, when it comes. Callers check
+ * again where they go on, just before the work (`for (let t = turnDue(); t; t = turnDue(true))
+ * await t;`): the files in flight resume together, and those that find the slice used up by the
+ * ones before them (`resumed`) wait for the next turn ahead of the others, so one slice bounds
+ * them all and each gets its share.
  */
-function turnDue(): Promise<void> | undefined {
-  if (performance.now() - sliceStarted < SYNC_SLICE_MS) return undefined;
-  return new Promise((resolve) =>
-    setImmediate(() => {
-      sliceStarted = performance.now();
-      resolve();
-    }),
-  );
+export function turnDue(resumed = false): Promise<void> | undefined {
+  if (!turnScheduled && performance.now() - sliceStarted < SYNC_SLICE_MS) return undefined;
+  return new Promise((resolve) => {
+    (resumed ? passedOver : waiting).push(resolve);
+    if (!turnScheduled) {
+      turnScheduled = true;
+      setImmediate(turnCame);
+    }
+  });
 }
 
 /** How many of the latest synchronous calls SyncDisk weighs, and how many of them slow make a slow disk. */
@@ -646,7 +666,7 @@ export class LocalProvider implements Provider {
     const p = cleanPath(path);
     if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
     if (!this.syncDisk.usable()) return undefined;
-    await turnDue();
+    for (let t = turnDue(); t; t = turnDue(true)) await t;
     const started = performance.now();
     try {
       return this.readSmallSync(p, max)?.data;
@@ -720,7 +740,7 @@ export class LocalProvider implements Provider {
     if (src.size >= 0 && data.length !== src.size) {
       throw new ProviderError('corrupted', `size mismatch writing ${p}: expected ${src.size}, got ${data.length}`);
     }
-    await turnDue();
+    for (let t = turnDue(); t; t = turnDue(true)) await t;
     const dir = parentPath(p);
     const dirReal = this.folderSync(dir) ?? (await this.mkdirp(dir));
     if (sweepDue(dirReal)) await this.sweepStaleTemps(dirReal);
@@ -879,7 +899,7 @@ export class LocalProvider implements Provider {
     if (this.isHiddenPath(from)) throw new ProviderError('not_found', `not found: ${from}`);
     // A small file goes whole through memory, with synchronous calls (see putSmall).
     if (src.kind === 'file' && src.size >= 0 && src.size <= SMALL_READ_MAX && this.syncDisk.usable()) {
-      await turnDue();
+      for (let t = turnDue(); t; t = turnDue(true)) await t;
       const started = performance.now();
       let small: { data: Buffer; st: Stats } | undefined;
       try {
@@ -1130,7 +1150,7 @@ export class LocalProvider implements Provider {
       }
     }
     if (this.syncDisk.usable()) {
-      await turnDue();
+      for (let t = turnDue(); t; t = turnDue(true)) await t;
       const started = performance.now();
       const real = this.realOfSync(p);
       let small: string | undefined;
