@@ -325,6 +325,27 @@ function registerAppFileRoutes(app: App, ctx: AppContext): void {
     },
   );
 
+  app.get(
+    `${APP_API_PREFIX}files/:fileId/picture`,
+    {
+      schema: {
+        tags: ['apps'],
+        summary:
+          'A picture of the app token that browsers cannot decode (HEIC/HEIF) as a JPEG, upright, at most 4096 px',
+        security: appSecurity,
+        params: appFileParamSchema,
+        querystring: appTokenQuerySchema,
+      },
+    },
+    async (request, reply) => {
+      const jpeg = await eco.picture(await appCall(request), request.params.fileId, abortOnClose(request, reply));
+      reply.header('content-type', 'image/jpeg');
+      reply.header('content-security-policy', "sandbox; default-src 'none'");
+      reply.header('cache-control', 'no-store');
+      return reply.send(jpeg);
+    },
+  );
+
   app.put(
     `${APP_API_PREFIX}files/:fileId/content`,
     {

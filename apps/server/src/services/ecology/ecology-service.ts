@@ -25,7 +25,7 @@ import { randomToken, sha256Hex } from '../crypto.ts';
 import { entryEtag, type Download, type FilesService } from '../files/files-service.ts';
 import { mimeOf } from '../files/mime.ts';
 import { FIRST_PARTY_APPS } from './first-party.ts';
-import { convertImage } from './convert.ts';
+import { convertImage, viewablePicture } from './convert.ts';
 
 const TOKEN_PREFIX = 'sk_app_';
 /** An app token lasts a working day; the host asks for a new one when the user opens a file again. */
@@ -402,7 +402,7 @@ export class EcologyService {
     let out: Buffer;
     try {
       if (dl.kind !== 'file') throw errors.pathNotExist();
-      out = await convertImage(await dl.open(), input);
+      out = await convertImage(await dl.open(), dl.entry.name, input);
     } finally {
       dl.release();
     }
@@ -415,6 +415,17 @@ export class EcologyService {
     });
     const g = await this.grantSibling(ctx, of, name);
     return this.info(ctx, g.id);
+  }
+
+  /** A granted picture the browser cannot decode (HEIC/HEIF) as a JPEG the Viewer shows. */
+  async picture(ctx: AppTokenContext, fileId: string, signal: AbortSignal): Promise<Buffer> {
+    const dl = await this.download(ctx, fileId, signal);
+    try {
+      if (dl.kind !== 'file') throw errors.pathNotExist();
+      return await viewablePicture(await dl.open(), dl.entry.name);
+    } finally {
+      dl.release();
+    }
   }
 
   async purgeExpired(): Promise<void> {
