@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  EMBEDDED_HOST_HEADERS,
+  HEADERS,
   appConvertBodySchema,
   appFileInfoSchema,
   appFileParamSchema,
@@ -34,6 +36,17 @@ const identitySecurity: Array<Record<string, string[]>> = [{ bearer: [] }, { tem
 const appSecurity: Array<Record<string, string[]>> = [{ appToken: [] }];
 /** The calls an embedded app makes with its app token (from any origin: they carry no cookie). */
 export const APP_API_PREFIX = '/ecology/v1/app/';
+
+/** What an app's cross-origin calls may send: its token, ranges and conditions, and the embedded-app host client's headers. */
+const APP_ALLOWED_HEADERS = [
+  'authorization',
+  'content-type',
+  'range',
+  'if-match',
+  'if-range',
+  HEADERS.language,
+  ...Object.values(EMBEDDED_HOST_HEADERS),
+].join(', ');
 
 const appTokenQuerySchema = z.object({
   /** The app token, for addresses a page cannot add headers to (<img>, <video>). */
@@ -260,7 +273,7 @@ function registerAppFileRoutes(app: App, ctx: AppContext): void {
   });
   app.options(`${APP_API_PREFIX}*`, { schema: { hide: true } }, async (_request, reply) => {
     reply.header('access-control-allow-methods', 'GET, PUT, POST');
-    reply.header('access-control-allow-headers', 'authorization, content-type, range, if-match, if-range');
+    reply.header('access-control-allow-headers', APP_ALLOWED_HEADERS);
     reply.header('access-control-max-age', '600');
     return reply.status(204).send();
   });

@@ -8,8 +8,8 @@ import {
 } from '@skyferry/contract';
 import { api } from '../../api/client.ts';
 
-/** The embedded-app host's calls (spec section 7): 30 s each, answers unwrapped to their data. */
-const host = { timeoutMs: TIMEOUTS.embeddedHostRequest };
+/** The embedded-app host's calls (spec section 7): its own headers, no cookies, 30 s each, answers unwrapped to their data. */
+const host = { timeoutMs: TIMEOUTS.embeddedHostRequest, client: 'embedded-host' } as const;
 
 export const ecologyApi = {
   list: () => api<AppsData>('/ecology/v1/apps', { ...host, method: 'GET', query: { show_office: 1 } }),
