@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   EMBEDDED_HOST_HEADERS,
   HEADERS,
+  baseName,
   appConvertBodySchema,
   appFileInfoSchema,
   appFileParamSchema,
@@ -19,10 +20,14 @@ import {
   envelopeOf,
   externalAppBodySchema,
   myAppsDataSchema,
+  officeOpenBodySchema,
+  officeOpenDataSchema,
   ok,
   operatorAppsDataSchema,
 } from '@skyferry/contract';
+import { publicBase } from '../../account-pages/origins.ts';
 import type { AppContext } from '../../context.ts';
+import { officeFrameUrl } from '../../services/ecology/index.ts';
 import type { AppTokenOwner } from '../../services/ecology/index.ts';
 import type { App } from '../app-types.ts';
 import { bearerToken, identityOf, requireIdentity, requireUser, userOf, type Identity } from '../auth.ts';
@@ -156,6 +161,47 @@ export default async function ecologyRoutes(app: App, ctx: AppContext): Promise<
     async (request) => {
       const b = request.body;
       return ok(await eco.issueToken(ownerOf(identityOf(request)), b.app_id, b.files));
+    },
+  );
+
+  app.post(
+    '/ecology/v1/office/open',
+    {
+      bodyLimit: 64 * 1024,
+      preHandler: requireIdentity(ctx),
+      schema: {
+        tags: ['apps'],
+        summary: 'Open one file with an operator’s office-type app (state 2) through the WOPI host',
+        description:
+          'Data: url (the app’s address, then the office name and the encoded WOPI access token as a path, WOPISrc in ' +
+          'the query), office {name, token}, wopi_src, access_token_ttl and file_name (for the POST to the office ' +
+          'service when the app closes). 400 when the app is not an office app or takes no file of that type; 404 ' +
+          'for a file that is not the caller’s.',
+        security: identitySecurity,
+        body: officeOpenBodySchema,
+        response: { 200: envelopeOf(officeOpenDataSchema) },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const { app: office, url, edits } = await eco.officeFunction(b.app_id, b.path);
+      const wopiBase = `${publicBase(ctx.config, request)}/wopi`;
+      const session = await ctx.wopi.openSession(
+        identityOf(request),
+        { cloud_id: b.cloud_id },
+        b.path,
+        edits ? 'edit' : 'view',
+        wopiBase,
+        { appId: office.app_id, url },
+      );
+      const name = office.office?.name ?? office.name;
+      return ok({
+        url: officeFrameUrl(url, name, session.access_token, session.wopi_src),
+        office: { name, token: session.access_token },
+        wopi_src: session.wopi_src,
+        access_token_ttl: session.access_token_ttl,
+        file_name: baseName(b.path),
+      });
     },
   );
 

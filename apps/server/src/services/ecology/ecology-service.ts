@@ -124,6 +124,18 @@ export class EcologyService {
     return toApp(row);
   }
 
+  /**
+   * An operator's office-type app (state 2) and its function that opens `path`: 400 when the app
+   * is not an office app or takes no file of that type.
+   */
+  async officeFunction(appId: number, path: string): Promise<{ app: EcologyApp; url: string; edits: boolean }> {
+    const app = await this.get(appId);
+    if (app.state !== 2) throw errors.badRequest('field_invalid', { field: 'app_id' });
+    const fn = app.functions.find((f) => f.extensions.includes(extensionOf(baseName(path))));
+    if (!fn) throw errors.badRequest('field_invalid', { field: 'path' });
+    return { app, url: fn.url || app.url, edits: fn.action !== 'view' };
+  }
+
   /** PUT /ecology/v1/apps/usage/{appId}: the user opened the app. */
   async recordUse(userId: string, appId: number): Promise<void> {
     await this.get(appId);
@@ -431,4 +443,16 @@ export class EcologyService {
   async purgeExpired(): Promise<void> {
     await this.repo.purgeExpired(this.now());
   }
+}
+
+/**
+ * The frame address of an office-type app (spec section 7): the app's address, then the office
+ * name and the encoded WOPI access token as a path, and the file's WOPISrc in the query (what
+ * WOPI clients read).
+ */
+export function officeFrameUrl(appUrl: string, officeName: string, token: string, wopiSrc: string): string {
+  const base = appUrl.endsWith('/') ? appUrl : `${appUrl}/`;
+  const url = new URL(`${encodeURIComponent(officeName)}/${encodeURIComponent(token)}`, base);
+  url.searchParams.set('WOPISrc', wopiSrc);
+  return url.toString();
 }

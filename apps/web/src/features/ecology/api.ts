@@ -5,6 +5,7 @@ import {
   type EcologyApp,
   type ExternalAppBody,
   type MyAppsData,
+  type OfficeOpenData,
 } from '@skyferry/contract';
 import { api } from '../../api/client.ts';
 
@@ -20,6 +21,9 @@ export const ecologyApi = {
   issueToken: (appId: number, files: Array<{ cloud_id: string; path: string }>) =>
     api<AppTokenData>('/ecology/v1/app-tokens', { ...host, body: { app_id: appId, files } }),
   revokeToken: (token: string) => api<null>('/ecology/v1/app-tokens/revoke', { ...host, body: { token } }),
+  /** An office-type app's frame address and WOPI token for one file. */
+  openOffice: (appId: number, file: { cloud_id: string; path: string }) =>
+    api<OfficeOpenData>('/ecology/v1/office/open', { ...host, body: { app_id: appId, ...file } }),
   // The operator's registrations.
   listExternal: () => api<{ items: EcologyApp[] }>('/api/operator/apps', { method: 'GET' }),
   register: (body: ExternalAppBody) => api<EcologyApp>('/api/operator/apps', { body }),
