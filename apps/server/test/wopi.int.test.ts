@@ -6,7 +6,7 @@
  * X-WOPI-MaxExpectedSize, X-WOPI-ItemVersion) and status codes as documented there. No office server
  * (Collabora Online, OnlyOffice) can be reached here, so this client stands in for one.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -266,6 +266,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect((await c.lock('viewer')).status).toBe(401);
       expect((await c.putFile(Buffer.from('x'), 'viewer')).status).toBe(401);
       expect(readFileSync(join(folder, 'other.docx'), 'utf8')).toBe('another document');
+    });
+
+    it('DeleteFile removes the document, but not while it is locked (409 with the lock) nor with a view token', async () => {
+      writeFileSync(join(folder, 'draft.docx'), 'a draft');
+      const c = await live('/draft.docx');
+      expect((await c.checkFileInfo()).info.SupportsDeleteFile).toBe(true);
+      expect((await (await live('/draft.docx', 'view')).override('DELETE')).status).toBe(401);
+      expect((await c.lock('lock-D')).status).toBe(200);
+      expect(mismatch(await c.override('DELETE'))).toEqual([409, 'lock-D']);
+      expect(existsSync(join(folder, 'draft.docx'))).toBe(true);
+      expect((await c.unlock('lock-D')).status).toBe(200);
+      expect((await c.override('DELETE')).status).toBe(200);
+      expect(existsSync(join(folder, 'draft.docx'))).toBe(false);
+      expect((await c.checkFileInfo()).status).toBe(404);
     });
 
     it('tokens: one file only, not forged, not expired, and not past the session they were issued in', async () => {

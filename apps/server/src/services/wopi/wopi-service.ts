@@ -207,7 +207,7 @@ export class WopiService {
       SupportsExtendedLockLength: true,
       SupportsUpdate: true,
       SupportsRename: false,
-      SupportsDeleteFile: false,
+      SupportsDeleteFile: true,
     };
   }
 
@@ -272,6 +272,17 @@ export class WopiService {
       if (held !== id) throw lockMismatch(held, 'the file is locked by another lock');
     }
     return { version: versionOf(item) };
+  }
+
+  /** DeleteFile: removes the document (to the cloud's trash where it has one); 409 while anyone holds its lock. */
+  async deleteFile(c: WopiClaims): Promise<void> {
+    this.requireWrite(c);
+    await this.stat(c);
+    const current = await this.o.locks.current(c.fileId, this.now());
+    if (current !== undefined) throw lockMismatch(current, 'the file is locked');
+    const result = await this.o.files.delete(c.identity, { cloud_id: c.cloudId }, [c.path], false);
+    const failed = result.failed[0];
+    if (failed) throw failed.error;
   }
 
   /** GetLock: the current lock ('' when none). */
