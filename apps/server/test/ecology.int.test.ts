@@ -182,6 +182,13 @@ for (const cfg of STACKS) {
         headers: { ...operator.headers, ...hostHeaders },
       });
       expect([apps.statusCode, JSON.parse(apps.body).code]).toEqual([200, 0]);
+      // The usage call has no payload, yet says json like every host call.
+      const usage = await t.app.inject({
+        method: 'PUT',
+        url: `/ecology/v1/apps/usage/${FIRST_PARTY_APP_IDS.viewer}`,
+        headers: { ...operator.headers, ...hostHeaders },
+      });
+      expect([usage.statusCode, JSON.parse(usage.body).code]).toEqual([200, 0]);
       const preflight = await t.app.inject({
         method: 'OPTIONS',
         url: '/ecology/v1/app/files',

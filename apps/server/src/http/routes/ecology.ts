@@ -78,6 +78,16 @@ function rawBody(request: FastifyRequest): IncomingMessage {
   return body;
 }
 
+/**
+ * The embedded-app host client says json on every call (spec section 7), the usage call's empty
+ * body included: an empty body is no body, not a JSON syntax error.
+ */
+async function emptyJsonIsNoBody(request: FastifyRequest): Promise<void> {
+  const length = request.headers['content-length'];
+  if ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined)
+    delete request.headers['content-type'];
+}
+
 export default async function ecologyRoutes(app: App, ctx: AppContext): Promise<void> {
   const eco = ctx.ecology;
 
@@ -125,6 +135,7 @@ export default async function ecologyRoutes(app: App, ctx: AppContext): Promise<
   app.put(
     '/ecology/v1/apps/usage/:appId',
     {
+      onRequest: emptyJsonIsNoBody,
       preHandler: requireUser(ctx),
       schema: {
         tags: ['apps'],
