@@ -160,6 +160,11 @@ export async function createContext(config: Config, log: Logger, role: 'api' | '
     maxBytes: config.exportMaxBytes,
     timeoutMs: config.cloudTimeoutMs,
     log,
+    // Exports count against the plan's transfer data like tasks (nothing is counted with billing off).
+    traffic: {
+      remaining: (userId) => users.remainingTraffic(userId),
+      charge: (userId, bytes, key) => users.chargeTraffic(userId, bytes, key),
+    },
   });
   closers.push(() => exportsService.close());
   // Office documents (issue 37): the WOPI host, on when SKYFERRY_WOPI_CLIENT_URL names an office server.

@@ -166,6 +166,43 @@ for (const cfg of STACKS) {
       expect(readFileSync(join(dir, 'notes/a.md'), 'utf8')).toContain('first version');
     });
 
+    it('takes the embedded-app host client’s headers, and lets an app on another origin send them', async () => {
+      const hostHeaders = {
+        'x-client-type': '1',
+        'x-client-serial': '6f1c7a52-3f4e-4a55-9c1e-0a8c2b7d9e10',
+        'x-app-key': 'skyferry-web',
+        'x-product-id': '1',
+        'x-product-version': '1.0.0',
+        'x-language': 'en-us',
+        'content-type': 'application/json',
+      };
+      const apps = await t.app.inject({
+        method: 'GET',
+        url: '/ecology/v1/apps/me',
+        headers: { ...operator.headers, ...hostHeaders },
+      });
+      expect([apps.statusCode, JSON.parse(apps.body).code]).toEqual([200, 0]);
+      // The usage call has no payload, yet says json like every host call.
+      const usage = await t.app.inject({
+        method: 'PUT',
+        url: `/ecology/v1/apps/usage/${FIRST_PARTY_APP_IDS.viewer}`,
+        headers: { ...operator.headers, ...hostHeaders },
+      });
+      expect([usage.statusCode, JSON.parse(usage.body).code]).toEqual([200, 0]);
+      const preflight = await t.app.inject({
+        method: 'OPTIONS',
+        url: '/ecology/v1/app/files',
+        headers: {
+          origin: 'https://sketch.example.com',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': Object.keys(hostHeaders).join(','),
+        },
+      });
+      expect(preflight.statusCode).toBe(204);
+      const allowed = String(preflight.headers['access-control-allow-headers']).split(/,\s*/);
+      expect(allowed).toEqual(expect.arrayContaining([...Object.keys(hostHeaders), 'authorization', 'range']));
+    });
+
     it('refuses files of other accounts and of types the app does not take', async () => {
       expect((await tokenFor(FIRST_PARTY_APP_IDS.viewer, ['/notes/a.md'], user.headers)).status).toBe(404);
       expect((await tokenFor(FIRST_PARTY_APP_IDS.converter, ['/notes/a.md'])).status).toBe(400);

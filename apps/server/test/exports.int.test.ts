@@ -458,3 +458,45 @@ describe('export from a private network the operator allows', () => {
     expect(readFileSync(join(folder, 'Skyferry', 'allowed.bin')).equals(BYTES)).toBe(true);
   });
 });
+
+describe('exports count against the plan’s transfer data (billing on)', () => {
+  let t: TestApp;
+  let u: SignedUpUser;
+  let cloudId = '';
+  let folder = '';
+  beforeAll(async () => {
+    t = await startTestApp({ env: { BILLING_MODE: 'test' } });
+    u = await t.signUp();
+    await t.ctx.users.grantLicense(u.uid, 'month');
+    folder = t.makeLocalFolder();
+    const made = await call<{ id: string }>(t, u.headers, 'POST', '/api/clouds', {
+      cloud_name: 'local',
+      credentials: { path: folder },
+    });
+    cloudId = made.data.id;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('charges what an export wrote, and refuses one when no data is left (4001001)', async () => {
+    const start = (data: Buffer) =>
+      call<{ task_id: string }>(t, u.headers, 'POST', '/api/third-api/start-upload', {
+        token_id: cloudId,
+        file_name: 'out.bin',
+        file_size: data.length,
+        base64_data: data.toString('base64'),
+      });
+    const before = await t.ctx.users.remainingTraffic(u.uid);
+    expect(before).toBeGreaterThan(BYTES.length);
+    const started = await start(BYTES);
+    expect(started.code).toBe(0);
+    expect(await waitForEnd(t, u.headers, started.data.task_id)).toMatchObject({ status: 1 });
+    expect(before - (await t.ctx.users.remainingTraffic(u.uid))).toBe(BYTES.length);
+    // The rest used up elsewhere: the next export is refused before anything is written.
+    await t.ctx.users.chargeTraffic(u.uid, await t.ctx.users.remainingTraffic(u.uid));
+    const refused = await start(Buffer.from('more'));
+    expect([refused.status, refused.code]).toEqual([402, Code.TRAFFIC_INSUFFICIENT]);
+    expect(refused.msg).not.toBe('');
+  });
+});

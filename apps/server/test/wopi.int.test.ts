@@ -6,11 +6,11 @@
  * X-WOPI-MaxExpectedSize, X-WOPI-ItemVersion) and status codes as documented there. No office server
  * (Collabora Online, OnlyOffice) can be reached here, so this client stands in for one.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Code, type InitData, type WopiSessionData } from '@skyferry/contract';
+import { Code, type EcologyApp, type InitData, type OfficeOpenData, type WopiSessionData } from '@skyferry/contract';
 import { WopiService } from '../src/services/wopi/index.ts';
 import { WopiLocksRepository } from '../src/repositories/wopi-locks.ts';
 import { envelope, startTestApp, type SignedUpUser, type TestApp } from './support/app.ts';
@@ -268,6 +268,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(readFileSync(join(folder, 'other.docx'), 'utf8')).toBe('another document');
     });
 
+    it('DeleteFile removes the document, but not while it is locked (409 with the lock) nor with a view token', async () => {
+      writeFileSync(join(folder, 'draft.docx'), 'a draft');
+      const c = await live('/draft.docx');
+      expect((await c.checkFileInfo()).info.SupportsDeleteFile).toBe(true);
+      expect((await (await live('/draft.docx', 'view')).override('DELETE')).status).toBe(401);
+      expect((await c.lock('lock-D')).status).toBe(200);
+      expect(mismatch(await c.override('DELETE'))).toEqual([409, 'lock-D']);
+      expect(existsSync(join(folder, 'draft.docx'))).toBe(true);
+      expect((await c.unlock('lock-D')).status).toBe(200);
+      expect((await c.override('DELETE')).status).toBe(200);
+      expect(existsSync(join(folder, 'draft.docx'))).toBe(false);
+      expect((await c.checkFileInfo()).status).toBe(404);
+    });
+
     it('tokens: one file only, not forged, not expired, and not past the session they were issued in', async () => {
       const report = await live('/report.docx');
       const other = await live('/other.docx');
@@ -327,5 +341,66 @@ describe('WOPI host without an office server', () => {
     expect([s.statusCode, envelope(s).code]).toEqual([404, Code.NOT_FOUND]);
     const r = await t.app.inject({ method: 'GET', url: '/wopi/files/abc?access_token=x' });
     expect([r.statusCode, envelope(r).code]).toEqual([404, Code.NOT_FOUND]);
+  });
+
+  it('an operator’s office-type app (state 2) opens a file at its office path with the encoded token, and the WOPI host serves it', async () => {
+    const operator = await t.signUp();
+    const folder = t.makeLocalFolder();
+    writeFileSync(join(folder, 'plan.docx'), 'the plan');
+    writeFileSync(join(folder, 'notes.txt'), 'not for the office app');
+    const cloud = envelope<{ id: string }>(
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/clouds',
+        headers: operator.headers,
+        payload: { cloud_name: 'local', credentials: { path: folder } },
+      }),
+    ).data.id;
+    const registered = envelope<EcologyApp>(
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/operator/apps',
+        headers: operator.headers,
+        payload: {
+          name: 'Docs',
+          url: 'https://office.example.com/editor/',
+          state: 2,
+          functions: [{ name: 'Edit', action: 'edit', extensions: ['docx'] }],
+        },
+      }),
+    );
+    expect(registered.code).toBe(0);
+    expect(registered.data.office).toEqual({ name: 'Docs', token: '' });
+    const open = (payload: Record<string, unknown>, headers = operator.headers) =>
+      t.app.inject({ method: 'POST', url: '/ecology/v1/office/open', headers, payload });
+    const opened = envelope<OfficeOpenData>(
+      await open({ app_id: registered.data.app_id, cloud_id: cloud, path: '/plan.docx' }),
+    );
+    expect(opened.code).toBe(0);
+    const url = new URL(opened.data.url);
+    expect(url.origin).toBe('https://office.example.com');
+    expect(url.pathname).toBe(`/editor/Docs/${encodeURIComponent(opened.data.office.token)}`);
+    expect(url.searchParams.get('WOPISrc')).toBe(opened.data.wopi_src);
+    expect([opened.data.office.name, opened.data.file_name]).toEqual(['Docs', 'plan.docx']);
+    // The office server, told the token and WOPISrc, reads and saves the file (no global office server is configured).
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const c = new WopiClient(`${base}${new URL(opened.data.wopi_src).pathname}`, opened.data.office.token);
+    const info = await c.checkFileInfo();
+    expect([info.status, info.info.BaseFileName, info.info.UserCanWrite]).toEqual([200, 'plan.docx', true]);
+    expect((await c.getFile()).body.toString()).toBe('the plan');
+    expect((await c.lock('office-lock')).status).toBe(200);
+    expect((await c.putFile(Buffer.from('the plan, edited'), 'office-lock')).status).toBe(200);
+    expect(readFileSync(join(folder, 'plan.docx'), 'utf8')).toBe('the plan, edited');
+    // A type the app does not take, an app that is not an office app, a cloud that is not yours: clear 4xx.
+    expect((await open({ app_id: registered.data.app_id, cloud_id: cloud, path: '/notes.txt' })).statusCode).toBe(400);
+    expect((await open({ app_id: 1, cloud_id: cloud, path: '/plan.docx' })).statusCode).toBe(400);
+    const stranger = await t.signUp(undefined, undefined, { operator: false });
+    expect(
+      (await open({ app_id: registered.data.app_id, cloud_id: cloud, path: '/plan.docx' }, stranger.headers))
+        .statusCode,
+    ).toBe(404);
+    // Without an office server configured, other WOPI tokens still answer 404 (the host is off for them).
+    const forged = new WopiClient(`${base}${new URL(opened.data.wopi_src).pathname}`, 'x.y');
+    expect((await forged.checkFileInfo()).status).toBe(404);
   });
 });

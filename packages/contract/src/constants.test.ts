@@ -210,6 +210,12 @@ describe('identity of the client', () => {
     expect(PRODUCT_ID).toEqual({ web: 9482, windows: 7920, mac: 8175 });
   });
   it('sends the embedded-host client identity of spec section 7', () => {
-    expect(EMBEDDED_HOST).toEqual({ clientType: 1, productId: 1, productVersion: '1.0.0', language: 'en-us' });
+    expect(EMBEDDED_HOST).toEqual({
+      clientType: 1,
+      productId: 1,
+      productVersion: '1.0.0',
+      language: 'en-us',
+      appKey: 'skyferry-web',
+    });
   });
 });

@@ -92,7 +92,14 @@ export const FRONT_END_VERSION = '1.7.8';
 export const PLATFORM = { web: 0, windows: 3, mac: 4 } as const;
 export const PRODUCT_ID = { web: 9482, windows: 7920, mac: 8175 } as const;
 /** Product id and version the embedded-app host client sends. */
-export const EMBEDDED_HOST = { clientType: 1, productId: 1, productVersion: '1.0.0', language: 'en-us' } as const;
+export const EMBEDDED_HOST = {
+  clientType: 1,
+  productId: 1,
+  productVersion: '1.0.0',
+  language: 'en-us',
+  /** The app key the host client names itself with. */
+  appKey: 'skyferry-web',
+} as const;
 
 export type RuntimeEnv = 'web' | 'app-win' | 'app-mac';
 

@@ -13,3 +13,12 @@ export const HEADERS = {
   email: 'x-email',
   uuid: 'x-uuid',
 } as const;
+
+/** Headers only the embedded-app host client sends (spec section 7, "Embedded-app host client"). */
+export const EMBEDDED_HOST_HEADERS = {
+  clientType: 'x-client-type',
+  clientSerial: 'x-client-serial',
+  appKey: 'x-app-key',
+  productId: 'x-product-id',
+  productVersion: 'x-product-version',
+} as const;

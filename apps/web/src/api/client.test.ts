@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Code, FRONT_END_VERSION, HEADERS, TIMEOUTS } from '@skyferry/contract';
+import { Code, EMBEDDED_HOST_HEADERS, FRONT_END_VERSION, HEADERS, TIMEOUTS } from '@skyferry/contract';
 import {
   ApiRequestError,
   NetworkError,
@@ -321,5 +321,43 @@ describe('api()', () => {
     stubFetch(() => envelopeResponse({ code: 0, msg: 'success', data: 1 }));
     await expect(api('/api/x', { method: 'GET' })).resolves.toBe(1);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('the embedded-app host client (spec section 7)', () => {
+  it('sends the host headers, json, the caller’s authorization and no cookies', async () => {
+    configureClient(environment({ tokenType: 'Bearer', accessToken: 'acc-1' }, { language: () => 'de' }));
+    const { calls } = stubFetch(() => envelopeResponse({ code: 0, msg: '', data: { items: [] } }));
+    const data = await api('/ecology/v1/apps', { method: 'GET', client: 'embedded-host' });
+    expect(data).toEqual({ items: [] });
+    const call = calls[0] as { init: RequestInit };
+    const headers = headersOf(call.init);
+    expect(headers).toMatchObject({
+      authorization: 'Bearer acc-1',
+      [EMBEDDED_HOST_HEADERS.clientType]: '1',
+      [EMBEDDED_HOST_HEADERS.appKey]: 'skyferry-web',
+      [EMBEDDED_HOST_HEADERS.productId]: '1',
+      [EMBEDDED_HOST_HEADERS.productVersion]: '1.0.0',
+      [HEADERS.language]: 'en-us',
+      'content-type': 'application/json',
+    });
+    expect(headers[EMBEDDED_HOST_HEADERS.clientSerial]).toMatch(UUID_RE);
+    // The main client's own headers are not mixed in.
+    expect(headers).not.toHaveProperty(HEADERS.pid);
+    expect(call.init.credentials).toBe('omit');
+  });
+
+  it('gives up after 30 s', async () => {
+    vi.useFakeTimers();
+    const { fetchMock } = hangingFetch();
+    const done = api('/ecology/v1/apps', {
+      method: 'GET',
+      client: 'embedded-host',
+      timeoutMs: TIMEOUTS.embeddedHostRequest,
+    }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await done).toBeInstanceOf(NetworkError);
   });
 });

@@ -1,5 +1,7 @@
 import {
   Code,
+  EMBEDDED_HOST,
+  EMBEDDED_HOST_HEADERS,
   FRONT_END_VERSION,
   HEADERS,
   PLATFORM,
@@ -151,8 +153,30 @@ export function requestHeaders(): Record<string, string> {
   return headers;
 }
 
+/**
+ * The headers of the embedded-app host client (spec section 7): the caller's authorization
+ * (token type and token; a visitor's temporary token), client type 1, the device's serial, the app
+ * key, product id 1, product version 1.0.0 and language en-us.
+ */
+export function embeddedHostHeaders(): Record<string, string> {
+  const id = env.identity();
+  const headers: Record<string, string> = {
+    [EMBEDDED_HOST_HEADERS.clientType]: String(EMBEDDED_HOST.clientType),
+    [EMBEDDED_HOST_HEADERS.clientSerial]: deviceUuid(),
+    [EMBEDDED_HOST_HEADERS.appKey]: EMBEDDED_HOST.appKey,
+    [EMBEDDED_HOST_HEADERS.productId]: String(EMBEDDED_HOST.productId),
+    [EMBEDDED_HOST_HEADERS.productVersion]: EMBEDDED_HOST.productVersion,
+    [HEADERS.language]: EMBEDDED_HOST.language,
+  };
+  if (id.accessToken) headers[HEADERS.authorization] = `${id.tokenType ?? 'Bearer'} ${id.accessToken}`;
+  if (id.tempToken) headers[HEADERS.tempAuthorization] = id.tempToken;
+  return headers;
+}
+
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** 'embedded-host': the embedded-app host client's headers and no cookies (spec section 7). */
+  client?: 'main' | 'embedded-host';
   body?: unknown;
   query?: Record<string, string | number | boolean | undefined>;
   signal?: AbortSignal;
@@ -190,8 +214,9 @@ async function request<T>(path: string, options: RequestOptions): Promise<{ data
   );
   const onAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  const headers = requestHeaders();
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const host = options.client === 'embedded-host';
+  const headers = host ? embeddedHostHeaders() : requestHeaders();
+  if (options.body !== undefined || host) headers['content-type'] = 'application/json';
   let response: Response;
   try {
     response = await fetch(url, {
@@ -199,7 +224,7 @@ async function request<T>(path: string, options: RequestOptions): Promise<{ data
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: controller.signal,
-      credentials: 'same-origin',
+      credentials: host ? 'omit' : 'same-origin',
     });
   } catch (err) {
     if (options.signal?.aborted) throw err;

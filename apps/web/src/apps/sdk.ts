@@ -102,6 +102,11 @@ export function contentUrl(s: AppSession, fileId: string): string {
   return `${fileUrl(s, fileId, '/content')}?app_token=${encodeURIComponent(s.token)}`;
 }
 
+/** A HEIC/HEIF picture decoded by the server, as a JPEG an `<img>` shows. */
+export function pictureUrl(s: AppSession, fileId: string): string {
+  return `${fileUrl(s, fileId, '/picture')}?app_token=${encodeURIComponent(s.token)}`;
+}
+
 async function call<T>(s: AppSession, url: string, init: RequestInit = {}): Promise<T> {
   const res = await fetch(url, {
     ...init,

@@ -173,3 +173,22 @@ export const externalAppBodySchema = z.object({
 export type ExternalAppBody = z.input<typeof externalAppBodySchema>;
 
 export const operatorAppsDataSchema = z.object({ items: z.array(ecologyAppSchema) });
+
+/** POST /ecology/v1/office/open: an office-type app (state 2) opens one file through the WOPI host. */
+export const officeOpenBodySchema = z.object({
+  app_id: z.number().int().min(1).max(2_147_483_647),
+  cloud_id: idSchema,
+  path: cloudPathSchema,
+});
+export type OfficeOpenBody = z.input<typeof officeOpenBodySchema>;
+export const officeOpenDataSchema = z.object({
+  /** The frame's address: the app's address, then the office name and the encoded token as a path, WOPISrc in the query. */
+  url: z.string(),
+  office: z.object({ name: z.string(), token: z.string() }),
+  /** The file's WOPI address (WOPISrc). */
+  wopi_src: z.string(),
+  /** When the token stops working, ms since the epoch. */
+  access_token_ttl: z.number(),
+  file_name: z.string(),
+});
+export type OfficeOpenData = z.infer<typeof officeOpenDataSchema>;

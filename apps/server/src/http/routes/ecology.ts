@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  EMBEDDED_HOST_HEADERS,
+  HEADERS,
+  baseName,
   appConvertBodySchema,
   appFileInfoSchema,
   appFileParamSchema,
@@ -17,10 +20,14 @@ import {
   envelopeOf,
   externalAppBodySchema,
   myAppsDataSchema,
+  officeOpenBodySchema,
+  officeOpenDataSchema,
   ok,
   operatorAppsDataSchema,
 } from '@skyferry/contract';
+import { publicBase } from '../../account-pages/origins.ts';
 import type { AppContext } from '../../context.ts';
+import { officeFrameUrl } from '../../services/ecology/index.ts';
 import type { AppTokenOwner } from '../../services/ecology/index.ts';
 import type { App } from '../app-types.ts';
 import { bearerToken, identityOf, requireIdentity, requireUser, userOf, type Identity } from '../auth.ts';
@@ -34,6 +41,17 @@ const identitySecurity: Array<Record<string, string[]>> = [{ bearer: [] }, { tem
 const appSecurity: Array<Record<string, string[]>> = [{ appToken: [] }];
 /** The calls an embedded app makes with its app token (from any origin: they carry no cookie). */
 export const APP_API_PREFIX = '/ecology/v1/app/';
+
+/** What an app's cross-origin calls may send: its token, ranges and conditions, and the embedded-app host client's headers. */
+const APP_ALLOWED_HEADERS = [
+  'authorization',
+  'content-type',
+  'range',
+  'if-match',
+  'if-range',
+  HEADERS.language,
+  ...Object.values(EMBEDDED_HOST_HEADERS),
+].join(', ');
 
 const appTokenQuerySchema = z.object({
   /** The app token, for addresses a page cannot add headers to (<img>, <video>). */
@@ -58,6 +76,16 @@ function rawBody(request: FastifyRequest): IncomingMessage {
   if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function')
     throw errors.badRequest('invalid_request', { detail: 'no body' });
   return body;
+}
+
+/**
+ * The embedded-app host client says json on every call (spec section 7), the usage call's empty
+ * body included: an empty body is no body, not a JSON syntax error.
+ */
+async function emptyJsonIsNoBody(request: FastifyRequest): Promise<void> {
+  const length = request.headers['content-length'];
+  if ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined)
+    delete request.headers['content-type'];
 }
 
 export default async function ecologyRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -107,6 +135,7 @@ export default async function ecologyRoutes(app: App, ctx: AppContext): Promise<
   app.put(
     '/ecology/v1/apps/usage/:appId',
     {
+      onRequest: emptyJsonIsNoBody,
       preHandler: requireUser(ctx),
       schema: {
         tags: ['apps'],
@@ -143,6 +172,47 @@ export default async function ecologyRoutes(app: App, ctx: AppContext): Promise<
     async (request) => {
       const b = request.body;
       return ok(await eco.issueToken(ownerOf(identityOf(request)), b.app_id, b.files));
+    },
+  );
+
+  app.post(
+    '/ecology/v1/office/open',
+    {
+      bodyLimit: 64 * 1024,
+      preHandler: requireIdentity(ctx),
+      schema: {
+        tags: ['apps'],
+        summary: 'Open one file with an operator’s office-type app (state 2) through the WOPI host',
+        description:
+          'Data: url (the app’s address, then the office name and the encoded WOPI access token as a path, WOPISrc in ' +
+          'the query), office {name, token}, wopi_src, access_token_ttl and file_name (for the POST to the office ' +
+          'service when the app closes). 400 when the app is not an office app or takes no file of that type; 404 ' +
+          'for a file that is not the caller’s.',
+        security: identitySecurity,
+        body: officeOpenBodySchema,
+        response: { 200: envelopeOf(officeOpenDataSchema) },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const { app: office, url, edits } = await eco.officeFunction(b.app_id, b.path);
+      const wopiBase = `${publicBase(ctx.config, request)}/wopi`;
+      const session = await ctx.wopi.openSession(
+        identityOf(request),
+        { cloud_id: b.cloud_id },
+        b.path,
+        edits ? 'edit' : 'view',
+        wopiBase,
+        { appId: office.app_id, url },
+      );
+      const name = office.office?.name ?? office.name;
+      return ok({
+        url: officeFrameUrl(url, name, session.access_token, session.wopi_src),
+        office: { name, token: session.access_token },
+        wopi_src: session.wopi_src,
+        access_token_ttl: session.access_token_ttl,
+        file_name: baseName(b.path),
+      });
     },
   );
 
@@ -260,7 +330,7 @@ function registerAppFileRoutes(app: App, ctx: AppContext): void {
   });
   app.options(`${APP_API_PREFIX}*`, { schema: { hide: true } }, async (_request, reply) => {
     reply.header('access-control-allow-methods', 'GET, PUT, POST');
-    reply.header('access-control-allow-headers', 'authorization, content-type, range, if-match, if-range');
+    reply.header('access-control-allow-headers', APP_ALLOWED_HEADERS);
     reply.header('access-control-max-age', '600');
     return reply.status(204).send();
   });
@@ -322,6 +392,27 @@ function registerAppFileRoutes(app: App, ctx: AppContext): void {
       // Not stored: a player that drops a range must not have the browser's cache read on to the end.
       reply.header('cache-control', 'no-store');
       return sendFile(request, reply, dl, true);
+    },
+  );
+
+  app.get(
+    `${APP_API_PREFIX}files/:fileId/picture`,
+    {
+      schema: {
+        tags: ['apps'],
+        summary:
+          'A picture of the app token that browsers cannot decode (HEIC/HEIF) as a JPEG, upright, at most 4096 px',
+        security: appSecurity,
+        params: appFileParamSchema,
+        querystring: appTokenQuerySchema,
+      },
+    },
+    async (request, reply) => {
+      const jpeg = await eco.picture(await appCall(request), request.params.fileId, abortOnClose(request, reply));
+      reply.header('content-type', 'image/jpeg');
+      reply.header('content-security-policy', "sandbox; default-src 'none'");
+      reply.header('cache-control', 'no-store');
+      return reply.send(jpeg);
     },
   );
 

@@ -646,9 +646,12 @@ function registerFileRoutes(app: App, ctx: AppContext): void {
       reply.header('etag', thumb.etag);
       reply.header('cache-control', 'private, max-age=300');
       reply.header('content-security-policy', "sandbox; default-src 'none'");
-      if (request.headers['if-none-match'] === thumb.etag) return reply.status(304).send();
+      if (request.headers['if-none-match'] === thumb.etag) {
+        if (!Buffer.isBuffer(thumb.body)) thumb.body.destroy();
+        return reply.status(304).send();
+      }
       reply.header('content-type', isSafeInline(thumb.type) ? thumb.type : 'application/octet-stream');
-      return reply.send(thumb.data);
+      return reply.send(thumb.body);
     },
   );
 

@@ -191,7 +191,7 @@ export default async function wopiRoutes(app: App, ctx: AppContext): Promise<voi
         bodyLimit: 1024 * 1024,
         schema: {
           tags,
-          summary: 'WOPI Lock, GetLock, RefreshLock, Unlock and UnlockAndRelock (by X-WOPI-Override)',
+          summary: 'WOPI Lock, GetLock, RefreshLock, Unlock, UnlockAndRelock and DeleteFile (by X-WOPI-Override)',
           description: `${WOPI_TAG_NOTE} A lock mismatch is 409 with the current lock in X-WOPI-Lock ('' when none); other overrides are 501.`,
           params: wopiFileParamSchema,
           querystring: wopiTokenQuerySchema,
@@ -220,6 +220,9 @@ export default async function wopiRoutes(app: App, ctx: AppContext): Promise<voi
               reply.header('X-WOPI-ItemVersion', r.version);
               return {};
             }
+            case 'DELETE':
+              await wopi.deleteFile(claims);
+              return {};
             default:
               throw new WopiError(501, `X-WOPI-Override ${override || '(none)'} is not supported`);
           }

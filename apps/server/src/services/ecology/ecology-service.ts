@@ -25,7 +25,7 @@ import { randomToken, sha256Hex } from '../crypto.ts';
 import { entryEtag, type Download, type FilesService } from '../files/files-service.ts';
 import { mimeOf } from '../files/mime.ts';
 import { FIRST_PARTY_APPS } from './first-party.ts';
-import { convertImage } from './convert.ts';
+import { convertImage, viewablePicture } from './convert.ts';
 
 const TOKEN_PREFIX = 'sk_app_';
 /** An app token lasts a working day; the host asks for a new one when the user opens a file again. */
@@ -122,6 +122,18 @@ export class EcologyService {
     const row = await this.repo.findApp(appId);
     if (!row) throw errors.notFound('app_not_found');
     return toApp(row);
+  }
+
+  /**
+   * An operator's office-type app (state 2) and its function that opens `path`: 400 when the app
+   * is not an office app or takes no file of that type.
+   */
+  async officeFunction(appId: number, path: string): Promise<{ app: EcologyApp; url: string; edits: boolean }> {
+    const app = await this.get(appId);
+    if (app.state !== 2) throw errors.badRequest('field_invalid', { field: 'app_id' });
+    const fn = app.functions.find((f) => f.extensions.includes(extensionOf(baseName(path))));
+    if (!fn) throw errors.badRequest('field_invalid', { field: 'path' });
+    return { app, url: fn.url || app.url, edits: fn.action !== 'view' };
   }
 
   /** PUT /ecology/v1/apps/usage/{appId}: the user opened the app. */
@@ -402,7 +414,7 @@ export class EcologyService {
     let out: Buffer;
     try {
       if (dl.kind !== 'file') throw errors.pathNotExist();
-      out = await convertImage(await dl.open(), input);
+      out = await convertImage(await dl.open(), dl.entry.name, input);
     } finally {
       dl.release();
     }
@@ -417,7 +429,30 @@ export class EcologyService {
     return this.info(ctx, g.id);
   }
 
+  /** A granted picture the browser cannot decode (HEIC/HEIF) as a JPEG the Viewer shows. */
+  async picture(ctx: AppTokenContext, fileId: string, signal: AbortSignal): Promise<Buffer> {
+    const dl = await this.download(ctx, fileId, signal);
+    try {
+      if (dl.kind !== 'file') throw errors.pathNotExist();
+      return await viewablePicture(await dl.open(), dl.entry.name);
+    } finally {
+      dl.release();
+    }
+  }
+
   async purgeExpired(): Promise<void> {
     await this.repo.purgeExpired(this.now());
   }
+}
+
+/**
+ * The frame address of an office-type app (spec section 7): the app's address, then the office
+ * name and the encoded WOPI access token as a path, and the file's WOPISrc in the query (what
+ * WOPI clients read).
+ */
+export function officeFrameUrl(appUrl: string, officeName: string, token: string, wopiSrc: string): string {
+  const base = appUrl.endsWith('/') ? appUrl : `${appUrl}/`;
+  const url = new URL(`${encodeURIComponent(officeName)}/${encodeURIComponent(token)}`, base);
+  url.searchParams.set('WOPISrc', wopiSrc);
+  return url.toString();
 }

@@ -2,7 +2,7 @@ import { FIRST_PARTY_APP_IDS, type EcologyApp } from '@skyferry/contract';
 
 /** Extensions each first-party app takes (lower case, no dot). */
 export const APP_EXTENSIONS = {
-  pictures: ['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'bmp', 'ico'],
+  pictures: ['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'bmp', 'ico', 'heic', 'heif'],
   pdf: ['pdf'],
   text: [
     'txt',
@@ -52,7 +52,7 @@ export const APP_EXTENSIONS = {
     'patch',
   ],
   media: ['mp3', 'wav', 'ogg', 'oga', 'flac', 'm4a', 'aac', 'opus', 'mp4', 'm4v', 'webm', 'ogv', 'mov'],
-  convertible: ['jpg', 'jpeg', 'png', 'webp', 'avif', 'gif', 'tif', 'tiff'],
+  convertible: ['jpg', 'jpeg', 'png', 'webp', 'avif', 'gif', 'tif', 'tiff', 'heic', 'heif'],
 } as const;
 
 /**

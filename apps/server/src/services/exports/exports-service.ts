@@ -12,7 +12,7 @@ import {
 } from '@skyferry/contract';
 import type { OutboundGuard } from '@skyferry/providers';
 import type { Logger } from 'pino';
-import { errors, type ApiError } from '../../http/errors.ts';
+import { ApiError, errors } from '../../http/errors.ts';
 import type { ExportTaskRow, ExportTasksRepository } from '../../repositories/exports.ts';
 import type { CloudIdentity } from '../clouds.ts';
 import { checkName, FilesService } from '../files/files-service.ts';
@@ -38,6 +38,14 @@ export interface ExportsServiceOptions {
   log: Logger;
   /** How long a download may stay silent. */
   timeoutMs?: number;
+  /**
+   * A signed-in user's transfer allowance (UsersService, with billing on): an export needs data
+   * left, and what it wrote is charged once. None: not counted.
+   */
+  traffic?: {
+    remaining(userId: string): Promise<number>;
+    charge(userId: string, bytes: number, key: string): Promise<unknown>;
+  };
   now?: () => number;
 }
 
@@ -116,6 +124,11 @@ export class ExportsService {
         });
     }
     await this.o.files.checkWritable(identity, body);
+    if (this.o.traffic && 'userId' in identity) {
+      const left = await this.o.traffic.remaining(identity.userId);
+      // Like a transfer task: some data must be left, and all of it when the size is known.
+      if (left <= 0 || size > left) throw new ApiError(Code.TRAFFIC_INSUFFICIENT, 'traffic_insufficient');
+    }
     const now = this.now();
     await this.o.repo.purgeOlderThan(now - KEEP_MS);
     const owner = ownerOf(identity);
@@ -220,6 +233,8 @@ export class ExportsService {
       });
       clearInterval(timer);
       await writing;
+      if (this.o.traffic && 'userId' in identity)
+        await this.o.traffic.charge(identity.userId, source.size, `export:${id}`);
       await this.o.repo.update(id, {
         status: ExportStatus.success,
         path: item.path,

@@ -33,7 +33,7 @@ import { isImageName, mimeOf } from './mime.ts';
 import { ProviderPool, type ProviderLease } from './provider-pool.ts';
 import { toFileItem } from './items.ts';
 import { searchStep } from './search.ts';
-import { makeThumbnail } from './thumbnails.ts';
+import { makeThumbnail, spool } from './thumbnails.ts';
 import { UploadSessions, type UploadOwner, type UploadRegistry } from './uploads.ts';
 import { zipLength, zipStream, type ZipEntry } from './zip.ts';
 
@@ -691,7 +691,7 @@ export class FilesService {
     path: string,
     size: number = THUMBNAIL_DEFAULT_SIZE,
     signal?: AbortSignal,
-  ): Promise<{ data: Buffer; type: string; etag: string }> {
+  ): Promise<{ body: Buffer | Readable; type: string; etag: string }> {
     return this.run(identity, cloudId, Permission.read, async ({ cloud, provider }) => {
       const st = await provider.stat(path);
       if (st.kind !== 'file' || !isImageName(st.name)) throw errors.pathNotExist();
@@ -703,13 +703,13 @@ export class FilesService {
       if (hit) {
         this.thumbs.delete(key);
         this.thumbs.set(key, hit);
-        return { ...hit, etag };
+        return { body: hit.data, type: hit.type, etag };
       }
-      const chunks: Buffer[] = [];
-      for await (const c of await provider.openRead(path, { signal }))
-        chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array));
-      const original = Buffer.concat(chunks);
-      const thumb = (await makeThumbnail(original, size)) ?? { data: original, type: mimeOf(st.name, st.mimeType) };
+      // Through the disk, never whole in memory: libvips reads the file in strips.
+      const original = await spool(await provider.openRead(path, { signal }));
+      const thumb = await makeThumbnail(original.path, st.name, size);
+      if (!thumb) return { body: original.stream(), type: mimeOf(st.name, st.mimeType), etag };
+      await original.remove();
       this.thumbs.set(key, thumb);
       this.thumbBytes += thumb.data.length;
       for (const [k, v] of this.thumbs) {
@@ -717,7 +717,7 @@ export class FilesService {
         this.thumbs.delete(k);
         this.thumbBytes -= v.data.length;
       }
-      return { ...thumb, etag };
+      return { body: thumb.data, type: thumb.type, etag };
     });
   }
 
@@ -733,7 +733,7 @@ export function entryEtag(entry: Entry): string {
 }
 
 /** Images over this size get no preview. */
-const THUMBNAIL_MAX_SOURCE = 20 * 1024 * 1024;
+const THUMBNAIL_MAX_SOURCE = 100 * 1024 * 1024;
 /** The longest side of a thumbnail when the call names no size (pixels). */
 const THUMBNAIL_DEFAULT_SIZE = 256;
 const THUMBNAIL_CACHE_BYTES = 64 * 1024 * 1024;

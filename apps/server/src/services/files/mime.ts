@@ -27,6 +27,7 @@ const TYPES: Record<string, string> = {
   tif: 'image/tiff',
   tiff: 'image/tiff',
   heic: 'image/heic',
+  heif: 'image/heif',
   mp3: 'audio/mpeg',
   wav: 'audio/wav',
   ogg: 'audio/ogg',
@@ -70,5 +71,5 @@ export function isSafeInline(type: string): boolean {
 }
 
 export function isImageName(name: string): boolean {
-  return /\.(jpe?g|png|gif|webp|avif|bmp|tiff?|heic)$/i.test(name);
+  return /\.(jpe?g|png|gif|webp|avif|bmp|tiff?|heic|heif)$/i.test(name);
 }

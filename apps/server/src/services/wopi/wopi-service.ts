@@ -26,6 +26,8 @@ export interface WopiClaims {
   sessionId?: string;
   write: boolean;
   expiresAt: number;
+  /** The operator's office-type app the token was made for. */
+  officeApp?: number;
 }
 
 interface Wire {
@@ -36,6 +38,8 @@ interface Wire {
   s?: string;
   w: 0 | 1;
   e: number;
+  /** The operator's office-type app the token was made for: such tokens work without SKYFERRY_WOPI_CLIENT_URL. */
+  a?: number;
 }
 
 /** A WOPI answer that is not 200: its status, and the lock to report (409s always carry X-WOPI-Lock). */
@@ -106,8 +110,10 @@ export class WopiService {
     path: string,
     mode: 'view' | 'edit',
     wopiBase: string,
+    officeApp?: { appId: number; url: string },
   ): Promise<WopiSessionData> {
-    if (!this.o.officeUrl) throw errors.notFound();
+    const officeUrl = officeApp?.url ?? this.o.officeUrl;
+    if (!officeUrl) throw errors.notFound();
     const { item } = await this.o.files.stat(identity, ref, path);
     if (item.type !== 1) throw errors.pathNotExist();
     const cloudId = ref.cloud_id ?? ref.token_id ?? '';
@@ -122,19 +128,29 @@ export class WopiService {
       e: expiresAt,
     };
     if ('userId' in identity && identity.sessionId) wire.s = identity.sessionId;
+    if (officeApp) wire.a = officeApp.appId;
     const body = Buffer.from(JSON.stringify(wire), 'utf8').toString('base64url');
     return {
       file_id: fileId,
       access_token: `${body}.${this.o.box.mac(TOKEN_PURPOSE, body)}`,
       access_token_ttl: expiresAt,
       wopi_src: `${wopiBase}/files/${fileId}`,
-      office_url: this.o.officeUrl,
+      office_url: officeUrl,
     };
   }
 
-  /** The claims of a valid token for `fileId`; 404 when the host is off, 401 otherwise. */
+  /**
+   * The claims of a valid token for `fileId`; 401 otherwise. Without an office server configured
+   * the host is off (404) but for the tokens made for an operator's office app.
+   */
   async authorize(fileId: string, token: string | undefined): Promise<WopiClaims> {
-    if (!this.o.officeUrl) throw new WopiError(404, 'no office server is configured');
+    if (this.o.officeUrl) return this.verify(fileId, token);
+    const claims = await this.verify(fileId, token).catch(() => undefined);
+    if (!claims?.officeApp) throw new WopiError(404, 'no office server is configured');
+    return claims;
+  }
+
+  private async verify(fileId: string, token: string | undefined): Promise<WopiClaims> {
     if (!token) throw invalidToken();
     const dot = token.lastIndexOf('.');
     if (dot <= 0) throw invalidToken();
@@ -162,6 +178,7 @@ export class WopiService {
       sessionId: wire.s,
       write: wire.w === 1,
       expiresAt: wire.e,
+      ...(typeof wire.a === 'number' ? { officeApp: wire.a } : {}),
     };
   }
 
@@ -190,7 +207,7 @@ export class WopiService {
       SupportsExtendedLockLength: true,
       SupportsUpdate: true,
       SupportsRename: false,
-      SupportsDeleteFile: false,
+      SupportsDeleteFile: true,
     };
   }
 
@@ -255,6 +272,17 @@ export class WopiService {
       if (held !== id) throw lockMismatch(held, 'the file is locked by another lock');
     }
     return { version: versionOf(item) };
+  }
+
+  /** DeleteFile: removes the document (to the cloud's trash where it has one); 409 while anyone holds its lock. */
+  async deleteFile(c: WopiClaims): Promise<void> {
+    this.requireWrite(c);
+    await this.stat(c);
+    const current = await this.o.locks.current(c.fileId, this.now());
+    if (current !== undefined) throw lockMismatch(current, 'the file is locked');
+    const result = await this.o.files.delete(c.identity, { cloud_id: c.cloudId }, [c.path], false);
+    const failed = result.failed[0];
+    if (failed) throw failed.error;
   }
 
   /** GetLock: the current lock ('' when none). */

@@ -7,6 +7,7 @@ import {
   files,
   h,
   loadStrings,
+  pictureUrl,
   renderMarkdown,
   t,
   type AppSession,
@@ -14,7 +15,9 @@ import {
 
 /** Text larger than this is shown from its start only (one range request, never the whole file). */
 const TEXT_LIMIT = 2 * 1024 * 1024;
-const PICTURES = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'bmp', 'ico']);
+const PICTURES = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'bmp', 'ico', 'heic', 'heif']);
+/** Pictures browsers cannot decode: the server sends them as JPEG. */
+const DECODED_BY_SERVER = new Set(['heic', 'heif']);
 const MEDIA = new Set(['mp3', 'wav', 'ogg', 'oga', 'flac', 'm4a', 'aac', 'opus', 'mp4', 'm4v', 'webm', 'ogv', 'mov']);
 const AUDIO = new Set(['mp3', 'wav', 'ogg', 'oga', 'flac', 'm4a', 'aac', 'opus']);
 
@@ -55,7 +58,7 @@ function show(i: number): void {
   });
 }
 
-async function showPicture(s: AppSession, fileId: string): Promise<void> {
+async function showPicture(s: AppSession, fileId: string, ext: string): Promise<void> {
   stage.dataset.kind = 'picture';
   const img = h('img', { class: 'picture fit', alt: '', 'data-testid': 'viewer-picture' });
   let zoom = 1;
@@ -77,7 +80,7 @@ async function showPicture(s: AppSession, fileId: string): Promise<void> {
   fit.onclick = () => ((zoom = 1), apply());
   tools.append(zoomOut, zoomLabel, zoomIn, fit);
   img.onerror = () => message(t('viewer.unsupported'), true);
-  img.src = contentUrl(s, fileId);
+  img.src = DECODED_BY_SERVER.has(ext) ? pictureUrl(s, fileId) : contentUrl(s, fileId);
   stage.replaceChildren(h('div', { class: 'center' }, img));
 }
 

@@ -12,7 +12,7 @@ import {
   targetOriginOf,
   type HostLink,
 } from './host.ts';
-import { closeLoginRequiredApps, dropTokens, useAppTabs, type AppTab } from './tabs.ts';
+import { closeLoginRequiredApps, dropTokens, isOfficeTab, officeOf, useAppTabs, type AppTab } from './tabs.ts';
 
 /** Height of the header above the frames (AppLayout's header). */
 export const FRAME_TOP = 52;
@@ -70,7 +70,19 @@ export function AppFrames() {
 function AppFrame({ tab, visible }: { tab: AppTab; visible: boolean }) {
   const { t, i18n } = useTranslation('apps');
   const ref = useRef<HTMLIFrameElement>(null);
-  const [src] = useState(() => frameUrlOf(tab, i18n.language));
+  // An office app's address carries its WOPI token: it is asked for first.
+  const [src, setSrc] = useState(() => (isOfficeTab(tab) ? '' : frameUrlOf(tab, i18n.language)));
+  useEffect(() => {
+    if (!isOfficeTab(tab)) return;
+    let live = true;
+    officeOf(tab).then(
+      (office) => live && setSrc(office.url),
+      (err: unknown) => console.error('office app failed to open', err),
+    );
+    return () => {
+      live = false;
+    };
+  }, [tab]);
   // A first-party app's private channel (see APP_PORT_OFFER), for the document the frame first loaded.
   const port = useRef<MessagePort | null>(null);
   const loads = useRef(0);
@@ -134,7 +146,7 @@ function AppFrame({ tab, visible }: { tab: AppTab; visible: boolean }) {
   return (
     <iframe
       ref={ref}
-      src={src}
+      src={src || undefined}
       title={t('frameTitle', { name: tab.label })}
       sandbox={sandboxOf(tab.app, window.location.origin)}
       allow="fullscreen"

@@ -10,7 +10,7 @@ import {
   targetOriginOf,
   type HostLink,
 } from './host.ts';
-import { appIdOf, closeApp, openApp, tabsStore } from './tabs.ts';
+import { appIdOf, closeApp, isOfficeTab, officeOf, openApp, tabsStore } from './tabs.ts';
 
 vi.mock('../session/navigation.ts', () => ({ navigateTo: vi.fn() }));
 const openLogin = vi.fn(async () => undefined);
@@ -24,6 +24,13 @@ vi.mock('./api.ts', () => ({
       files: [{ file_id: 'f1', name: 'a.png', writable: true }],
     })),
     revokeToken: vi.fn(async () => null),
+    openOffice: vi.fn(async () => ({
+      url: 'https://office.example.com/editor/Docs/tok%2Ben?WOPISrc=http%3A%2F%2Fh%2Fwopi%2Ffiles%2Ff1',
+      office: { name: 'Docs', token: 'tok+en' },
+      wopi_src: 'http://h/wopi/files/f1',
+      access_token_ttl: 0,
+      file_name: 'plan.docx',
+    })),
   },
 }));
 const warned = vi.fn();
@@ -197,5 +204,38 @@ describe('app tabs', () => {
     expect(openApp(external)).toBe(true);
     expect(openApp(external)).toBe(true);
     expect(tabsStore.getState().tabs.filter((t) => t.app.app_id === 100)).toHaveLength(1);
+  });
+
+  it('opens an office app (state 2) at the address the server made, and posts the file name and token to its service on close', async () => {
+    const office: EcologyApp = {
+      ...external,
+      app_id: 101,
+      state: 2,
+      url: 'https://office.example.com/editor/',
+      origin: 'https://office.example.com',
+      office: { name: 'Docs', token: '' },
+    };
+    const posted = vi.fn(async (_url: string, _init: RequestInit) => new Response(null));
+    vi.stubGlobal('fetch', posted);
+    try {
+      expect(openApp(office, { files: [{ cloud_id: 'c', path: '/plan.docx', name: 'plan.docx' }] })).toBe(true);
+      const tab = tabsStore.getState().tabs.find((t) => t.app.app_id === 101);
+      if (!tab) throw new Error('no tab');
+      expect(isOfficeTab(tab)).toBe(true);
+      expect(isOfficeTab({ ...tab, app: external })).toBe(false);
+      const { ecologyApi } = await import('./api.ts');
+      expect((await officeOf(tab)).url).toBe(
+        'https://office.example.com/editor/Docs/tok%2Ben?WOPISrc=http%3A%2F%2Fh%2Fwopi%2Ffiles%2Ff1',
+      );
+      expect(vi.mocked(ecologyApi.openOffice)).toHaveBeenCalledWith(101, { cloud_id: 'c', path: '/plan.docx' });
+      closeApp(tab.key);
+      await vi.waitFor(() => expect(posted).toHaveBeenCalled());
+      const [url, init] = posted.mock.calls[0] as [string, RequestInit];
+      expect(url).toBe('https://office.example.com/editor/Docs/close');
+      expect([init.method, init.credentials]).toEqual(['POST', 'omit']);
+      expect(JSON.parse(String(init.body))).toEqual({ file_name: 'plan.docx', token: 'tok+en' });
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { LIMITS, type AppTokenData, type EcologyApp } from '@skyferry/contract';
+import { LIMITS, type AppTokenData, type EcologyApp, type OfficeOpenData } from '@skyferry/contract';
 import i18n from 'i18next';
 import { createStore, useStore } from '../../lib/store.ts';
 import { navigateTo } from '../session/navigation.ts';
@@ -91,6 +91,57 @@ function revokeToken(key: string): void {
   void t?.then((d) => ecologyApi.revokeToken(d.token)).catch(() => undefined);
 }
 
+/** Whether a tab is an office-type app (state 2) opened with a file: its frame opens through the WOPI host. */
+export function isOfficeTab(tab: Pick<AppTab, 'app' | 'files'>): boolean {
+  return tab.app.state === 2 && !tab.app.first_party && tab.files.length > 0;
+}
+
+const offices = new Map<string, Promise<OfficeOpenData>>();
+
+/** An office tab's frame address and WOPI token (asked for once per tab). */
+export function officeOf(tab: AppTab): Promise<OfficeOpenData> {
+  let o = offices.get(tab.key);
+  const file = tab.files[tab.current] ?? tab.files[0];
+  if (!o) {
+    o = file
+      ? ecologyApi.openOffice(tab.app.app_id, { cloud_id: file.cloud_id, path: file.path })
+      : Promise.reject(new Error('no file'));
+    o.catch(() => offices.delete(tab.key));
+    offices.set(tab.key, o);
+  }
+  return o;
+}
+
+/**
+ * The POST to the document-editing service when an office app closes (spec section 7): the file's
+ * name and the token, to `<office name>/close` beside the address the frame opened.
+ */
+export function officeCloseRequest(office: OfficeOpenData): { url: string; init: RequestInit } {
+  return {
+    url: new URL('close', office.url).toString(),
+    init: {
+      method: 'POST',
+      // The service is on another origin: a simple request (no preflight), no cookies, sent even as the page goes.
+      mode: 'no-cors',
+      credentials: 'omit',
+      keepalive: true,
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ file_name: office.file_name, token: office.office.token }),
+    },
+  };
+}
+
+function closeOffice(key: string): void {
+  const o = offices.get(key);
+  offices.delete(key);
+  void o
+    ?.then((office) => {
+      const { url, init } = officeCloseRequest(office);
+      return fetch(url, init);
+    })
+    .catch(() => undefined);
+}
+
 /** Forgets every tab's token (a new session: the old ones ended with it), so the next use issues new ones. */
 export function dropTokens(): void {
   tokens.clear();
@@ -144,6 +195,7 @@ export function closeApp(key: string): AppTab | undefined {
   const index = tabs.findIndex((t) => t.key === key);
   if (index < 0) return undefined;
   revokeToken(key);
+  closeOffice(key);
   const rest = tabs.filter((t) => t.key !== key);
   tabsStore.setState({ tabs: rest });
   return rest[Math.min(index, rest.length - 1)];

@@ -178,7 +178,19 @@ export function extensionOf(name: string): string {
   return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
 }
 
-export const IMAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'bmp', 'tif', 'tiff', 'heic']);
+export const IMAGE_EXTENSIONS = new Set([
+  'jpg',
+  'jpeg',
+  'png',
+  'gif',
+  'webp',
+  'avif',
+  'bmp',
+  'tif',
+  'tiff',
+  'heic',
+  'heif',
+]);
 export function isImage(item: Pick<FileItem, 'name' | 'type'>): boolean {
   return item.type === RemoteFileType.file && IMAGE_EXTENSIONS.has(extensionOf(item.name));
 }
