@@ -1,0 +1,49 @@
+/**
+ * Writes the app shell (src/app/shell/prerender.tsx) into copies of the built index.html, one per
+ * language and account kind (`dist/shell/<lang>-<account>.html`, with their .br and .gz), and the
+ * routes they are for (`dist/shell/routes.json`: the sidebar layout's). The server sends the one
+ * that fits the request for those routes, so their header and menu paint before any script runs;
+ * the app renders the same markup when it starts and replaces it.
+ *
+ *   node scripts/prerender-shell.ts   (after `vite build` and `vite build -c vite.shell.config.ts`)
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isRtl, shellFile, shellVariants, SHELL_MANIFEST, type Language, type ShellAccount } from '@skyferry/contract';
+import { compressFile } from '../vite.plugins.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const dist = join(root, 'dist');
+
+// The app's modules read `window` when loaded (the desktop bridge); in Node there is none.
+(globalThis as { window?: unknown }).window ??= globalThis;
+const shell = (await import(pathToFileURL(join(root, 'dist-shell', 'prerender.js')).href)) as {
+  renderShell(lang: Language, account: ShellAccount): Promise<string>;
+  shellRoutes(): string[];
+};
+
+const template = await readFile(join(dist, 'index.html'), 'utf8');
+const MARKS = /<!--app-shell-->[\s\S]*<!--\/app-shell-->/;
+if (!MARKS.test(template)) throw new Error('prerender-shell: index.html has no app-shell marks');
+const stylesheets = template.match(/<link rel="stylesheet"[^>]*>/g) ?? [];
+
+/** index.html with the shell in #root, and its stylesheets in the head: the shell is drawn with them. */
+function page(lang: Language, markup: string): string {
+  let html = template.replace(
+    /<html lang="[^"]*">/,
+    `<html lang="${lang === 'br' ? 'pt-BR' : lang}" dir="${isRtl(lang) ? 'rtl' : 'ltr'}" data-mantine-color-scheme="light">`,
+  );
+  for (const link of stylesheets) html = html.replace(link, '');
+  html = html.replace('</head>', `  ${stylesheets.join('\n    ')}\n  </head>`);
+  return html.replace(MARKS, () => markup);
+}
+
+await mkdir(join(dist, 'shell'), { recursive: true });
+for (const { lang, account } of shellVariants()) {
+  const file = join(dist, shellFile(lang, account));
+  await writeFile(file, page(lang, await shell.renderShell(lang, account)));
+  await compressFile(file);
+}
+await writeFile(join(dist, SHELL_MANIFEST), `${JSON.stringify({ routes: shell.shellRoutes() })}\n`);
+process.stdout.write(`prerender-shell: ${shellVariants().length} shells in ${join(dist, 'shell')}\n`);
