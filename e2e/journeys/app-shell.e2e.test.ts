@@ -30,7 +30,14 @@ function words(lang: string): { menu: string[]; badge: string } {
 /** The visible text of an HTML page's #root, roughly (tags dropped). */
 function rootText(html: string): string {
   const root = html.slice(html.indexOf('<div id="root">'));
-  return root.replace(/<style[\s\S]*?<\/style>/g, '').replace(/<[^>]+>/g, ' ');
+  return root
+    .replace(/<style[\s\S]*?<\/style>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+    .replaceAll('&quot;', '"')
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&amp;', '&');
 }
 
 beforeAll(async () => {
@@ -71,6 +78,8 @@ describe('the page the server sends', () => {
     const html = await (await get('/tasks/abc', { 'accept-language': 'en', cookie: 'sf_lang=de' })).text();
     expect(html).toContain('<html lang="de" dir="ltr"');
     for (const label of words('de').menu) expect(rootText(html)).toContain(label);
+    // The page's menu entry is the highlighted one.
+    expect(html.match(/<a [^>]*aria-current="page"[^>]*>/g)).toEqual([expect.stringContaining('href="/tasks"')]);
   });
 
   it('has a signed-in user’s header, without the visitor’s badge, when the app says someone is signed in', async () => {
@@ -177,6 +186,7 @@ describe.each([
     } else {
       for (const label of menu)
         expect(await page.locator('nav').getByText(label, { exact: true }).isVisible()).toBe(true);
+      expect(await page.locator('nav a[aria-current="page"]').getAttribute('href')).toBe('/transfer');
       const nav = await page.locator('nav').boundingBox();
       // The sidebar on the reading side: left, or right for Arabic.
       if (lang === 'ar') expect(nav!.x).toBeGreaterThan(width / 2);

@@ -1,7 +1,8 @@
 /**
  * Writes the app shell (src/app/shell/prerender.tsx) into copies of the built index.html, one per
- * language and account kind (`dist/shell/<lang>-<account>.html`, with their .br and .gz), and the
- * routes they are for (`dist/shell/routes.json`: the sidebar layout's). The server sends the one
+ * language, account kind and highlighted menu entry (`dist/shell/<lang>-<account>-<menu>.html`,
+ * with their .br and .gz), and the routes they are for (`dist/shell/routes.json`: the sidebar
+ * layout's). The server sends the one
  * that fits the request for those routes, so their header and menu paint before any script runs;
  * the app renders the same markup when it starts and replaces it.
  *
@@ -10,7 +11,15 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isRtl, shellFile, shellVariants, SHELL_MANIFEST, type Language, type ShellAccount } from '@skyferry/contract';
+import {
+  isRtl,
+  shellFile,
+  shellVariants,
+  SHELL_MANIFEST,
+  type Language,
+  type ShellAccount,
+  type ShellManifest,
+} from '@skyferry/contract';
 import { compressFile } from '../vite.plugins.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -19,8 +28,9 @@ const dist = join(root, 'dist');
 // The app's modules read `window` when loaded (the desktop bridge); in Node there is none.
 (globalThis as { window?: unknown }).window ??= globalThis;
 const shell = (await import(pathToFileURL(join(root, 'dist-shell', 'prerender.js')).href)) as {
-  renderShell(lang: Language, account: ShellAccount): Promise<string>;
-  shellRoutes(): string[];
+  renderShell(lang: Language, account: ShellAccount, path: string): Promise<string>;
+  shellRoutes(): ShellManifest['routes'];
+  shellMenus(): Record<string, string>;
 };
 
 const template = await readFile(join(dist, 'index.html'), 'utf8');
@@ -40,10 +50,19 @@ function page(lang: Language, markup: string): string {
 }
 
 await mkdir(join(dist, 'shell'), { recursive: true });
+const routes = shell.shellRoutes();
+const menus = Object.entries(shell.shellMenus());
+const missing = routes.filter((r) => !menus.some(([menu]) => menu === r.menu));
+if (missing.length > 0) throw new Error(`prerender-shell: no page to draw ${missing.map((r) => r.path).join(', ')} at`);
+const written: Array<Promise<void>> = [];
 for (const { lang, account } of shellVariants()) {
-  const file = join(dist, shellFile(lang, account));
-  await writeFile(file, page(lang, await shell.renderShell(lang, account)));
-  await compressFile(file);
+  for (const [menu, path] of menus) {
+    const file = join(dist, shellFile(lang, account, menu));
+    await writeFile(file, page(lang, await shell.renderShell(lang, account, path)));
+    written.push(compressFile(file));
+  }
 }
-await writeFile(join(dist, SHELL_MANIFEST), `${JSON.stringify({ routes: shell.shellRoutes() })}\n`);
-process.stdout.write(`prerender-shell: ${shellVariants().length} shells in ${join(dist, 'shell')}\n`);
+await Promise.all(written);
+const manifest: ShellManifest = { routes };
+await writeFile(join(dist, SHELL_MANIFEST), `${JSON.stringify(manifest)}\n`);
+process.stdout.write(`prerender-shell: ${written.length} shells in ${join(dist, 'shell')}\n`);

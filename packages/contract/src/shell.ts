@@ -2,8 +2,9 @@ import { LANGUAGES, type Language } from './languages.ts';
 
 /**
  * The app shell: the header and menu as the web app first renders them, prerendered by its build
- * per language and account kind (`shell/<lang>-<account>.html` in the build) so that the server
- * sends them as the page. The app sets the cookies; the server reads them to pick the file.
+ * per language, account kind and highlighted menu entry (`shell/<lang>-<account>-<menu>.html` in
+ * the build) so that the server sends them as the page. The app sets the cookies; the server reads
+ * them to pick the file.
  */
 export type ShellAccount = 'visitor' | 'member';
 export const SHELL_ACCOUNTS: readonly ShellAccount[] = ['visitor', 'member'];
@@ -15,8 +16,14 @@ export const SHELL_COOKIES = { language: 'sf_lang', account: 'sf_account' } as c
 export const SHELL_DIR = 'shell';
 export const SHELL_MANIFEST = 'shell/routes.json';
 
-export function shellFile(lang: Language, account: ShellAccount): string {
-  return `${SHELL_DIR}/${lang}-${account}.html`;
+/** The build's list: each route (`/tasks/:id`) the shell is for, and which menu entry it highlights. */
+export interface ShellManifest {
+  routes: Array<{ path: string; menu: string }>;
+}
+
+/** `menu`: the highlighted menu entry's name (`transfer`), or `none`. */
+export function shellFile(lang: Language, account: ShellAccount, menu: string): string {
+  return `${SHELL_DIR}/${lang}-${account}-${menu}.html`;
 }
 
 export function shellVariants(): Array<{ lang: Language; account: ShellAccount }> {

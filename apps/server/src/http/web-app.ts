@@ -9,6 +9,7 @@ import {
   shellFile,
   toLanguage,
   type ShellAccount,
+  type ShellManifest,
 } from '@skyferry/contract';
 import { apiNotFound } from './envelope.ts';
 
@@ -28,28 +29,34 @@ function cookie(request: FastifyRequest, name: string): string | undefined {
   return undefined;
 }
 
+interface ShellRoute {
+  pattern: RegExp;
+  menu: string;
+}
+
 /**
  * The routes the build prerendered the app shell for (apps/web/scripts/prerender-shell.ts), as
- * patterns (`/tasks/:id`); none when the build has no shell.
+ * patterns (`/tasks/:id`) with the menu entry each highlights; none when the build has no shell.
  */
-function shellRoutes(webDist: string): RegExp[] {
+function shellRoutes(webDist: string): ShellRoute[] {
   const manifest = join(webDist, SHELL_MANIFEST);
   if (!existsSync(manifest)) return [];
-  const { routes } = JSON.parse(readFileSync(manifest, 'utf8')) as { routes: string[] };
-  return routes.map(
-    (route) => new RegExp(`^${route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`),
-  );
+  const { routes } = JSON.parse(readFileSync(manifest, 'utf8')) as ShellManifest;
+  return routes.map(({ path, menu }) => ({
+    pattern: new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`),
+    menu,
+  }));
 }
 
 /**
  * The prerendered page for a route of the sidebar layout: in the language the app last used (its
  * cookie), else the browser's (Accept-Language); a signed-in user's header or a visitor's.
  */
-function shellPage(request: FastifyRequest): string {
+function shellPage(request: FastifyRequest, route: ShellRoute): string {
   const lang =
     toLanguage(cookie(request, SHELL_COOKIES.language)) ?? languageFromHeader(request.headers['accept-language']);
   const account: ShellAccount = cookie(request, SHELL_COOKIES.account) === 'member' ? 'member' : 'visitor';
-  return shellFile(lang, account);
+  return shellFile(lang, account, route.menu);
 }
 
 /**
@@ -96,9 +103,10 @@ export async function installWebApp(app: FastifyInstance, webDist: string): Prom
     }
     // Through the static plugin: the compressed variant, ETag and 304 as for any other file
     // (a not-found handler's reply starts as 404).
-    if (shells.some((route) => route.test(path))) {
+    const shell = shells.find((route) => route.pattern.test(path));
+    if (shell) {
       reply.header('vary', 'accept-language, cookie');
-      return reply.code(200).sendFile(shellPage(request));
+      return reply.code(200).sendFile(shellPage(request, shell));
     }
     return reply.code(200).sendFile('index.html');
   });
