@@ -5,8 +5,8 @@
  * context; warm: the same context again) it prints the median of 5 runs of
  *   - first paint: the first pixels,
  *   - first useful paint: the app's header and menu painted (Element Timing on the first header
- *     title in the page: the app shell the server sends for the sidebar layout's routes, or the
- *     app's own when the page has none),
+ *     title painted: the app shell's, which the server sends for the sidebar layout's routes, or
+ *     the app's own when the page has none or the app replaced it before it was painted),
  *   - app running: the header React rendered painted (the app's scripts have run; it replaces the
  *     server's shell with the same markup),
  *   - screen: the page's heading painted (start-up answered, the screen's chunk loaded),
@@ -89,9 +89,7 @@ function instrument(): void {
     PerformanceObserver: new (cb: (list: { getEntries(): Entry[] }) => void) => { observe(o: object): void };
     MutationObserver: new (cb: () => void) => { observe(target: unknown, o: object): void };
     document: {
-      querySelector(
-        s: string,
-      ): {
+      querySelector(s: string): {
         hasAttribute(n: string): boolean;
         getAttribute(n: string): string | null;
         setAttribute(n: string, v: string): void;
@@ -118,21 +116,22 @@ function instrument(): void {
     const el = g.document.querySelector(selector);
     if (!el || el.hasAttribute('elementtiming')) return;
     el.setAttribute('elementtiming', id);
-    if (id === 'shell') bench.shellInDom = g.performance.now();
   };
-  // React keeps its fiber on the elements it creates: the app's own header, not markup the server sent.
+  // The header's title: `shell` when the server sent it, `app` when React drew it (React keeps its
+  // fiber on the elements it creates). When the app's scripts come from the cache, the app may
+  // replace the server's header before that was ever painted: then the app's is the first painted.
   const byReact = (el: object) => Object.keys(el).some((k) => k.startsWith('__reactFiber'));
-  const markApp = () => {
+  const markHeader = () => {
     const el = g.document.querySelector('header h1');
-    if (!el || bench.appInDom !== undefined || !byReact(el)) return;
-    bench.appInDom = g.performance.now();
-    // The same element as the first useful paint when the app drew the first header itself.
-    if (el.getAttribute('elementtiming') === 'shell') bench.elements.app = bench.elements.shell ?? NaN;
-    else el.setAttribute('elementtiming', 'app');
+    if (!el || el.hasAttribute('elementtiming')) return;
+    const app = byReact(el);
+    if (!app && bench.shellInDom !== undefined) return;
+    el.setAttribute('elementtiming', app ? 'app' : 'shell');
+    bench.shellInDom ??= g.performance.now();
+    if (app) bench.appInDom = g.performance.now();
   };
   new g.MutationObserver(() => {
-    mark('header h1', 'shell');
-    markApp();
+    markHeader();
     mark('main h2', 'screen');
     // The document, not its root element: this runs before the root element exists.
   }).observe(g.document, { childList: true, subtree: true });
@@ -173,7 +172,6 @@ async function load(page: Page, url: string, cdp: CDPSession): Promise<Sample> {
       what,
       { timeout: 60_000, polling: 20 },
     );
-  await painted('shell');
   await painted('app');
   const cpu = (await mainThreadMs(cdp)) - cpuAtStart;
   await painted('screen');
@@ -188,7 +186,8 @@ async function load(page: Page, url: string, cdp: CDPSession): Promise<Sample> {
     };
     const b = g.__bench;
     const resources = [...g.performance.getEntriesByType('navigation'), ...g.performance.getEntriesByType('resource')];
-    const usefulPaint = b.elements.shell as number;
+    // The first header painted: the server's, or the app's when there was none (or it never got painted).
+    const usefulPaint = Math.min(b.elements.shell ?? Infinity, b.elements.app as number);
     const screen = b.elements.screen as number;
     // What a render needed was asked for before it; the screen's chunks come after.
     const jsBefore = (at: number) =>
