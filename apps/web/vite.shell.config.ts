@@ -11,9 +11,11 @@ export default defineConfig({
   plugins: [react(), mantineStyles(FIRST_PAINT_COMPONENTS)],
   build: {
     ssr: 'src/app/shell/prerender.tsx',
-    outDir: 'dist-shell',
+    // Only the build reads it: out of the way of the linters and git, as Vite's own cache is.
+    outDir: 'node_modules/.shell-build',
     emptyOutDir: true,
     sourcemap: false,
+    copyPublicDir: false,
     rolldownOptions: { output: { codeSplitting: false } },
   },
 });

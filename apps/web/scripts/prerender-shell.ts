@@ -27,7 +27,7 @@ const dist = join(root, 'dist');
 
 // The app's modules read `window` when loaded (the desktop bridge); in Node there is none.
 (globalThis as { window?: unknown }).window ??= globalThis;
-const shell = (await import(pathToFileURL(join(root, 'dist-shell', 'prerender.js')).href)) as {
+const shell = (await import(pathToFileURL(join(root, 'node_modules', '.shell-build', 'prerender.js')).href)) as {
   renderShell(lang: Language, account: ShellAccount, path: string): Promise<string>;
   shellRoutes(): ShellManifest['routes'];
   shellMenus(): Record<string, string>;
