@@ -13,9 +13,9 @@ import { cssVariablesResolver, localizedTheme } from '../theme.ts';
 /**
  * The sidebar layout as the app first renders it, before start-up has answered (header, menu, the
  * screen's loader), as HTML: the build writes one per language, account kind and highlighted menu
- * entry (the page is drawn at `path`), and the server
- * sends it as the page (apps/server/src/http/web-app.ts), so the header and menu are on screen
- * before any script has run. The app renders the same markup when it starts and replaces it.
+ * entry (the page is drawn at `path`), and the server sends it as the page
+ * (apps/server/src/http/web-app.ts), so the header and menu are on screen before any script has
+ * run. The app renders the same markup when it starts and replaces it.
  */
 export async function renderShell(lang: Language, account: ShellAccount, path: string): Promise<string> {
   const i18n = await initI18n(lang);
