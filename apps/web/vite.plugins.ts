@@ -36,25 +36,26 @@ export function precompress(): Plugin {
     },
     async closeBundle() {
       const files = (await filesUnder(outDir)).filter((f) => COMPRESSIBLE.test(f));
-      await Promise.all(
-        files.map(async (file) => {
-          if ((await stat(file)).size < MIN_SIZE) return;
-          const raw = await readFile(file);
-          const [br, gz] = await Promise.all([
-            brotli(raw, {
-              params: {
-                [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-                [constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
-              },
-            }),
-            gzipAsync(raw, { level: 9 }),
-          ]);
-          if (br.length < raw.length) await writeFile(`${file}.br`, br);
-          if (gz.length < raw.length) await writeFile(`${file}.gz`, gz);
-        }),
-      );
+      await Promise.all(files.map(compressFile));
     },
   };
+}
+
+/** Writes `<file>.br` and `<file>.gz` beside one file (not when under 1 KB or when not smaller). */
+export async function compressFile(file: string): Promise<void> {
+  if ((await stat(file)).size < MIN_SIZE) return;
+  const raw = await readFile(file);
+  const [br, gz] = await Promise.all([
+    brotli(raw, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+        [constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+      },
+    }),
+    gzipAsync(raw, { level: 9 }),
+  ]);
+  if (br.length < raw.length) await writeFile(`${file}.br`, br);
+  if (gz.length < raw.length) await writeFile(`${file}.gz`, gz);
 }
 
 /**

@@ -152,3 +152,74 @@ describe('web app: pre-compressed files and caching', () => {
     expect(header(res, 'cache-control')).toBe('no-cache');
   });
 });
+
+/**
+ * The app shell the build prerenders (shell/<lang>-<account>-<menu>.html and shell/routes.json):
+ * for the sidebar layout's routes the server sends the one in the app's language (its cookie, else
+ * Accept-Language), for a visitor or a signed-in user, highlighting the route's menu entry.
+ */
+describe('web app: the prerendered app shell', () => {
+  let dist: string;
+  let t: TestContext;
+  let app: App;
+
+  beforeAll(async () => {
+    dist = mkdtempSync(join(tmpdir(), 'skyferry-dist-'));
+    mkdirSync(join(dist, 'shell'));
+    writeCompressed(join(dist, 'index.html'), INDEX);
+    for (const lang of ['en', 'ar', 'de'])
+      for (const account of ['visitor', 'member'])
+        for (const menu of ['transfer', 'tasks', 'none'])
+          writeCompressed(
+            join(dist, 'shell', `${lang}-${account}-${menu}.html`),
+            `${lang} ${account} ${menu} `.repeat(100),
+          );
+    const routes = [
+      { path: '/', menu: 'transfer' },
+      { path: '/transfer', menu: 'transfer' },
+      { path: '/user', menu: 'none' },
+      { path: '/tasks/:id', menu: 'tasks' },
+    ];
+    writeFileSync(join(dist, 'shell', 'routes.json'), JSON.stringify({ routes }));
+    t = await createTestContext({ env: { SKYFERRY_WEB_DIST: dist } });
+    app = await t.buildApp();
+    await app.ready();
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+    rmSync(dist, { recursive: true, force: true });
+  });
+
+  const page = async (url: string, headers: Record<string, string> = {}) => {
+    const res = (await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'br', ...headers } })) as Reply;
+    expect(res.statusCode).toBe(200);
+    expect(header(res, 'content-encoding')).toBe('br');
+    return { res, text: brotliDecompressSync(res.rawPayload).toString().slice(0, 40).trim() };
+  };
+
+  it('sends the shell in the browser’s language, a visitor’s, varying on the language and the cookies', async () => {
+    const { res, text } = await page('/transfer', { 'accept-language': 'fr;q=0.9, ar-EG, en;q=0.5' });
+    expect(text).toMatch(/^ar visitor transfer /);
+    expect(varyOn(res)).toEqual(expect.arrayContaining(['accept-language', 'cookie', 'accept-encoding']));
+    expect(header(res, 'cache-control')).toBe('no-cache');
+    expect((await page('/transfer')).text).toMatch(/^en visitor transfer /);
+  });
+
+  it('prefers the language the app last used, and a signed-in user’s shell when the app says so', async () => {
+    const cookie = 'theme=x; sf_lang=de; sf_account=member';
+    expect((await page('/tasks/42', { 'accept-language': 'ar', cookie })).text).toMatch(/^de member tasks /);
+    // Unknown values are no language and no account: the browser's language, a visitor.
+    expect((await page('/user', { 'accept-language': 'ar', cookie: 'sf_lang=xx; sf_account=admin' })).text).toMatch(
+      /^ar visitor none /,
+    );
+    expect((await page('/', { cookie: 'sf_lang=de' })).text).toMatch(/^de visitor transfer /);
+  });
+
+  it('sends index.html for the routes outside the shell’s', async () => {
+    for (const url of ['/callback-login', '/tasks/42/more', '/transferx', '/survey?x=1']) {
+      const res = (await app.inject({ method: 'GET', url })) as Reply;
+      expect(res.statusCode, url).toBe(200);
+      expect(res.rawPayload.toString(), url).toBe(INDEX);
+    }
+  });
+});

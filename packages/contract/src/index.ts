@@ -20,3 +20,4 @@ export * from './i18n/index.ts';
 export * from './api/index.ts';
 export * from './desktop.ts';
 export * from './app-protocol.ts';
+export * from './shell.ts';

@@ -1,6 +1,7 @@
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { LANGUAGES, LANGUAGE_STORAGE_KEY, isRtl, plainName, type Language } from '@skyferry/contract';
+import { rememberShellLanguage } from '../lib/shell-hints.ts';
 import { initialLanguage, loadLanguage } from './load.ts';
 
 export { initialLanguage, loadLanguage };
@@ -16,6 +17,7 @@ function applyDocumentLanguage(lang: Language): void {
   if (typeof document === 'undefined') return;
   document.documentElement.lang = lang === 'br' ? 'pt-BR' : lang;
   document.documentElement.dir = isRtl(lang) ? 'rtl' : 'ltr';
+  rememberShellLanguage(lang);
 }
 
 /**

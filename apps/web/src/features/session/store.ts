@@ -1,6 +1,7 @@
 import { FRONT_END_VERSION, PLATFORM, PRODUCT_ID, isPaid, type Language, type RuntimeEnv } from '@skyferry/contract';
 import { createStore, useStore } from '../../lib/store.ts';
 import { STORAGE_KEYS, readJson, removeKey, writeJson } from '../../lib/storage.ts';
+import { rememberShellAccount } from '../../lib/shell-hints.ts';
 import { runtimeEnv } from '../shell/desktop.ts';
 import type { Cloud, DataPackets, InitData, Subscription, SystemCloud, UserInfo } from './types.ts';
 
@@ -104,6 +105,7 @@ export const sessionStore = createStore<SessionState>(initialSessionState());
 
 // The user and the visitor identity survive reloads; everything else is fetched at start-up.
 let persistedUser = sessionStore.getState().user;
+rememberShellAccount(persistedUser.access_token ? 'member' : 'visitor');
 let persistedTemp = sessionStore.getState().settings.temp_token;
 sessionStore.subscribe(() => {
   const { user, settings } = sessionStore.getState();
@@ -111,6 +113,7 @@ sessionStore.subscribe(() => {
     persistedUser = user;
     if (user.access_token || user.auto_login_token) writeJson(STORAGE_KEYS.user, user);
     else removeKey(STORAGE_KEYS.user);
+    rememberShellAccount(user.access_token ? 'member' : 'visitor');
   }
   if (settings.temp_token !== persistedTemp) {
     persistedTemp = settings.temp_token;
