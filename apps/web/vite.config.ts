@@ -58,5 +58,7 @@ export default defineConfig({
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['./src/test/setup.ts'],
+    // Component tests type and click like a user; on a busy 2-CPU machine one can take several seconds.
+    testTimeout: 20_000,
   },
 });
