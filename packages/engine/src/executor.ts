@@ -797,13 +797,14 @@ class Execution {
     const filled = new Set<string>();
     let left: PlanItem[] = [];
     const runOne = async (it: PlanItem, sent: () => void): Promise<boolean> => {
-      // Not started (traffic allowance reached): it stays under way, and is reported not done.
-      let started = true;
+      // Not started (traffic allowance reached) or cut off by a stop: it stays under way, and a
+      // stopped run reports it not done unless it is listed failed.
+      let done = false;
       try {
-        started = await (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it, sent));
-        return started;
+        done = await (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it, sent));
+        return done;
       } finally {
-        if (started) this.inFlight.delete(it);
+        if (done) this.inFlight.delete(it);
         feed.settle();
       }
     };
@@ -890,7 +891,11 @@ class Execution {
         await this.pool(
           [...items],
           n,
-          (it, sent) => (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it, sent)),
+          async (it, sent) => {
+            const done = await (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it, sent));
+            if (done) this.inFlight.delete(it);
+            return done;
+          },
           true,
         );
       }
