@@ -877,8 +877,9 @@ class Execution {
         if (this.stop) lane.drain();
         else lane.close();
       }
-      await lanes.catch(() => undefined);
+      // The walk is done: the totals are final while the lanes finish.
       this.progress.counting = false;
+      await lanes.catch(() => undefined);
       // Files that failed for what may have been a passing reason get another go once the rest is done.
       for (let round = 0; round < (opts.finalRetries ?? 1) && !this.stop; round++) {
         const again = this.failed.filter(
