@@ -1005,33 +1005,12 @@ class Execution {
         const out: PlanItem[] = [];
         for (const it of list) {
           const info = this.done.get(checkpointKey(plan, it));
-          if (info) {
-            matched.by[info.action] = (matched.by[info.action] ?? 0) + 1;
-            matched.bytes += info.bytes;
-          }
-          if (!info || !stillStands(it)) {
-            if (info && it.action !== 'mkdir') this.summary.redone++;
+          if (!this.resumedOne(it, info, matched)) {
             out.push(it);
             continue;
           }
-          if (it.action !== 'mkdir') {
-            this.summary.resumed++;
-            this.successCount++;
-            this.progress.finished++;
-            this.progress.transferred += it.action === 'delete' ? 0 : it.size;
-            this.resumedBytes += info.bytes;
-            if (it.action !== 'delete') this.finishedBytes += it.size;
-            // A file an earlier attempt added is planned again as an update ("transfer anyway"):
-            // it counts as what that attempt did.
-            const did = it.action === 'update' && info.action === 'copy' ? 'copy' : it.action;
-            if (did !== it.action) resumedCopiesAsUpdates++;
-            if (did === 'copy') this.summary.added++;
-            else if (did === 'update') this.summary.updated++;
-            else if (did === 'conflict') this.summary.conflicts++;
-            else if (it.action === 'delete') this.summary.deleted += it.kind === 'dir' ? (it.files ?? 0) : 1;
-            opts.onItem?.({ type: 'resumed', item: it, bytes: info.bytes });
-          }
-          if (info.records) resumedRecords.push(...info.records);
+          if (it.action === 'update' && info?.action === 'copy') resumedCopiesAsUpdates++;
+          if (info?.records) resumedRecords.push(...info.records);
         }
         return out;
       };

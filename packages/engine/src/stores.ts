@@ -294,8 +294,11 @@ export class FileCheckpointStore implements CheckpointStore {
         // A process killed mid-write can leave a torn last line; it is ignored.
         const rec = line.length > 0 ? parseLine<{ k: string; i: CheckpointInfo }>(line) : undefined;
         if (!rec) continue;
-        if (!this.keepReadPaths) delete rec.i.read;
-        map.set(this.keyOf(rec.k), rec.i);
+        // A fresh object of the fields kept (a deleted field would leave a slower, larger one).
+        const info: CheckpointInfo = { action: rec.i.action, bytes: rec.i.bytes };
+        if (rec.i.records) info.records = rec.i.records;
+        if (this.keepReadPaths && rec.i.read) info.read = rec.i.read;
+        map.set(this.keyOf(rec.k), info);
       }
       this.done = map;
     }
