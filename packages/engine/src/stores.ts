@@ -176,12 +176,20 @@ class LineAppender {
       this.pending = [];
       this.waiters = [];
       try {
+        let text = lines.join('');
         if (!this.handle) {
           await mkdir(dirname(this.path), { recursive: true });
-          this.handle = await open(this.path, 'a');
+          this.handle = await open(this.path, 'a+');
+          // A line torn by a kill is ended first, or the next record would be lost with it.
+          const { size } = await this.handle.stat();
+          if (size > 0) {
+            const last = Buffer.alloc(1);
+            await this.handle.read(last, 0, 1, size - 1);
+            if (last[0] !== 0x0a) text = '\n' + text;
+          }
         }
         // write() returning means the kernel has the bytes: they survive the process being killed.
-        await this.handle.write(lines.join(''));
+        await this.handle.write(text);
         for (const w of waiters) w.resolve();
       } catch (err) {
         for (const w of waiters) w.reject(err);
