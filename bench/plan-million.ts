@@ -6,6 +6,11 @@
  * { entries, planMs, cpuMs, rssBeforeMb, peakRssMb, items, ... }.
  *
  *   node --expose-gc bench/plan-million.ts [entries]
+ *   node --expose-gc bench/plan-million.ts [entries] stream
+ *
+ * With `stream`, the same listings are planned as a one-way sync made as a stream (`planStreamed`,
+ * what `skyferry copy` and a migration use), each batch of items taken and settled at once: the
+ * figures are then those of the walk alone, its memory bound by the window, not the tree.
  *
  * The listings are held as compact columns (names, sizes, times) by a read-only provider that
  * hands out pages of entries like a cloud would, so the figures are the planner's, not a fake
@@ -13,7 +18,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { planTransfer } from '@skyferry/engine';
+import { PlanFeed, planStreamed, planTransfer, type TransferPlan } from '@skyferry/engine';
 import { ProviderError } from '@skyferry/providers';
 import type { Entry, Features, HashType, ListOptions, Page, Provider } from '@skyferry/providers';
 
@@ -98,6 +103,7 @@ class ListingProvider implements Provider {
 }
 
 const entries = Number(process.argv[2] ?? 1_000_000);
+const STREAM = process.argv[3] === 'stream';
 const perFolder = 1000;
 const folders = Math.ceil(entries / perFolder);
 const T0 = Date.UTC(2025, 0, 1);
@@ -136,7 +142,26 @@ global.gc?.();
 const rssBefore = process.memoryUsage().rss / 1024 / 1024;
 const started = performance.now();
 const cpu0 = process.cpuUsage();
-const plan = await planTransfer({ source, target, mode: 'mirror', sourcePaths: ['/data'], targetPath: '/data' });
+let streamed = 0;
+let plan: TransferPlan;
+if (STREAM) {
+  // A one-way sync planned as a stream: a consumer that takes each batch and is done with it at once.
+  const feed = new PlanFeed();
+  const consumed = (async () => {
+    for (let batch = await feed.next(1000); batch; batch = await feed.next(1000)) {
+      streamed += batch.length;
+      feed.settle(batch.length);
+    }
+  })();
+  plan = await planStreamed(
+    { source, target, mode: 'one_way', sourcePaths: ['/data'], targetPath: '/data' },
+    { item: (it) => feed.push(it), gate: () => feed.room(), roots: () => undefined },
+  );
+  feed.end();
+  await consumed;
+} else {
+  plan = await planTransfer({ source, target, mode: 'mirror', sourcePaths: ['/data'], targetPath: '/data' });
+}
 const planMs = performance.now() - started;
 const cpu = process.cpuUsage(cpu0);
 const out = {
@@ -146,7 +171,8 @@ const out = {
   cpuMs: Math.round((cpu.user + cpu.system) / 1000),
   rssBeforeMb: Math.round(rssBefore),
   peakRssMb: Math.round(vmHwmMb()),
-  items: plan.items.length,
+  mode: STREAM ? 'one_way, streamed' : 'mirror',
+  items: STREAM ? streamed : plan.items.length,
   copy: plan.summary.copy.count,
   update: plan.summary.update.count,
   delete: plan.summary.delete.count,

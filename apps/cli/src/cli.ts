@@ -24,12 +24,15 @@ import {
   FileTwoWayStateStore,
   executePlan,
   planTransfer,
+  streamable,
+  streamTransfer,
   type ItemEvent,
+  type PlanRequest,
   type TrafficHook,
   type TransferMode,
   type TransferPlan,
 } from '@skyferry/engine';
-import { toProviderError, type Entry, type Provider } from '@skyferry/providers';
+import { ProviderError, toProviderError, type Entry, type Provider, type ProviderErrorCode } from '@skyferry/providers';
 import type * as ServerAdminModule from '@skyferry/server/admin';
 import { UsageError } from './errors.ts';
 import { COMMANDS, helpText, OPTIONS, version, type Values } from './help.js';
@@ -292,6 +295,8 @@ async function transfer(
   const bandwidth = values.bwlimit === undefined ? undefined : new Bandwidth(new BwTimetable(values.bwlimit));
   const maxTransfer =
     values['max-transfer'] === undefined ? undefined : parseSize(values['max-transfer'], 'max-transfer');
+  // Checked before anything is opened too.
+  trafficOf(maxTransfer);
   const opened = await openBoth(origin, target);
   const [source, targetProvider] = bandwidth
     ? (opened.map((p) => limitProvider(p, bandwidth)) as [Provider, Provider])
@@ -310,26 +315,32 @@ async function transfer(
     // The stores make their folders; the state folder itself is the user's alone.
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
     const progress = progressOf(values, io);
+    const planRequest: PlanRequest = {
+      source,
+      target: targetProvider,
+      mode,
+      sourcePaths: sources.map((s) => s.path),
+      targetPath: target.path,
+      ...(sameNamePolicy ? { sameNamePolicy } : {}),
+      filter,
+      ...(conflictResolution ? { conflictResolution } : {}),
+      ...(twoWayState ? { twoWayState } : {}),
+      ...(values['copy-links'] ? { followLinks: true } : {}),
+      ...(values.resync ? { resync: true } : {}),
+      ...(values.checksum ? { checksum: true } : {}),
+      sideNames: { source: origin.remote ?? 'local', target: target.remote ?? 'local' },
+      keepSkipped: values['dry-run'] === true,
+      ...(io.signal ? { signal: io.signal } : {}),
+      ...(progress ? { onScan: progress.scan } : {}),
+    };
+    // A copy or a one-way sync copies while it plans, folder by folder: its memory does not grow
+    // with the tree. A dry run shows the whole plan; a move, mirror and bisync judge it whole.
+    if (!values['dry-run'] && command !== 'move' && streamable(planRequest)) {
+      return await streamed(planRequest, { mode, sources, target, values, io, stateDir, runKey, progress, transfers });
+    }
     let plan: TransferPlan;
     try {
-      plan = await planTransfer({
-        source,
-        target: targetProvider,
-        mode,
-        sourcePaths: sources.map((s) => s.path),
-        targetPath: target.path,
-        ...(sameNamePolicy ? { sameNamePolicy } : {}),
-        filter,
-        ...(conflictResolution ? { conflictResolution } : {}),
-        ...(twoWayState ? { twoWayState } : {}),
-        ...(values['copy-links'] ? { followLinks: true } : {}),
-        ...(values.resync ? { resync: true } : {}),
-        ...(values.checksum ? { checksum: true } : {}),
-        sideNames: { source: origin.remote ?? 'local', target: target.remote ?? 'local' },
-        keepSkipped: values['dry-run'] === true,
-        ...(io.signal ? { signal: io.signal } : {}),
-        ...(progress ? { onScan: progress.scan } : {}),
-      });
+      plan = await planTransfer(planRequest);
     } finally {
       progress?.clear();
     }
@@ -344,7 +355,9 @@ async function transfer(
         io.stdout.write('Then each source file the target is checked to hold the same is deleted.\n');
       return EXIT.ok;
     }
-    const store = new FileCheckpointStore(join(stateDir, 'runs', `${runKey}.jsonl`));
+    const store = new FileCheckpointStore(join(stateDir, 'runs', `${runKey}.jsonl`), {
+      keepReadPaths: command === 'move',
+    });
     // A move started again after an interruption: what its earlier attempt wrote and checked (read
     // before the run). A move keeps that record past its copy, until its deletions are done: a
     // cancel while it compares and deletes leaves the next run something to trust.
@@ -366,19 +379,7 @@ async function transfer(
             logged(e);
           }
         : (moving?.onItem ?? logged);
-    // --max-transfer: a file that would take the bytes moved past the limit is not started (rclone's
-    // cautious cut-off); the run stops as traffic_exceeded. Server-side copies count too.
-    let started = 0;
-    const traffic: TrafficHook | undefined =
-      maxTransfer === undefined
-        ? undefined
-        : {
-            beforeBytes: (bytes) => {
-              if (started + bytes > maxTransfer) return false;
-              started += bytes;
-              return true;
-            },
-          };
+    const traffic = trafficOf(maxTransfer);
     const result = await executePlan(plan, {
       source,
       target: targetProvider,
@@ -423,6 +424,88 @@ async function transfer(
     return moved.kept.length > 0 || moved.failed.length > 0 ? EXIT.failed : code;
   } finally {
     await closeAll(source, targetProvider);
+  }
+}
+
+/**
+ * --max-transfer: a file that would take the bytes moved past the limit is not started (rclone's
+ * cautious cut-off); the run stops as traffic_exceeded. Server-side copies count too.
+ */
+function trafficOf(maxTransfer: number | undefined): TrafficHook | undefined {
+  if (maxTransfer === undefined) return undefined;
+  let started = 0;
+  return {
+    beforeBytes: (bytes) => {
+      if (started + bytes > maxTransfer) return false;
+      started += bytes;
+      return true;
+    },
+  };
+}
+
+/**
+ * A copy or one-way sync planned and executed at once (`streamTransfer`): the overlap of source
+ * and target is refused once the roots are known, before anything is written; folders that could
+ * not be listed are warned about at the end.
+ */
+async function streamed(
+  planRequest: PlanRequest,
+  c: {
+    mode: TransferMode;
+    sources: Location[];
+    target: Location;
+    values: Values;
+    io: CliIo;
+    stateDir: string;
+    runKey: string;
+    progress: ReturnType<typeof progressOf>;
+    transfers: number | undefined;
+  },
+): Promise<number> {
+  const { values, io, progress } = c;
+  const { source, target } = planRequest;
+  const store = new FileCheckpointStore(join(c.stateDir, 'runs', `${c.runKey}.jsonl`), { keepReadPaths: false });
+  const maxTransfer =
+    values['max-transfer'] === undefined ? undefined : parseSize(values['max-transfer'], 'max-transfer');
+  const traffic = trafficOf(maxTransfer);
+  let logged: ((e: ItemEvent) => void) | undefined;
+  let name: ReturnType<typeof namer> | undefined;
+  try {
+    const { plan, result } = await streamTransfer({
+      ...planRequest,
+      ...(values['log-file'] !== undefined ? { onItem: (e: ItemEvent) => logged?.(e) } : {}),
+      ...(traffic ? { traffic } : {}),
+      ...(c.transfers ? { transfers: c.transfers } : {}),
+      checkpoints: store,
+      confirmDeletes: values.yes === true,
+      ignoreSpaceCheck: values['ignore-free-space'] === true,
+      useTrash: values['no-trash'] !== true,
+      ...(progress ? { onProgress: progress.run } : {}),
+      beforeWrites: async (p) => {
+        await refuseOverlap(p, c.mode, source, target);
+        name = namer(p, c.sources, c.target);
+        if (values['log-file'] !== undefined) logged = itemLogger(io, name);
+      },
+    });
+    progress?.clear();
+    // The run could not start (source missing, auth expired): told as a planning failure is.
+    if (!plan || !name) {
+      const e = result.error ?? { code: 'unknown', message: 'the run could not start' };
+      throw new ProviderError(e.code as ProviderErrorCode, e.message);
+    }
+    for (const e of plan.errors)
+      io.stderr.write(`warning: could not list ${e.side} ${e.path} (${e.code}: ${e.message}); left alone\n`);
+    return printResult(
+      result,
+      plan,
+      io,
+      values.json === true,
+      undefined,
+      values['skip-links'] !== true ? name : undefined,
+    );
+  } finally {
+    progress?.clear();
+    await store.close();
   }
 }
 

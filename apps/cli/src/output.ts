@@ -261,6 +261,14 @@ export function progressPrinter(
   return {
     scan: (p) => show(`Loading ${p.files + p.folders} items (${formatBytes(p.bytes)})`),
     run: (p) => {
+      // Still finding files (it copies while it plans): no share or time left of a total not known yet.
+      if (p.counting) {
+        show(
+          `${formatBytes(p.transferred)} of ${formatBytes(p.length)} found so far  ${formatBytes(p.speed)}/s` +
+            `  ${p.finishedCounts}/${p.totalCounts} files found so far${p.failedCounts ? `, ${p.failedCounts} failed` : ''}`,
+        );
+        return;
+      }
       const eta = p.eta === null ? '' : `, ${Math.ceil(p.eta)} s left`;
       show(
         `${p.percentage.toFixed(0)}%  ${formatBytes(p.transferred)} of ${formatBytes(p.length)}  ${formatBytes(p.speed)}/s` +

@@ -66,18 +66,24 @@ interface Run {
 }
 
 /** Runs the child; given `killAfterWrites`, kills it with SIGKILL once it has asked for that many writes. */
-function runChild(n: number, killAfterWrites: number | undefined): Promise<Run> {
+function runChild(
+  n: number,
+  killAfterWrites: number | undefined,
+  o: { to?: string; name?: string; stream?: boolean } = {},
+): Promise<Run> {
+  const name = o.name ?? '';
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [CHILD, src, dst, join(root, 'checkpoints.jsonl'), join(root, `writes-${n}.log`)],
+      [CHILD, src, o.to ?? dst, join(root, `checkpoints${name}.jsonl`), join(root, `writes${name}-${n}.log`)],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, SKYFERRY_TEST_STREAM: o.stream ? '1' : '0' },
       },
     );
     let output = '';
     let timer: NodeJS.Timeout | undefined;
-    const log = join(root, `writes-${n}.log`);
+    const log = join(root, `writes${name}-${n}.log`);
     child.stdout.on('data', (c: Buffer) => {
       output += c.toString();
       if (killAfterWrites !== undefined && !timer && output.includes('planned')) {
@@ -137,5 +143,36 @@ describe('a transfer killed with SIGKILL', () => {
     for await (const batch of target.listRecursive(dst === '' ? '/' : '/'))
       listed += batch.filter((e) => e.kind === 'file').length;
     expect(listed).toBe(FILES);
+  }, 180_000);
+});
+
+describe('a transfer planned and executed folder by folder (streamTransfer), killed with SIGKILL halfway', () => {
+  it('resumes without writing a checkpointed file again, counting them as resumed, and ends identical', async () => {
+    const to = join(root, 'dst-stream');
+    await mkdir(to, { recursive: true });
+    const checkpoints = join(root, 'checkpoints-stream.jsonl');
+    const first = await runChild(0, FILES / 2, { to, name: '-stream', stream: true });
+    expect(first.signal, first.output).toBe('SIGKILL');
+    const before = checkpointed(checkpoints);
+    // Killed halfway: about half the files are recorded (the rest of the first half was in flight).
+    expect(before.size).toBeGreaterThan(FILES / 2 - 2 * (8 + 32));
+    expect(before.size).toBeLessThanOrEqual(FILES / 2);
+    const second = await runChild(1, undefined, { to, name: '-stream', stream: true });
+    expect(second.code, second.output).toBe(0);
+    const again = writes(join(root, 'writes-stream-1.log')).filter((p) => before.has(p));
+    expect(again).toEqual([]);
+    // Only files caught in flight by the kill are written twice.
+    const all = [0, 1].flatMap((n) => writes(join(root, `writes-stream-${n}.log`)));
+    expect(new Set(all).size).toBe(FILES);
+    expect(all.length).toBeLessThanOrEqual(FILES + 2 * (8 + 32));
+    // "success <resumed> <added + updated>": each file counted once (the whole run's figures), the
+    // checkpointed ones as resumed.
+    const [outcome, resumed, done] = second.output.trim().split('\n').at(-1)?.split(' ') ?? [];
+    expect(outcome).toBe('success');
+    expect(Number(resumed)).toBe(before.size);
+    expect(Number(done)).toBe(FILES);
+    const marks = await rcloneCheck(src, to, { flags: ['--exclude', '.skyferry-tmp-*'] });
+    expect(differences(marks)).toEqual([]);
+    expect(marks.size).toBe(FILES);
   }, 180_000);
 });

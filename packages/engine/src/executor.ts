@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { Pacer, ProviderError, toProviderError } from '@skyferry/providers';
 import type { Entry, Provider } from '@skyferry/providers';
 import { copyFile, type CopyContext, type Verification } from './copy-file.ts';
+import { Lane, type PlanFeed } from './feed.ts';
 import { precisionOf } from './plan/compare.ts';
 import { ProgressTracker } from './progress.ts';
 import {
@@ -577,7 +578,7 @@ class Execution {
    * items are under way.
    */
   async pool(
-    items: PlanItem[],
+    items: PlanItem[] | AsyncIterable<PlanItem>,
     n: number,
     fn: (item: PlanItem, sent: () => void) => Promise<boolean>,
     counted: boolean,
@@ -588,7 +589,8 @@ class Execution {
       async (item, sent) => {
         try {
           if (!(await fn(item, sent))) return; // not started (traffic allowance reached)
-          this.finishedItems.add(item);
+          // A streamed run knows what is under way (`inFlight`): it keeps nothing per finished item.
+          if (!this.streamed) this.finishedItems.add(item);
           if (item.action !== 'delete' && item.action !== 'mkdir') this.finishedBytes += item.size;
           if (counted) this.successCount++;
           if (counted) this.progress.finished++;
@@ -729,6 +731,222 @@ class Execution {
   /** Updates of this plan that were copies of the first attempt's, written but not recorded. */
   private copiesPlannedAsUpdates = 0;
 
+  /** The run executes a plan while it is made (`executeStreamed`). */
+  streamed = false;
+  /** Streamed: transfer items handed to a lane and not settled (what a stop leaves not done). */
+  private readonly inFlight = new Set<PlanItem>();
+
+  /**
+   * Counts an item finished by an earlier attempt (its checkpoint stands) as done, and answers
+   * true; else false (`redone` counted where it has a checkpoint that no longer stands).
+   */
+  private resumedOne(
+    it: PlanItem,
+    info: CheckpointInfo | undefined,
+    matched: { by: Partial<Record<PlanItem['action'], number>>; bytes: number },
+  ): boolean {
+    if (info) {
+      matched.by[info.action] = (matched.by[info.action] ?? 0) + 1;
+      matched.bytes += info.bytes;
+    }
+    if (!info || !stillStands(it)) {
+      if (info && it.action !== 'mkdir') this.summary.redone++;
+      return false;
+    }
+    if (it.action === 'mkdir') return true;
+    this.summary.resumed++;
+    this.successCount++;
+    this.progress.finished++;
+    this.progress.transferred += it.action === 'delete' ? 0 : it.size;
+    this.resumedBytes += info.bytes;
+    if (it.action !== 'delete') this.finishedBytes += it.size;
+    // A file an earlier attempt added is planned again as an update ("transfer anyway"): it counts
+    // as what that attempt did.
+    const did = it.action === 'update' && info.action === 'copy' ? 'copy' : it.action;
+    if (did === 'copy') this.summary.added++;
+    else if (did === 'update') this.summary.updated++;
+    else if (did === 'conflict') this.summary.conflicts++;
+    else if (it.action === 'delete') this.summary.deleted += it.kind === 'dir' ? (it.files ?? 0) : 1;
+    this.opts.onItem?.({ type: 'resumed', item: it, bytes: info.bytes });
+    return true;
+  }
+
+  /**
+   * Runs a plan while it is made (`planStreamed`): items come from `feed` folder by folder, are
+   * looked up in the checkpoints a batch at a time and go to the lanes (small and large files) as
+   * they come; each settles in the feed once done, which lets the walk list more. What the run
+   * holds follows the feed's window, not the tree. Migrations and one-way syncs without a record
+   * only: nothing is deleted and no state is staged.
+   */
+  async runStreamed(feed: PlanFeed): Promise<TransferResult> {
+    const plan = this.plan;
+    const opts = this.opts;
+    if (this.managesState || plan.options.mode === 'mirror' || plan.options.mode === 'two_way')
+      throw new Error(`a ${plan.options.mode} plan is not executed as a stream`);
+    this.streamed = true;
+    if (opts.signal?.aborted) this.controller.abort();
+    opts.signal?.addEventListener('abort', this.onUserAbort, { once: true });
+    this.progress.counting = true;
+    this.progress.start(opts.progressIntervalMs ?? 500);
+    const n = Math.max(1, opts.transfers ?? 8);
+    const smallSize = opts.smallFileSize ?? 1024 * 1024;
+    const large = new Lane();
+    const small = new Lane();
+    const matched = { by: {} as Partial<Record<PlanItem['action'], number>>, bytes: 0 };
+    // Folders that receive a file (written with their parents): no mkdir of their own.
+    const filled = new Set<string>();
+    let left: PlanItem[] = [];
+    const runOne = async (it: PlanItem, sent: () => void): Promise<boolean> => {
+      // Not started (traffic allowance reached) or cut off by a stop: it stays under way, and a
+      // stopped run reports it not done unless it is listed failed.
+      let done = false;
+      try {
+        done = await (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it, sent));
+        return done;
+      } finally {
+        if (done) this.inFlight.delete(it);
+        feed.settle();
+      }
+    };
+    try {
+      // What cut-off writes of an earlier attempt (or run) left is removed before anything is written.
+      const earlier = await opts.checkpoints?.tempFolders?.().catch(() => []);
+      if (earlier && earlier.length > 0) await this.removeLeftTemps(earlier);
+      this.carried = await opts.checkpoints?.tally?.();
+      this.progress.phase = 'transferring';
+      this.progress.emit();
+      const lanes = Promise.all([
+        this.pool(large, n, runOne, true),
+        this.pool(small, Math.max(n, opts.smallFileTransfers ?? 64), runOne, true),
+      ]);
+      // A lane that throws would leave the feed waiting: its failure stops the run.
+      lanes.catch(() => (this.stop ??= new FatalStop('failed')));
+      for (;;) {
+        if (this.userCanceled()) this.stop ??= new FatalStop('canceled');
+        if (this.stop) break;
+        const batch = await feed.next(1000);
+        if (!batch) break;
+        const done = await this.checkpointsOf(batch);
+        const mkdirs: PlanItem[] = [];
+        let settled = 0;
+        for (const it of batch) {
+          const info = done?.get(checkpointKey(plan, it));
+          if (it.action === 'conflict' && !it.conflict) {
+            this.unresolved.push(it);
+            settled++;
+          } else if (it.action === 'mkdir') {
+            this.resumedOne(it, info, matched);
+            if (filled.has(`${it.pair}|${it.side}|${relOn(it, it.side)}`)) settled++;
+            else mkdirs.push(it);
+          } else if (it.action === 'copy' || it.action === 'update' || it.action === 'conflict') {
+            this.progress.total++;
+            this.progress.length += it.size;
+            for (const side of it.action === 'conflict' ? (['source', 'target'] as Side[]) : [it.side]) {
+              for (let r = parentPath(relOn(it, side)); ; r = parentPath(r)) {
+                const k = `${it.pair}|${side}|${r}`;
+                if (filled.has(k)) break;
+                filled.add(k);
+                if (r === '/') break;
+              }
+            }
+            if (this.resumedOne(it, info, matched)) {
+              settled++;
+              continue;
+            }
+            this.inFlight.add(it);
+            (it.size >= smallSize ? large : small).push(it);
+          } else settled++; // skips and deletes are not streamed (streamable plans have none but links)
+        }
+        if (settled > 0) feed.settle(settled);
+        if (mkdirs.length > 0) {
+          // Folders that receive no file (the walk names them once their contents are judged).
+          await this.pool(mkdirs, n, (it) => this.runMkdir(it), false);
+          feed.settle(mkdirs.length);
+        }
+      }
+      if (this.stop) left = feed.abandon();
+      else if (feed.error) {
+        // Planning stopped (a sign-in expired, the run was canceled): so does the run.
+        const e = toProviderError(feed.error.err);
+        const canceled = e.code === 'canceled' || this.userCanceled();
+        this.stop ??= new FatalStop(canceled ? 'canceled' : 'failed', canceled ? undefined : e);
+        this.controller.abort();
+      }
+      // A stopped run starts nothing more: what is still in a lane is under way (`inFlight`) and reported not done.
+      for (const lane of [large, small]) {
+        if (this.stop) lane.drain();
+        else lane.close();
+      }
+      // The walk is done: the totals are final while the lanes finish.
+      this.progress.counting = false;
+      await lanes.catch(() => undefined);
+      // Files that failed for what may have been a passing reason get another go once the rest is done.
+      for (let round = 0; round < (opts.finalRetries ?? 1) && !this.stop; round++) {
+        const again = this.failed.filter(
+          (f) => !f.notDone && !f.conflict && f.item.action !== 'mkdir' && RETRY_AGAIN.has(f.reason),
+        );
+        if (again.length === 0) break;
+        const items = new Set(again.map((f) => f.item));
+        this.failed.splice(0, this.failed.length, ...this.failed.filter((f) => !items.has(f.item)));
+        this.progress.failed -= again.length;
+        await this.pool(
+          [...items],
+          n,
+          async (it, sent) => {
+            const done = await (it.action === 'conflict' ? this.runConflict(it) : this.runCopy(it, sent));
+            if (done) this.inFlight.delete(it);
+            return done;
+          },
+          true,
+        );
+      }
+      this.summary.skipped = plan.summary.skip.count;
+      this.carryOver(matched);
+      if (this.stop) {
+        const failedItems = new Set(this.failed.map((f) => f.item));
+        const remaining = [...this.inFlight].filter((it) => !failedItems.has(it));
+        for (const it of left) {
+          if (it.action !== 'copy' && it.action !== 'update' && it.action !== 'conflict') continue;
+          this.progress.total++;
+          this.progress.length += it.size;
+          remaining.push(it);
+        }
+        return await this.finish(this.stop.outcome, true, remaining);
+      }
+      const outcome: TransferOutcome =
+        this.failed.length === 0 && plan.errors.length === 0 && this.unresolved.length === 0
+          ? 'success'
+          : this.successCount === 0 && this.progress.total > 0
+            ? 'failed'
+            : 'partial';
+      return await this.finish(outcome, false);
+    } finally {
+      this.progress.counting = false;
+      this.progress.stop();
+      opts.signal?.removeEventListener('abort', this.onUserAbort);
+    }
+  }
+
+  /** The checkpoints of a batch of items (earlier attempts' records), or undefined without a store. */
+  private async checkpointsOf(items: PlanItem[]): Promise<Map<string, CheckpointInfo> | undefined> {
+    const store = this.opts.checkpoints;
+    // Nothing recorded by an earlier attempt: no lookups.
+    if (!store || (this.carried && this.carried.count === 0)) return undefined;
+    return this.lookupEach(items);
+  }
+
+  private async lookupEach(items: PlanItem[]): Promise<Map<string, CheckpointInfo>> {
+    const store = this.opts.checkpoints as CheckpointStore;
+    const keys = items.map((it) => checkpointKey(this.plan, it));
+    if (store.getMany) return store.getMany(keys);
+    const out = new Map<string, CheckpointInfo>();
+    for (const k of keys) {
+      const v = await store.get(k);
+      if (v) out.set(k, v);
+    }
+    return out;
+  }
+
   async run(): Promise<TransferResult> {
     const plan = this.plan;
     const opts = this.opts;
@@ -787,33 +1005,12 @@ class Execution {
         const out: PlanItem[] = [];
         for (const it of list) {
           const info = this.done.get(checkpointKey(plan, it));
-          if (info) {
-            matched.by[info.action] = (matched.by[info.action] ?? 0) + 1;
-            matched.bytes += info.bytes;
-          }
-          if (!info || !stillStands(it)) {
-            if (info && it.action !== 'mkdir') this.summary.redone++;
+          if (!this.resumedOne(it, info, matched)) {
             out.push(it);
             continue;
           }
-          if (it.action !== 'mkdir') {
-            this.summary.resumed++;
-            this.successCount++;
-            this.progress.finished++;
-            this.progress.transferred += it.action === 'delete' ? 0 : it.size;
-            this.resumedBytes += info.bytes;
-            if (it.action !== 'delete') this.finishedBytes += it.size;
-            // A file an earlier attempt added is planned again as an update ("transfer anyway"):
-            // it counts as what that attempt did.
-            const did = it.action === 'update' && info.action === 'copy' ? 'copy' : it.action;
-            if (did !== it.action) resumedCopiesAsUpdates++;
-            if (did === 'copy') this.summary.added++;
-            else if (did === 'update') this.summary.updated++;
-            else if (did === 'conflict') this.summary.conflicts++;
-            else if (it.action === 'delete') this.summary.deleted += it.kind === 'dir' ? (it.files ?? 0) : 1;
-            opts.onItem?.({ type: 'resumed', item: it, bytes: info.bytes });
-          }
-          if (info.records) resumedRecords.push(...info.records);
+          if (it.action === 'update' && info?.action === 'copy') resumedCopiesAsUpdates++;
+          if (info?.records) resumedRecords.push(...info.records);
         }
         return out;
       };
@@ -1089,6 +1286,18 @@ class Execution {
     if (setAside.length > 0) result.setAside = setAside;
     return result;
   }
+}
+
+/**
+ * Executes a plan while `planStreamed` makes it, its items coming through `feed` (see
+ * `Execution.runStreamed`); `plan` is the one `PlanStream.roots` was given, its figures live.
+ */
+export async function executeStreamed(
+  plan: TransferPlan,
+  feed: PlanFeed,
+  opts: ExecuteOptions,
+): Promise<TransferResult> {
+  return new Execution(plan, opts).runStreamed(feed);
 }
 
 /**

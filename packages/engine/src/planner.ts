@@ -63,6 +63,8 @@ class Planner {
   readonly recording: boolean;
   twoWay: TwoWayDecider | undefined;
   hasState = false;
+  /** A streamed plan (`planStreamed`): told once the pairs of roots are known, before the walk is awaited. */
+  onRoots: ((plan: TransferPlan) => void) | undefined;
 
   constructor(req: PlanRequest) {
     this.req = req;
@@ -172,6 +174,7 @@ class Planner {
         this.pairs.push({ source: parent, target: targetPath });
         tasks.push(this.oneWay.walk(this.pairs.length - 1, { rel: '/' }, targetRoot !== null, names));
       }
+      this.onRoots?.(this.result('full', sourcePaths, targetPath));
       await Promise.all(tasks);
     } else {
       const sp = sourcePaths[0] as string;
@@ -197,7 +200,9 @@ class Planner {
       } else {
         if (this.recording && req.twoWayState)
           this.oneWay.useRecords(req.twoWayState, await req.twoWayState.hasState());
-        await this.oneWay.walk(0, { rel: '/' }, targetRoot !== null);
+        const walking = this.oneWay.walk(0, { rel: '/' }, targetRoot !== null);
+        this.onRoots?.(this.result('full', sourcePaths, targetPath));
+        await walking;
       }
     }
     this.walker.reportScan(true);
@@ -339,6 +344,41 @@ class Planner {
  */
 export async function planTransfer(req: PlanRequest): Promise<TransferPlan> {
   return new Planner(req).run();
+}
+
+/** How a run that executes while it plans takes the plan (`planStreamed`). */
+export interface PlanStream {
+  /** Each item once final, folder by folder; the plan keeps none of them (but links left alone). */
+  item(item: PlanItem): void;
+  /** Before each folder is listed: a promise to wait for room, or undefined to go on. */
+  gate(): Promise<void> | undefined;
+  /**
+   * Once the pairs of roots are known: the plan as far as it goes (its pairs, errors and counts
+   * are the live ones, its items only the links left alone). Called before any item.
+   */
+  roots(plan: TransferPlan): void;
+}
+
+/** Whether a plan of `req` can be executed while it is made (`planStreamed`): nothing in it waits for the whole tree. */
+export function streamable(req: PlanRequest): boolean {
+  if (req.mode !== 'migrate' && req.mode !== 'one_way' && req.mode !== 'incremental') return false;
+  // A sync that keeps a record of what it copied stages and commits it as a whole.
+  return req.mode === 'migrate' || req.twoWayState === undefined || req.target.features.setModTime;
+}
+
+/**
+ * Plans as `planTransfer` does, handing each item to `stream` as soon as its folder is judged,
+ * and waiting for room before listing each folder: memory follows the window the caller keeps,
+ * not the number of files. Resolves, once the walk is done, to the plan's final figures (its
+ * items only the links left alone). Only for plans `streamable` says yes to.
+ */
+export async function planStreamed(req: PlanRequest, stream: PlanStream): Promise<TransferPlan> {
+  if (!streamable(req)) throw new Error(`a ${req.mode} plan is not made as a stream`);
+  const planner = new Planner({ ...req, keepSkipped: false });
+  planner.tally.stream = (it) => stream.item(it);
+  planner.walker.gate = () => stream.gate();
+  planner.onRoots = (plan) => stream.roots(plan);
+  return planner.run();
 }
 
 export interface RetryRequest {

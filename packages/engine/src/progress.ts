@@ -8,6 +8,8 @@ export class ProgressTracker {
   finished = 0;
   total = 0;
   failed = 0;
+  /** The run still plans while it goes: `total` and `length` grow (TransferProgress.counting). */
+  counting = false;
   private readonly samples: { t: number; bytes: number }[] = [];
   private readonly windowMs: number;
   private readonly emitFn: ((p: TransferProgress) => void) | undefined;
@@ -60,6 +62,7 @@ export class ProgressTracker {
       finishedCounts: this.finished,
       totalCounts: this.total,
       failedCounts: this.failed,
+      ...(this.counting ? { counting: true } : {}),
     };
   }
 

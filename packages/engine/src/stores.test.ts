@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,5 +23,31 @@ describe('FileCheckpointStore', () => {
     await again.clear();
     expect(await again.planned()).toBeUndefined();
     await again.close();
+  });
+
+  it("answers an earlier attempt's records when opened again (a torn last line ignored), with read paths only if asked", async () => {
+    base = mkdtempSync(join(tmpdir(), 'skyferry-store-'));
+    const path = join(base, 'runs', 'b.jsonl');
+    const first = new FileCheckpointStore(path);
+    for (let i = 0; i < 3000; i++)
+      await first.markDone(`write|target|/|/|/d/f${i}|10|${i}|`, {
+        action: 'copy',
+        bytes: 10,
+        read: { path: `/d/f${i}`, size: 10 },
+      });
+    await first.close();
+    appendFileSync(path, '{"k":"write|target|/|/|/d/torn');
+    const lean = new FileCheckpointStore(path, { keepReadPaths: false });
+    expect(await lean.tally()).toEqual({ count: 3000, bytes: 30_000, byAction: { copy: 3000 } });
+    expect(await lean.get('write|target|/|/|/d/f7|10|7|')).toEqual({ action: 'copy', bytes: 10 });
+    const many = await lean.getMany(['write|target|/|/|/d/f1|10|1|', 'write|target|/|/|/d/f1|10|2|']);
+    expect([...many.keys()]).toEqual(['write|target|/|/|/d/f1|10|1|']);
+    // What this attempt records goes to the file for the next one.
+    await lean.markDone('write|target|/|/|/d/new|1|1|', { action: 'copy', bytes: 1 });
+    await lean.close();
+    const withPaths = new FileCheckpointStore(path);
+    expect(await withPaths.get('write|target|/|/|/d/new|1|1|')).toEqual({ action: 'copy', bytes: 1 });
+    expect((await withPaths.all()).filter((i) => i.read?.path === '/d/f9')).toHaveLength(1);
+    await withPaths.close();
   });
 });

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EntryKind } from '@skyferry/providers';
@@ -174,12 +176,20 @@ class LineAppender {
       this.pending = [];
       this.waiters = [];
       try {
+        let text = lines.join('');
         if (!this.handle) {
           await mkdir(dirname(this.path), { recursive: true });
-          this.handle = await open(this.path, 'a');
+          this.handle = await open(this.path, 'a+');
+          // A line torn by a kill is ended first, or the next record would be lost with it.
+          const { size } = await this.handle.stat();
+          if (size > 0) {
+            const last = Buffer.alloc(1);
+            await this.handle.read(last, 0, 1, size - 1);
+            if (last[0] !== 0x0a) text = '\n' + text;
+          }
         }
         // write() returning means the kernel has the bytes: they survive the process being killed.
-        await this.handle.write(lines.join(''));
+        await this.handle.write(text);
         for (const w of waiters) w.resolve();
       } catch (err) {
         for (const w of waiters) w.reject(err);
@@ -222,14 +232,26 @@ function parseLine<T>(line: string): T | undefined {
  */
 export class FileCheckpointStore implements CheckpointStore {
   private readonly appender: LineAppender;
+  /** Earlier attempts' records, by a digest of their key (`keyOf`). */
   private done: Map<string, CheckpointInfo> | undefined;
   private readonly tempsPath: string;
   private temps: Map<string, TempFolder> | undefined;
   private tempsAppender: LineAppender | undefined;
+  private readonly keepReadPaths: boolean;
 
-  constructor(path: string) {
+  /**
+   * `keepReadPaths`: `all` answers the path each file was written from (a move deletes by them);
+   * without, records are read back without it (a resumed run of a million files holds less).
+   */
+  constructor(path: string, opts: { keepReadPaths?: boolean } = {}) {
     this.appender = new LineAppender(path);
     this.tempsPath = `${path}.temps`;
+    this.keepReadPaths = opts.keepReadPaths ?? true;
+  }
+
+  /** A record's key in memory: a digest of 22 characters, whatever the length of the path in it. */
+  private keyOf(key: string): string {
+    return createHash('sha256').update(key).digest('base64url').slice(0, 22);
   }
 
   private async loadTemps(): Promise<Map<string, TempFolder>> {
@@ -268,9 +290,23 @@ export class FileCheckpointStore implements CheckpointStore {
   private async load(): Promise<Map<string, CheckpointInfo>> {
     if (!this.done) {
       const map = new Map<string, CheckpointInfo>();
-      for (const line of await readLines(this.appender.path)) {
-        const rec = parseLine<{ k: string; i: CheckpointInfo }>(line);
-        if (rec) map.set(rec.k, rec.i);
+      // Line by line: the file of a long run holds a line per file done.
+      let lines: AsyncIterable<string> | string[] = [];
+      try {
+        const fh = await open(this.appender.path, 'r');
+        lines = createInterface({ input: fh.createReadStream({ encoding: 'utf8' }), crlfDelay: Infinity });
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'ENOENT') throw err;
+      }
+      for await (const line of lines) {
+        // A process killed mid-write can leave a torn last line; it is ignored.
+        const rec = line.length > 0 ? parseLine<{ k: string; i: CheckpointInfo }>(line) : undefined;
+        if (!rec) continue;
+        // A fresh object of the fields kept (a deleted field would leave a slower, larger one).
+        const info: CheckpointInfo = { action: rec.i.action, bytes: rec.i.bytes };
+        if (rec.i.records) info.records = rec.i.records;
+        if (this.keepReadPaths && rec.i.read) info.read = rec.i.read;
+        map.set(this.keyOf(rec.k), info);
       }
       this.done = map;
     }
@@ -278,7 +314,7 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async get(key: string): Promise<CheckpointInfo | undefined> {
-    return (await this.load()).get(key);
+    return (await this.load()).get(this.keyOf(key));
   }
   async tally(): Promise<CheckpointTally> {
     return tallyOf((await this.load()).values());
@@ -287,7 +323,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const done = await this.load();
     const out = new Map<string, CheckpointInfo>();
     for (const k of keys) {
-      const v = done.get(k);
+      const v = done.get(this.keyOf(k));
       if (v) out.set(k, v);
     }
     return out;
@@ -296,8 +332,12 @@ export class FileCheckpointStore implements CheckpointStore {
   async all(): Promise<CheckpointInfo[]> {
     return [...(await this.load()).values()];
   }
+  /**
+   * Appends the record for the attempts that come after this one. `get`, `getMany`, `tally` and
+   * `all` answer what the file held when first read (earlier attempts): a run of a million files
+   * keeps none of its own records in memory.
+   */
   async markDone(key: string, info: CheckpointInfo): Promise<void> {
-    (await this.load()).set(key, info);
     await this.appender.append(JSON.stringify({ k: key, i: info }) + '\n');
   }
   async clear(): Promise<void> {

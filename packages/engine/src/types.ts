@@ -199,6 +199,12 @@ export interface TransferProgress {
   finishedCounts: number;
   totalCounts: number;
   failedCounts: number;
+  /**
+   * True while the run is still finding what to do (it copies while it plans, folder by folder):
+   * `totalCounts` and `length` are what it found so far and grow, and `percentage` and `eta` are of
+   * that part only.
+   */
+  counting?: true;
 }
 
 /** Spec: "Loading N items" while planning. */

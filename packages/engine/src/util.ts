@@ -122,24 +122,25 @@ export class Semaphore {
  * should not stop the others.
  */
 export async function poolSent<T>(
-  items: Iterable<T>,
+  items: Iterable<T> | AsyncIterable<T>,
   n: number,
   fn: (item: T, sent: () => void) => Promise<void>,
   stopped: () => boolean,
 ): Promise<void> {
   const places = new Semaphore(Math.max(1, n));
   const underWay = new Semaphore(2 * Math.max(1, n));
-  const running: Promise<void>[] = [];
+  // Only the items under way are held (a run of a million files keeps no promise per finished file).
+  const running = new Set<Promise<void>>();
   let escaped: { err: unknown } | undefined;
   const stop = () => escaped !== undefined || stopped();
-  for (const item of items) {
-    if (stop()) break;
+  const start = async (item: T): Promise<boolean> => {
+    if (stop()) return false;
     await underWay.acquire();
     await places.acquire();
     if (stop()) {
       places.release();
       underWay.release();
-      break;
+      return false;
     }
     let holding = true;
     const sent = () => {
@@ -147,18 +148,24 @@ export async function poolSent<T>(
       holding = false;
       places.release();
     };
-    running.push(
-      (async () => {
-        try {
-          await fn(item, sent);
-        } catch (err) {
-          escaped ??= { err };
-        } finally {
-          sent();
-          underWay.release();
-        }
-      })(),
-    );
+    const p = (async () => {
+      try {
+        await fn(item, sent);
+      } catch (err) {
+        escaped ??= { err };
+      } finally {
+        sent();
+        underWay.release();
+      }
+    })();
+    running.add(p);
+    void p.finally(() => running.delete(p));
+    return true;
+  };
+  if (Symbol.asyncIterator in items) {
+    for await (const item of items) if (!(await start(item))) break;
+  } else {
+    for (const item of items) if (!(await start(item))) break;
   }
   await Promise.all(running);
   if (escaped) throw escaped.err;

@@ -14,7 +14,13 @@ function emptySummary(): PlanSummary {
 /** The items of a plan being made, and their counts. */
 export class PlanTally {
   readonly keepSkipped: boolean;
+  /**
+   * The plan's items; with `stream` set, only the links left alone (few, reported by the run at
+   * its end): every other item goes to `stream` and is not kept.
+   */
   readonly items: PlanItem[] = [];
+  /** Where a run that executes while it plans takes each item as soon as it is final. */
+  stream: ((item: PlanItem) => void) | undefined;
   readonly summary = emptySummary();
   readonly deletedFiles: Record<Side, number> = { source: 0, target: 0 };
   readonly bytesTo: Record<Side, number> = { source: 0, target: 0 };
@@ -65,7 +71,8 @@ export class PlanTally {
   /** Counts an item and adds it to the plan. */
   add(item: PlanItem): void {
     this.count(item);
-    this.items.push(item);
+    if (this.stream && item.reason !== 'symbolic_link') this.stream(item);
+    else this.items.push(item);
   }
 
   flushInto(items: PlanItem[]): void {

@@ -186,6 +186,11 @@ export class Walker {
   readonly pairs: { source: string; target: string }[] = [];
   /** Which symbolic links are set aside or followed, and the deletions that would go through one. */
   readonly links: LinkScreen;
+  /**
+   * Set by a run that executes while it plans: waits, before a folder is listed, until the run has
+   * room for more planned items (memory then follows the window, not the tree).
+   */
+  gate: (() => Promise<void> | undefined) | undefined;
   /** Listings started early (`listEarly`) not taken yet, by side and path. */
   private readonly early = new Map<string, Promise<Listing>>();
   private lastScan = 0;
@@ -522,6 +527,9 @@ export class Walker {
    */
   async walk<V, R, P>(ref: FolderRef, judge: FolderJudge<V, R, P>): Promise<Walked<R>> {
     const v = await this.folders.with(async () => {
+      // In the slot: at most `listConcurrency` visits go on past a full window.
+      const room = this.gate?.();
+      if (room) await room;
       const [f, prepared] = await Promise.all([
         this.pairFolder(ref),
         judge.prepare ? judge.prepare(ref) : (undefined as P),

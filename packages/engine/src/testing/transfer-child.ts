@@ -1,6 +1,7 @@
 // A transfer in its own process, for the crash tests: a local folder to a local folder (or, given
 // its URL, user and password, a WebDAV server), checkpoints in a file, every write the target is
-// asked for logged (synchronously, before it starts) to `writesLog`. `readDelayMs` slows each
+// asked for logged (synchronously, before it starts) to `writesLog`. With SKYFERRY_TEST_STREAM=1 it
+// plans and executes folder by folder (`streamTransfer`). `readDelayMs` slows each
 // chunk read from the source, so that a kill finds writes under way. Prints "planned" once the
 // plan is made and exits 0 when the run succeeded.
 import { appendFileSync } from 'node:fs';
@@ -9,7 +10,9 @@ import { openLocal, openWebdav } from '@skyferry/providers';
 import type { Provider, SrcInfo, WriteOptions } from '@skyferry/providers';
 import { executePlan } from '../executor.ts';
 import { planTransfer } from '../planner.ts';
+import { streamTransfer } from '../run.ts';
 import { FileCheckpointStore } from '../stores.ts';
+import type { TransferResult } from '../types.ts';
 import { slowReads } from './backends.ts';
 
 const [srcDir, dstDir, checkpointFile, writesLog, davUrl, davUser, davPass, readDelay] = process.argv.slice(2) as [
@@ -55,16 +58,30 @@ const target: Provider = Object.create(real, {
 
 const checkpoints = new FileCheckpointStore(checkpointFile);
 // "Transfer anyway": without checkpoints every file would be written again on each restart.
-const plan = await planTransfer({
+const req = {
   source,
   target,
-  mode: 'migrate',
+  mode: 'migrate' as const,
   sourcePaths: ['/'],
   targetPath: '/',
-  sameNamePolicy: 'overwrite',
-});
-process.stdout.write('planned\n');
-const result = await executePlan(plan, { source, target, checkpoints, transfers: 8, smallFileTransfers: 32 });
+  sameNamePolicy: 'overwrite' as const,
+};
+let result: TransferResult;
+if (process.env.SKYFERRY_TEST_STREAM === '1') {
+  // Planned and executed folder by folder: "planned" once the roots are known.
+  ({ result } = await streamTransfer({
+    ...req,
+    checkpoints,
+    transfers: 8,
+    smallFileTransfers: 32,
+    window: 256,
+    beforeWrites: async () => void process.stdout.write('planned\n'),
+  }));
+} else {
+  const plan = await planTransfer(req);
+  process.stdout.write('planned\n');
+  result = await executePlan(plan, { source, target, checkpoints, transfers: 8, smallFileTransfers: 32 });
+}
 await checkpoints.close();
 process.stdout.write(`${result.outcome} ${result.summary.resumed} ${result.summary.added + result.summary.updated}\n`);
 process.exit(result.outcome === 'success' ? 0 : 1);
