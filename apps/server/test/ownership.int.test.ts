@@ -132,6 +132,18 @@ export const SETUPS: Record<string, (s: SetupContext) => Promise<string>> = {
       })
     ).token;
   },
+  /** An office-type app (state 2) the owner, as the operator, registered for Markdown files (issue 37). */
+  officeApp: async (s) =>
+    String(
+      (
+        await s.asOwner<{ app_id: number }>('POST', '/api/operator/apps', {
+          name: 'Docs',
+          url: 'https://office.example.com/editor/',
+          state: 2,
+          functions: [{ name: 'Edit', action: 'edit', extensions: ['md'] }],
+        })
+      ).app_id,
+    ),
   /** A feedback ticket the owner sent signed in (support, issue 39). */
   ticket: async (s) =>
     (
@@ -530,6 +542,14 @@ export const OWNED_ENDPOINTS: OwnedEndpoint[] = [
     }),
   },
   {
+    name: 'POST /ecology/v1/office/open (a file of someone else’s cloud)',
+    request: (ids) => ({
+      method: 'POST',
+      url: '/ecology/v1/office/open',
+      body: { app_id: Number(ids.officeApp), cloud_id: ids.cloud, path: '/owner-note.md' },
+    }),
+  },
+  {
     name: 'DELETE /api/account/sessions/{id}',
     request: (ids) => ({ method: 'DELETE', url: `/api/account/sessions/${ids.session}` }),
   },
@@ -609,6 +629,7 @@ export const NOT_OWNED: Record<string, string> = {
   'PUT /ecology/v1/app/files/{fileId}/content': 'an app token’s own file; see ecology.int.test.ts',
   'POST /ecology/v1/app/files/{fileId}/save-as': 'beside an app token’s own file; see ecology.int.test.ts',
   'POST /ecology/v1/app/files/{fileId}/convert': 'beside an app token’s own file; see ecology.int.test.ts',
+  'GET /ecology/v1/app/files/{fileId}/picture': 'an app token’s own file; see pictures.int.test.ts',
   'GET /api/operator/users': 'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
   'PUT /api/operator/users/{uid}/local-folder':
     'the operator’s alone (403005 for anyone else); see security/local-folders.int.test.ts',
