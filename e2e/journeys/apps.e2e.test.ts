@@ -270,7 +270,7 @@ describe('opening files with apps', () => {
     expect(await viewer.getByTestId('viewer-zoom').textContent()).toBe('125%');
     await viewer.getByTestId('viewer-next').click();
     await expect.poll(() => viewer.getByTestId('viewer-name').textContent()).toBe('b-square.png');
-    expect(await page.getByTestId('app-tab').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('app-tab').count()).toBe(1);
     await screenshot(page, 'apps-viewer-picture');
   });
 
