@@ -4,7 +4,7 @@
  * scripts come compressed; what the app needs before it draws its own header and menu is under
  * 200 KB of compressed JavaScript; the first screen shows without the other screens' and the
  * dialogs' chunks (a screen's come when its route is opened) and with one language's translations;
- * and nothing on the page moves once the shell has shown (no layout shift), on a first visit with
+ * and nothing on the page moves once the shell has shown (no layout shift, at Lighthouse's precision), on a first visit with
  * the banner, the QR panel, the tips and a service notice, on a desktop and on a phone.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
