@@ -77,13 +77,18 @@ interface PageBench {
   shellInDom?: number;
   /** When the app (React) first put its own header in the page. */
   appInDom?: number;
-  shifts: Array<{ value: number; startTime: number; hadRecentInput: boolean }>;
+  shifts: Array<{ value: number; startTime: number; hadRecentInput: boolean; moved?: string[] }>;
 }
 
 /** Runs in the page before its own scripts: marks the header title and the page heading for Element Timing. */
 function instrument(): void {
   type Entry = { name: string; startTime: number; identifier?: string; renderTime?: number; loadTime?: number };
-  type Shift = { value: number; startTime: number; hadRecentInput: boolean };
+  type Shift = {
+    value: number;
+    startTime: number;
+    hadRecentInput: boolean;
+    sources?: Array<{ node?: { outerHTML?: string; textContent?: string }; previousRect: object; currentRect: object }>;
+  };
   const g = globalThis as unknown as {
     __bench: PageBench;
     PerformanceObserver: new (cb: (list: { getEntries(): Entry[] }) => void) => { observe(o: object): void };
@@ -109,7 +114,16 @@ function instrument(): void {
   }).observe({ type: 'element', buffered: true });
   new g.PerformanceObserver((list) => {
     for (const e of list.getEntries() as unknown as Shift[])
-      bench.shifts.push({ value: e.value, startTime: e.startTime, hadRecentInput: e.hadRecentInput });
+      bench.shifts.push({
+        value: e.value,
+        startTime: e.startTime,
+        hadRecentInput: e.hadRecentInput,
+        // What moved (BENCH_SHIFTS=1 prints it).
+        moved: (e.sources ?? []).map(
+          (src) =>
+            `${(src.node?.outerHTML ?? src.node?.textContent ?? '?').slice(0, 160)} ${JSON.stringify(src.previousRect)} -> ${JSON.stringify(src.currentRect)}`,
+        ),
+      });
   }).observe({ type: 'layout-shift', buffered: true });
   // Mutation callbacks run before the next paint, so the marks are in place when the element is painted.
   const mark = (selector: string, id: string) => {
@@ -201,10 +215,16 @@ async function load(page: Page, url: string, cdp: CDPSession): Promise<Sample> {
       jsBeforeApp: jsBefore(b.appInDom ?? NaN),
       bytes: resources.filter((r) => r.responseEnd <= screen).reduce((s, r) => s + r.transferSize, 0),
       cls: b.shifts.filter((s) => !s.hadRecentInput && s.startTime > usefulPaint).reduce((sum, s) => sum + s.value, 0),
+      shifts: b.shifts.filter((s) => s.startTime > usefulPaint),
       encodings: [],
     };
   });
-  return { ...figures, cpu };
+  const { shifts, ...rest } = figures;
+  // BENCH_SHIFTS=1: what moved after the first useful paint.
+  if (process.env.BENCH_SHIFTS === '1')
+    for (const s of shifts)
+      console.error(`  shift ${s.value.toFixed(5)} at ${Math.round(s.startTime)} ms: ${(s.moved ?? []).join('; ')}`);
+  return { ...rest, cpu };
 }
 
 async function newContext(browser: Browser): Promise<BrowserContext> {
