@@ -119,6 +119,44 @@ describe('pictures: streamed thumbnails, HEIC', () => {
     expect(readdirSync(spoolDir).filter((n) => n.startsWith('skyferry-img-'))).toEqual([]);
   });
 
+  it('gives a picture to no one but the app token it was opened with: not a visitor, another user, or the account token', async () => {
+    const issued = await tokenFor(FIRST_PARTY_APP_IDS.viewer, '/red-blue.heic');
+    const fileId = issued.data.files[0]?.file_id as string;
+    const picture = (id: string, opts: { token?: string; headers?: Record<string, string> }) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/ecology/v1/app/files/${encodeURIComponent(id)}/picture${opts.token ? `?app_token=${encodeURIComponent(opts.token)}` : ''}`,
+        ...(opts.headers ? { headers: opts.headers } : {}),
+      });
+    const refusals = [
+      // A visitor and the owner's own account session carry no app token.
+      await picture(fileId, { headers: (await t.visitor()).headers }),
+      await picture(fileId, { headers: user.headers }),
+    ];
+    // Another user's viewer token, for a file of their own, does not reach this one (an operator
+    // too, as only operators may connect folders of the server).
+    const other = await t.signUp();
+    const otherDir = t.makeLocalFolder();
+    writeTree(otherDir, { 'mine.heic': HEIC });
+    const otherCloud = (await connectLocal(call, other.headers, otherDir)).id;
+    const otherToken = await call<AppTokenData>('POST', '/ecology/v1/app-tokens', {
+      headers: other.headers,
+      body: { app_id: FIRST_PARTY_APP_IDS.viewer, files: [{ cloud_id: otherCloud, path: '/mine.heic' }] },
+    });
+    refusals.push(await picture(fileId, { token: otherToken.data.token }));
+    // Hostile file ids: paths, over-long, control characters.
+    for (const id of ['../../etc/passwd', 'x'.repeat(5000), '\u0000', '%00'])
+      refusals.push(await picture(id, { token: issued.data.token }));
+    for (const r of refusals) {
+      expect(r.statusCode).toBeGreaterThanOrEqual(400);
+      expect(r.statusCode).toBeLessThan(500);
+      expect(r.headers['content-type']).toMatch(/json/);
+      expect(JSON.parse(r.body).code).not.toBe(0);
+    }
+    // The owner's token still works afterwards.
+    expect((await picture(fileId, { token: issued.data.token })).statusCode).toBe(200);
+  });
+
   it('converts a HEIC picture to PNG beside it', async () => {
     const issued = await tokenFor(FIRST_PARTY_APP_IDS.converter, '/red-blue.heic');
     expect(issued.code).toBe(0);
