@@ -6,6 +6,7 @@ import { planRetry, planTransfer } from './planner.ts';
 import { runTransfer, type RunRequest } from './run.ts';
 import { MemoryCheckpointStore, type CheckpointInfo } from './stores.ts';
 import { MemoryProvider, MemoryStore, md5Hex } from './testing/memory-provider.ts';
+import { sameFiles } from './same-files.testing.ts';
 import { taskStateOf } from './tools.ts';
 import type { TransferProgress } from './types.ts';
 import { copyFile, inflightTypes } from './copy-file.ts';
@@ -21,13 +22,6 @@ function tree(n: number, opts: { size?: (i: number) => number; dirs?: number } =
     store.writeFile(`/src/d${i % (opts.dirs ?? 4)}/f${i}.bin`, randomBytes(size), { mtime: T0 + i * 1000 });
   }
   return store;
-}
-
-function sameFiles(a: MemoryStore, aDir: string, b: MemoryStore, bDir: string): void {
-  const x = a.files(aDir);
-  const y = b.files(bDir);
-  expect([...y.keys()].sort()).toEqual([...x.keys()].sort());
-  for (const [k, v] of x) expect(y.get(k)?.md5, k).toBe(v.md5);
 }
 
 const fastRetries = { retries: 6, minSleepMs: 1, maxSleepMs: 5 };

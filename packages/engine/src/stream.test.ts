@@ -4,6 +4,7 @@ import { ProviderError } from '@skyferry/providers';
 import { runTransfer, streamTransfer, type StreamRunRequest } from './run.ts';
 import { MemoryCheckpointStore } from './stores.ts';
 import { MemoryProvider, MemoryStore } from './testing/memory-provider.ts';
+import { sameFiles } from './same-files.testing.ts';
 import type { TransferProgress } from './types.ts';
 
 const T0 = Date.UTC(2025, 5, 1);
@@ -18,13 +19,6 @@ function tree(folders: number, per: number): MemoryStore {
   }
   store.mkdirp('/src/empty/deeper');
   return store;
-}
-
-function sameFiles(a: MemoryStore, aDir: string, b: MemoryStore, bDir: string): void {
-  const x = a.files(aDir);
-  const y = b.files(bDir);
-  expect([...y.keys()].sort()).toEqual([...x.keys()].sort());
-  for (const [k, v] of x) expect(y.get(k)?.md5, k).toBe(v.md5);
 }
 
 const base = (source: MemoryProvider, target: MemoryProvider): StreamRunRequest => ({
