@@ -20,6 +20,8 @@ import { Proc, fetchEnvelope } from './support/process.ts';
 const SERVER = join(import.meta.dirname, '../src/main.ts');
 const FILES = 2000;
 const LARGE = 20;
+// Enough delay that the resumed run is still writing when the target goes away.
+const RTT_MS = 10;
 
 interface Seen {
   at: number;
@@ -50,7 +52,7 @@ describe('a 2,000-file run through a server killed with SIGKILL and an outage of
     }
     mkdirSync(davDir, { recursive: true });
     dav = await startRcloneServe('webdav', { dir: davDir });
-    proxy = await startLatencyProxy({ target: { host: '127.0.0.1', port: dav.port }, rttMs: 2 });
+    proxy = await startLatencyProxy({ target: { host: '127.0.0.1', port: dav.port }, rttMs: RTT_MS });
     proxyPort = proxy.port;
     env = {
       DATABASE_URL: join(root, 'data', 'skyferry.db'),
@@ -129,7 +131,10 @@ describe('a 2,000-file run through a server killed with SIGKILL and an outage of
       for (;;) {
         const s = await poll();
         if (ok(s)) return s;
-        if (Date.now() > end) throw new Error(`waited for ${what}; last seen ${JSON.stringify(s)}`);
+        if (Date.now() > end)
+          throw new Error(
+            `waited for ${what}; last seen ${JSON.stringify(s)} ${JSON.stringify(seen.map((x) => [x.status, x.finished, x.total]).filter((x, i, a) => i === 0 || JSON.stringify(a[i - 1]) !== JSON.stringify(x)))}`,
+          );
         await sleep(50);
       }
     };
@@ -147,7 +152,7 @@ describe('a 2,000-file run through a server killed with SIGKILL and an outage of
     // 2. The target goes away for two seconds, uploads under way are cut off, and comes back.
     await proxy.stop();
     await sleep(2000);
-    proxy = await startLatencyProxy({ target: { host: '127.0.0.1', port: dav.port }, rttMs: 2, port: proxyPort });
+    proxy = await startLatencyProxy({ target: { host: '127.0.0.1', port: dav.port }, rttMs: RTT_MS, port: proxyPort });
 
     const end = await until('the run to end', (s) => ![1, 2, 7, 8, 9].includes(s.status), 120_000);
     const detail = (await call<TaskDetail>('GET', `/api/tasks/${id}`, undefined, token)).data;

@@ -218,17 +218,39 @@ for (const cfg of CONFIGS) {
       expect(tree(join(dstDir, 'FromRoot'))).toEqual({ 'top.txt': 'top', 'Folder/inner.txt': 'inner' });
     });
 
-    it('while scanning (1) counts what it has listed ("Loading N items"), then copies (2) and completes', async () => {
+    /** Polls a task's progress until it ends: the states seen in turn, and each answer. */
+    async function pollToEnd(id: string): Promise<{ states: number[]; polls: PollProgressData[] }> {
+      const states: number[] = [];
+      const polls: PollProgressData[] = [];
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+        const p = await call<PollProgressData>('GET', `/api/cloud-manager/poll-progress/${id}`, {
+          headers: user.headers,
+        });
+        polls.push(p.data);
+        if (states.at(-1) !== p.data.status) states.push(p.data.status);
+        if ([0, 3, 4, 5, 6, 10].includes(p.data.status)) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return { states, polls };
+    }
+
+    /** Six nested folders of two files each, listed slowly (400 ms a folder) from the source. */
+    function slowTree(name: string): void {
       const files: Record<string, string> = {};
-      for (let level = 0, dir = 'Scan'; level < 6; level++, dir += `/l${level}`) {
+      for (let level = 0, dir = name; level < 6; level++, dir += `/l${level}`) {
         files[`${dir}/a.txt`] = `a ${level}`;
         files[`${dir}/b.txt`] = `b ${level}`;
       }
       writeTree(srcDir, files);
       space.listDelayMs.set(src.id, 400);
+    }
+
+    it('a mirror sync scans first (1), counting what it has listed ("Loading N items"), then copies (2) and completes', async () => {
+      slowTree('Scan');
       try {
         const res = await create({
-          task_type: 0,
+          task_type: 1,
+          sync_mode: 'mirror',
           from_cloud: { cloud_id: src.id, paths: ['/Scan'] },
           to_cloud: { cloud_id: dst.id, path: '/Scanned' },
           // Confirmed up front: creating does not plan (and list slowly) first.
@@ -236,25 +258,51 @@ for (const cfg of CONFIGS) {
           confirm_deletions: true,
         });
         expect(res.code).toBe(0);
-        const id = res.data.task?.id ?? '';
-        const scanning: number[] = [];
-        const states: number[] = [];
-        for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
-          const p = await call<PollProgressData>('GET', `/api/cloud-manager/poll-progress/${id}`, {
-            headers: user.headers,
-          });
-          if (states.at(-1) !== p.data.status) states.push(p.data.status);
-          if (p.data.status === 1) scanning.push(p.data.total_counts);
-          if ([0, 3, 4, 5, 6, 10].includes(p.data.status)) break;
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        const { states, polls } = await pollToEnd(res.data.task?.id ?? '');
+        const scanning = polls.filter((p) => p.status === 1).map((p) => p.total_counts);
         expect(states.at(-1)).toBe(0);
         expect(states).toContain(1);
         // The count grows while listing and never passes what is there (12 files, 6 folders).
         expect(Math.max(...scanning)).toBeGreaterThan(0);
         expect(Math.max(...scanning)).toBeLessThanOrEqual(18);
         expect(scanning).toEqual([...scanning].sort((x, y) => x - y));
-        expect(Object.keys(tree(join(dstDir, 'Scanned/Scan')))).toHaveLength(12);
+        expect(Object.keys(tree(join(dstDir, 'Scanned')))).toHaveLength(12);
+      } finally {
+        space.listDelayMs.delete(src.id);
+      }
+    });
+
+    it('a copy runs (2) while it still counts: totals grow, the percentage holds until they are whole, then it completes', async () => {
+      slowTree('Count');
+      try {
+        const res = await create({
+          task_type: 0,
+          from_cloud: { cloud_id: src.id, paths: ['/Count'] },
+          to_cloud: { cloud_id: dst.id, path: '/Counted' },
+          confirm_insufficient_space: true,
+          confirm_deletions: true,
+        });
+        expect(res.code).toBe(0);
+        const { states, polls } = await pollToEnd(res.data.task?.id ?? '');
+        expect(states.at(-1)).toBe(0);
+        // No scanning state of its own: the run is under way while the walk goes on.
+        const counting = polls.filter((p) => p.status === 2 && p.progress.counting === true);
+        expect(
+          counting.length,
+          JSON.stringify(polls.map((p) => [p.status, p.total_counts, p.progress])),
+        ).toBeGreaterThan(0);
+        const totals = counting.map((p) => p.total_counts);
+        expect(totals).toEqual([...totals].sort((x, y) => x - y));
+        expect(Math.max(...totals)).toBeLessThanOrEqual(12);
+        // Nothing to say how far along the run is until the count is whole.
+        for (const p of counting) {
+          expect(p.progress.percentage).toBe(0);
+          expect(p.progress.eta).toBeNull();
+        }
+        // Once counted, the figures are the whole run's and never go back.
+        const counted = polls.filter((p) => p.status === 2 && p.progress.counting !== true);
+        for (const p of counted) expect(p.total_counts).toBe(12);
+        expect(Object.keys(tree(join(dstDir, 'Counted/Count')))).toHaveLength(12);
       } finally {
         space.listDelayMs.delete(src.id);
       }

@@ -11,6 +11,7 @@ import {
   type CheckpointInfo,
   type CheckpointStore,
   type CheckpointTally,
+  type IntentLookup,
   type TempFolder,
   type TwoWayRecord,
   type TwoWayStateStore,
@@ -121,6 +122,11 @@ export function checkpointKey(plan: TransferPlan, item: PlanItem): string {
   return [op, item.side, pair.source, pair.target, item.rel, fp?.size ?? '', fp?.mtime ?? '', conflictWinner].join('|');
 }
 
+/** The key a file skipped now had when an earlier attempt planned to write it (`CheckpointStore.intend`). */
+export function writeKey(plan: TransferPlan, item: PlanItem): string {
+  return checkpointKey(plan, { ...item, action: 'copy' });
+}
+
 /**
  * Whether what an earlier attempt did to an item still stands as this plan sees it (the plan of a
  * resumed run is made again from both sides): a written file is there at the size it was written
@@ -206,7 +212,17 @@ class Execution {
   readonly tempTag = randomBytes(4).toString('hex');
   /** Folders recorded as receiving this run's temporary files, by `tempFolderKey`. */
   private readonly tempFolders = new Map<string, { folder: TempFolder; noted: Promise<void>; failed: boolean }>();
-  stop: FatalStop | undefined;
+  private stopped: FatalStop | undefined;
+  /** Told once the run stops (a streamed run's loop may be waiting for the walk, which waits for room). */
+  private onStop: (() => void) | undefined;
+  /** Why the run stops, once it does: nothing more is started. */
+  get stop(): FatalStop | undefined {
+    return this.stopped;
+  }
+  set stop(s: FatalStop | undefined) {
+    this.stopped = s;
+    if (s) this.onStop?.();
+  }
   successCount = 0;
   transferredBytes = 0;
   trafficStopped = false;
@@ -649,6 +665,38 @@ class Execution {
     return undefined;
   }
 
+  /**
+   * The checks before anything is written, on the transfers still to do: the space each side
+   * needs, then the transfer allowance (`TrafficHook.beforeRun`). The outcome that stops the run,
+   * or undefined to go on.
+   */
+  private async beforeWriting(todo: Iterable<PlanItem>): Promise<TransferOutcome | undefined> {
+    const need: Record<Side, number> = { source: 0, target: 0 };
+    let left = 0;
+    for (const it of todo) {
+      left += it.size;
+      if (it.action === 'conflict' && it.conflict?.resolution === 'keep_both') {
+        need.source += it.target?.size ?? 0;
+        need.target += it.source?.size ?? 0;
+      } else {
+        const old = it.side === 'target' ? it.target?.size : it.source?.size;
+        need[it.side] += Math.max(0, it.size - (it.action === 'update' || it.action === 'conflict' ? (old ?? 0) : 0));
+      }
+    }
+    const spaceStop = await this.spaceCheck(need);
+    if (spaceStop) {
+      this.stop = spaceStop;
+      return spaceStop.outcome;
+    }
+    const traffic = this.opts.traffic;
+    if (traffic?.beforeRun && left > 0 && !(await traffic.beforeRun(left))) {
+      this.stop = new FatalStop('traffic_exceeded');
+      this.neededBytes = left;
+      return 'traffic_exceeded';
+    }
+    return undefined;
+  }
+
   neededBytes: number | undefined;
   /** What the checkpoints held when the run began: the work of earlier, interrupted attempts. */
   private carried: CheckpointTally | undefined;
@@ -730,6 +778,10 @@ class Execution {
 
   /** Updates of this plan that were copies of the first attempt's, written but not recorded. */
   private copiesPlannedAsUpdates = 0;
+  /** Skips of a streamed plan that an earlier attempt wrote without recording (`resumedUnrecorded`). */
+  private unrecordedSkips = 0;
+  /** The batch each file of a streamed run was announced in (`CheckpointStore.intend`), until it settles. */
+  private readonly intentOf = new Map<PlanItem, { id: string; left: number }>();
 
   /** The run executes a plan while it is made (`executeStreamed`). */
   streamed = false;
@@ -778,12 +830,13 @@ class Execution {
    * holds follows the feed's window, not the tree. Migrations and one-way syncs without a record
    * only: nothing is deleted and no state is staged.
    */
-  async runStreamed(feed: PlanFeed): Promise<TransferResult> {
+  async runStreamed(feed: PlanFeed, intended?: IntentLookup): Promise<TransferResult> {
     const plan = this.plan;
     const opts = this.opts;
     if (this.managesState || plan.options.mode === 'mirror' || plan.options.mode === 'two_way')
       throw new Error(`a ${plan.options.mode} plan is not executed as a stream`);
     this.streamed = true;
+    this.onStop = () => feed.interrupt();
     if (opts.signal?.aborted) this.controller.abort();
     opts.signal?.addEventListener('abort', this.onUserAbort, { once: true });
     this.progress.counting = true;
@@ -805,6 +858,7 @@ class Execution {
         return done;
       } finally {
         if (done) this.inFlight.delete(it);
+        this.intentSettled(it);
         feed.settle();
       }
     };
@@ -813,6 +867,7 @@ class Execution {
       const earlier = await opts.checkpoints?.tempFolders?.().catch(() => []);
       if (earlier && earlier.length > 0) await this.removeLeftTemps(earlier);
       this.carried = await opts.checkpoints?.tally?.();
+      await this.beforeWritingStreamed(feed);
       this.progress.phase = 'transferring';
       this.progress.emit();
       const lanes = Promise.all([
@@ -828,8 +883,18 @@ class Execution {
         if (!batch) break;
         const done = await this.checkpointsOf(batch);
         const mkdirs: PlanItem[] = [];
+        const writes: PlanItem[] = [];
         let settled = 0;
         for (const it of batch) {
+          if (it.action === 'skip') {
+            // Handed over only when an earlier attempt announced it (streamTransfer); one it
+            // recorded is counted with the rest of its records (`carryOver`).
+            const key = writeKey(plan, it);
+            const meant = intended?.(key);
+            if ((meant === 'copy' || meant === 'update') && !done?.has(key)) this.resumedUnrecorded(it, meant);
+            settled++;
+            continue;
+          }
           const info = done?.get(checkpointKey(plan, it));
           if (it.action === 'conflict' && !it.conflict) {
             this.unresolved.push(it);
@@ -853,11 +918,17 @@ class Execution {
               settled++;
               continue;
             }
+            // Written by an earlier attempt that was cut off before recording it, and planned
+            // again as an update ("transfer anyway"): it counts as that attempt's copy.
+            if (it.action === 'update' && !info && intended?.(checkpointKey(plan, it)) === 'copy')
+              this.copiesPlannedAsUpdates++;
             this.inFlight.add(it);
-            (it.size >= smallSize ? large : small).push(it);
-          } else settled++; // skips and deletes are not streamed (streamable plans have none but links)
+            writes.push(it);
+          } else settled++; // deletes are not streamed (streamable plans have none)
         }
         if (settled > 0) feed.settle(settled);
+        await this.announce(writes);
+        for (const it of writes) (it.size >= smallSize ? large : small).push(it);
         if (mkdirs.length > 0) {
           // Folders that receive no file (the walk names them once their contents are judged).
           await this.pool(mkdirs, n, (it) => this.runMkdir(it), false);
@@ -900,7 +971,7 @@ class Execution {
           true,
         );
       }
-      this.summary.skipped = plan.summary.skip.count;
+      this.summary.skipped = plan.summary.skip.count - this.unrecordedSkips;
       this.carryOver(matched);
       if (this.stop) {
         const failedItems = new Set(this.failed.map((f) => f.item));
@@ -927,6 +998,69 @@ class Execution {
     }
   }
 
+  /**
+   * The checks before writing (`beforeWriting`) for a streamed run: they wait until the walk is
+   * done or a whole window of items is planned, and judge what that holds. A plan that fits in
+   * the window is judged whole, as `run` does; a larger one by its first window, the rest as it
+   * is written (the allowance per file, the space by the service's answer). A refusal sets `stop`.
+   */
+  private async beforeWritingStreamed(feed: PlanFeed): Promise<void> {
+    const opts = this.opts;
+    const space = !opts.ignoreSpaceCheck && this.providers.target.about !== undefined;
+    if (!space && !opts.traffic?.beforeRun) return;
+    await feed.filled();
+    const queued = [...feed.queued()];
+    const done = await this.checkpointsOf(queued);
+    const todo = queued.filter(
+      (it) =>
+        (it.action === 'copy' || it.action === 'update' || (it.action === 'conflict' && it.conflict)) &&
+        !done?.has(checkpointKey(this.plan, it)),
+    );
+    await this.beforeWriting(todo);
+  }
+
+  /**
+   * Records the files about to be written as one batch (`CheckpointStore.intend`), before any of
+   * them is started: a kill after a write and before its record leaves the batch, by which the
+   * attempt that resumes counts the file as written rather than skipped.
+   */
+  private async announce(items: PlanItem[]): Promise<void> {
+    const store = this.opts.checkpoints;
+    if (!store?.intend || !store.intentsDone || items.length === 0) return;
+    const id = await store.intend(items.map((it) => [checkpointKey(this.plan, it), it.action]));
+    const batch = { id, left: items.length };
+    for (const it of items) this.intentOf.set(it, batch);
+  }
+
+  /** A file of an announced batch has run (recorded done, or failed): the batch goes once all have. */
+  private intentSettled(it: PlanItem): void {
+    const batch = this.intentOf.get(it);
+    if (!batch) return;
+    this.intentOf.delete(it);
+    if (--batch.left > 0) return;
+    // Forgetting it late only makes a resumed run look at its files' records.
+    this.opts.checkpoints?.intentsDone?.(batch.id).catch(() => undefined);
+  }
+
+  /**
+   * A file of a streamed plan that is a skip now, and that an earlier attempt announced and wrote
+   * without recording (killed between the two): done by that attempt, as it meant to.
+   */
+  private resumedUnrecorded(it: PlanItem, action: 'copy' | 'update'): void {
+    this.unrecordedSkips++;
+    this.summary.resumed++;
+    if (action === 'copy') this.summary.added++;
+    else this.summary.updated++;
+    this.successCount++;
+    this.progress.total++;
+    this.progress.finished++;
+    this.progress.length += it.size;
+    this.progress.transferred += it.size;
+    this.finishedBytes += it.size;
+    this.resumedBytes += it.size;
+    this.opts.onItem?.({ type: 'resumed', item: { ...it, action }, bytes: it.size });
+  }
+
   /** The checkpoints of a batch of items (earlier attempts' records), or undefined without a store. */
   private async checkpointsOf(items: PlanItem[]): Promise<Map<string, CheckpointInfo> | undefined> {
     const store = this.opts.checkpoints;
@@ -937,7 +1071,8 @@ class Execution {
 
   private async lookupEach(items: PlanItem[]): Promise<Map<string, CheckpointInfo>> {
     const store = this.opts.checkpoints as CheckpointStore;
-    const keys = items.map((it) => checkpointKey(this.plan, it));
+    // A skip handed over by a streamed plan is looked up as the write an earlier attempt recorded.
+    const keys = items.map((it) => (it.action === 'skip' ? writeKey(this.plan, it) : checkpointKey(this.plan, it)));
     if (store.getMany) return store.getMany(keys);
     const out = new Map<string, CheckpointInfo>();
     for (const k of keys) {
@@ -1021,27 +1156,8 @@ class Execution {
       await this.settleUnrecorded(resumedCopiesAsUpdates);
       await this.stageRecords(resumedRecords);
 
-      const need: Record<Side, number> = { source: 0, target: 0 };
-      for (const it of todoTransfers) {
-        if (it.action === 'conflict' && it.conflict?.resolution === 'keep_both') {
-          need.source += it.target?.size ?? 0;
-          need.target += it.source?.size ?? 0;
-        } else {
-          const old = it.side === 'target' ? it.target?.size : it.source?.size;
-          need[it.side] += Math.max(0, it.size - (it.action === 'update' || it.action === 'conflict' ? (old ?? 0) : 0));
-        }
-      }
-      const left = todoTransfers.reduce((s, it) => s + it.size, 0);
-      const spaceStop = await this.spaceCheck(need);
-      if (spaceStop) {
-        this.stop = spaceStop;
-        return this.finish(spaceStop.outcome, true, [...todoTransfers, ...todoDeletes]);
-      }
-      if (opts.traffic?.beforeRun && left > 0 && !(await opts.traffic.beforeRun(left))) {
-        this.stop = new FatalStop('traffic_exceeded');
-        this.neededBytes = left;
-        return this.finish('traffic_exceeded', true, [...todoTransfers, ...todoDeletes]);
-      }
+      const refused = await this.beforeWriting(todoTransfers);
+      if (refused) return this.finish(refused, true, [...todoTransfers, ...todoDeletes]);
 
       const n = Math.max(1, opts.transfers ?? 8);
       this.progress.phase = 'transferring';
@@ -1296,8 +1412,9 @@ export async function executeStreamed(
   plan: TransferPlan,
   feed: PlanFeed,
   opts: ExecuteOptions,
+  intended?: IntentLookup,
 ): Promise<TransferResult> {
-  return new Execution(plan, opts).runStreamed(feed);
+  return new Execution(plan, opts).runStreamed(feed, intended);
 }
 
 /**

@@ -27,6 +27,11 @@ class Fifo<T> {
     return item;
   }
 
+  /** What is left, in order, without taking it. */
+  *values(): Generator<T> {
+    for (let i = this.head; i < this.items.length; i++) yield this.items[i] as T;
+  }
+
   /** Everything left, in order; the list is empty afterwards. */
   drain(): T[] {
     const rest = this.items.slice(this.head) as T[];
@@ -52,6 +57,7 @@ export class PlanFeed {
   private abandoned = false;
   private wake: (() => void) | undefined;
   private waiting: (() => void)[] = [];
+  private full: (() => void) | undefined;
 
   constructor(window = 8192) {
     this.window = Math.max(1, window);
@@ -63,6 +69,21 @@ export class PlanFeed {
     this.queue.push(item);
     this.outstanding++;
     this.wakeConsumer();
+    if (this.outstanding >= this.window) this.wakeFull();
+  }
+
+  /**
+   * Resolves once the plan is complete or a whole window of items waits: what a run must know
+   * before it writes (the space and allowance it needs) is then known, or a window's worth of it.
+   */
+  async filled(): Promise<void> {
+    while (!this.ended && !this.abandoned && this.outstanding < this.window)
+      await new Promise<void>((resolve) => (this.full = resolve));
+  }
+
+  /** The items made and not taken yet, in order (they stay). */
+  queued(): Iterable<PlanItem> {
+    return this.queue.values();
   }
 
   /** Undefined while there is room; else a promise that resolves once the run has settled a quarter of the window. */
@@ -81,6 +102,7 @@ export class PlanFeed {
   end(): void {
     this.ended = true;
     this.wakeConsumer();
+    this.wakeFull();
   }
 
   /** Planning stopped with an error (a fatal one: the run stops too). */
@@ -105,15 +127,28 @@ export class PlanFeed {
   abandon(): PlanItem[] {
     this.abandoned = true;
     this.letIn();
+    this.wakeFull();
     const rest = this.queue.drain();
     this.outstanding -= rest.length;
     return rest;
   }
 
-  /** Up to `max` items, waiting for some; undefined once the plan is complete (or failed) and all were taken. */
+  private interrupted = false;
+
+  /** The run stops: `next` answers undefined from now on (the items not taken stay for `abandon`). */
+  interrupt(): void {
+    this.interrupted = true;
+    this.wakeConsumer();
+  }
+
+  /**
+   * Up to `max` items, waiting for some; undefined once the plan is complete (or failed) and all
+   * were taken, or once the run is interrupted.
+   */
   async next(max: number): Promise<PlanItem[] | undefined> {
+    if (this.interrupted) return undefined;
     while (this.queue.size === 0) {
-      if (this.ended || this.abandoned) return undefined;
+      if (this.ended || this.abandoned || this.interrupted) return undefined;
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
     const out: PlanItem[] = [];
@@ -125,6 +160,12 @@ export class PlanFeed {
   private wakeConsumer(): void {
     const w = this.wake;
     this.wake = undefined;
+    w?.();
+  }
+
+  private wakeFull(): void {
+    const w = this.full;
+    this.full = undefined;
     w?.();
   }
 

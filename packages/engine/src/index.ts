@@ -20,7 +20,7 @@ export {
   type ItemEvent,
 } from './executor.ts';
 export { copyFile, type CopyContext, type CopyFileResult, type Verification } from './copy-file.ts';
-export { runTransfer, streamTransfer, type RunRequest, type StreamRunRequest } from './run.ts';
+export { runTransfer, streamTransfer, type RunOutcome, type RunRequest, type StreamRunRequest } from './run.ts';
 export { PlanFeed } from './feed.ts';
 export { planPage, taskStateOf, itemPaths, type PlanPageQuery } from './tools.ts';
 export { MODTIME_WINDOW_MS, joinRel, relOn } from './util.ts';

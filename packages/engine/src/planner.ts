@@ -357,6 +357,8 @@ export interface PlanStream {
    * are the live ones, its items only the links left alone). Called before any item.
    */
   roots(plan: TransferPlan): void;
+  /** Each file the plan skips (same name, filtered out), once judged; the plan keeps none. */
+  skipped?(item: PlanItem): void;
 }
 
 /** Whether a plan of `req` can be executed while it is made (`planStreamed`): nothing in it waits for the whole tree. */
@@ -376,6 +378,7 @@ export async function planStreamed(req: PlanRequest, stream: PlanStream): Promis
   if (!streamable(req)) throw new Error(`a ${req.mode} plan is not made as a stream`);
   const planner = new Planner({ ...req, keepSkipped: false });
   planner.tally.stream = (it) => stream.item(it);
+  if (stream.skipped) planner.tally.onSkip = (it) => stream.skipped?.(it);
   planner.walker.gate = () => stream.gate();
   planner.onRoots = (plan) => stream.roots(plan);
   return planner.run();

@@ -1,8 +1,8 @@
 import { toProviderError } from '@skyferry/providers';
-import { executePlan, executeStreamed, type ExecuteOptions } from './executor.ts';
+import { executePlan, writeKey, executeStreamed, type ExecuteOptions } from './executor.ts';
 import { PlanFeed } from './feed.ts';
 import { planStreamed, planTransfer, streamable, type PlanRequest } from './planner.ts';
-import { emptyResultSummary, type TransferPlan, type TransferResult } from './types.ts';
+import { emptyResultSummary, type PlanItem, type TransferPlan, type TransferResult } from './types.ts';
 
 export type RunRequest = PlanRequest &
   ExecuteOptions & {
@@ -39,15 +39,13 @@ function notPlanned(req: RunRequest, startedAt: number, err: unknown): TransferR
  * Plans and executes in one go (what a task worker does). Planning failures that stop the run
  * (source missing, auth expired, canceled) come back as a `failed` or `canceled` result, not a throw.
  */
-export async function runTransfer(
-  req: RunRequest,
-): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+export async function runTransfer(req: RunRequest): Promise<RunOutcome> {
   const startedAt = Date.now();
   let plan: TransferPlan;
   try {
     plan = await planTransfer(req);
   } catch (err) {
-    return { plan: undefined, result: notPlanned(req, startedAt, err) };
+    return { plan: undefined, result: notPlanned(req, startedAt, err), planError: err };
   }
   await req.beforeWrites?.(plan);
   const result = await executePlan(plan, req);
@@ -60,6 +58,18 @@ export interface StreamRunRequest extends RunRequest {
    * walk waits for room before listing another folder.
    */
   window?: number;
+  /**
+   * Each file the plan skips, once judged (a streamed plan keeps none; a whole plan keeps its
+   * skips in `plan.items` unless `keepSkipped` is false, and then they are lost).
+   */
+  onSkipped?: (item: PlanItem) => void;
+}
+
+/** What a run did; `planError` is why it could not plan, when it could not. */
+export interface RunOutcome {
+  plan: TransferPlan | undefined;
+  result: TransferResult;
+  planError?: unknown;
 }
 
 /**
@@ -72,9 +82,7 @@ export interface StreamRunRequest extends RunRequest {
  * deleted), one-way syncs that keep a record. Not streamed either: the space check before the run
  * (a full disk stops it when a write fails) and `TrafficHook.beforeRun`.
  */
-export async function streamTransfer(
-  req: StreamRunRequest,
-): Promise<{ plan: TransferPlan | undefined; result: TransferResult }> {
+export async function streamTransfer(req: StreamRunRequest): Promise<RunOutcome> {
   if (!streamable(req)) return runTransfer(req);
   const startedAt = Date.now();
   const feed = new PlanFeed(req.window);
@@ -85,16 +93,24 @@ export async function streamTransfer(
   if (req.signal?.aborted) planStop.abort();
   let execution: Promise<TransferResult> | undefined;
   let live: TransferPlan | undefined;
+  // Files an earlier attempt announced and may have written unrecorded: the run counts those its
+  // plan now skips as written (Execution.resumedUnrecorded), not as skipped.
+  const intended = await req.checkpoints?.intents?.().catch(() => undefined);
+  const skipped = (it: PlanItem) => {
+    if (intended && live && intended(writeKey(live, it))) feed.push(it);
+    else req.onSkipped?.(it);
+  };
   const planning = planStreamed(
     { ...req, signal: planStop.signal },
     {
       item: (it) => feed.push(it),
+      ...(req.onSkipped || intended ? { skipped } : {}),
       gate: () => feed.room(),
       roots: (plan) => {
         live = plan;
         execution = (async () => {
           await req.beforeWrites?.(plan);
-          return executeStreamed(plan, feed, req);
+          return executeStreamed(plan, feed, req, intended);
         })();
         // Once the run ends (or never starts) the walk is let through and stopped.
         execution
@@ -115,7 +131,10 @@ export async function streamTransfer(
   } finally {
     req.signal?.removeEventListener('abort', follow);
   }
-  if (!execution || !live) return { plan: undefined, result: notPlanned(req, startedAt, feed.error?.err) };
+  if (!execution || !live) {
+    const err = feed.error?.err;
+    return { plan: undefined, result: notPlanned(req, startedAt, err), planError: err };
+  }
   const result = await execution;
   return { plan: live, result: { ...result, startedAt, timeTakenMs: result.finishedAt - startedAt } };
 }

@@ -25,6 +25,35 @@ describe('FileCheckpointStore', () => {
     await again.close();
   });
 
+  it('keeps the batches a streamed run announces for a store opened again (a torn line ignored), until settled or clear()', async () => {
+    base = mkdtempSync(join(tmpdir(), 'skyferry-store-'));
+    const path = join(base, 'runs', 'c.jsonl');
+    const store = new FileCheckpointStore(path);
+    expect(await store.intents()).toBeUndefined();
+    const a = await store.intend([
+      ['write|target|/s|/t|/a|1|2|', 'copy'],
+      ['write|target|/s|/t|/b|1|2|', 'update'],
+      ['mkdir|target|/s|/t|/d|||', 'mkdir'],
+    ]);
+    const b = await store.intend([['write|target|/s|/t|/c|1|2|', 'copy']]);
+    await store.intentsDone(b);
+    await store.close();
+    // Killed mid-line: the torn line is not a batch.
+    appendFileSync(`${path}.intents`, '{"n":"torn","w":[["x"');
+    const again = new FileCheckpointStore(path);
+    const meant = await again.intents();
+    expect(meant?.('write|target|/s|/t|/a|1|2|')).toBe('copy');
+    expect(meant?.('write|target|/s|/t|/b|1|2|')).toBe('update');
+    expect(meant?.('write|target|/s|/t|/c|1|2|')).toBeUndefined();
+    expect(meant?.('mkdir|target|/s|/t|/d|||')).toBeUndefined();
+    await again.intentsDone(a);
+    expect(await again.intents()).toBeUndefined();
+    await again.intend([['write|target|/s|/t|/e|1|2|', 'copy']]);
+    await again.clear();
+    expect(await again.intents()).toBeUndefined();
+    await again.close();
+  });
+
   it("answers an earlier attempt's records when opened again (a torn last line ignored), with read paths only if asked", async () => {
     base = mkdtempSync(join(tmpdir(), 'skyferry-store-'));
     const path = join(base, 'runs', 'b.jsonl');

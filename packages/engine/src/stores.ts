@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { FileHandle } from 'node:fs/promises';
@@ -64,7 +64,22 @@ export interface CheckpointStore {
   savePlanned?(figures: PlannedFigures): Promise<void>;
   /** What `savePlanned` kept, if anything. */
   planned?(): Promise<PlannedFigures | undefined>;
+  /**
+   * Records, durably, a batch of files a streamed run is about to write (before the first byte of
+   * any), with the action each is planned for; resolves to the batch's id. A run resuming after a
+   * kill counts a file its plan now skips, and that a batch still held names, as written by the
+   * attempt before (cut off between the write and its record). Optional, with `intentsDone` and
+   * `intents`; `clear` forgets them too.
+   */
+  intend?(items: Array<[key: string, action: PlanAction]>): Promise<string>;
+  /** The batch's files are each recorded done, or failed: the batch is forgotten. */
+  intentsDone?(id: string): Promise<void>;
+  /** The batches still held, as a lookup of a file's key; undefined when there are none. */
+  intents?(): Promise<IntentLookup | undefined>;
 }
+
+/** What an earlier attempt meant to do with a file it may have written (`CheckpointStore.intents`). */
+export type IntentLookup = (key: string) => PlanAction | undefined;
 
 /** Files the first attempt of a run planned, by action (`CheckpointStore.savePlanned`). */
 export interface PlannedFigures {
@@ -126,6 +141,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
   async clear(): Promise<void> {
     this.done.clear();
+    this.announced.clear();
     this.figures = undefined;
   }
   async tally(): Promise<CheckpointTally> {
@@ -146,6 +162,28 @@ export class MemoryCheckpointStore implements CheckpointStore {
   async removeTempFolders(folders: TempFolder[]): Promise<void> {
     for (const f of folders) this.temps.delete(tempFolderKey(f));
   }
+  readonly announced = new Map<string, Array<[string, PlanAction]>>();
+  async intend(items: Array<[key: string, action: PlanAction]>): Promise<string> {
+    const id = randomUUID();
+    this.announced.set(id, items);
+    return id;
+  }
+  async intentsDone(id: string): Promise<void> {
+    this.announced.delete(id);
+  }
+  async intents(): Promise<IntentLookup | undefined> {
+    return intentLookup(this.announced.values(), (k) => k);
+  }
+}
+
+/** The lookup of the writes in announced batches (`CheckpointStore.intents`), by `keyOf` each key. */
+function intentLookup(
+  batches: Iterable<Array<[string, PlanAction]>>,
+  keyOf: (key: string) => string,
+): IntentLookup | undefined {
+  const meant = new Map<string, PlanAction>();
+  for (const batch of batches) for (const [k, a] of batch) if (a === 'copy' || a === 'update') meant.set(k, a);
+  return meant.size === 0 ? undefined : (key) => meant.get(keyOf(key));
 }
 
 /** Appends one JSON line per write to a file; concurrent appends are coalesced into one write. */
@@ -342,8 +380,11 @@ export class FileCheckpointStore implements CheckpointStore {
   }
   async clear(): Promise<void> {
     await this.appender.close();
+    await this.intentsAppender?.close();
+    this.intentsAppender = undefined;
     await rm(this.appender.path, { force: true });
     await rm(`${this.appender.path}.planned`, { force: true });
+    await rm(this.intentsPath, { force: true });
     this.done = new Map();
   }
   async savePlanned(figures: PlannedFigures): Promise<void> {
@@ -360,6 +401,34 @@ export class FileCheckpointStore implements CheckpointStore {
   async close(): Promise<void> {
     await this.appender.close();
     await this.tempsAppender?.close();
+    await this.intentsAppender?.close();
+  }
+
+  private intentsAppender: LineAppender | undefined;
+  private get intentsPath(): string {
+    return `${this.appender.path}.intents`;
+  }
+
+  /** A line per batch (its writes by key digest), and a line when it is settled. */
+  async intend(items: Array<[key: string, action: PlanAction]>): Promise<string> {
+    const id = randomUUID();
+    const w = items.filter(([, a]) => a === 'copy' || a === 'update').map(([k, a]) => [this.keyOf(k), a]);
+    this.intentsAppender ??= new LineAppender(this.intentsPath);
+    await this.intentsAppender.append(JSON.stringify({ n: id, w }) + '\n');
+    return id;
+  }
+  async intentsDone(id: string): Promise<void> {
+    this.intentsAppender ??= new LineAppender(this.intentsPath);
+    await this.intentsAppender.append(JSON.stringify({ s: id }) + '\n');
+  }
+  async intents(): Promise<IntentLookup | undefined> {
+    const held = new Map<string, Array<[string, PlanAction]>>();
+    for (const line of await readLines(this.intentsPath)) {
+      const rec = parseLine<{ n?: string; w?: Array<[string, PlanAction]>; s?: string }>(line);
+      if (rec?.n && rec.w) held.set(rec.n, rec.w);
+      else if (rec?.s) held.delete(rec.s);
+    }
+    return intentLookup(held.values(), (k) => this.keyOf(k));
   }
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '@skyferry/providers';
 import { runTransfer, streamTransfer, type StreamRunRequest } from './run.ts';
-import { MemoryCheckpointStore } from './stores.ts';
+import { MemoryCheckpointStore, type CheckpointStore } from './stores.ts';
 import { MemoryProvider, MemoryStore } from './testing/memory-provider.ts';
 import { sameFiles } from './same-files.testing.ts';
 import type { TransferProgress } from './types.ts';
@@ -108,6 +108,89 @@ describe('streamTransfer: planned and executed folder by folder', () => {
     ).rejects.toThrow('overlap');
     expect(target.writes).toEqual([]);
     expect(target.store.exists('/t')).toBe(false);
+  });
+
+  it('asks for the space and the allowance before it writes: a plan within the window is judged whole, and a refusal writes nothing', async () => {
+    const store = tree(3, 5);
+    const total = [...store.files('/src').values()].reduce((n, f) => n + f.size, 0);
+    const full = new MemoryProvider({ store: new MemoryStore({ quota: total - 1 }) });
+    const spaced = await streamTransfer({ ...base(new MemoryProvider({ store }), full), window: 1000 });
+    expect(spaced.result.outcome).toBe('insufficient_space');
+    expect(spaced.result.neededBytes).toBe(total);
+    expect(full.writes).toEqual([]);
+    const asked: number[] = [];
+    const target = new MemoryProvider();
+    const capped = await streamTransfer({
+      ...base(new MemoryProvider({ store }), target),
+      window: 1000,
+      traffic: { beforeRun: (bytes) => (asked.push(bytes), false), beforeBytes: () => true },
+    });
+    expect(capped.result.outcome).toBe('traffic_exceeded');
+    expect(asked).toEqual([total]);
+    expect(capped.result.neededBytes).toBe(total);
+    expect(target.writes).toEqual([]);
+  });
+
+  it('judges a plan larger than the window by its first window, then stops where the allowance runs out', async () => {
+    const store = tree(60, 20);
+    const total = [...store.files('/src').values()].reduce((n, f) => n + f.size, 0);
+    const target = new MemoryProvider();
+    const asked: number[] = [];
+    const allowance = Math.floor(total * 0.6);
+    let left = allowance;
+    const { result } = await streamTransfer({
+      ...base(new MemoryProvider({ store }), target),
+      window: 16,
+      traffic: {
+        beforeRun: (bytes) => (asked.push(bytes), bytes <= left),
+        // Each file takes its share when it starts: files in flight together cannot overdraw.
+        beforeBytes: (bytes) => bytes <= left && ((left -= bytes), true),
+      },
+    });
+    // Asked once, for what the first window holds, which the allowance covers.
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toBeGreaterThan(0);
+    expect(asked[0]).toBeLessThan(total / 2);
+    expect(result.outcome).toBe('traffic_exceeded');
+    const written = [...target.store.files('/t').values()].reduce((n, f) => n + f.size, 0);
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThanOrEqual(allowance);
+  });
+
+  it('counts files an attempt wrote and was cut off before recording as written by it, not as skipped', async () => {
+    const source = new MemoryProvider({ store: tree(6, 20) });
+    const target = new MemoryProvider();
+    const checkpoints = new MemoryCheckpointStore();
+    // A first attempt whose every tenth record is lost and whose announced batches are never
+    // settled: what a kill between the writes and their records leaves.
+    let n = 0;
+    const cut: CheckpointStore = {
+      get: (k) => checkpoints.get(k),
+      getMany: (ks) => checkpoints.getMany(ks),
+      markDone: async (k, info) => {
+        if (n++ % 10 !== 0) await checkpoints.markDone(k, info);
+      },
+      clear: async () => undefined,
+      tally: () => checkpoints.tally(),
+      intend: (items) => checkpoints.intend(items),
+      intentsDone: async () => undefined,
+      intents: () => checkpoints.intents(),
+    };
+    const first = await streamTransfer({ ...base(source, target), window: 16, checkpoints: cut });
+    expect(first.result.outcome).toBe('success');
+    const files = first.result.summary.added;
+    expect((await checkpoints.tally()).count).toBeLessThan(files);
+    const writes = target.writes.length;
+    // The run again, resumed: it writes nothing, and its figures are the whole run's.
+    const again = await streamTransfer({ ...base(source, target), window: 16, checkpoints });
+    expect(target.writes.length).toBe(writes);
+    expect(again.result.outcome).toBe('success');
+    expect(again.result.summary).toMatchObject({ added: files, skipped: 0, updated: 0 });
+    expect(again.result.successCount).toBe(first.result.successCount);
+    expect(again.result.totalCount).toBe(first.result.totalCount);
+    expect(again.result.totalSize).toBe(first.result.totalSize);
+    // Its end forgets the announcements with the records.
+    expect(await checkpoints.intents()).toBeUndefined();
   });
 
   it('leaves a folder it cannot list alone, copies the rest, and ends partial naming it', async () => {

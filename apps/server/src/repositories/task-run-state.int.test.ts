@@ -187,6 +187,42 @@ describeEachDialect('task run state', (getDb, dialect) => {
     expect([second.result.successCount, second.result.totalCount]).toEqual([20, 20]);
   });
 
+  it('keeps the batches of files a streamed run announces until each is settled, out of the tally and the records; clear() forgets them', async () => {
+    const store = new TaskCheckpointStore(getDb().kysely, 'task-intents', 'job-1');
+    const other = new TaskCheckpointStore(getDb().kysely, 'task-intents-other', 'job-2');
+    expect(await store.intents()).toBeUndefined();
+    const key = (i: number) => `write|target|/s|/t|/d/f-${i}|${i}|1700000000000|`;
+    const first = await store.intend(Array.from({ length: 600 }, (_, i) => [key(i), i % 3 ? 'copy' : 'update']));
+    const second = await store.intend([
+      [key(600), 'copy'],
+      ['mkdir|target|/s|/t|/d|||', 'mkdir'],
+    ]);
+    await other.intend([[key(601), 'copy']]);
+    const meant = await store.intents();
+    expect(meant?.(key(1))).toBe('copy');
+    expect(meant?.(key(3))).toBe('update');
+    expect(meant?.(key(600))).toBe('copy');
+    // Only writes are looked up; another task's batches are its own.
+    expect(meant?.('mkdir|target|/s|/t|/d|||')).toBeUndefined();
+    expect(meant?.(key(601))).toBeUndefined();
+    expect(meant?.(key(602))).toBeUndefined();
+    // Announcing is not doing: no finished file counted, none found as a record.
+    expect(await store.tally()).toEqual({ count: 0, bytes: 0, byAction: {} });
+    expect(await store.get(key(1))).toBeUndefined();
+    expect(await store.all()).toEqual([]);
+    // A settled batch is forgotten; the other stays.
+    await store.intentsDone(first);
+    expect((await store.intents())?.(key(1))).toBeUndefined();
+    expect((await store.intents())?.(key(600))).toBe('copy');
+    await store.intentsDone(second);
+    expect(await store.intents()).toBeUndefined();
+    // A run's end forgets what it announced and never settled (a stop cut it off).
+    await other.markDone(key(601), { action: 'copy', bytes: 601 });
+    await other.clear();
+    expect(await other.intents()).toBeUndefined();
+    expect(await other.count()).toBe(0);
+  });
+
   it('holds a pair of folders for one run at a time; an expired hold is taken over', async () => {
     const locks = new SyncPairLocksRepository(getDb().kysely);
     const t0 = 1_000_000;

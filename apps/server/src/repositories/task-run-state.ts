@@ -1,10 +1,12 @@
-import { hash } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { checkpointRowKey, onPostgres, sql, type Database, type Kysely } from '@skyferry/db';
 import {
   tempFolderKey,
   type CheckpointInfo,
   type CheckpointStore,
   type CheckpointTally,
+  type IntentLookup,
+  type PlanAction,
   type PlannedFigures,
   type TempFolder,
   type TwoWayRecord,
@@ -17,8 +19,12 @@ const BATCH = 400;
 const TEMP_PREFIX = '#temp|';
 /** The row keeping the first attempt's plan figures (`savePlanned`): this prefix and the run's key. */
 const PLANNED_PREFIX = '#planned|';
+/** Rows announcing files a streamed run is about to write (`intend`): this prefix and a batch id. */
+const INTENT_PREFIX = '#intent|';
 /** The first character of a finished file's row key (a row of an earlier version has none). */
 const FILE_PREFIX = '~';
+
+const INTENT_LETTER: Partial<Record<PlanAction, string>> = { copy: 'c', update: 'u' };
 
 const digest = (s: string) => hash('sha256', s, 'base64url');
 
@@ -151,7 +157,7 @@ export class TaskCheckpointStore implements CheckpointStore {
     await this.db
       .deleteFrom('task_checkpoints')
       .where('task_id', '=', this.taskId)
-      .where('key', 'not like', '#%')
+      .where((eb) => eb.or([eb('key', 'not like', '#%'), eb('key', 'like', `${INTENT_PREFIX}%`)]))
       .execute();
     // PostgreSQL keeps deleted rows' space until a vacuum: a run's rows (a file each) would stay
     // as the database's growth. One now frees them (and gives emptied pages at the end back).
@@ -167,6 +173,47 @@ export class TaskCheckpointStore implements CheckpointStore {
       .where('key', 'like', `${PLANNED_PREFIX}%`)
       .execute();
     await this.markDone(PLANNED_PREFIX + this.runKey, figures as unknown as CheckpointInfo);
+  }
+
+  /**
+   * One row per batch: the files' row keys (`fileRowKey`) and a letter each for the action
+   * (c copy, u update, o other). Written with the finished files' records, committed when it resolves.
+   */
+  async intend(items: Array<[key: string, action: PlanAction]>): Promise<string> {
+    const id = randomUUID();
+    const batch = {
+      k: items.map(([key]) => fileRowKey(key)),
+      a: items.map(([, a]) => INTENT_LETTER[a] ?? 'o').join(''),
+    };
+    await this.markDone(INTENT_PREFIX + id, batch as unknown as CheckpointInfo);
+    return id;
+  }
+
+  async intentsDone(id: string): Promise<void> {
+    await this.db
+      .deleteFrom('task_checkpoints')
+      .where('task_id', '=', this.taskId)
+      .where('key', '=', INTENT_PREFIX + id)
+      .execute();
+  }
+
+  async intents(): Promise<IntentLookup | undefined> {
+    const rows = await this.db
+      .selectFrom('task_checkpoints')
+      .select('info')
+      .where('task_id', '=', this.taskId)
+      .where('key', 'like', `${INTENT_PREFIX}%`)
+      .execute();
+    if (rows.length === 0) return undefined;
+    const meant = new Map<string, PlanAction>();
+    for (const row of rows) {
+      const batch = JSON.parse(row.info) as { k: string[]; a: string };
+      batch.k.forEach((k, i) => {
+        const a = batch.a[i];
+        if (a === 'c' || a === 'u') meant.set(k, a === 'c' ? 'copy' : 'update');
+      });
+    }
+    return (key) => meant.get(fileRowKey(key));
   }
 
   async planned(): Promise<PlannedFigures | undefined> {

@@ -131,6 +131,11 @@ export const taskProgressSchema = z.object({
   length: z.number(),
   /** Seconds left; null when unknown. */
   eta: z.number().nullable(),
+  /**
+   * True while the run still counts what to do as it goes (a copy plans folder by folder): length
+   * and the total count grow, the percentage holds until they are whole.
+   */
+  counting: z.boolean().optional(),
 });
 export type TaskProgress = z.infer<typeof taskProgressSchema>;
 

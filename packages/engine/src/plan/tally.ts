@@ -21,6 +21,8 @@ export class PlanTally {
   readonly items: PlanItem[] = [];
   /** Where a run that executes while it plans takes each item as soon as it is final. */
   stream: ((item: PlanItem) => void) | undefined;
+  /** Where the skipped files a plan does not keep go (a run's history lists them). */
+  onSkip: ((item: PlanItem) => void) | undefined;
   readonly summary = emptySummary();
   readonly deletedFiles: Record<Side, number> = { source: 0, target: 0 };
   readonly bytesTo: Record<Side, number> = { source: 0, target: 0 };
@@ -37,6 +39,7 @@ export class PlanTally {
       if (item.kind === 'file') {
         this.summary.skip.count++;
         this.summary.skip.bytes += item.size;
+        this.onSkip?.(item);
       }
       return;
     }

@@ -20,8 +20,13 @@ import {
   executePlan,
   planRetry,
   planTransfer,
+  streamable,
+  streamTransfer,
   taskStateOf,
   type FailedItem,
+  type ItemEvent,
+  type PlanItem,
+  type ScanProgress,
   type Moved,
   type TrafficHook,
   type TransferMode,
@@ -379,62 +384,34 @@ export class TaskRunner {
     });
     const twoWayState = new TaskTwoWayStateStore(db, row.id);
     const sideNames = conflictSideNames(source.cloud, target.cloud);
-    let plan: TransferPlan;
-    try {
-      if (row.run_mode === 'retry') {
-        const failed = (await this.o.repo.failedFiles(row.id)).map((f) => JSON.parse(f.item) as FailedItem);
-        plan = await planRetry({
-          source: source.provider,
-          target: target.provider,
-          failed,
-          options,
-          twoWayState,
-          signal: job.signal,
-          sideNames,
-        });
-      } else {
-        plan = await planTransfer({
-          source: source.provider,
-          target: target.provider,
-          ...options,
-          twoWayState,
-          // Asked for this run (GET /api/tasks/run/{id}?resync=1): a merge, past a side missing or emptied.
-          resync: row.run_mode === 'resync',
-          signal: job.signal,
-          sideNames,
-          // The run history lists skipped files; RunRecorder.planned drops them from the plan after.
-          keepSkipped: this.recordings.has(job.id),
-          onScan: (scan) => live.set(TaskState.scanning, ZERO, scan.files + scan.folders, 0),
-        });
-      }
-    } catch (err) {
-      // A two-way side found missing or emptied is named as such: the client offers a resync.
-      const e = err as { code?: string; serviceCode?: string };
-      const code =
-        e.serviceCode === 'side_missing' || e.serviceCode === 'side_emptied' ? e.serviceCode : (e.code ?? 'unknown');
-      const message = err instanceof Error ? err.message : String(err);
-      const result = failedResult(startedAt, code, message);
-      if (job.signal.aborted) result.outcome = 'canceled';
-      return { plan: undefined, result };
-    }
-
-    this.recordings.get(job.id)?.planned(plan);
-    const total = plan.bytesTo.target + plan.bytesTo.source;
-    await this.o.repo.transition(
-      row.id,
-      [TaskState.scanning],
-      { state: TaskState.running, size: total, total_counts: plan.filesToTransfer + plan.deletes.count },
-      { jobId: row.job_id },
-    );
-    live.set(TaskState.running, { ...ZERO, length: total }, plan.filesToTransfer + plan.deletes.count, 0);
-
+    const recorder = this.recordings.get(job.id);
+    const planReq = {
+      source: source.provider,
+      target: target.provider,
+      ...options,
+      twoWayState,
+      // Asked for this run (GET /api/tasks/run/{id}?resync=1): a merge, past a side missing or emptied.
+      resync: row.run_mode === 'resync',
+      signal: job.signal,
+      sideNames,
+    };
     let traffic: TrafficHook | undefined;
     if (billingMode !== 'off') {
       let remaining = await users.remainingTraffic(userId);
+      // Files in flight together each hold their size from their start, so that they cannot
+      // overdraw the allowance between them (a file that fails keeps holding it: the run stops sooner).
+      const held = new Map<string, number>();
       traffic = {
         beforeRun: (bytes) => bytes <= remaining,
-        beforeBytes: (bytes) => bytes <= remaining,
+        beforeBytes: (bytes, info) => {
+          if (bytes > remaining) return false;
+          remaining -= bytes;
+          held.set(info.path, (held.get(info.path) ?? 0) + bytes);
+          return true;
+        },
         afterBytes: async (bytes, info) => {
+          remaining += held.get(info.path) ?? 0;
+          held.delete(info.path);
           remaining -= bytes;
           // Keyed by the run and the file: a resumed attempt that copies the file again is not charged twice.
           const charge = await users.chargeTraffic(userId, bytes, `${row.id}:${job.id}:${info.path}`);
@@ -443,11 +420,24 @@ export class TaskRunner {
         },
       };
     }
+    /** The task runs from here: its totals as far as they are known (a streamed run counts as it goes). */
+    const running = async (p: TransferPlan, counting: boolean) => {
+      const total = counting ? 0 : p.bytesTo.target + p.bytesTo.source;
+      const count = counting ? 0 : p.filesToTransfer + p.deletes.count;
+      await this.o.repo.transition(
+        row.id,
+        [TaskState.scanning],
+        { state: TaskState.running, size: total, total_counts: count },
+        { jobId: row.job_id },
+      );
+      live.set(TaskState.running, { ...ZERO, length: total }, count, 0, counting);
+    };
+    // The plan the items belong to (the streamed run's is known once its roots are).
+    let plan: TransferPlan | undefined;
     // A move trusts by size only what this run (or an interrupted attempt of it) wrote and checked;
     // it keeps that record past the copy, until its deletions are done.
-    const moving =
-      from.move === true && options.mode === 'migrate' ? copiedFiles(plan, await checkpoints.all()) : undefined;
-    const executed = await executePlan(plan, {
+    let moving: ReturnType<typeof copiedFiles> | undefined;
+    const execution = () => ({
       source: source.provider,
       target: target.provider,
       signal: job.signal,
@@ -458,9 +448,9 @@ export class TaskRunner {
       tokenIds: { source: from.cloud_id, target: to.cloud_id },
       progressIntervalMs: Math.min(500, this.o.progressEveryMs ?? 1000),
       // A move records what it copied; the run's record keeps every item; metrics count it.
-      onItem: (e) => {
+      onItem: (e: ItemEvent) => {
         moving?.onItem(e);
-        this.recordings.get(job.id)?.item(plan, e);
+        if (plan) recorder?.item(plan, e);
         this.o.metrics?.item(e.type, e.bytes);
         // Skips and names left alone carry their reason too; only failures are errors.
         if (e.type === 'failed' && e.error)
@@ -473,8 +463,65 @@ export class TaskRunner {
           { percentage: p.percentage, speed: p.speed, transferred: p.transferred, length: p.length, eta: p.eta },
           p.totalCounts,
           p.finishedCounts,
+          p.counting === true,
         ),
     });
+    const planFailed = (err: unknown) => {
+      // A two-way side found missing or emptied is named as such: the client offers a resync.
+      const e = err as { code?: string; serviceCode?: string };
+      const code =
+        e.serviceCode === 'side_missing' || e.serviceCode === 'side_emptied' ? e.serviceCode : (e.code ?? 'unknown');
+      const message = err instanceof Error ? err.message : String(err);
+      const result = failedResult(startedAt, code, message);
+      if (job.signal.aborted) result.outcome = 'canceled';
+      return { plan: undefined, result };
+    };
+    const isMove = from.move === true && options.mode === 'migrate';
+    let executed: TransferResult;
+    if (row.run_mode === 'retry' || isMove) {
+      // A retry plans only the failed part; a move's deletions judge the whole plan.
+      try {
+        if (row.run_mode === 'retry') {
+          const failed = (await this.o.repo.failedFiles(row.id)).map((f) => JSON.parse(f.item) as FailedItem);
+          plan = await planRetry({ ...planReq, failed, options });
+        } else {
+          plan = await planTransfer({
+            ...planReq,
+            keepSkipped: recorder !== undefined,
+            onScan: (scan) => live.set(TaskState.scanning, ZERO, scan.files + scan.folders, 0),
+          });
+        }
+      } catch (err) {
+        return planFailed(err);
+      }
+      recorder?.planned(plan);
+      await running(plan, false);
+      moving = isMove ? copiedFiles(plan, await checkpoints.all()) : undefined;
+      executed = await executePlan(plan, execution());
+    } else {
+      // Copies and one-way syncs plan and copy folder by folder, in bounded memory, their totals
+      // growing while the walk goes; mirror and two-way runs plan the whole tree first (the engine decides).
+      const streamed = streamable(planReq);
+      const run = await streamTransfer({
+        ...planReq,
+        ...execution(),
+        // A whole plan drops its skips once the run's record has listed them; a streamed one never keeps them.
+        keepSkipped: recorder !== undefined,
+        ...(streamed
+          ? { onSkipped: (it: PlanItem) => plan && recorder?.skipped(plan, it) }
+          : { onScan: (scan: ScanProgress) => live.set(TaskState.scanning, ZERO, scan.files + scan.folders, 0) }),
+        beforeWrites: async (p) => {
+          plan = p;
+          if (!streamed) recorder?.planned(p);
+          await running(p, streamed);
+        },
+      });
+      if (!run.plan) return planFailed(run.planError);
+      plan = run.plan;
+      // The links a streamed walk left alone are known at its end.
+      if (streamed) recorder?.planned(plan);
+      executed = run.result;
+    }
     // The engine counts what interrupted attempts of this run did (its checkpoints): the figures
     // are the whole run's. "Partially successful" needs a success: a run whose only items failed
     // (a source folder that is gone, say) failed.
@@ -702,17 +749,28 @@ class LiveProgress {
     this.holding = true;
   }
 
-  set(state: number, progress: TaskProgress, totalCounts: number, finishedCounts: number): void {
+  /**
+   * `counting`: the run still plans while it goes, its totals growing: the percentage holds until
+   * they are whole (a share of what is counted so far would run ahead and then fall back).
+   */
+  set(state: number, progress: TaskProgress, totalCounts: number, finishedCounts: number, counting = false): void {
     if (this.holding && state === TaskState.scanning) return;
+    // A streamed run is running as soon as its first folders are judged: a later scan figure is not shown.
+    if (state === TaskState.scanning && this.latest?.state === TaskState.running) return;
     this.holding = false;
     const most = this.most;
-    most.percentage = Math.max(most.percentage, progress.percentage);
+    if (!counting) most.percentage = Math.max(most.percentage, progress.percentage);
     most.transferred = Math.max(most.transferred, progress.transferred);
     most.finished = Math.max(most.finished, finishedCounts);
     const first = this.latest === undefined || this.latest.state !== state;
     this.latest = {
       state,
-      progress: { ...progress, percentage: most.percentage, transferred: most.transferred },
+      progress: {
+        ...progress,
+        percentage: most.percentage,
+        transferred: most.transferred,
+        ...(counting ? { eta: null, counting: true } : {}),
+      },
       totalCounts: Math.max(totalCounts, most.finished),
       finishedCounts: most.finished,
       updatedAt: Date.now(),

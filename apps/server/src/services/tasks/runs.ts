@@ -228,24 +228,28 @@ export class RunRecorder {
     let kept = 0;
     for (const item of plan.items) {
       if (item.action === 'skip') {
-        if (item.kind === 'file') {
-          this.rows.add({
-            outcome: 'skipped',
-            kind: 'file',
-            side: item.side,
-            path: pathOf(plan, item, item.side),
-            other_path: null,
-            size: item.size,
-            reason: item.reason,
-            message: null,
-          });
-        }
+        this.skipped(plan, item);
         if (plan.options.mode === 'two_way') plan.items[kept++] = item;
       } else {
         plan.items[kept++] = item;
       }
     }
     plan.items.length = kept;
+  }
+
+  /** A skip of the plan (a streamed plan hands each over as it is judged, and keeps none). */
+  skipped(plan: TransferPlan, item: PlanItem): void {
+    if (item.action !== 'skip' || item.kind !== 'file') return;
+    this.rows.add({
+      outcome: 'skipped',
+      kind: 'file',
+      side: item.side,
+      path: pathOf(plan, item, item.side),
+      other_path: null,
+      size: item.size,
+      reason: item.reason,
+      message: null,
+    });
   }
 
   /** An item the executor finished (now, or an earlier attempt of the run). */

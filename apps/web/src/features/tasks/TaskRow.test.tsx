@@ -90,6 +90,23 @@ describe('a task row in each state (spec section 4)', () => {
     expect(screen.getByTestId('task-state').textContent).toBe('Transferring');
   });
 
+  it('state 2 while the run still counts: files found so far, speed and bytes moved, no percentage', () => {
+    renderRow(
+      makeTask({
+        state: 2,
+        finished_counts: 40,
+        total_counts: 1200,
+        progress: { ...running, percentage: 0, eta: null, counting: true },
+      }),
+    );
+    expect(screen.getByTestId('task-counting').textContent).toContain('Counting: 1200 files so far');
+    expect(screen.getByTestId('task-speed').textContent).toBe('2.00 KB/s');
+    expect(screen.getByTestId('task-amount').textContent).toBe('450.00 KB');
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.queryByTestId('task-percent')).toBeNull();
+    expect(shownActions()).toEqual(['cancel']);
+  });
+
   it('state 9 (being canceled) reads "Cancelling" and keeps the progress it had, not "Waiting for a free worker"', () => {
     renderRow(makeTask({ state: 9, finished_counts: 3, total_counts: 7, progress: running }));
     expect(screen.getByTestId('task-state').textContent).toBe('Cancelling');

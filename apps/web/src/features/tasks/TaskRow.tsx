@@ -233,6 +233,20 @@ function StateLine({ task }: { task: ServerTask }) {
         </Stack>
       );
     case TaskState.running:
+      if (task.progress.counting) {
+        // A copy that plans while it goes: how far along it is cannot be told until the count is whole.
+        return (
+          <Group justify="space-between" gap="xs" data-testid="task-counting">
+            <Text size="xs">{t('countingItems', { count: task.total_counts })}</Text>
+            <Text size="xs" c="dimmed" data-testid="task-speed">
+              {formatSpeed(task.progress.speed)}
+            </Text>
+            <Text size="xs" c="dimmed" data-testid="task-amount">
+              {formatBytes(task.progress.transferred)}
+            </Text>
+          </Group>
+        );
+      }
       if (!hasProgress(task)) {
         return (
           <Text size="xs" data-testid="task-scanning">
