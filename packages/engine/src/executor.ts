@@ -973,6 +973,10 @@ class Execution {
       }
       this.summary.skipped = plan.summary.skip.count - this.unrecordedSkips;
       this.carryOver(matched);
+      // Once the walk is done the plan's figures are whole: the first attempt to get here keeps
+      // them, and one that resumes a run whose records were already cleared (killed after its end,
+      // before its outcome was stored) counts by them what the attempt before it wrote.
+      if (!this.stop) await this.settleUnrecorded(0);
       if (this.stop) {
         const failedItems = new Set(this.failed.map((f) => f.item));
         const remaining = [...this.inFlight].filter((it) => !failedItems.has(it));

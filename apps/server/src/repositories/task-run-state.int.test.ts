@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@skyferry/db/testing';
-import { runTransfer, type TwoWayRecord } from '@skyferry/engine';
+import { runTransfer, streamTransfer, type TwoWayRecord } from '@skyferry/engine';
 import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
 import { SyncPairLocksRepository } from './sync-pair-locks.ts';
 import { DatabaseProgressStore } from './task-progress.ts';
@@ -165,27 +165,33 @@ describeEachDialect('task run state', (getDb, dialect) => {
     expect(await next.planned()).toEqual({ copy: 1, update: 0, skip: 2009 });
   });
 
-  it('a run whose worker was killed after it ended (checkpoints cleared, outcome not stored) is counted whole when taken over', async () => {
-    const source = new MemoryProvider({ store: new MemoryStore() });
-    for (let i = 0; i < 20; i++) source.store.writeFile(`/src/f${i}.txt`, `file ${i}`, { mtime: Date.UTC(2025, 0, 1) });
-    const target = new MemoryProvider({ store: new MemoryStore() });
-    const attempt = () =>
-      runTransfer({
-        source,
-        target,
-        mode: 'migrate',
-        sourcePaths: ['/src'],
-        targetPath: '/t',
-        sameNamePolicy: 'skip',
-        checkpoints: new TaskCheckpointStore(getDb().kysely, 'task-window', 'job-7'),
-      });
-    const first = await attempt();
-    expect(first.result.summary).toMatchObject({ added: 20, skipped: 0 });
-    // The worker dies here; another takes the job over and runs it again.
-    const second = await attempt();
-    expect(second.result.summary).toMatchObject({ added: 20, skipped: 0, failed: 0 });
-    expect([second.result.successCount, second.result.totalCount]).toEqual([20, 20]);
-  });
+  for (const [how, run] of [
+    ['planned whole', runTransfer],
+    ['streamed', streamTransfer],
+  ] as const) {
+    it(`a run (${how}) whose worker was killed after it ended (checkpoints cleared, outcome not stored) is counted whole when taken over`, async () => {
+      const source = new MemoryProvider({ store: new MemoryStore() });
+      for (let i = 0; i < 20; i++)
+        source.store.writeFile(`/src/f${i}.txt`, `file ${i}`, { mtime: Date.UTC(2025, 0, 1) });
+      const target = new MemoryProvider({ store: new MemoryStore() });
+      const attempt = () =>
+        run({
+          source,
+          target,
+          mode: 'migrate',
+          sourcePaths: ['/src'],
+          targetPath: '/t',
+          sameNamePolicy: 'skip',
+          checkpoints: new TaskCheckpointStore(getDb().kysely, `task-window-${how}`, 'job-7'),
+        });
+      const first = await attempt();
+      expect(first.result.summary).toMatchObject({ added: 20, skipped: 0 });
+      // The worker dies here; another takes the job over and runs it again.
+      const second = await attempt();
+      expect(second.result.summary).toMatchObject({ added: 20, skipped: 0, failed: 0 });
+      expect([second.result.successCount, second.result.totalCount]).toEqual([20, 20]);
+    });
+  }
 
   it('keeps the batches of files a streamed run announces until each is settled, out of the tally and the records; clear() forgets them', async () => {
     const store = new TaskCheckpointStore(getDb().kysely, 'task-intents', 'job-1');
