@@ -83,6 +83,11 @@ export interface HashScope {
   shut: readonly string[];
 }
 
+/** Files in one message at most (a batch is answered whole). */
+const MAX_BATCH = 256;
+/** Files that make it worth sending a worker still busy a second batch. */
+const SECOND_BATCH = 32;
+
 interface Request {
   scope: HashScope;
   path: string;
@@ -121,29 +126,40 @@ class HashPool {
   hash(scope: HashScope, path: string, type: 'md5' | 'sha1' | 'sha256'): Promise<string> {
     return new Promise((resolve, reject) => {
       this.queue.push({ scope, path, type, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.dispatch());
-      }
+      this.schedule();
     });
   }
 
-  /** Splits what waits among the workers, the least busy first. */
+  /**
+   * Hands what waits to the workers: an idle worker gets its share at once; one still busy with a
+   * batch gets a second only when at least SECOND_BATCH files wait (so it never idles between
+   * two), else they wait for its answer and go with what comes meanwhile. Each answer wakes this
+   * thread and the worker gives up its CPU for it, so few large batches cost far less than many
+   * small ones.
+   */
   private dispatch(): void {
     this.scheduled = false;
-    const queue = this.queue;
-    this.queue = [];
-    if (queue.length === 0) return;
-    while (this.workers.length < Math.min(this.size, queue.length + this.busy())) this.spawn();
-    const per = Math.ceil(queue.length / this.workers.length);
-    for (let i = 0; i < queue.length; i += per) {
-      const w = this.workers.reduce((a, b) => (b.held < a.held ? b : a));
-      const { groups, order } = groupsOf(queue.slice(i, i + per));
-      w.sent.push(order);
-      w.held += order.length;
-      w.worker.ref();
-      w.worker.postMessage(groups);
+    if (this.queue.length === 0) return;
+    while (this.workers.length < Math.min(this.size, this.queue.length + this.busy())) this.spawn();
+    for (const pending of [0, 1]) {
+      const ready = this.workers.filter((w) => w.sent.length === pending);
+      if (ready.length === 0 || (pending > 0 && this.queue.length < SECOND_BATCH)) continue;
+      const per = Math.min(MAX_BATCH, Math.ceil(this.queue.length / ready.length));
+      for (const w of ready) {
+        if (this.queue.length === 0) return;
+        const { groups, order } = groupsOf(this.queue.splice(0, per));
+        w.sent.push(order);
+        w.held += order.length;
+        w.worker.ref();
+        w.worker.postMessage(groups);
+      }
     }
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.dispatch());
   }
 
   private busy(): number {
@@ -159,6 +175,8 @@ class HashPool {
       if (!batch) return;
       entry.held -= batch.length;
       if (entry.held === 0) worker.unref();
+      // What waited for this worker goes with what its answer's callers ask next.
+      if (this.queue.length > 0) this.schedule();
       const items = answer.split('\0');
       batch.forEach((r, i) => {
         const item = items[i] ?? '!EIO\nno answer';
@@ -179,6 +197,7 @@ class HashPool {
     for (const batch of entry.sent) for (const r of batch) r.reject(err);
     entry.sent = [];
     entry.held = 0;
+    if (this.queue.length > 0) this.schedule();
   }
 }
 

@@ -300,6 +300,8 @@ export class LocalProvider implements Provider {
     nameLimit: { max: 255, unit: 'bytes' },
   };
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['md5', 'sha1', 'sha256']);
+  /** Files a comparison of folders asks hashes of at once: enough for batches of 64 and more per thread (hash-pool.ts). */
+  readonly hashesAtOnce = 256;
   /** The real path of the root folder. */
   readonly root: string;
   readonly chunkSize: number;
