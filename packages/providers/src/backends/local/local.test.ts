@@ -253,7 +253,7 @@ describe('local backend confinement', () => {
     const posted = vi.spyOn(Worker.prototype, 'postMessage');
     try {
       // As a check asks: 128 files in flight, the next asked as each answer comes.
-      const hashes: string[] = [];
+      const hashes: (string | undefined)[] = [];
       let next = 0;
       const lane = async () => {
         for (let i = next++; i < datas.length; i = next++)
