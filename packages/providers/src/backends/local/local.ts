@@ -205,31 +205,48 @@ function resolveError(err: unknown, path: string): ProviderError {
   return fsError(err, path);
 }
 
-/**
- * A small file's hash (md5, sha1 or sha256, as hex) from one synchronous open-stat-read-close, or
- * undefined when it is larger than SMALL_HASH_MAX (it is then streamed). Throws the file system's
- * error, or is_dir.
- */
+/** For each signal waited on: its one abort listener's callers (a listener each would cost more than the hash of a small file). */
+const abortWaiters = new WeakMap<AbortSignal, Set<() => void>>();
+
 /** `work`'s answer, or a rejection as soon as `signal` aborts (the work itself runs on). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(canceled());
     if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    let waiters = abortWaiters.get(signal);
+    if (!waiters) {
+      const all = new Set<() => void>();
+      abortWaiters.set(signal, (waiters = all));
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const f of all) f();
+          all.clear();
+        },
+        { once: true },
+      );
+    }
+    const set = waiters;
+    set.add(onAbort);
     work.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        set.delete(onAbort);
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        set.delete(onAbort);
         reject(e as Error);
       },
     );
   });
 }
 
+/**
+ * A small file's hash (md5, sha1 or sha256, as hex) from one synchronous open-stat-read-close, or
+ * undefined when it is larger than SMALL_HASH_MAX (it is then streamed). Throws the file system's
+ * error, or is_dir.
+ */
 function hashSmallSync(real: string, p: string, type: 'md5' | 'sha1' | 'sha256'): string | undefined {
   const fd = openSync(real, 'r');
   try {
