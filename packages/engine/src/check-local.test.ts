@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,38 +85,49 @@ describe('check between two local folders', () => {
     expect(await target.hash?.('/big/late.bin', 'sha256')).toBe(createHash('sha256').update(late).digest('hex'));
   });
 
-  it('a file changed, removed, turned into a folder or into a link out of the root after its listing is reported, and the rest is checked', async () => {
-    for (const name of ['kept', 'rewritten', 'removed', 'now-a-folder', 'now-a-link']) {
-      const data = bytes(4000, name.length);
-      put(a, `/x/${name}.bin`, data);
-      put(b, `/x/${name}.bin`, data);
-    }
-    // The source's folder changes just after it was listed (as another program might change it).
-    const changing = new Proxy(source, {
-      get(obj, prop, receiver) {
-        const value = Reflect.get(obj, prop, receiver) as unknown;
-        if (prop !== 'list' || typeof value !== 'function') return value;
-        return async (dir: string, ...rest: unknown[]) => {
-          const page = await (value as (...x: unknown[]) => Promise<unknown>).apply(obj, [dir, ...rest]);
-          if (dir === '/x') {
-            writeFileSync(join(a, 'x', 'rewritten.bin'), bytes(4000, 77));
-            unlinkSync(join(a, 'x', 'removed.bin'));
-            unlinkSync(join(a, 'x', 'now-a-folder.bin'));
-            mkdirSync(join(a, 'x', 'now-a-folder.bin'));
-            unlinkSync(join(a, 'x', 'now-a-link.bin'));
-            symlinkSync(join(base, 'outside', 'secret.bin'), join(a, 'x', 'now-a-link.bin'));
-          }
-          return page;
-        };
-      },
-    });
-    const r = await checkTrees({ source: changing, sourcePath: '/', target, targetPath: '/' });
-    expect(kinds(r)).toEqual(['content /x/rewritten.bin']);
-    expect(r.errors.map((e) => `${e.code} ${e.path}`).sort()).toEqual([
-      'is_dir /x/now-a-folder.bin',
-      'not_found /x/removed.bin',
-      'permission /x/now-a-link.bin',
-    ]);
-    expect(r).toMatchObject({ compared: 5, sameByHash: 1 });
-  });
+  it.each([
+    ['on hashing threads', true],
+    ["on the event loop's thread", false],
+  ])(
+    'a file changed, removed, turned into a folder, a named pipe or a link out of the root after its listing is reported, and the rest is checked (%s)',
+    async (_, hashThreads) => {
+      source = await openLocal({ path: a }, { localRoots: [a] }, { hashThreads });
+      for (const name of ['kept', 'rewritten', 'removed', 'now-a-folder', 'now-a-link', 'now-a-pipe']) {
+        const data = bytes(4000, name.length);
+        put(a, `/x/${name}.bin`, data);
+        put(b, `/x/${name}.bin`, data);
+      }
+      // The source's folder changes just after it was listed (as another program might change it).
+      const changing = new Proxy(source, {
+        get(obj, prop, receiver) {
+          const value = Reflect.get(obj, prop, receiver) as unknown;
+          if (prop !== 'list' || typeof value !== 'function') return value;
+          return async (dir: string, ...rest: unknown[]) => {
+            const page = await (value as (...x: unknown[]) => Promise<unknown>).apply(obj, [dir, ...rest]);
+            if (dir === '/x') {
+              writeFileSync(join(a, 'x', 'rewritten.bin'), bytes(4000, 77));
+              unlinkSync(join(a, 'x', 'removed.bin'));
+              unlinkSync(join(a, 'x', 'now-a-folder.bin'));
+              mkdirSync(join(a, 'x', 'now-a-folder.bin'));
+              unlinkSync(join(a, 'x', 'now-a-link.bin'));
+              symlinkSync(join(base, 'outside', 'secret.bin'), join(a, 'x', 'now-a-link.bin'));
+              // A named pipe nobody writes to: opening it to read would wait for ever.
+              unlinkSync(join(a, 'x', 'now-a-pipe.bin'));
+              execFileSync('mkfifo', [join(a, 'x', 'now-a-pipe.bin')]);
+            }
+            return page;
+          };
+        },
+      });
+      const r = await checkTrees({ source: changing, sourcePath: '/', target, targetPath: '/' });
+      expect(kinds(r)).toEqual(['content /x/rewritten.bin']);
+      expect(r.errors.map((e) => `${e.code} ${e.path}`).sort()).toEqual([
+        'is_dir /x/now-a-folder.bin',
+        'not_found /x/removed.bin',
+        'not_supported /x/now-a-pipe.bin',
+        'permission /x/now-a-link.bin',
+      ]);
+      expect(r).toMatchObject({ compared: 6, sameByHash: 1 });
+    },
+  );
 });

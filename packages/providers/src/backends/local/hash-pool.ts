@@ -8,16 +8,16 @@ import { Worker } from 'node:worker_threads';
  * would use one CPU however many the machine has. A worker opens the file itself, checks where
  * what it opened really is (the folder it serves, outside the paths it must not serve), and reads
  * it with synchronous calls into one buffer it keeps (its own thread waits, not the event loop, so
- * a slow disk holds up nobody else), hashing as it reads. Requests made in one turn of the event
- * loop go to the workers together, one message each way per batch, the paths and the answers each
- * as one string: the event loop's thread does no file system call and little copying per file.
- * The workers do not keep the process alive.
+ * a slow disk holds up nobody else), hashing as it reads. Requests go to the workers in batches
+ * (see `dispatch`), one message each way per batch, the paths and the answers each as one string:
+ * the event loop's thread does no file system call and little copying per file. The workers do
+ * not keep the process alive.
  */
 
 /** The worker's code, plain JavaScript so it runs the same from the sources and from the bundle. */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { openSync, readSync, closeSync, readlinkSync, realpathSync } = require('node:fs');
+const { openSync, fstatSync, readSync, closeSync, readlinkSync, realpathSync, constants } = require('node:fs');
 const { createHash } = require('node:crypto');
 const sep = ${JSON.stringify(sep)};
 const buf = Buffer.allocUnsafe(1024 * 1024);
@@ -41,7 +41,8 @@ function outside() {
 }
 function hashOne(path, type, root, shut) {
   if (!proc && refused(realpathSync.native(path), root, shut)) throw outside();
-  const fd = openSync(path, 'r');
+  // Not blocking: a named pipe put where a file was listed opens at once (and is refused below).
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     if (proc) {
       const real = readlinkSync('/proc/self/fd/' + fd);
@@ -50,8 +51,13 @@ function hashOne(path, type, root, shut) {
     }
     const h = createHash(type);
     // A folder opens, and its first read fails with EISDIR.
-    for (;;) {
+    for (let first = true; ; first = false) {
       const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0 && first && !fstatSync(fd).isFile()) {
+        const err = new Error('not a regular file');
+        err.code = 'ENOTREG';
+        throw err;
+      }
       if (n === 0) break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
     }
@@ -96,7 +102,10 @@ interface Request {
   reject: (err: Error) => void;
 }
 
-/** An error the file system gave, with its code (ENOENT, EISDIR..., EOUTSIDE: outside the scope), for the caller to map. */
+/**
+ * An error the file system gave, with its code (ENOENT, EISDIR...; EOUTSIDE: outside the scope;
+ * ENOTREG: neither a file nor a folder), for the caller to map.
+ */
 export class HashFsError extends Error {
   readonly code: string;
   constructor(code: string, message: string) {

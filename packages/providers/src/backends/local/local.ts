@@ -248,10 +248,12 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
  * error, or is_dir.
  */
 function hashSmallSync(real: string, p: string, type: 'md5' | 'sha1' | 'sha256'): string | undefined {
-  const fd = openSync(real, 'r');
+  // Not blocking: a named pipe put where a file was listed opens at once, and is refused.
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const st = fstatSync(fd);
     if (st.isDirectory()) throw new ProviderError('is_dir', `is a folder: ${p}`);
+    if (!st.isFile()) throw new ProviderError('not_supported', `not a regular file: ${p}`);
     if (st.size > SMALL_HASH_MAX) return undefined;
     const buf = (smallHashBuffer ??= Buffer.allocUnsafe(SMALL_HASH_MAX + 1));
     let got = 0;
@@ -1209,6 +1211,7 @@ export class LocalProvider implements Provider {
         if (opts.signal?.aborted) throw canceled();
         if (!(err instanceof HashFsError)) throw err;
         if (err.code === 'EOUTSIDE') throw new ProviderError('permission', `outside the allowed folder: ${p}`);
+        if (err.code === 'ENOTREG') throw new ProviderError('not_supported', `not a regular file: ${p}`);
         throw resolveError(err, p);
       }
     }
