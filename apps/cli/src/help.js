@@ -163,7 +163,8 @@ Options:
       --skip-links           leave symbolic links alone without reporting them
       --one-way              check: only that the source's files are on the target and the same
       --download             check, move: read files the two sides have no common hash for
-      --checkers <n>         check: listings and comparisons at once (default 8)
+      --checkers <n>         check: listings and comparisons at once (default 8; between two
+                             local folders, comparisons 256)
       --delete-empty-src-dirs
                              move: then remove the source folders it left empty
       --keep <which>         dedupe: the copy kept, first (by path), newest or oldest (default first)

@@ -36,7 +36,7 @@ export interface CheckRequest {
   oneWay?: boolean;
   /** Read the content of pairs that share no hash (the side without one, or both) instead of trusting their sizes. */
   download?: boolean;
-  /** Listings and comparisons at once (default 8). */
+  /** Listings and comparisons at once (default 8; comparisons, when not given: more where both sides hash more at once, see Provider.hashesAtOnce). */
   checkers?: number;
   /** Also list the pairs found the same, with how (`CheckResult.same`). */
   listSame?: boolean;
@@ -215,9 +215,11 @@ export async function checkTrees(req: CheckRequest): Promise<CheckResult> {
     return ended !== undefined;
   };
 
-  // Comparisons run beside the walk, `checkers` at once; a folder's walk waits for a place before
-  // going on, so the walk never runs far ahead of them.
-  const places = new Semaphore(checkers);
+  // Comparisons run beside the walk, `checkers` at once (unless asked, more where both sides hash
+  // more at once, as the local disk does); a folder's walk waits for a place before going on, so
+  // the walk never runs far ahead of them.
+  const atOnce = Math.min(source.hashesAtOnce ?? checkers, target.hashesAtOnce ?? checkers);
+  const places = new Semaphore(req.checkers === undefined ? Math.max(checkers, atOnce) : checkers);
   const comparing = new Set<Promise<void>>();
   const compare = async (sf: WalkedFile, tf: WalkedFile, rel: string): Promise<void> => {
     counts.pairs++;

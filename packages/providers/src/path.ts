@@ -5,7 +5,12 @@ import { ProviderError } from './api/errors.ts';
  * callers pass ("a/b/", "//a") and refuse "." and ".." segments and NUL, so no backend ever lets a
  * path climb above its root.
  */
+/** A clean path: "/", or "/"-led segments none empty, "." or "..", without NUL. */
+const CLEAN = /^(?:\/|(?:\/(?!\.\.?(?:\/|$))[^/\0]+)+)$/;
+
 export function cleanPath(path: string): string {
+  // Most paths are clean already: given back as they are, without splitting.
+  if (CLEAN.test(path)) return path;
   if (path.includes('\0')) throw new ProviderError('invalid_name', `invalid name (NUL): ${JSON.stringify(path)}`);
   const parts = path.split('/').filter((p) => p !== '');
   for (const p of parts) {

@@ -258,6 +258,12 @@ export interface Provider {
    * services whose listings do not carry it, or the local disk). Undefined when this file has none.
    */
   hash?(path: string, type: HashType, opts?: { signal?: AbortSignal }): Promise<string | undefined>;
+  /**
+   * How many `hash` calls at once keep this backend's hashing busy, where that is more than a
+   * service should be asked at once (the local disk: its hashing threads take queued files in
+   * batches, and the larger the batches the less each file costs). Absent: no more than usual.
+   */
+  readonly hashesAtOnce?: number;
   /** Moves to the service's trash. */
   trash?(path: string): Promise<void>;
   /** What the trash holds: the items that were deleted (not what was inside a deleted folder). */

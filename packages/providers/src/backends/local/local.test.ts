@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openProvider } from '../../api/registry.ts';
 import { ProviderError } from '../../api/errors.ts';
@@ -239,6 +240,35 @@ describe('local backend confinement', () => {
     }
   });
 
+  it('hands the hashing threads many files a message, each answered with its own hash', async () => {
+    // Every answer takes the CPU from its worker for the event loop's thread: a check of many
+    // small files spent a second of CPU on messages that carried a few files each.
+    const threads = await openLocal({ path: root }, { localRoots: [root] }, { hashThreads: true });
+    mkdirSync(join(root, 'box', 'batch'), { recursive: true });
+    const datas = Array.from({ length: 600 }, (_, i) => {
+      const data = Buffer.from(`file ${i} `.repeat(i % 50));
+      writeFileSync(join(root, 'box', 'batch', `f${i}.txt`), data);
+      return data;
+    });
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    try {
+      // As a check asks: 128 files in flight, the next asked as each answer comes.
+      const hashes: (string | undefined)[] = [];
+      let next = 0;
+      const lane = async () => {
+        for (let i = next++; i < datas.length; i = next++)
+          hashes[i] = await threads.hash(`/box/batch/f${i}.txt`, 'md5');
+      };
+      await Promise.all(Array.from({ length: 128 }, lane));
+      expect(hashes).toEqual(datas.map((d) => createHash('md5').update(d).digest('hex')));
+      // Batches of 32 and more: not a message for every few files.
+      expect(posted.mock.calls.length).toBeGreaterThan(0);
+      expect(posted.mock.calls.length).toBeLessThanOrEqual(600 / 32);
+    } finally {
+      posted.mockRestore();
+    }
+  });
+
   it('without hashing threads (one CPU), streams small-file hashes for a while once half of the synchronous ones were slow (a slow disk keeps the event loop free)', async () => {
     const data = Buffer.from('a small file');
     writeFileSync(join(root, 'box', 'small.txt'), data);
@@ -387,7 +417,8 @@ describe('local backend: temporary files a cut-off write left behind', () => {
     writeFileSync(
       script,
       [
-        `import { Readable } from 'node:stream';`,
+        `import { Readable } from 'node:stream';
+import { Worker } from 'node:worker_threads';`,
         `import { openLocal } from ${JSON.stringify(join(import.meta.dirname, 'local.ts'))};`,
         `const p = await openLocal({ path: ${JSON.stringify(root)} }, { localRoots: [${JSON.stringify(root)}] });`,
         `let sent = 0;`,

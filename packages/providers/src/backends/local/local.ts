@@ -55,7 +55,7 @@ import type {
 import { hashFile } from '../../hashing.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments, restoredName } from '../../path.ts';
 import { fsError } from './errors.ts';
-import { HashFsError, hashPool } from './hash-pool.ts';
+import { HashFsError, hashPool, type HashScope } from './hash-pool.ts';
 import { mapLimit } from '../../map-limit.ts';
 import { SMALL_FILE_READ_SIZE, fileReadRing, fileReadStream, fileWriteStream, recycle } from '../../recycle.ts';
 import {
@@ -84,6 +84,8 @@ const TRASH_STAMP = /^[0-9A-Za-z-]{8,64}$/;
 
 const DEFAULT_PAGE_SIZE = 1000;
 const STAT_CONCURRENCY = 32;
+/** Names stated synchronously between two looks at whether the event loop is due a turn. */
+const STAT_SLICE = 64;
 /**
  * Files up to this size are hashed from one synchronous realpath, open, stat, read and close (a few
  * microseconds each from the page cache) instead of a stream through libuv's thread pool (seven
@@ -203,36 +205,55 @@ function resolveError(err: unknown, path: string): ProviderError {
   return fsError(err, path);
 }
 
-/**
- * A small file's hash (md5, sha1 or sha256, as hex) from one synchronous open-stat-read-close, or
- * undefined when it is larger than SMALL_HASH_MAX (it is then streamed). Throws the file system's
- * error, or is_dir.
- */
+/** For each signal waited on: its one abort listener's callers (a listener each would cost more than the hash of a small file). */
+const abortWaiters = new WeakMap<AbortSignal, Set<() => void>>();
+
 /** `work`'s answer, or a rejection as soon as `signal` aborts (the work itself runs on). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(canceled());
     if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    let waiters = abortWaiters.get(signal);
+    if (!waiters) {
+      const all = new Set<() => void>();
+      abortWaiters.set(signal, (waiters = all));
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const f of all) f();
+          all.clear();
+        },
+        { once: true },
+      );
+    }
+    const set = waiters;
+    set.add(onAbort);
     work.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        set.delete(onAbort);
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        set.delete(onAbort);
         reject(e as Error);
       },
     );
   });
 }
 
+/**
+ * A small file's hash (md5, sha1 or sha256, as hex) from one synchronous open-stat-read-close, or
+ * undefined when it is larger than SMALL_HASH_MAX (it is then streamed). Throws the file system's
+ * error, or is_dir.
+ */
 function hashSmallSync(real: string, p: string, type: 'md5' | 'sha1' | 'sha256'): string | undefined {
-  const fd = openSync(real, 'r');
+  // Not blocking: a named pipe put where a file was listed opens at once, and is refused.
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const st = fstatSync(fd);
     if (st.isDirectory()) throw new ProviderError('is_dir', `is a folder: ${p}`);
+    if (!st.isFile()) throw new ProviderError('not_supported', `not a regular file: ${p}`);
     if (st.size > SMALL_HASH_MAX) return undefined;
     const buf = (smallHashBuffer ??= Buffer.allocUnsafe(SMALL_HASH_MAX + 1));
     let got = 0;
@@ -298,6 +319,8 @@ export class LocalProvider implements Provider {
     nameLimit: { max: 255, unit: 'bytes' },
   };
   readonly hashes: ReadonlySet<HashType> = new Set<HashType>(['md5', 'sha1', 'sha256']);
+  /** Files a comparison of folders asks hashes of at once: enough for batches of 64 and more per thread (hash-pool.ts). */
+  readonly hashesAtOnce = 256;
   /** The real path of the root folder. */
   readonly root: string;
   readonly chunkSize: number;
@@ -307,6 +330,8 @@ export class LocalProvider implements Provider {
   /** Whether small files are read, written and hashed with synchronous calls. */
   private readonly syncDisk: SyncDisk;
   private readonly hashThreads: boolean;
+  /** What the hashing threads may open: the root, without the protected paths. */
+  private readonly hashScope: HashScope;
 
   constructor(realRoot: string, opts: LocalOptions = {}) {
     this.root = realRoot;
@@ -315,6 +340,7 @@ export class LocalProvider implements Provider {
     this.syncDisk = new SyncDisk(opts.syncHashBudgetMs ?? 5);
     this.hashThreads = opts.hashThreads ?? true;
     this.protectedPaths = opts.protectedPaths ?? [];
+    this.hashScope = { root: realRoot, shut: this.protectedPaths };
     this.chunkSize = opts.chunkSize ?? 8 * 1024 * 1024;
     this.concurrency = opts.concurrency ?? 4;
     this.features.caseInsensitive = opts.caseInsensitive ?? false;
@@ -507,21 +533,17 @@ export class LocalProvider implements Provider {
     const size = Math.max(1, opts.pageSize ?? DEFAULT_PAGE_SIZE);
     const slice = start < 0 ? [] : names.slice(start, start + size);
     const unlisted: NonNullable<Page['unlisted']> = [];
-    const stats = await mapLimit(slice, STAT_CONCURRENCY, async (name) => {
-      const full = join(real, name);
-      try {
-        const ls = await lstat(full);
-        if (!ls.isSymbolicLink()) return this.isProtected(full) ? undefined : { st: ls, link: undefined };
-        // A link to the server's own files is not shown at all: its name would say where they are.
-        if (this.isProtected(await realpath(full).catch(() => full))) return undefined;
-        return await this.linkOf(full, ls);
-      } catch {
-        // A name that is not valid UTF-8 reads back with U+FFFD in it and cannot be found so: it
-        // is reported, not left out unseen.
-        if (name.includes('\uFFFD'))
-          unlisted.push({ name, message: `a name that is not valid UTF-8: ${joinPath(d, name)}` });
-        return undefined; // vanished meanwhile
-      }
+    type Stated = { st: Stats; link: EntryLink | undefined } | undefined;
+    const stats: Stated[] = new Array<Stated>(slice.length);
+    // What the synchronous lstat did not settle (links, errors, a slow disk) is stated here.
+    const rest: number[] = [];
+    const known = await this.lstatSlices(real, slice);
+    known.forEach((st, i) => {
+      if (!st || st.isSymbolicLink()) rest.push(i);
+      else if (!this.isProtected(join(real, slice[i] as string))) stats[i] = { st, link: undefined };
+    });
+    await mapLimit(rest, STAT_CONCURRENCY, async (i) => {
+      stats[i] = await this.statListed(real, d, slice[i] as string, unlisted);
     });
     if (opts.signal?.aborted) throw canceled();
     const entries: Entry[] = [];
@@ -541,6 +563,54 @@ export class LocalProvider implements Provider {
     const page: Page = more && last !== undefined ? { entries, nextPageToken: last } : { entries };
     if (unlisted.length > 0) page.unlisted = unlisted;
     return page;
+  }
+
+  /** One listed name's lstat (and where a link leads), or undefined: vanished, or not to be shown. */
+  private async statListed(
+    real: string,
+    d: string,
+    name: string,
+    unlisted: NonNullable<Page['unlisted']>,
+  ): Promise<{ st: Stats; link: EntryLink | undefined } | undefined> {
+    const full = join(real, name);
+    try {
+      const ls = await lstat(full);
+      if (!ls.isSymbolicLink()) return this.isProtected(full) ? undefined : { st: ls, link: undefined };
+      // A link to the server's own files is not shown at all: its name would say where they are.
+      if (this.isProtected(await realpath(full).catch(() => full))) return undefined;
+      return await this.linkOf(full, ls);
+    } catch {
+      // A name that is not valid UTF-8 reads back with U+FFFD in it and cannot be found so: it
+      // is reported, not left out unseen.
+      if (name.includes('\uFFFD'))
+        unlisted.push({ name, message: `a name that is not valid UTF-8: ${joinPath(d, name)}` });
+      return undefined; // vanished meanwhile
+    }
+  }
+
+  /**
+   * Each name's lstat from synchronous calls, in slices of STAT_SLICE that share the event loop as
+   * the small-file calls do (see turnDue), on a disk that answers them quickly (about 2 µs each
+   * from the kernel's cache, against a promise and two thread hops each through libuv's pool). A
+   * name left undefined (vanished, unreadable, or the disk found slow) is stated the async way.
+   */
+  private async lstatSlices(real: string, names: readonly string[]): Promise<(Stats | undefined)[]> {
+    const out: (Stats | undefined)[] = new Array<Stats | undefined>(names.length);
+    for (let at = 0; at < names.length && this.syncDisk.usable(); at += STAT_SLICE) {
+      for (let t = turnDue(); t; t = turnDue(true)) await t;
+      const started = performance.now();
+      const end = Math.min(names.length, at + STAT_SLICE);
+      for (let i = at; i < end; i++) {
+        try {
+          out[i] = lstatSync(join(real, names[i] as string), { throwIfNoEntry: false });
+        } catch {
+          // Left to the async lstat, which reports it.
+        }
+      }
+      // The slice counts as one call against the budget for one call: a slow disk shows the same.
+      this.syncDisk.took(started);
+    }
+    return out;
   }
 
   /** A link as a listing shows it: what it resolves to inside the root, or why it does not. */
@@ -1133,20 +1203,16 @@ export class LocalProvider implements Provider {
     if (this.isHiddenPath(p)) throw new ProviderError('not_found', `not found: ${p}`);
     const pool = this.hashThreads ? hashPool() : null;
     if (pool) {
-      let real: string;
-      if (this.syncDisk.usable()) {
-        const started = performance.now();
-        try {
-          real = this.realOfSync(p);
-        } finally {
-          this.syncDisk.took(started);
-        }
-      } else real = await this.realOf(p);
+      // The worker resolves the path itself and refuses what lies outside (see hash-pool.ts).
+      const lexical = sep === '/' && this.root !== sep ? this.root + (p === '/' ? '' : p) : join(this.root, p);
       try {
-        return await untilAborted(pool.hash(real, type as 'md5' | 'sha1' | 'sha256'), opts.signal);
+        return await untilAborted(pool.hash(this.hashScope, lexical, type as 'md5' | 'sha1' | 'sha256'), opts.signal);
       } catch (err) {
         if (opts.signal?.aborted) throw canceled();
-        throw err instanceof HashFsError ? fsError(err, p) : err;
+        if (!(err instanceof HashFsError)) throw err;
+        if (err.code === 'EOUTSIDE') throw new ProviderError('permission', `outside the allowed folder: ${p}`);
+        if (err.code === 'ENOTREG') throw new ProviderError('not_supported', `not a regular file: ${p}`);
+        throw resolveError(err, p);
       }
     }
     if (this.syncDisk.usable()) {
