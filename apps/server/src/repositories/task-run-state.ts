@@ -26,6 +26,22 @@ const FILE_PREFIX = '~';
 
 const INTENT_LETTER: Partial<Record<PlanAction, string>> = { copy: 'c', update: 'u' };
 
+/**
+ * `items` in runs of 256, 128, ... 1 (400 go as 256, 128 and 16): a statement is prepared once for
+ * each of those few shapes and used again (SQLite keeps each prepared statement's program in native
+ * memory until it is collected, packages/db `reusingStatements`), where a statement for each count
+ * up to BATCH would be prepared again and again.
+ */
+function* inRuns<T>(items: T[]): Generator<T[]> {
+  let at = 0;
+  for (let size = 256; size >= 1; size /= 2) {
+    while (items.length - at >= size) {
+      yield items.slice(at, at + size);
+      at += size;
+    }
+  }
+}
+
 const digest = (s: string) => hash('sha256', s, 'base64url');
 
 /**
@@ -98,13 +114,15 @@ export class TaskCheckpointStore implements CheckpointStore {
         byRow.set(fileRowKey(k), k);
         if (legacy) byRow.set(checkpointRowKey(k), k);
       }
-      const rows = await this.db
-        .selectFrom('task_checkpoints')
-        .select(['key', 'info'])
-        .where('task_id', '=', this.taskId)
-        .where('key', 'in', [...byRow.keys()])
-        .execute();
-      for (const row of rows) out.set(byRow.get(row.key) as string, JSON.parse(row.info) as CheckpointInfo);
+      for (const run of inRuns([...byRow.keys()])) {
+        const rows = await this.db
+          .selectFrom('task_checkpoints')
+          .select(['key', 'info'])
+          .where('task_id', '=', this.taskId)
+          .where('key', 'in', run)
+          .execute();
+        for (const row of rows) out.set(byRow.get(row.key) as string, JSON.parse(row.info) as CheckpointInfo);
+      }
     }
     return out;
   }
@@ -136,11 +154,13 @@ export class TaskCheckpointStore implements CheckpointStore {
       // The last record of a key wins within a batch, as it would one statement after another.
       const rows = new Map(batch.map((b) => [b.key, b.info]));
       try {
-        await this.db
-          .insertInto('task_checkpoints')
-          .values([...rows].map(([key, info]) => ({ task_id: this.taskId, key, info })))
-          .onConflict((oc) => oc.columns(['task_id', 'key']).doUpdateSet((eb) => ({ info: eb.ref('excluded.info') })))
-          .execute();
+        for (const run of inRuns([...rows])) {
+          await this.db
+            .insertInto('task_checkpoints')
+            .values(run.map(([key, info]) => ({ task_id: this.taskId, key, info })))
+            .onConflict((oc) => oc.columns(['task_id', 'key']).doUpdateSet((eb) => ({ info: eb.ref('excluded.info') })))
+            .execute();
+        }
         for (const b of batch) b.done();
       } catch (err) {
         for (const b of batch) b.fail(err);
