@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { startSkyferry, type RunningSkyferry } from '../support/server.ts';
-import { axeSeriousViolations, openUserPanel, quietShell, signUpInFrame } from '../support/shell.ts';
+import { axeSeriousViolations, openUserPanel, quietShell, signUpInFrame, visitorToken } from '../support/shell.ts';
 
 // A visitor connects clouds, reorders them, signs up from the login modal, keeps the clouds,
 // sets the notification e-mail, sees the operator's Users tab (the first account is the operator),
@@ -59,7 +59,7 @@ describe('an account', () => {
   it('a visitor’s clouds are listed in the sidebar and reordered by keyboard and by dragging', async () => {
     await page.goto(server.url + '/transfer');
     await page.getByRole('navigation', { name: 'Main menu' }).waitFor();
-    const temp = String(await storage('skyferry.temp_token'));
+    const temp = await visitorToken(page);
     for (const [name, alias] of [
       ['alpha', 'Alpha'],
       ['bravo', 'Bravo'],

@@ -2,7 +2,14 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { startSkyferry, type RunningSkyferry } from '../support/server.ts';
-import { axeSeriousViolations, GUIDE_STEPS, openUserPanel, quietShell, rootDirection } from '../support/shell.ts';
+import {
+  axeSeriousViolations,
+  GUIDE_STEPS,
+  openUserPanel,
+  quietShell,
+  rootDirection,
+  visitorToken,
+} from '../support/shell.ts';
 
 // The web shell for a visitor: first start, onboarding tips, settings, languages, the error page,
 // an accessibility scan of each main screen, and screenshots of each at 1280x800.
@@ -61,8 +68,7 @@ describe('a visitor', () => {
     await page.getByRole('navigation', { name: 'Main menu' }).waitFor();
     for (const name of ['Transfer', 'Sync', 'Manage', 'Free up storage'])
       expect(await page.getByRole('link', { name, exact: true }).isVisible()).toBe(true);
-    const temp = await page.evaluate(() => localStorage.getItem('skyferry.temp_token'));
-    expect(JSON.parse(temp ?? '""')).not.toBe('');
+    expect(await visitorToken(page)).not.toBe('');
     expect(await page.getByTestId('window-controls').count()).toBe(0);
 
     // The first-visit chain: add a drive, free up storage, apps; "n of m"; Got it, then Skip.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rver, type S3rverServer } from '@skyferry/testing';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { startSkyferry, type RunningSkyferry } from '../support/server.ts';
-import { openUserPanel, quietShell, signUpInFrame } from '../support/shell.ts';
+import { openUserPanel, quietShell, signUpInFrame, visitorToken } from '../support/shell.ts';
 
 /**
  * Issue 34, finding 4: an attacker signs in to their own account and sends the victim a link
@@ -71,7 +71,7 @@ async function storage(page: Page, key: string): Promise<unknown> {
 async function connectVisitorCloud(page: Page): Promise<{ tempToken: string; cloudId: string }> {
   await page.goto(server.url + '/transfer');
   await page.getByRole('navigation', { name: 'Main menu' }).waitFor();
-  const tempToken = String(await storage(page, 'skyferry.temp_token'));
+  const tempToken = await visitorToken(page);
   const res = await page.request.post(server.url + '/api/clouds', {
     headers: { 'x-temp-authorization': tempToken },
     data: {

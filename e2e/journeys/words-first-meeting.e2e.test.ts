@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { startSkyferry, type RunningSkyferry } from '../support/server.ts';
-import { openUserPanel, quietShell } from '../support/shell.ts';
+import { openUserPanel, quietShell, visitorToken } from '../support/shell.ts';
 
 // Words and first meeting, in a real browser: a visitor's first visit (tips that do not block the
 // page, the header saying they are not signed in and their clouds are temporary), the settings
@@ -55,7 +55,7 @@ async function firstVisit(language?: string): Promise<BrowserContext> {
 
 /** Connects the WebDAV folder as the visitor's temporary cloud and opens it in the explorer. */
 async function openAlpha(page: Page): Promise<void> {
-  const temp = JSON.parse((await page.evaluate(() => localStorage.getItem('skyferry.temp_token'))) ?? '""') as string;
+  const temp = await visitorToken(page);
   const res = await page.request.post(server.url + '/api/clouds', {
     headers: { 'x-temp-authorization': temp },
     data: {

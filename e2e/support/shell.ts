@@ -112,6 +112,17 @@ export async function openUserPanel(page: Page): Promise<void> {
   await page.getByTestId('user-panel').waitFor({ state: 'visible' });
 }
 
+/**
+ * The visitor token the web app holds, once it holds one: the server's first HTML already shows
+ * the header and menu, before the app has asked for a visitor identity.
+ */
+export async function visitorToken(page: Page, timeoutMs = 15_000): Promise<string> {
+  const handle = await page.waitForFunction(() => localStorage.getItem('skyferry.temp_token'), undefined, {
+    timeout: timeoutMs,
+  });
+  return JSON.parse(String(await handle.jsonValue())) as string;
+}
+
 /** The `dir` and `lang` of the page's root element. */
 export async function rootDirection(page: Page): Promise<{ dir: string; lang: string }> {
   return page.evaluate(() => {
