@@ -18,7 +18,8 @@ import { Proc, fetchEnvelope } from './support/process.ts';
 const SERVER = join(import.meta.dirname, '../src/main.ts');
 const WORKER = join(import.meta.dirname, '../src/worker.ts');
 const TASKS = 50;
-const FILES_PER_TASK = 16;
+// Enough files that a run lasts long enough to be caught under way on a busy machine.
+const FILES_PER_TASK = 48;
 
 interface RunLog {
   task: string;
