@@ -38,7 +38,11 @@ import { Semaphore, baseName, fingerprintOf, joinRel, parentPath, poolSent, relO
 export interface TrafficHook {
   /** Before anything moves, with the bytes the run still has to move. Return false to stop (traffic_exceeded). */
   beforeRun?(bytes: number): boolean | Promise<boolean>;
-  /** Before each file, with its size. Return false to stop the run (traffic_exceeded); files in flight finish. */
+  /**
+   * Before each file, with its size. Return false to stop the run (traffic_exceeded); files in
+   * flight finish. Files run side by side: several are allowed before the first one's `afterBytes`,
+   * so a hook that allows a file holds its size until then.
+   */
   beforeBytes(bytes: number, info: { path: string; serverSide: boolean }): boolean | Promise<boolean>;
   /** After each file, with the bytes it moved. */
   afterBytes?(bytes: number, info: { path: string; serverSide: boolean }): void | Promise<void>;

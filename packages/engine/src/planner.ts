@@ -359,6 +359,8 @@ export interface PlanStream {
   roots(plan: TransferPlan): void;
   /** Each file the plan skips (same name, filtered out), once judged; the plan keeps none. */
   skipped?(item: PlanItem): void;
+  /** The skips carry the fingerprints of both sides (a resumed run looks them up by them). */
+  skipReads?: boolean;
 }
 
 /** Whether a plan of `req` can be executed while it is made (`planStreamed`): nothing in it waits for the whole tree. */
@@ -379,6 +381,7 @@ export async function planStreamed(req: PlanRequest, stream: PlanStream): Promis
   const planner = new Planner({ ...req, keepSkipped: false });
   planner.tally.stream = (it) => stream.item(it);
   if (stream.skipped) planner.tally.onSkip = (it) => stream.skipped?.(it);
+  planner.tally.skipReads = stream.skipReads === true;
   planner.walker.gate = () => stream.gate();
   planner.onRoots = (plan) => stream.roots(plan);
   return planner.run();

@@ -104,7 +104,7 @@ export async function streamTransfer(req: StreamRunRequest): Promise<RunOutcome>
     { ...req, signal: planStop.signal },
     {
       item: (it) => feed.push(it),
-      ...(req.onSkipped || intended ? { skipped } : {}),
+      ...(req.onSkipped || intended ? { skipped, skipReads: intended !== undefined } : {}),
       gate: () => feed.room(),
       roots: (plan) => {
         live = plan;

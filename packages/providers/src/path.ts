@@ -1,13 +1,13 @@
 import { ProviderError } from './api/errors.ts';
 
+/** A clean path: "/", or "/"-led segments none empty, "." or "..", without NUL. */
+const CLEAN = /^(?:\/|(?:\/(?!\.\.?(?:\/|$))[^/\0]+)+)$/;
+
 /**
  * Cloud paths are POSIX-style and absolute: "/", "/a", "/a/b.txt". These helpers normalise what
  * callers pass ("a/b/", "//a") and refuse "." and ".." segments and NUL, so no backend ever lets a
  * path climb above its root.
  */
-/** A clean path: "/", or "/"-led segments none empty, "." or "..", without NUL. */
-const CLEAN = /^(?:\/|(?:\/(?!\.\.?(?:\/|$))[^/\0]+)+)$/;
-
 export function cleanPath(path: string): string {
   // Most paths are clean already: given back as they are, without splitting.
   if (CLEAN.test(path)) return path;

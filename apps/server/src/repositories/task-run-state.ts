@@ -218,16 +218,11 @@ export class TaskCheckpointStore implements CheckpointStore {
   }
 
   async intents(): Promise<IntentLookup | undefined> {
-    const rows = await this.db
-      .selectFrom('task_checkpoints')
-      .select('info')
-      .where('task_id', '=', this.taskId)
-      .where('key', 'like', `${INTENT_PREFIX}%`)
-      .execute();
+    const rows = await this.infosOf(INTENT_PREFIX);
     if (rows.length === 0) return undefined;
     const meant = new Map<string, PlanAction>();
-    for (const row of rows) {
-      const batch = JSON.parse(row.info) as { k: string[]; a: string };
+    for (const info of rows) {
+      const batch = JSON.parse(info) as { k: string[]; a: string };
       batch.k.forEach((k, i) => {
         const a = batch.a[i];
         if (a === 'c' || a === 'u') meant.set(k, a === 'c' ? 'copy' : 'update');
@@ -272,13 +267,18 @@ export class TaskCheckpointStore implements CheckpointStore {
   }
 
   async tempFolders(): Promise<TempFolder[]> {
+    return (await this.infosOf(TEMP_PREFIX)).map((info) => JSON.parse(info) as TempFolder);
+  }
+
+  /** The records of the run's own rows whose keys start with `prefix`. */
+  private async infosOf(prefix: string): Promise<string[]> {
     const rows = await this.db
       .selectFrom('task_checkpoints')
       .select('info')
       .where('task_id', '=', this.taskId)
-      .where('key', 'like', `${TEMP_PREFIX}%`)
+      .where('key', 'like', `${prefix}%`)
       .execute();
-    return rows.map((r) => JSON.parse(r.info) as TempFolder);
+    return rows.map((r) => r.info);
   }
 
   async removeTempFolders(folders: TempFolder[]): Promise<void> {

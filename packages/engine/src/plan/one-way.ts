@@ -293,9 +293,9 @@ export class OneWayDecider implements FolderJudge<OneWayState, boolean, TwoWayRe
     const targetRel = this.walker.targetRelOf(folder, s0, t0);
     if (targetRel !== undefined) item.targetRel = targetRel;
     // A skipped file needs no fingerprints (nothing is done with it): plans of millions stay small.
-    // Unless the run keeps a record of both sides for the next one, or hands skips on (a resumed
-    // run looks them up by what was read).
-    if (d.action !== 'skip' || this.records || this.tally.onSkip) {
+    // Unless the run keeps a record of both sides for the next one, or a resumed run looks its
+    // skips up by what was read.
+    if (d.action !== 'skip' || this.records || this.tally.skipReads) {
       item.source = fingerprintOf(s0);
       item.target = fingerprintOf(t0);
     }

@@ -23,6 +23,8 @@ export class PlanTally {
   stream: ((item: PlanItem) => void) | undefined;
   /** Where the skipped files a plan does not keep go (a run's history lists them). */
   onSkip: ((item: PlanItem) => void) | undefined;
+  /** Skips handed to `onSkip` carry what was read, as a write of the file would (`writeKey`). */
+  skipReads = false;
   readonly summary = emptySummary();
   readonly deletedFiles: Record<Side, number> = { source: 0, target: 0 };
   readonly bytesTo: Record<Side, number> = { source: 0, target: 0 };

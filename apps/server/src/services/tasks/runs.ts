@@ -158,6 +158,11 @@ export class FileRows {
     this.timer.unref();
   }
 
+  /** Whether rows of this outcome are listed no more (the cap is reached). */
+  full(outcome: RunFileOutcome): boolean {
+    return (this.listed[outcome] ?? 0) >= this.cap;
+  }
+
   add(row: RunFileInput): void {
     const outcome = row.outcome as RunFileOutcome;
     const n = this.listed[outcome] ?? 0;
@@ -239,7 +244,8 @@ export class RunRecorder {
 
   /** A skip of the plan (a streamed plan hands each over as it is judged, and keeps none). */
   skipped(plan: TransferPlan, item: PlanItem): void {
-    if (item.action !== 'skip' || item.kind !== 'file') return;
+    // Called for every file a run skips: past the cap, nothing is built.
+    if (item.action !== 'skip' || item.kind !== 'file' || this.rows.full('skipped')) return;
     this.rows.add({
       outcome: 'skipped',
       kind: 'file',
