@@ -20,8 +20,10 @@ import { Proc, fetchEnvelope } from './support/process.ts';
 const SERVER = join(import.meta.dirname, '../src/main.ts');
 const FILES = 2000;
 const LARGE = 20;
-// Enough delay that the resumed run is still writing when the target goes away.
+// The first server copies quickly; the one that takes the run over meets a slower target, so that it
+// is still writing (it skips what was recorded and plans the rest first) when the target goes away.
 const RTT_MS = 10;
+const RESUMED_RTT_MS = 60;
 
 interface Seen {
   at: number;
@@ -143,6 +145,12 @@ describe('a 2,000-file run through a server killed with SIGKILL and an outage of
     const beforeKill = await until('a quarter done', (s) => s.finished >= FILES / 4);
     doomed.child.kill('SIGKILL');
     expect(beforeKill.finished).toBeLessThan(FILES);
+    await proxy.stop();
+    proxy = await startLatencyProxy({
+      target: { host: '127.0.0.1', port: dav.port },
+      rttMs: RESUMED_RTT_MS,
+      port: proxyPort,
+    });
     // A server started in its place takes the run over once the killed one's lease runs out.
     const survivor = new Proc(SERVER, env);
     procs.push(survivor);
@@ -152,7 +160,11 @@ describe('a 2,000-file run through a server killed with SIGKILL and an outage of
     // 2. The target goes away for two seconds, uploads under way are cut off, and comes back.
     await proxy.stop();
     await sleep(2000);
-    proxy = await startLatencyProxy({ target: { host: '127.0.0.1', port: dav.port }, rttMs: RTT_MS, port: proxyPort });
+    proxy = await startLatencyProxy({
+      target: { host: '127.0.0.1', port: dav.port },
+      rttMs: RESUMED_RTT_MS,
+      port: proxyPort,
+    });
 
     const end = await until('the run to end', (s) => ![1, 2, 7, 8, 9].includes(s.status), 120_000);
     const detail = (await call<TaskDetail>('GET', `/api/tasks/${id}`, undefined, token)).data;

@@ -715,6 +715,7 @@ class Execution {
    */
   private carryOver(matched: { by: Partial<Record<PlanItem['action'], number>>; bytes: number }): void {
     const t = this.carried;
+    this.progress.earlier = { files: 0, bytes: 0 };
     if (!t) return;
     const extra = (a: PlanItem['action']) => Math.max(0, (t.byAction[a] ?? 0) - (matched.by[a] ?? 0));
     const [copies, updates, deletes, conflicts] = [extra('copy'), extra('update'), extra('delete'), extra('conflict')];
@@ -804,6 +805,10 @@ class Execution {
     if (info) {
       matched.by[info.action] = (matched.by[info.action] ?? 0) + 1;
       matched.bytes += info.bytes;
+      // Counted here, not among the earlier attempts' work still to carry over.
+      const e = this.progress.earlier;
+      if (info.action !== 'mkdir') e.files = Math.max(0, e.files - 1);
+      e.bytes = Math.max(0, e.bytes - info.bytes);
     }
     if (!info || !stillStands(it)) {
       if (info && it.action !== 'mkdir') this.summary.redone++;
@@ -871,6 +876,12 @@ class Execution {
       const earlier = await opts.checkpoints?.tempFolders?.().catch(() => []);
       if (earlier && earlier.length > 0) await this.removeLeftTemps(earlier);
       this.carried = await opts.checkpoints?.tally?.();
+      // What earlier attempts recorded shows as done from the start (counted at the end, `carryOver`).
+      if (this.carried) {
+        const by = this.carried.byAction;
+        const files = (by.copy ?? 0) + (by.update ?? 0) + (by.delete ?? 0) + (by.conflict ?? 0);
+        this.progress.earlier = { files, bytes: this.carried.bytes };
+      }
       await this.beforeWritingStreamed(feed);
       this.progress.phase = 'transferring';
       this.progress.emit();

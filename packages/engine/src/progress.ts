@@ -10,6 +10,12 @@ export class ProgressTracker {
   failed = 0;
   /** The run still plans while it goes: `total` and `length` grow (TransferProgress.counting). */
   counting = false;
+  /**
+   * Work of earlier, interrupted attempts not yet counted in the figures above (a streamed run counts
+   * it at its end, `carryOver`): shown as done meanwhile, so that a resumed run's progress goes on
+   * from where the attempt before it was rather than from zero.
+   */
+  earlier = { files: 0, bytes: 0 };
   private readonly samples: { t: number; bytes: number }[] = [];
   private readonly windowMs: number;
   private readonly emitFn: ((p: TransferProgress) => void) | undefined;
@@ -48,19 +54,23 @@ export class ProgressTracker {
   snapshot(): TransferProgress {
     this.sample();
     const speed = this.speed();
-    const left = Math.max(0, this.length - this.transferred);
+    const transferred = this.transferred + this.earlier.bytes;
+    const length = this.length + this.earlier.bytes;
+    const finished = this.finished + this.earlier.files;
+    const total = this.total + this.earlier.files;
+    const left = Math.max(0, length - transferred);
     let percentage: number;
-    if (this.length > 0) percentage = (Math.min(this.transferred, this.length) / this.length) * 100;
-    else percentage = this.total > 0 ? (this.finished / this.total) * 100 : this.phase === 'finishing' ? 100 : 0;
+    if (length > 0) percentage = (Math.min(transferred, length) / length) * 100;
+    else percentage = total > 0 ? (finished / total) * 100 : this.phase === 'finishing' ? 100 : 0;
     return {
       phase: this.phase,
       percentage: Math.round(percentage * 100) / 100,
       speed: Math.round(speed),
-      transferred: this.transferred,
-      length: this.length,
+      transferred,
+      length,
       eta: left === 0 ? 0 : speed > 0 ? Math.ceil(left / speed) : null,
-      finishedCounts: this.finished,
-      totalCounts: this.total,
+      finishedCounts: finished,
+      totalCounts: total,
       failedCounts: this.failed,
       ...(this.counting ? { counting: true } : {}),
     };

@@ -255,9 +255,25 @@ describe('streamTransfer: planned and executed folder by folder', () => {
 
     // Started again: what is checkpointed is not written again.
     const before = target.writes.length;
-    const again = await streamTransfer({ ...base(source, target), window: 30, checkpoints });
+    const seen: TransferProgress[] = [];
+    const again = await streamTransfer({
+      ...base(source, target),
+      window: 30,
+      checkpoints,
+      progressIntervalMs: 1,
+      onProgress: (p) => seen.push(p),
+    });
     expect(again.result.outcome).toBe('success');
     expect(again.result.summary.resumed).toBe(result.summary.added);
+    // Its progress goes on from what the stopped attempt recorded, never from zero, and never goes back.
+    const first = seen.find((p) => p.phase === 'transferring');
+    expect(first?.finishedCounts).toBeGreaterThanOrEqual(result.summary.added);
+    for (let i = 1; i < seen.length; i++) {
+      const [a, b] = [seen[i - 1] as TransferProgress, seen[i] as TransferProgress];
+      expect(b.finishedCounts).toBeGreaterThanOrEqual(a.finishedCounts);
+      expect(b.transferred).toBeGreaterThanOrEqual(a.transferred);
+    }
+    expect(seen.at(-1)?.finishedCounts).toBe(20 * 23);
     expect(target.writes.length - before).toBe(20 * 23 - result.summary.added);
     sameFiles(store, '/src', target.store, '/t/src');
   });
