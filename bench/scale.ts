@@ -16,6 +16,11 @@
  *                    with the API process's event-loop delay (idle before the task, and during it), its
  *                    garbage-collection pauses and the times of progress polls during the task
  *   server-postgres  the same with PostgreSQL
+ *   server-resume    the SQLite task run whole, then again into a fresh folder with its server killed
+ *                    (SIGKILL) once half its files are done and a server started in its place: the
+ *                    attempt that takes the run over is timed from that server's start, beside the whole
+ *                    run; the target's files present at the kill are compared by inode afterwards (a
+ *                    file written again gets a new one)
  *   cli-sftp         `skyferry copy` local -> SFTP (OpenSSH sshd on 127.0.0.1, no added latency), beside
  *                    `rclone copy` with its fastest flags for many small files (32 transfers and checkers,
  *                    no hash check, 128 requests in flight)
@@ -28,7 +33,7 @@
  * from the task's start (its peak is reset through /proc/<pid>/clear_refs). Before every run,
  * untimed: `sync`, and the source tree read into the page cache (bench/lib/settle.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -298,6 +303,84 @@ async function serverRow(
   return row;
 }
 
+/** Every file under `root` and its inode (not the temporary files of writes under way). */
+function inodes(root: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile() || e.name.startsWith('.skyferry-tmp-')) continue;
+    const p = join(e.parentPath, e.name);
+    out.set(p, lstatSync(p).ino);
+  }
+  return out;
+}
+
+/**
+ * The SQLite migrate task run whole, then killed with SIGKILL at half its files and taken over by a
+ * server started in its place: the taking over is timed from that server's start (its lease on the
+ * killed run is 3 s), beside the whole run.
+ */
+async function resumeRow(tree: Tree, base: string, work: string): Promise<Row> {
+  const row: Row = {
+    label: 'server task killed at 50 % (SIGKILL), the rest by a new server (SQLite)',
+    sky: [],
+    rclone: [],
+    rcloneLabel: 'the same task run whole',
+    notes: [],
+  };
+  const dataDir = join(work, 'data-resume');
+  rmSync(dataDir, { recursive: true, force: true });
+  const execArgv = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const env = { SKYFERRY_TASK_LEASE_MS: '3000' };
+  let server = await ApiServer.start({ dataDir, localRoot: base, env, execArgv });
+  const secret = server.secret;
+  try {
+    await server.signUp();
+    const source = await server.localCloud(tree.root);
+    for (let r = 0; r < ROUNDS; r++) {
+      // The whole run.
+      const whole = join(work, `dst-whole-${r}`);
+      mkdirSync(whole, { recursive: true });
+      let to = await server.localCloud(whole);
+      await settle(tree.root);
+      let t0 = performance.now();
+      const full = await server.watch(await server.startTask(source, '/', to), t0);
+      if (full.state !== 0 || full.finished !== tree.files) throw new Error(`whole run ended in state ${full.state}`);
+      rmSync(whole, { recursive: true, force: true });
+      row.rclone.push({ ms: full.ms, peak: full.peakRss, cpu: full.cpuMs });
+
+      // Killed at half, then taken over.
+      const target = join(work, `dst-killed-${r}`);
+      mkdirSync(target, { recursive: true });
+      to = await server.localCloud(target);
+      await settle(tree.root);
+      t0 = performance.now();
+      const id = await server.startTask(source, '/', to);
+      const killedAt = await server.watch(id, t0, 100, (finished) => finished >= tree.files / 2);
+      await server.stop('SIGKILL');
+      const before = inodes(target);
+      const t1 = performance.now();
+      server = await ApiServer.start({ dataDir, localRoot: base, env, execArgv, secret });
+      await server.signIn();
+      const rest = await server.watch(id, t1);
+      if (rest.state !== 0 || rest.finished !== tree.files) throw new Error(`resumed run ended in state ${rest.state}`);
+      const detail = await server.call<{ result: Record<string, number> }>('GET', `/api/tasks/${id}`);
+      const after = inodes(target);
+      let rewritten = 0;
+      for (const [p, ino] of before) if (after.get(p) !== ino) rewritten++;
+      rmSync(target, { recursive: true, force: true });
+      row.sky.push({ ms: rest.ms, peak: rest.peakRss, cpu: rest.cpuMs });
+      const res = detail.data.result;
+      row.notes.push(
+        `round ${r + 1}: whole run ${secs(full.ms)} s; killed at ${killedAt.finished.toLocaleString('en')} files done (${secs(killedAt.ms)} s), ${before.size.toLocaleString('en')} files on the target; the new server's attempt ${secs(rest.ms)} s (${(rest.ms / full.ms).toFixed(2)} of the whole run); files on the target at the kill written again: ${rewritten}; the run's result: added ${res.added}, skipped ${res.skipped}, failed ${res.failed}, not done ${res.not_done}`,
+      );
+      console.log(`  ${row.label}: ${row.notes[row.notes.length - 1]}`);
+    }
+  } finally {
+    await server.stop();
+  }
+  return row;
+}
+
 function printRows(rows: Row[], tree: Tree): void {
   const out = rows.map((r) => {
     const sky = median(r.sky.map((m) => m.ms));
@@ -366,6 +449,7 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     if (ROWS.includes('cli')) rows.push(await cliRow(tree, work));
     if (ROWS.includes('server-sqlite')) rows.push(await serverRow(tree, base, work, 'sqlite'));
+    if (ROWS.includes('server-resume')) rows.push(await resumeRow(tree, base, work));
     if (ROWS.includes('cli-sftp')) rows.push(await cliRemoteRow(tree, work, 'sftp'));
     if (ROWS.includes('cli-webdav')) rows.push(await cliRemoteRow(tree, work, 'webdav'));
     if (ROWS.includes('server-postgres')) {
