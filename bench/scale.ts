@@ -298,6 +298,14 @@ async function serverRow(
   row.notes.push(
     `event-loop delay of the idle API process before the task (this machine's share): p50 ${idle?.loopP50Ms.toFixed(1)} ms, p99 ${idle?.loopP99Ms.toFixed(1)} ms, max ${idle?.loopMaxMs.toFixed(1)} ms`,
     `event-loop delay during the task p50 ${worst((r) => r.loopP50Ms)} ms, p99 ${worst((r) => r.loopP99Ms)} ms, max ${worst((r) => r.loopMaxMs)} ms; GC pauses ${worst((r) => r.gcTotalMs)} ms in all, longest ${worst((r) => r.gcMaxMs)} ms; progress polls p99 ${worst((r) => r.pollP99)} ms, max ${worst((r) => r.pollMax)} ms (${runs.reduce((s, r) => s + r.polls, 0)} polls)`,
+    `turns of the event loop held over 50 ms (at s from the task's start: ms): ${runs.map((r, i) => `run ${i + 1} (${secs(r.ms)} s): ${r.stalls.map((x) => `${secs(x.atMs)}: ${x.ms}`).join(', ') || 'none'}`).join('; ')}`,
+    `memory sampled each second (MiB): ${runs
+      .map((r, i) => {
+        const m = r.memory;
+        const p = m.peak;
+        return `run ${i + 1}: at the largest resident size (${p ? secs(p.atMs) : '?'} s) rss ${mb(p?.rss ?? 0)}, heap ${mb(p?.heapUsed ?? 0)} in use of ${mb(p?.heapTotal ?? 0)}, external ${mb(p?.external ?? 0)} (array buffers ${mb(p?.arrayBuffers ?? 0)}); largest heap in use ${mb(m.maxHeapUsed)}, heap ${mb(m.maxHeapTotal)}, external ${mb(m.maxExternal)}`;
+      })
+      .join('; ')}`,
     `database growth per run ${growth.map((g) => `${Math.round(g / tree.files)} B/file`).join(', ')}${wal.length > 0 ? ` (SQLite: the database file once its WAL is written back; the WAL file at the end of each run ${wal.map((w) => `${mb(w)} MiB`).join(', ')})` : ''}; rows left after the runs: ${left.checkpoints} checkpoints, ${left.syncState} sync state`,
   );
   return row;

@@ -10,6 +10,31 @@ import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
 let times: number[] = [];
+// Turns of the event loop held longer than 50 ms: when (ms since the reset) and how long, to tell
+// where in a task they fall (its start, its walk, its end).
+let since = performance.now();
+let stalls: { atMs: number; ms: number }[] = [];
+let lastTick = performance.now();
+// The process's memory each second, and the sample where its resident size was largest: how much of
+// it is V8's heap (in use, and reserved), buffers and native memory.
+type MemorySample = NodeJS.MemoryUsage & { atMs: number };
+let memory: { peak?: MemorySample; maxHeapUsed: number; maxHeapTotal: number; maxExternal: number } = {
+  maxHeapUsed: 0,
+  maxHeapTotal: 0,
+  maxExternal: 0,
+};
+setInterval(() => {
+  const m = process.memoryUsage();
+  memory.maxHeapUsed = Math.max(memory.maxHeapUsed, m.heapUsed);
+  memory.maxHeapTotal = Math.max(memory.maxHeapTotal, m.heapTotal);
+  memory.maxExternal = Math.max(memory.maxExternal, m.external);
+  if (!memory.peak || m.rss > memory.peak.rss) memory.peak = { ...m, atMs: Math.round(performance.now() - since) };
+}, 1000).unref();
+setInterval(() => {
+  const now = performance.now();
+  if (now - lastTick > 60) stalls.push({ atMs: Math.round(lastTick - since), ms: Math.round(now - lastTick - 10) });
+  lastTick = now;
+}, 10).unref();
 // Garbage-collection pauses (main thread), to tell them from the rest of the event-loop delay.
 let gc = { count: 0, totalMs: 0, maxMs: 0 };
 new PerformanceObserver((list) => {
@@ -33,6 +58,9 @@ http.Server.prototype.emit = function (this: http.Server, event: string | symbol
 process.on('message', (message: { type?: string }) => {
   if (message.type === 'probe-reset') {
     times = [];
+    stalls = [];
+    memory = { maxHeapUsed: 0, maxHeapTotal: 0, maxExternal: 0 };
+    since = performance.now();
     gc = { count: 0, totalMs: 0, maxMs: 0 };
     loop.reset();
   } else if (message.type === 'probe-report') {
@@ -52,6 +80,8 @@ process.on('message', (message: { type?: string }) => {
       gcCount: gc.count,
       gcTotalMs: gc.totalMs,
       gcMaxMs: gc.maxMs,
+      stalls: stalls.slice(0, 50),
+      memory,
     });
   }
 });

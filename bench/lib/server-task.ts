@@ -32,6 +32,15 @@ export interface ProbeReport {
   gcCount: number;
   gcTotalMs: number;
   gcMaxMs: number;
+  /** Turns of the event loop held longer than 50 ms: when (ms from the reset) and how long (the first 50). */
+  stalls: { atMs: number; ms: number }[];
+  /** Memory sampled each second: the sample of the largest resident size, and the largest of each figure. */
+  memory: {
+    peak?: NodeJS.MemoryUsage & { atMs: number };
+    maxHeapUsed: number;
+    maxHeapTotal: number;
+    maxExternal: number;
+  };
 }
 
 export interface TaskRun {
@@ -55,6 +64,8 @@ export interface TaskRun {
   /** Garbage-collection pauses of the API process while the task ran. */
   gcTotalMs: number;
   gcMaxMs: number;
+  stalls: { atMs: number; ms: number }[];
+  memory: ProbeReport['memory'];
   /** What the task's progress said last before it finished (finished of total). */
   lastProgress: { finished: number; total: number };
 }
@@ -267,6 +278,8 @@ export class ApiServer {
       loopP50Ms: report.loopP50Ms,
       gcTotalMs: report.gcTotalMs,
       gcMaxMs: report.gcMaxMs,
+      stalls: report.stalls,
+      memory: report.memory,
       lastProgress: { finished: last.finished, total: last.total },
     };
   }

@@ -57,7 +57,7 @@ afterAll(async () => {
 
 /** Runs SQL on the server's SQLite database (what the test cannot do through the UI: use up data). */
 function onServerDb<T>(fn: (db: DatabaseSync) => T): T {
-  const db = new DatabaseSync(join(server.dataDir, 'skyferry.db'));
+  const db = new DatabaseSync(join(server.dataDir, 'skyferry.db'), { timeout: 10_000 });
   try {
     return fn(db);
   } finally {

@@ -30,7 +30,7 @@ const DAY = 86_400_000;
 
 /** The server's SQLite database, for what no call does yet (granting a licence, spending its data). */
 function sql(statement: string, ...params: Array<string | number>): void {
-  const db = new DatabaseSync(join(server.dataDir, 'skyferry.db'));
+  const db = new DatabaseSync(join(server.dataDir, 'skyferry.db'), { timeout: 10_000 });
   try {
     db.prepare(statement).run(...params);
   } finally {

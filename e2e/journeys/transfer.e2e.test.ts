@@ -161,7 +161,7 @@ async function tickSource(path: string): Promise<void> {
  * says whether the run, the queue or the page is behind.
  */
 function serverSide(): string {
-  const db = new DatabaseSync(join(server.dataDir, 'skyferry.db'), { readOnly: true });
+  const db = new DatabaseSync(join(server.dataDir, 'skyferry.db'), { readOnly: true, timeout: 10_000 });
   try {
     const tasks = db
       .prepare(

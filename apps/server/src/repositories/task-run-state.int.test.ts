@@ -109,6 +109,32 @@ describeEachDialect('task run state', (getDb, dialect) => {
     expect(await used()).toBeLessThan(before + 40_000);
   });
 
+  it('forgets a run’s finished files a few thousand at a time, the event loop turning between (SQLite runs each statement on it)', async () => {
+    const db = getDb().kysely;
+    const store = new TaskCheckpointStore(db, 'task-many');
+    const other = new TaskCheckpointStore(db, 'task-kept');
+    const done: Promise<void>[] = [];
+    for (let i = 0; i < 9000; i++)
+      done.push(store.markDone(`write|target|/s|/t|/d${i % 90}/f-${i}|${i}||`, { action: 'copy', bytes: i }));
+    await Promise.all(done);
+    await store.addTempFolder({ side: 'target', dir: '/t/d1', tag: 'abc' });
+    await other.markDone('write|target|/s|/t|/x|1||', { action: 'copy', bytes: 1 });
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      if (!ticking) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    await store.clear();
+    ticking = false;
+    expect(await store.count()).toBe(1); // the temporary-file folder's record stays
+    expect(await store.tempFolders()).toEqual([{ side: 'target', dir: '/t/d1', tag: 'abc' }]);
+    expect(await other.count()).toBe(1);
+    if (dialect === 'sqlite') expect(turns).toBeGreaterThanOrEqual(4);
+  });
+
   it('commits the items that finish in one turn of the event loop together, not one by one', async () => {
     let inserts = 0;
     const db = getDb().kysely.withPlugin({

@@ -14,6 +14,8 @@ import {
 } from '@skyferry/engine';
 
 const BATCH = 400;
+/** Rows a run's end forgets in one SQLite statement (`clear`): a few milliseconds' work. */
+const CLEAR_CHUNK = 2000;
 
 /** Rows recording folders the run writes temporary files into: this prefix and the folder's key. */
 const TEMP_PREFIX = '#temp|';
@@ -174,15 +176,31 @@ export class TaskCheckpointStore implements CheckpointStore {
    * are removed), and so do the run's first figures (replaced by the next run's).
    */
   async clear(): Promise<void> {
-    await this.db
-      .deleteFrom('task_checkpoints')
+    const forgotten = this.db
+      .selectFrom('task_checkpoints')
       .where('task_id', '=', this.taskId)
-      .where((eb) => eb.or([eb('key', 'not like', '#%'), eb('key', 'like', `${INTENT_PREFIX}%`)]))
-      .execute();
-    // PostgreSQL keeps deleted rows' space until a vacuum: a run's rows (a file each) would stay
-    // as the database's growth. One now frees them (and gives emptied pages at the end back).
+      .where((eb) => eb.or([eb('key', 'not like', '#%'), eb('key', 'like', `${INTENT_PREFIX}%`)]));
     if (onPostgres(this.db as Kysely<unknown>)) {
+      await this.db
+        .deleteFrom('task_checkpoints')
+        .where('task_id', '=', this.taskId)
+        .where('key', 'in', forgotten.select('key'))
+        .execute();
+      // PostgreSQL keeps deleted rows' space until a vacuum: a run's rows (a file each) would stay
+      // as the database's growth. One now frees them (and gives emptied pages at the end back).
       await sql`vacuum task_checkpoints`.execute(this.db).catch(() => undefined);
+      return;
+    }
+    // SQLite runs each statement on the event loop: a run's rows (a file each, a million for a
+    // million files) go a few thousand at a time, so that the server answers between them.
+    for (;;) {
+      const res = await this.db
+        .deleteFrom('task_checkpoints')
+        .where('task_id', '=', this.taskId)
+        .where('key', 'in', forgotten.select('key').limit(CLEAR_CHUNK))
+        .executeTakeFirst();
+      if (Number(res.numDeletedRows) < CLEAR_CHUNK) return;
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
