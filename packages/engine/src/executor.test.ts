@@ -501,6 +501,47 @@ describe('executor', () => {
     expect(upfront.result).toMatchObject({ outcome: 'traffic_exceeded', neededBytes: 10_000, successCount: 0 });
   });
 
+  it('gives the allowance a failed file held back: the other files are not stopped for its size', async () => {
+    const store = tree(10, { size: () => 1000 });
+    const source = new MemoryProvider({ store });
+    const target = new MemoryProvider();
+    // Two files the target refuses every time; enough allowance for the eight others only.
+    target.faults.before = (op, path) =>
+      op === 'put' && /\/f[01]\.bin$/.test(path ?? '') ? new ProviderError('permission', 'refused') : undefined;
+    let remaining = 8000;
+    const held = new Map<string, number>();
+    const calls = { allowed: 0, after: 0, released: 0 };
+    const { result } = await migrateSrc(source, target, {
+      retries: fastRetries,
+      traffic: {
+        beforeBytes: (n, info) => {
+          if (n > remaining) return false;
+          remaining -= n;
+          held.set(info.path, n);
+          calls.allowed++;
+          return true;
+        },
+        afterBytes: (n, info) => {
+          remaining += (held.get(info.path) ?? 0) - n;
+          held.delete(info.path);
+          calls.after++;
+        },
+        released: (info) => {
+          remaining += held.get(info.path) ?? 0;
+          held.delete(info.path);
+          calls.released++;
+        },
+      },
+    });
+    expect(result.outcome).toBe('partial');
+    expect(result.summary).toMatchObject({ added: 8, failed: 2 });
+    // Each file allowed ends once: charged when written, given back when it failed.
+    expect(calls.after).toBe(8);
+    expect(calls.released).toBe(calls.allowed - 8);
+    expect(held.size).toBe(0);
+    expect(remaining).toBe(0);
+  });
+
   it('cancels mid-run leaving no partial files, then resumes from checkpoints without copying finished files again', async () => {
     const store = tree(40, { size: () => 20_000 });
     const source = new MemoryProvider({ store });

@@ -46,6 +46,8 @@ export interface TrafficHook {
   beforeBytes(bytes: number, info: { path: string; serverSide: boolean }): boolean | Promise<boolean>;
   /** After each file, with the bytes it moved. */
   afterBytes?(bytes: number, info: { path: string; serverSide: boolean }): void | Promise<void>;
+  /** A file allowed by `beforeBytes` failed: what the hook holds for it is free again (nothing is charged). */
+  released?(info: { path: string }): void;
 }
 
 export interface ItemEvent {
@@ -434,11 +436,22 @@ class Execution {
     await this.opts.traffic?.afterBytes?.(bytes, { path: pathOn(this.plan, item, item.side), serverSide });
   }
 
+  /** A file the allowance let through failed: the size it held goes back to the allowance. */
+  private releaseTraffic(item: PlanItem): void {
+    this.opts.traffic?.released?.({ path: pathOn(this.plan, item, item.side) });
+  }
+
   async runCopy(item: PlanItem, sent?: () => void): Promise<boolean> {
     const to = item.side;
     const fp = (to === 'target' ? item.source : item.target) as Fingerprint;
     if (!(await this.traffic(item, item.size))) return false;
-    const r = await this.copyOne(item, to, relOn(item, other(to)), relOn(item, to), fp, sent);
+    let r: Awaited<ReturnType<Execution['copyOne']>>;
+    try {
+      r = await this.copyOne(item, to, relOn(item, other(to)), relOn(item, to), fp, sent);
+    } catch (err) {
+      this.releaseTraffic(item);
+      throw err;
+    }
     await this.afterTraffic(item, r.bytes, r.serverSide);
     const written = fingerprintOf(r.entry);
     const records = this.managesState
@@ -477,41 +490,46 @@ class Execution {
     let bytes: number;
     let verified: Verification = 'hash';
     const records: TwoWayRecord[] = [];
-    if (c.resolution === 'keep_both' && c.loserName) {
-      // The loser's new name, in each side's spelling of the folder (the record keeps the source's).
-      const loserRel = renamedRel(item.rel, c.loserName);
-      const loserOn = (side: Side) => renamedRel(relOn(item, side), c.loserName as string);
-      const loserPath = pathOn(this.plan, item, loser);
-      // 1. the loser steps aside on its own side, 2. the winner takes the name there, 3. the loser is copied across.
-      await this.copyCtx.pacer.call(
-        async () => {
-          try {
-            await this.providers[loser].rename(loserPath, c.loserName as string);
-          } catch (err) {
-            // Renamed by an earlier attempt: carry on.
-            if (!(
-              ProviderError.is(err, 'not_found') &&
-              (await this.exists(loser, pathOn(this.plan, item, loser, loserOn(loser))))
-            ))
-              throw err;
-          }
-        },
-        { signal: this.signal },
-      );
-      const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
-      const l = await this.copyOne(item, winner, loserOn(loser), loserOn(winner), loseFp);
-      bytes = w.bytes + l.bytes;
-      if (w.verified === 'size' || l.verified === 'size') verified = 'size';
-      const wf = fingerprintOf(w.entry);
-      const lf = fingerprintOf(l.entry);
-      records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
-      records.push(this.record(item, loserRel, loser === 'source' ? loseFp : lf, loser === 'source' ? lf : loseFp));
-    } else {
-      const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
-      bytes = w.bytes;
-      verified = w.verified;
-      const wf = fingerprintOf(w.entry);
-      records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
+    try {
+      if (c.resolution === 'keep_both' && c.loserName) {
+        // The loser's new name, in each side's spelling of the folder (the record keeps the source's).
+        const loserRel = renamedRel(item.rel, c.loserName);
+        const loserOn = (side: Side) => renamedRel(relOn(item, side), c.loserName as string);
+        const loserPath = pathOn(this.plan, item, loser);
+        // 1. the loser steps aside on its own side, 2. the winner takes the name there, 3. the loser is copied across.
+        await this.copyCtx.pacer.call(
+          async () => {
+            try {
+              await this.providers[loser].rename(loserPath, c.loserName as string);
+            } catch (err) {
+              // Renamed by an earlier attempt: carry on.
+              if (!(
+                ProviderError.is(err, 'not_found') &&
+                (await this.exists(loser, pathOn(this.plan, item, loser, loserOn(loser))))
+              ))
+                throw err;
+            }
+          },
+          { signal: this.signal },
+        );
+        const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
+        const l = await this.copyOne(item, winner, loserOn(loser), loserOn(winner), loseFp);
+        bytes = w.bytes + l.bytes;
+        if (w.verified === 'size' || l.verified === 'size') verified = 'size';
+        const wf = fingerprintOf(w.entry);
+        const lf = fingerprintOf(l.entry);
+        records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
+        records.push(this.record(item, loserRel, loser === 'source' ? loseFp : lf, loser === 'source' ? lf : loseFp));
+      } else {
+        const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
+        bytes = w.bytes;
+        verified = w.verified;
+        const wf = fingerprintOf(w.entry);
+        records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
+      }
+    } catch (err) {
+      this.releaseTraffic(item);
+      throw err;
     }
     await this.afterTraffic(item, bytes, false);
     await this.markDone(item, { action: 'conflict', bytes, records });

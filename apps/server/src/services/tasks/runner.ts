@@ -399,8 +399,12 @@ export class TaskRunner {
     if (billingMode !== 'off') {
       let remaining = await users.remainingTraffic(userId);
       // Files in flight together each hold their size from their start, so that they cannot
-      // overdraw the allowance between them (a file that fails keeps holding it: the run stops sooner).
+      // overdraw the allowance between them; a file that fails gives its hold back.
       const held = new Map<string, number>();
+      const release = (path: string) => {
+        remaining += held.get(path) ?? 0;
+        held.delete(path);
+      };
       traffic = {
         beforeRun: (bytes) => bytes <= remaining,
         beforeBytes: (bytes, info) => {
@@ -409,9 +413,9 @@ export class TaskRunner {
           held.set(info.path, (held.get(info.path) ?? 0) + bytes);
           return true;
         },
+        released: (info) => release(info.path),
         afterBytes: async (bytes, info) => {
-          remaining += held.get(info.path) ?? 0;
-          held.delete(info.path);
+          release(info.path);
           remaining -= bytes;
           // Keyed by the run and the file: a resumed attempt that copies the file again is not charged twice.
           const charge = await users.chargeTraffic(userId, bytes, `${row.id}:${job.id}:${info.path}`);
