@@ -49,15 +49,16 @@ function hashOne(path, type, root, shut) {
       const gone = real.endsWith(' (deleted)') ? real.slice(0, -10) : real;
       if (refused(real, root, shut) || refused(gone, root, shut)) throw outside();
     }
+    // Only a regular file is read: a folder, a device or a pipe put where a file was listed is
+    // refused before any read (a device could be read without end).
+    if (!fstatSync(fd).isFile()) {
+      const err = new Error('not a regular file');
+      err.code = 'ENOTREG';
+      throw err;
+    }
     const h = createHash(type);
-    // A folder opens, and its first read fails with EISDIR.
-    for (let first = true; ; first = false) {
+    for (;;) {
       const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0 && first && !fstatSync(fd).isFile()) {
-        const err = new Error('not a regular file');
-        err.code = 'ENOTREG';
-        throw err;
-      }
       if (n === 0) break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
     }
