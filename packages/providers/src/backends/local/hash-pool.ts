@@ -51,9 +51,11 @@ function hashOne(path, type, root, shut) {
     }
     // Only a regular file is read: a folder, a device or a pipe put where a file was listed is
     // refused before any read (a device could be read without end).
-    if (!fstatSync(fd).isFile()) {
-      const err = new Error('not a regular file');
-      err.code = 'ENOTREG';
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      const folder = st.isDirectory();
+      const err = new Error(folder ? 'illegal operation on a directory' : 'not a regular file');
+      err.code = folder ? 'EISDIR' : 'ENOTREG';
       throw err;
     }
     const h = createHash(type);
