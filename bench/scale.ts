@@ -8,6 +8,7 @@
  *   BENCH_FILES=10000 BENCH_ROUNDS=3 npm run bench:scale
  *   BENCH_ROWS=cli,server-sqlite npm run bench:scale     # some rows only
  *   BENCH_DIR=/var/tmp/scale npm run bench:scale         # keep the generated trees there between runs
+ *   BENCH_LAYOUT=realistic BENCH_FILES=200000 ...        # the million's shape (folders of 10-10,000 files, deep) at another size
  *   BENCH_PROFILE=/tmp/prof npm run bench:scale          # --cpu-prof of Skyferry's processes into that folder
  *
  * Rows (BENCH_ROWS, default all):
@@ -60,6 +61,8 @@ const ROWS = (process.env.BENCH_ROWS ?? 'cli,cli-sftp,cli-webdav,server-sqlite,s
   .split(',')
   .filter(Boolean);
 const PROFILE = process.env.BENCH_PROFILE;
+// The tree's shape: folders of 500 files (flat, the default below a million) or realistic.
+const LAYOUT = process.env.BENCH_LAYOUT as 'flat' | 'realistic' | undefined;
 const RCLONE_ENV = { RCLONE_CONFIG: '/dev/null' };
 const CLI = join(here, '../apps/cli/src/main.ts');
 
@@ -451,7 +454,7 @@ async function main(): Promise<void> {
       files: FILES,
       minSize: MIN_SIZE,
       maxSize: MAX_SIZE,
-      layout: MILLION || FILES >= 1_000_000 ? 'realistic' : 'flat',
+      layout: LAYOUT ?? (MILLION || FILES >= 1_000_000 ? 'realistic' : 'flat'),
     });
     console.log(`tree ready in ${secs(performance.now() - t0)} s: ${tree.root}`);
     const rows: Row[] = [];
