@@ -384,7 +384,6 @@ async function resumeRow(tree: Tree, base: string, work: string): Promise<Row> {
       row.notes.push(
         `round ${r + 1}: whole run ${secs(full.ms)} s; killed at ${killedAt.finished.toLocaleString('en')} files done (${secs(killedAt.ms)} s), ${before.size.toLocaleString('en')} files on the target; the new server's attempt ${secs(rest.ms)} s (${(rest.ms / full.ms).toFixed(2)} of the whole run); files on the target at the kill written again: ${rewritten}; the run's result: added ${res.added}, skipped ${res.skipped}, failed ${res.failed}, not done ${res.not_done}`,
       );
-      console.log(`  ${row.label}: ${row.notes[row.notes.length - 1]}`);
     }
   } finally {
     await server.stop();
@@ -458,14 +457,19 @@ async function main(): Promise<void> {
     });
     console.log(`tree ready in ${secs(performance.now() - t0)} s: ${tree.root}`);
     const rows: Row[] = [];
-    if (ROWS.includes('cli')) rows.push(await cliRow(tree, work));
-    if (ROWS.includes('server-sqlite')) rows.push(await serverRow(tree, base, work, 'sqlite'));
-    if (ROWS.includes('server-resume')) rows.push(await resumeRow(tree, base, work));
-    if (ROWS.includes('cli-sftp')) rows.push(await cliRemoteRow(tree, work, 'sftp'));
-    if (ROWS.includes('cli-webdav')) rows.push(await cliRemoteRow(tree, work, 'webdav'));
+    // Each row's notes are printed as it ends too (a later row may fail, or the run be stopped).
+    const add = (row: Row) => {
+      rows.push(row);
+      for (const n of row.notes) console.log(`  ${row.label}: ${n}`);
+    };
+    if (ROWS.includes('cli')) add(await cliRow(tree, work));
+    if (ROWS.includes('server-sqlite')) add(await serverRow(tree, base, work, 'sqlite'));
+    if (ROWS.includes('server-resume')) add(await resumeRow(tree, base, work));
+    if (ROWS.includes('cli-sftp')) add(await cliRemoteRow(tree, work, 'sftp'));
+    if (ROWS.includes('cli-webdav')) add(await cliRemoteRow(tree, work, 'webdav'));
     if (ROWS.includes('server-postgres')) {
       pg = await startPostgres();
-      rows.push(await serverRow(tree, base, work, 'postgres', pg));
+      add(await serverRow(tree, base, work, 'postgres', pg));
     }
     printRows(rows, tree);
     console.log(

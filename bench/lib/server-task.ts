@@ -156,8 +156,11 @@ export class ApiServer {
     try {
       res = await send();
     } catch (err) {
-      // A kept-alive connection the server closed as it was reused: a read is asked again once.
-      if (method !== 'GET' || this.child.exitCode !== null) throw new Error(`${method} ${path}`, { cause: err });
+      // A kept-alive connection the server closed as it was reused: asked again once (a read, or a
+      // request the server never got: the socket closed before anything was answered).
+      const closed = (err as { cause?: { code?: string } }).cause?.code === 'UND_ERR_SOCKET';
+      if ((method !== 'GET' && !closed) || this.child.exitCode !== null)
+        throw new Error(`${method} ${path}`, { cause: err });
       res = await send();
     }
     const out = (await res.json()) as Envelope<T>;
