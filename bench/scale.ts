@@ -306,7 +306,7 @@ async function serverRow(
       .map((r, i) => {
         const m = r.memory;
         const p = m.peak;
-        return `run ${i + 1}: at the largest resident size (${p ? secs(p.atMs) : '?'} s) rss ${mb(p?.rss ?? 0)}, heap ${mb(p?.heapUsed ?? 0)} in use of ${mb(p?.heapTotal ?? 0)}, external ${mb(p?.external ?? 0)} (array buffers ${mb(p?.arrayBuffers ?? 0)}); largest heap in use ${mb(m.maxHeapUsed)}, heap ${mb(m.maxHeapTotal)}, external ${mb(m.maxExternal)}`;
+        return `run ${i + 1}: at the largest resident size (${p ? secs(p.atMs) : '?'} s) rss ${mb(p?.rss ?? 0)} (freed lazily, the kernel's to take back: ${mb(r.lazyFreeAtPeak)}), heap ${mb(p?.heapUsed ?? 0)} in use of ${mb(p?.heapTotal ?? 0)}, external ${mb(p?.external ?? 0)} (array buffers ${mb(p?.arrayBuffers ?? 0)}); largest heap in use ${mb(m.maxHeapUsed)}, heap ${mb(m.maxHeapTotal)}, external ${mb(m.maxExternal)}`;
       })
       .join('; ')}`,
     `database growth per run ${growth.map((g) => `${Math.round(g / tree.files)} B/file`).join(', ')}${wal.length > 0 ? ` (SQLite: the database file once its WAL is written back; the WAL file at the end of each run ${wal.map((w) => `${mb(w)} MiB`).join(', ')})` : ''}; rows left after the runs: ${left.checkpoints} checkpoints, ${left.syncState} sync state`,
@@ -382,7 +382,7 @@ async function resumeRow(tree: Tree, base: string, work: string): Promise<Row> {
       row.sky.push({ ms: rest.ms, peak: rest.peakRss, cpu: rest.cpuMs });
       const res = detail.data.result;
       row.notes.push(
-        `round ${r + 1}: whole run ${secs(full.ms)} s; killed at ${killedAt.finished.toLocaleString('en')} files done (${secs(killedAt.ms)} s), ${before.size.toLocaleString('en')} files on the target; the new server's attempt ${secs(rest.ms)} s (${(rest.ms / full.ms).toFixed(2)} of the whole run); files on the target at the kill written again: ${rewritten}; the run's result: added ${res.added}, skipped ${res.skipped}, failed ${res.failed}, not done ${res.not_done}`,
+        `round ${r + 1}: whole run ${secs(full.ms)} s (peak RSS ${mb(full.peakRss)} MiB, at the largest sampled ${mb(full.lazyFreeAtPeak)} MiB of it freed lazily; heap in use at most ${mb(full.memory.maxHeapUsed)} MiB); killed at ${killedAt.finished.toLocaleString('en')} files done (${secs(killedAt.ms)} s), ${before.size.toLocaleString('en')} files on the target; the new server's attempt ${secs(rest.ms)} s (${(rest.ms / full.ms).toFixed(2)} of the whole run); files on the target at the kill written again: ${rewritten}; the run's result: added ${res.added}, skipped ${res.skipped}, failed ${res.failed}, not done ${res.not_done}`,
       );
     }
   } finally {

@@ -23,6 +23,21 @@ export function vmHwm(pid: number): number | undefined {
   }
 }
 
+/**
+ * A live process's resident size and the part of it the kernel may take back at any time (pages
+ * freed with MADV_FREE, as V8 gives back its heap's free pages: counted resident until memory runs
+ * short), from /proc/<pid>/smaps_rollup, in bytes.
+ */
+export function residentOf(pid: number): { rss: number; lazyFree: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+    return { rss: kb('Rss'), lazyFree: kb('LazyFree') };
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU time of a live process (user and system, all threads) in ms, from /proc; the kernel counts in 10 ms ticks. */
 export function cpuMsOf(pid: number): number | undefined {
   try {

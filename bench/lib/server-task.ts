@@ -9,7 +9,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuMsOf, vmHwm } from './measure.ts';
+import { cpuMsOf, residentOf, vmHwm } from './measure.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -50,6 +50,8 @@ export interface TaskRun {
   total: number;
   /** Peak RSS of the API process while the task ran (bytes). */
   peakRss: number;
+  /** At the largest resident size sampled (each second), the part of it freed lazily (MADV_FREE), bytes. */
+  lazyFreeAtPeak: number;
   /** CPU time of the API process (which runs the worker) while the task ran, ms. */
   cpuMs: number;
   /** Polls of the task's progress while it ran: how long each took, seen by the client. */
@@ -247,8 +249,16 @@ export class ApiServer {
     const cpuBefore = cpuMsOf(pid) ?? 0;
     const times: number[] = [];
     let peak = 0;
+    let lazyFreeAtPeak = 0;
+    let mostRss = 0;
+    let polls = 0;
     let last: { state: number; finished: number; total: number };
     for (;;) {
+      // Every second or so: the resident size, and the part of it freed lazily (MADV_FREE).
+      if (polls++ % Math.max(1, Math.round(1000 / everyMs)) === 0) {
+        const r = residentOf(pid);
+        if (r && r.rss > mostRss) [mostRss, lazyFreeAtPeak] = [r.rss, r.lazyFree];
+      }
       const t0 = performance.now();
       const res = await this.call<{ status: number; finished_counts: number; total_counts: number }>(
         'GET',
@@ -271,6 +281,7 @@ export class ApiServer {
       finished: last.finished,
       total: last.total,
       peakRss: peak,
+      lazyFreeAtPeak,
       cpuMs,
       pollP50: percentile(times, 50),
       pollP99: percentile(times, 99),
