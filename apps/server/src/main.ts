@@ -1,3 +1,5 @@
+// First: the heap's policy applies to everything loaded after it.
+import './heap.ts';
 import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';

@@ -1,3 +1,5 @@
+// First: the heap's policy applies to everything loaded after it.
+import './heap.ts';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContext } from './context.ts';
