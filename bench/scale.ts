@@ -236,6 +236,26 @@ async function cliRemoteRow(tree: Tree, work: string, kind: 'sftp' | 'webdav'): 
   return row;
 }
 
+/**
+ * A migrate task of cloud `source` into the fresh folder `target` (a cloud of its own), started
+ * once the tree is read into the page cache and `beforeStart` has run: its id, and when it started.
+ */
+async function taskInto(
+  server: ApiServer,
+  tree: Tree,
+  source: string,
+  target: string,
+  beforeStart?: () => Promise<void>,
+): Promise<{ id: string; t0: number }> {
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  const to = await server.localCloud(target);
+  await settle(tree.root);
+  await beforeStart?.();
+  const t0 = performance.now();
+  return { id: await server.startTask(source, '/', to), t0 };
+}
+
 /** A migrate task through the API, beside rclone copy; the server's own figures go to the notes. */
 async function serverRow(
   tree: Tree,
@@ -271,13 +291,10 @@ async function serverRow(
     let round = 0;
     const sky = async (): Promise<Measure> => {
       const target = join(work, `dst-task-${round++}`);
-      rmSync(target, { recursive: true, force: true });
-      mkdirSync(target);
-      const to = await server.localCloud(target);
-      await settle(tree.root);
-      const before = databaseUrl ? await postgresBytes(databaseUrl) : sqliteBytes(dataDir).db;
-      const t0 = performance.now();
-      const id = await server.startTask(source, '/', to);
+      let before = 0;
+      const { id, t0 } = await taskInto(server, tree, source, target, async () => {
+        before = databaseUrl ? await postgresBytes(databaseUrl) : sqliteBytes(dataDir).db;
+      });
       const r = await server.watch(id, t0);
       if (r.state !== 0 || r.finished !== tree.files)
         throw new Error(`task ended in state ${r.state}, ${r.finished} files`);
@@ -350,22 +367,15 @@ async function resumeRow(tree: Tree, base: string, work: string): Promise<Row> {
     for (let r = 0; r < ROUNDS; r++) {
       // The whole run.
       const whole = join(work, `dst-whole-${r}`);
-      mkdirSync(whole, { recursive: true });
-      let to = await server.localCloud(whole);
-      await settle(tree.root);
-      let t0 = performance.now();
-      const full = await server.watch(await server.startTask(source, '/', to), t0);
+      const first = await taskInto(server, tree, source, whole);
+      const full = await server.watch(first.id, first.t0);
       if (full.state !== 0 || full.finished !== tree.files) throw new Error(`whole run ended in state ${full.state}`);
       rmSync(whole, { recursive: true, force: true });
       row.rclone.push({ ms: full.ms, peak: full.peakRss, cpu: full.cpuMs });
 
       // Killed at half, then taken over.
       const target = join(work, `dst-killed-${r}`);
-      mkdirSync(target, { recursive: true });
-      to = await server.localCloud(target);
-      await settle(tree.root);
-      t0 = performance.now();
-      const id = await server.startTask(source, '/', to);
+      const { id, t0 } = await taskInto(server, tree, source, target);
       const killedAt = await server.watch(id, t0, 100, (finished) => finished >= tree.files / 2);
       await server.stop('SIGKILL');
       const before = inodes(target);

@@ -445,13 +445,7 @@ class Execution {
     const to = item.side;
     const fp = (to === 'target' ? item.source : item.target) as Fingerprint;
     if (!(await this.traffic(item, item.size))) return false;
-    let r: Awaited<ReturnType<Execution['copyOne']>>;
-    try {
-      r = await this.copyOne(item, to, relOn(item, other(to)), relOn(item, to), fp, sent);
-    } catch (err) {
-      this.releaseTraffic(item);
-      throw err;
-    }
+    const r = await this.copyOne(item, to, relOn(item, other(to)), relOn(item, to), fp, sent);
     await this.afterTraffic(item, r.bytes, r.serverSide);
     const written = fingerprintOf(r.entry);
     const records = this.managesState
@@ -490,46 +484,41 @@ class Execution {
     let bytes: number;
     let verified: Verification = 'hash';
     const records: TwoWayRecord[] = [];
-    try {
-      if (c.resolution === 'keep_both' && c.loserName) {
-        // The loser's new name, in each side's spelling of the folder (the record keeps the source's).
-        const loserRel = renamedRel(item.rel, c.loserName);
-        const loserOn = (side: Side) => renamedRel(relOn(item, side), c.loserName as string);
-        const loserPath = pathOn(this.plan, item, loser);
-        // 1. the loser steps aside on its own side, 2. the winner takes the name there, 3. the loser is copied across.
-        await this.copyCtx.pacer.call(
-          async () => {
-            try {
-              await this.providers[loser].rename(loserPath, c.loserName as string);
-            } catch (err) {
-              // Renamed by an earlier attempt: carry on.
-              if (!(
-                ProviderError.is(err, 'not_found') &&
-                (await this.exists(loser, pathOn(this.plan, item, loser, loserOn(loser))))
-              ))
-                throw err;
-            }
-          },
-          { signal: this.signal },
-        );
-        const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
-        const l = await this.copyOne(item, winner, loserOn(loser), loserOn(winner), loseFp);
-        bytes = w.bytes + l.bytes;
-        if (w.verified === 'size' || l.verified === 'size') verified = 'size';
-        const wf = fingerprintOf(w.entry);
-        const lf = fingerprintOf(l.entry);
-        records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
-        records.push(this.record(item, loserRel, loser === 'source' ? loseFp : lf, loser === 'source' ? lf : loseFp));
-      } else {
-        const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
-        bytes = w.bytes;
-        verified = w.verified;
-        const wf = fingerprintOf(w.entry);
-        records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
-      }
-    } catch (err) {
-      this.releaseTraffic(item);
-      throw err;
+    if (c.resolution === 'keep_both' && c.loserName) {
+      // The loser's new name, in each side's spelling of the folder (the record keeps the source's).
+      const loserRel = renamedRel(item.rel, c.loserName);
+      const loserOn = (side: Side) => renamedRel(relOn(item, side), c.loserName as string);
+      const loserPath = pathOn(this.plan, item, loser);
+      // 1. the loser steps aside on its own side, 2. the winner takes the name there, 3. the loser is copied across.
+      await this.copyCtx.pacer.call(
+        async () => {
+          try {
+            await this.providers[loser].rename(loserPath, c.loserName as string);
+          } catch (err) {
+            // Renamed by an earlier attempt: carry on.
+            if (!(
+              ProviderError.is(err, 'not_found') &&
+              (await this.exists(loser, pathOn(this.plan, item, loser, loserOn(loser))))
+            ))
+              throw err;
+          }
+        },
+        { signal: this.signal },
+      );
+      const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
+      const l = await this.copyOne(item, winner, loserOn(loser), loserOn(winner), loseFp);
+      bytes = w.bytes + l.bytes;
+      if (w.verified === 'size' || l.verified === 'size') verified = 'size';
+      const wf = fingerprintOf(w.entry);
+      const lf = fingerprintOf(l.entry);
+      records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
+      records.push(this.record(item, loserRel, loser === 'source' ? loseFp : lf, loser === 'source' ? lf : loseFp));
+    } else {
+      const w = await this.copyOne(item, loser, relOn(item, winner), relOn(item, loser), winFp);
+      bytes = w.bytes;
+      verified = w.verified;
+      const wf = fingerprintOf(w.entry);
+      records.push(this.record(item, item.rel, winner === 'source' ? winFp : wf, winner === 'source' ? wf : winFp));
     }
     await this.afterTraffic(item, bytes, false);
     await this.markDone(item, { action: 'conflict', bytes, records });
@@ -633,6 +622,8 @@ class Execution {
           if (counted) this.successCount++;
           if (counted) this.progress.finished++;
         } catch (err) {
+          // A file the allowance let through gives its hold back (nothing was charged for it).
+          if (item.kind === 'file' && item.action !== 'delete') this.releaseTraffic(item);
           // Failures are not finished: the count only grows, and a file retried later counts once.
           this.handleError(item, err);
         }

@@ -178,29 +178,25 @@ export class TaskCheckpointStore implements CheckpointStore {
   async clear(): Promise<void> {
     const forgotten = this.db
       .selectFrom('task_checkpoints')
+      .select('key')
       .where('task_id', '=', this.taskId)
-      .where((eb) => eb.or([eb('key', 'not like', '#%'), eb('key', 'like', `${INTENT_PREFIX}%`)]));
-    if (onPostgres(this.db as Kysely<unknown>)) {
-      await this.db
-        .deleteFrom('task_checkpoints')
-        .where('task_id', '=', this.taskId)
-        .where('key', 'in', forgotten.select('key'))
-        .execute();
-      // PostgreSQL keeps deleted rows' space until a vacuum: a run's rows (a file each) would stay
-      // as the database's growth. One now frees them (and gives emptied pages at the end back).
-      await sql`vacuum task_checkpoints`.execute(this.db).catch(() => undefined);
-      return;
-    }
-    // SQLite runs each statement on the event loop: a run's rows (a file each, a million for a
-    // million files) go a few thousand at a time, so that the server answers between them.
+      .where((eb) => eb.or([eb('key', 'not like', '#%'), eb('key', 'like', `${INTENT_PREFIX}%`)]))
+      .limit(CLEAR_CHUNK);
+    // A few thousand rows a statement (a run has a row a file): SQLite runs each statement on the
+    // event loop, and the server answers between them.
     for (;;) {
       const res = await this.db
         .deleteFrom('task_checkpoints')
         .where('task_id', '=', this.taskId)
-        .where('key', 'in', forgotten.select('key').limit(CLEAR_CHUNK))
+        .where('key', 'in', forgotten)
         .executeTakeFirst();
-      if (Number(res.numDeletedRows) < CLEAR_CHUNK) return;
+      if (Number(res.numDeletedRows) < CLEAR_CHUNK) break;
       await new Promise((resolve) => setImmediate(resolve));
+    }
+    // PostgreSQL keeps deleted rows' space until a vacuum: a run's rows would stay as the
+    // database's growth. One now frees them (and gives emptied pages at the end back).
+    if (onPostgres(this.db as Kysely<unknown>)) {
+      await sql`vacuum task_checkpoints`.execute(this.db).catch(() => undefined);
     }
   }
 
