@@ -27,7 +27,7 @@ const envSchema = z.object({
   SKYFERRY_WEB_DIST: z.string().optional(),
   SKYFERRY_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   // Read by heap.ts before the configuration loads; here so that a wrong value is named.
-  SKYFERRY_HEAP: z.enum(['size', 'speed']).default('speed'),
+  SKYFERRY_HEAP: z.enum(['balanced', 'size', 'speed']).default('balanced'),
   SKYFERRY_TASKS_PER_USER: z.coerce.number().int().min(1).max(64).default(2),
   SKYFERRY_TASKS_MAX: z.coerce.number().int().min(0).max(10_000).default(0),
   SKYFERRY_TASK_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),

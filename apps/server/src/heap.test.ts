@@ -18,20 +18,49 @@ for (let round = 0; round < 60; round++) {
 console.log(most);
 `;
 
-function largestHeap(mode: 'size' | undefined): number {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', CHURN, join(import.meta.dirname, 'heap.ts')], {
-    env: { ...process.env, SKYFERRY_HEAP: mode ?? '' },
+// A process with the guard at LIMIT bytes, checking every 50 ms, at most one collection each
+// EVERY ms: prints how many full collections were forced (asked for, not V8's own) in 600 ms.
+const GUARDED = `
+const { constants, PerformanceObserver } = await import('node:perf_hooks');
+const { guardHeap } = await import(process.argv[1]);
+let forced = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR && e.detail.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) forced++;
+}).observe({ entryTypes: ['gc'] });
+const stop = guardHeap(Number(process.env.LIMIT), Number(process.env.EVERY), 50);
+await new Promise((r) => setTimeout(r, 600));
+stop();
+await new Promise((r) => setTimeout(r, 50));
+console.log(forced);
+`;
+
+function run(script: string, env: Record<string, string>): string {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, join(import.meta.dirname, 'heap.ts')], {
+    env: { ...process.env, ...env },
     encoding: 'utf8',
   });
   expect(r.status, r.stderr).toBe(0);
-  return Number(r.stdout.trim());
+  return r.stdout.trim();
 }
 
+const largestHeap = (mode: string) => Number(run(CHURN, { SKYFERRY_HEAP: mode }));
+
 describe('the server heap policy (heap.ts)', () => {
-  it('keeps the heap small with SKYFERRY_HEAP=size, and V8’s larger one by default', () => {
+  it('keeps the heap small with SKYFERRY_HEAP=size, and V8’s larger one with speed', () => {
     const size = largestHeap('size');
-    const speed = largestHeap(undefined);
+    const speed = largestHeap('speed');
     expect(size).toBeGreaterThan(0);
     expect(size).toBeLessThan(speed * 0.7);
+  }, 60_000);
+
+  it('asks for a full collection once the heap in use passes the guard’s limit, at most one in its time', () => {
+    const forced = (limit: number, every: number) =>
+      Number(run(GUARDED, { SKYFERRY_HEAP: 'speed', LIMIT: String(limit), EVERY: String(every) }));
+    // Any heap is past a limit of 1 byte: a collection at each check once the time allows.
+    expect(forced(1, 30_000)).toBe(1);
+    expect(forced(1, 0)).toBeGreaterThanOrEqual(5);
+    // Under the limit: none.
+    expect(forced(2 ** 40, 0)).toBe(0);
   }, 60_000);
 });

@@ -4,7 +4,7 @@ import { runTransfer, streamTransfer, type TwoWayRecord } from '@skyferry/engine
 import { MemoryProvider, MemoryStore } from '@skyferry/engine/testing';
 import { SyncPairLocksRepository } from './sync-pair-locks.ts';
 import { DatabaseProgressStore } from './task-progress.ts';
-import { checkpointRowKey, sql } from '@skyferry/db';
+import { checkpointRowKey, CompiledQuery, sql } from '@skyferry/db';
 import { fileRowKey, TaskCheckpointStore, TaskTwoWayStateStore } from './task-run-state.ts';
 
 describeEachDialect('task run state', (getDb, dialect) => {
@@ -133,6 +133,41 @@ describeEachDialect('task run state', (getDb, dialect) => {
     expect(await store.tempFolders()).toEqual([{ side: 'target', dir: '/t/d1', tag: 'abc' }]);
     expect(await other.count()).toBe(1);
     if (dialect === 'sqlite') expect(turns).toBeGreaterThanOrEqual(4);
+  });
+
+  it('finds its own rows (plan figures, folders of temporary files, announced batches) through the key’s index, not by reading every file’s row', async () => {
+    const base = getDb().kysely;
+    // Every statement the store runs, compiled, to ask SQLite how it would run it.
+    const statements: CompiledQuery[] = [];
+    const db = base.withPlugin({
+      transformQuery: (args) => {
+        statements.push(base.getExecutor().compileQuery(args.node, args.queryId));
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const store = new TaskCheckpointStore(db, 'task-own', 'run-1');
+    const done: Promise<void>[] = [];
+    for (let i = 0; i < 3000; i++)
+      done.push(store.markDone(`write|target|/s|/t|/d${i % 30}/f-${i}|${i}||`, { action: 'copy', bytes: i }));
+    await Promise.all(done);
+    await store.addTempFolder({ side: 'target', dir: '/t/d1', tag: 'abc' });
+    await store.intend([['write|target|/s|/t|/d1/f-1|1||', 'copy']]);
+    statements.length = 0;
+    await store.savePlanned({ copy: 3000, update: 0, skip: 0 });
+    expect(await store.planned()).toEqual({ copy: 3000, update: 0, skip: 0 });
+    expect(await store.tempFolders()).toEqual([{ side: 'target', dir: '/t/d1', tag: 'abc' }]);
+    expect((await store.intents())?.('write|target|/s|/t|/d1/f-1|1||')).toBe('copy');
+    expect(await store.get('write|target|/s|/t|/d1/f-1|1||')).toEqual({ action: 'copy', bytes: 1 });
+    expect(statements.length).toBeGreaterThanOrEqual(5);
+    if (dialect !== 'sqlite') return; // PostgreSQL's statements do not run on the event loop
+    for (const st of statements) {
+      const plan = await base.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${st.sql}`, [...st.parameters]),
+      );
+      for (const { detail } of plan.rows.filter((r) => r.detail.includes('task_checkpoints')))
+        expect(detail, st.sql).toMatch(/\(task_id=\? AND key(=|>|<| IN)/);
+    }
   });
 
   it('commits the items that finish in one turn of the event loop together, not one by one', async () => {
