@@ -4,6 +4,7 @@
  * so the report can tell the server's own time from the time a crowded machine adds.
  * The bench asks for a reset after its warm-up and for the figures at the end (IPC messages).
  */
+import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -29,6 +30,11 @@ setInterval(() => {
   memory.maxHeapTotal = Math.max(memory.maxHeapTotal, m.heapTotal);
   memory.maxExternal = Math.max(memory.maxExternal, m.external);
   if (!memory.peak || m.rss > memory.peak.rss) memory.peak = { ...m, atMs: Math.round(performance.now() - since) };
+  if (process.env.BENCH_MEMORY_LOG)
+    appendFileSync(
+      process.env.BENCH_MEMORY_LOG,
+      `${Math.round(performance.now() - since)} ${[m.rss, m.heapUsed, m.heapTotal].map((x) => Math.round(x / 1048576)).join(' ')}\n`,
+    );
 }, 1000).unref();
 setInterval(() => {
   const now = performance.now();

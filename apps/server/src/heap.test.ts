@@ -19,7 +19,8 @@ console.log(most);
 `;
 
 // A process with the guard at LIMIT bytes, checking every 50 ms, at most one collection each
-// EVERY ms: prints how many full collections were forced (asked for, not V8's own) in 600 ms.
+// EVERY ms: prints how many full collections were forced (asked for, not V8’s own) in 600 ms (1.5 s
+// with GROW).
 const GUARDED = `
 const { constants, PerformanceObserver } = await import('node:perf_hooks');
 const { guardHeap } = await import(process.argv[1]);
@@ -29,7 +30,11 @@ new PerformanceObserver((list) => {
     if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR && e.detail.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) forced++;
 }).observe({ entryTypes: ['gc'] });
 const stop = guardHeap(Number(process.env.LIMIT), Number(process.env.EVERY), 50);
-await new Promise((r) => setTimeout(r, 600));
+// GROW: about 5 MB more kept alive every 50 ms.
+const held = [];
+const grow = process.env.GROW ? setInterval(() => held.push(Array.from({ length: 50000 }, (_, i) => ({ i, s: 'x' + i }))), 50) : undefined;
+await new Promise((r) => setTimeout(r, process.env.GROW ? 1500 : 600));
+clearInterval(grow);
 stop();
 await new Promise((r) => setTimeout(r, 50));
 console.log(forced);
@@ -55,11 +60,15 @@ describe('the server heap policy (heap.ts)', () => {
   }, 60_000);
 
   it('asks for a full collection once the heap in use passes the guard’s limit, at most one in its time', () => {
-    const forced = (limit: number, every: number) =>
-      Number(run(GUARDED, { SKYFERRY_HEAP: 'speed', LIMIT: String(limit), EVERY: String(every) }));
-    // Any heap is past a limit of 1 byte: a collection at each check once the time allows.
+    const forced = (limit: number, every: number, grow = '') =>
+      Number(run(GUARDED, { SKYFERRY_HEAP: 'speed', LIMIT: String(limit), EVERY: String(every), GROW: grow }));
+    // Any heap is past a limit of 1 byte: one collection, then none in its time.
     expect(forced(1, 30_000)).toBe(1);
-    expect(forced(1, 0)).toBeGreaterThanOrEqual(5);
+    // With no time between, none again either while the heap has not doubled since (this process
+    // makes no garbage), where a check every 50 ms would otherwise ask at each one.
+    expect(forced(1, 0)).toBe(1);
+    // A heap that keeps growing is asked again each time it has doubled.
+    expect(forced(1, 0, '1')).toBeGreaterThanOrEqual(3);
     // Under the limit: none.
     expect(forced(2 ** 40, 0)).toBe(0);
   }, 60_000);

@@ -30,7 +30,7 @@ const GUARD_EVERY_MS = 30_000;
 
 /**
  * Checks the heap in use each second and asks for a full collection once it passes `limitBytes`
- * (then not again for `everyMs`). V8's `gc` function is taken from a context made while it is
+ * and twice what the last one kept (then not again for `everyMs`). V8's `gc` function is taken from a context made while it is
  * exposed, and exposed nowhere else. Returns a stop function.
  */
 export function guardHeap(limitBytes = GUARD_BYTES, everyMs = GUARD_EVERY_MS, checkMs = 1000): () => void {
@@ -39,12 +39,16 @@ export function guardHeap(limitBytes = GUARD_BYTES, everyMs = GUARD_EVERY_MS, ch
   setFlagsFromString('--no-expose-gc');
   if (typeof gc !== 'function') return () => undefined;
   let last = -Infinity;
+  // What the last asked-for collection kept: a heap that much of is live is not asked again until
+  // it has doubled (a full collection of a large live heap holds the event loop for long).
+  let kept = 0;
   const timer = setInterval(() => {
-    if (getHeapStatistics().used_heap_size < limitBytes) return;
+    if (getHeapStatistics().used_heap_size < Math.max(limitBytes, 2 * kept)) return;
     const now = performance.now();
     if (now - last < everyMs) return;
     last = now;
     (gc as () => void)();
+    kept = getHeapStatistics().used_heap_size;
   }, checkMs);
   timer.unref();
   return () => clearInterval(timer);
