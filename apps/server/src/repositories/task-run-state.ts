@@ -199,7 +199,7 @@ export class TaskCheckpointStore implements CheckpointStore {
       .selectFrom('task_checkpoints')
       .select('key')
       .where('task_id', '=', this.taskId)
-      .where((eb) => eb.or([eb('key', 'not like', '#%'), eb('key', 'like', `${INTENT_PREFIX}%`)]))
+      .where((eb) => eb.or([eb('key', 'not like', '#%'), this.startsWith(INTENT_PREFIX)(eb)]))
       .limit(CLEAR_CHUNK);
     // A few thousand rows a statement (a run has a row a file): SQLite runs each statement on the
     // event loop, and the server answers between them.
