@@ -11,8 +11,11 @@ import { describe, expect, it } from 'vitest';
 const CHILD = fileURLToPath(new URL('./testing/memory-child.ts', import.meta.url));
 const run = promisify(execFile);
 
-async function peakOf(files: number): Promise<{ peak: number; files: number; outcome: string; added: number }> {
-  const { stdout } = await run(process.execPath, ['--expose-gc', CHILD, String(files), 'stream'], {
+async function peakOf(
+  files: number,
+  how: 'stream' | 'count' = 'stream',
+): Promise<{ peak: number; files: number; outcome: string; added: number }> {
+  const { stdout } = await run(process.execPath, ['--expose-gc', CHILD, String(files), how], {
     maxBuffer: 1 << 20,
   });
   return JSON.parse(stdout.trim().split('\n').at(-1) as string) as {
@@ -31,5 +34,16 @@ describe('a copy planned and executed folder by folder (streamTransfer)', () => 
     expect(large).toMatchObject({ outcome: 'success', files: 80_000, added: 80_000 });
     // 60,000 more files: less than 100 bytes each (what stays is per folder, not per file).
     expect(large.peak - small.peak).toBeLessThan(6 * 1024 * 1024);
+  }, 180_000);
+});
+
+describe('a plan made for its figures only (countOnly: the checks before a task is created)', () => {
+  it('holds about as much at 80,000 files as at 20,000, and counts every file', async () => {
+    const small = await peakOf(20_000, 'count');
+    const large = await peakOf(80_000, 'count');
+    expect(small).toMatchObject({ outcome: 'planned', files: 20_000, items: 0 });
+    expect(large).toMatchObject({ outcome: 'planned', files: 80_000, items: 0 });
+    // Keeping the items: about 12 MB more for the 60,000 more files.
+    expect(large.peak - small.peak).toBeLessThan(3 * 1024 * 1024);
   }, 180_000);
 });

@@ -211,6 +211,36 @@ describe('planner: migrate', () => {
     expect(plan.deletes.needsConfirmation).toBe(true);
   });
 
+  it('a plan for its figures only (countOnly) holds no items and counts as the whole plan does', async () => {
+    const source = cloud({ '/s/new.txt': 'n', '/s/changed.txt': 'new content', '/s/same.txt': 's', '/s/d/x': 'xx' });
+    const target = cloud({
+      '/t/changed.txt': 'old',
+      '/t/same.txt': 's',
+      '/t/extra.txt': 'e',
+      '/t/x2': 'e',
+      '/t/gone/a': 'a',
+    });
+    for (const mode of ['mirror', 'one_way', 'migrate'] as const) {
+      const req = { source, target, mode, sourcePaths: ['/s'], targetPath: '/t', sameNamePolicy: 'skip' as const };
+      const whole = await planTransfer(req);
+      const counted = await planTransfer({ ...req, countOnly: true });
+      expect(whole.items.length).toBeGreaterThan(0);
+      expect(counted.items).toEqual([]);
+      for (const k of ['summary', 'bytesTo', 'filesToTransfer', 'filesSeen', 'deletes'] as const)
+        expect(counted[k], `${mode} ${k}`).toEqual(whole[k]);
+    }
+    const mirror = await planTransfer({
+      source,
+      target,
+      mode: 'mirror',
+      sourcePaths: ['/s'],
+      targetPath: '/t',
+      countOnly: true,
+    });
+    expect(mirror.deletes).toMatchObject({ files: 3, needsConfirmation: true });
+    expect(mirror.bytesTo.target).toBe('n'.length + 'new content'.length + 'xx'.length);
+  });
+
   it('mirror under half of the target needs no confirmation', async () => {
     const source = cloud({ '/s/a': '1', '/s/b': '2', '/s/c': '3' });
     const target = cloud({ '/t/a': '1', '/t/b': '2', '/t/c': '3', '/t/d': '4' });

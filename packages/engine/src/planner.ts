@@ -75,7 +75,11 @@ class Planner {
       (req.mode === 'one_way' || req.mode === 'mirror' || req.mode === 'incremental') &&
       req.twoWayState !== undefined &&
       !req.target.features.setModTime;
-    this.tally = new PlanTally(req.mode === 'two_way' || this.recording || (req.keepSkipped ?? true));
+    this.tally = new PlanTally(
+      req.mode === 'two_way' || this.recording || (!req.countOnly && (req.keepSkipped ?? true)),
+    );
+    // Counted (`tally.add`) and dropped.
+    if (req.countOnly) this.tally.stream = () => undefined;
     this.deletions = new Deletions(this.walker, this.tally);
     this.oneWay = new OneWayDecider(req, this.walker, this.tally, this.deletions, this.compare);
   }

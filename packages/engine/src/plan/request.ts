@@ -34,6 +34,13 @@ export interface PlanRequest {
   /** Keep skip items in the plan (counts are always kept). Default true; two_way always keeps them. */
   keepSkipped?: boolean;
   /**
+   * The plan keeps no items (but links left alone), only its figures: counts, the bytes each side
+   * needs and the deletions. What the checks before a run read (space, deletions to confirm), in
+   * memory that follows the folders being listed, not the tree. A two_way plan still holds its
+   * items until its walk ends.
+   */
+  countOnly?: boolean;
+  /**
    * Labels of the sides in conflict copies' names ("report (conflict 2026-11-28 from laptop).txt"):
    * short, like a cloud's alias or kind; made portable and cut to 24 characters. Default
    * 'source'/'target'; sides labelled alike are told apart by their folders' names.

@@ -2,17 +2,19 @@
 // source that makes its listings and bytes up as they are asked for (nothing of the tree is held)
 // and a target that takes each file and keeps nothing of it, so that what the heap holds is the
 // engine's alone. Every 500 files written a full collection runs and the heap left in use is
-// sampled; prints {"peak": bytes, "files": n, "outcome": ...} as JSON.
-//   node --expose-gc memory-child.ts <files> <stream|whole>
+// sampled; prints {"peak": bytes, "files": n, "outcome": ...} as JSON. `count` only plans, for
+// the plan's figures (`countOnly`), sampling every 5 folders listed.
+//   node --expose-gc memory-child.ts <files> <stream|whole|count>
 import { Readable } from 'node:stream';
 import { getHeapStatistics } from 'node:v8';
 import { ProviderError } from '@skyferry/providers';
 import type { Entry, Features, Provider } from '@skyferry/providers';
+import { planTransfer } from '../planner.ts';
 import { runTransfer, streamTransfer } from '../run.ts';
 import { MemoryCheckpointStore } from '../stores.ts';
 
 const files = Number(process.argv[2] ?? 10_000);
-const how = process.argv[3] === 'whole' ? 'whole' : 'stream';
+const how = process.argv[3] === 'whole' || process.argv[3] === 'count' ? process.argv[3] : 'stream';
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 
@@ -44,6 +46,7 @@ function folderPath(i: number): string {
 }
 const indexOf = new Map<string, number>();
 for (let i = 0; i < folders; i++) indexOf.set(folderPath(i), i);
+let listed = 0;
 const sizeOf = (name: string) => 100 + (name.length % 50);
 const bytes = (name: string) => Buffer.alloc(sizeOf(name), 7);
 
@@ -57,6 +60,7 @@ const source: Provider = {
   features,
   hashes: new Set(),
   async list(dir) {
+    if (how === 'count' && ++listed % 5 === 0) sample();
     const i = dir === '/' ? -1 : (indexOf.get(dir) ?? fail(dir));
     const entries: Entry[] = [];
     if (i >= 0) {
@@ -137,6 +141,15 @@ const req = {
 // The checkpoint store of this test keeps its records in memory: a run's own records are the
 // store's, not the engine's, so they are dropped as they come.
 req.checkpoints.markDone = async () => undefined;
+if (how === 'count') {
+  const plan = await planTransfer({ ...req, countOnly: true });
+  sample();
+  const planned = plan.summary.copy.count;
+  process.stdout.write(
+    JSON.stringify({ peak, files: planned, outcome: 'planned', added: planned, items: plan.items.length }) + '\n',
+  );
+  process.exit(0);
+}
 const { plan, result } = how === 'stream' ? await streamTransfer(req) : await runTransfer(req);
 // What the run hands back is held too (a caller keeps it to report).
 sample();

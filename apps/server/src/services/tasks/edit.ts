@@ -110,12 +110,12 @@ export class TaskEditor {
     row: TaskRow,
     body: RunSettings,
     query?: TaskPlanBody['plan_query'],
-    signal?: AbortSignal,
+    check?: { signal: AbortSignal; countOnly: true },
   ): Promise<TaskPlan> {
     const twoWayState = new TaskTwoWayStateStore(this.o.db, row.id);
     const data = await this.o.tasks.create(userId, this.planBody(row, body, query), undefined, {
       twoWayState,
-      ...(signal ? { signal } : {}),
+      ...check,
     });
     if (!data.plan) throw errors.internal();
     return data.plan;
@@ -148,7 +148,11 @@ export class TaskEditor {
       // (the page shows the plan); a tree too large to plan quickly is checked by the run itself.
       let plan: TaskPlan | undefined;
       try {
-        plan = await this.planOf(userId, row, body, { limit: 1 }, AbortSignal.timeout(this.o.checkBudgetMs));
+        // Its figures only (the deletions): the items of a large tree are not held.
+        plan = await this.planOf(userId, row, body, undefined, {
+          signal: AbortSignal.timeout(this.o.checkBudgetMs),
+          countOnly: true,
+        });
       } catch (err) {
         if (err instanceof ApiError) throw err; // the change itself is refused (photos, missing paths...)
         this.o.log.info({ err, task: id }, 'edit planned without a deletion check (planning took too long)');

@@ -235,13 +235,13 @@ export class TasksService {
 
   /**
    * `planWith`: the Tasks page's Edit plans a task that exists, with its two-way state and within
-   * a time budget (`signal`).
+   * a time budget (`signal`), for its figures only (`countOnly`: the plan holds no items).
    */
   async create(
     userId: string,
     body: CreateTaskBody,
     headerTimeZone: string | undefined,
-    planWith: { twoWayState?: TwoWayStateStore; signal?: AbortSignal } = {},
+    planWith: { twoWayState?: TwoWayStateStore; signal?: AbortSignal; countOnly?: boolean } = {},
   ): Promise<CreateTaskData> {
     const now = this.o.now();
     const taskType = body.task_type === TaskType.migrate ? TaskType.migrate : TaskType.sync;
@@ -342,7 +342,7 @@ export class TasksService {
       sameCloud: boolean;
       source: OpenedCloud;
       target: OpenedCloud;
-      planWith: { twoWayState?: TwoWayStateStore; signal?: AbortSignal };
+      planWith: { twoWayState?: TwoWayStateStore; signal?: AbortSignal; countOnly?: boolean };
     },
   ): Promise<CreateTaskData> {
     const { now, taskType, syncMode, mode, paths, targetPath, timeZone, schedule, nextRun, sameCloud, source, target } =
@@ -378,7 +378,7 @@ export class TasksService {
     };
 
     if (body.dry_run) {
-      const plan = await planTransfer({ ...planRequest, signal: c.planWith.signal });
+      const plan = await planTransfer({ ...planRequest, signal: c.planWith.signal, countOnly: c.planWith.countOnly });
       const timesKept = {
         source: source.provider.features.setModTime,
         target: target.provider.features.setModTime,
@@ -390,7 +390,8 @@ export class TasksService {
       // Plan within a budget to prompt about space and deletions now; a tree too large to plan
       // quickly is checked by the run itself (state 6, or a failed run asking for confirmation).
       const signal = AbortSignal.timeout(this.o.checkBudgetMs);
-      const plan = await planTransfer({ ...planRequest, signal }).catch(() => undefined);
+      // Its figures only: the items of a large tree are not held (the run makes its own plan).
+      const plan = await planTransfer({ ...planRequest, signal, countOnly: true }).catch(() => undefined);
       if (plan) {
         if (!body.confirm_deletions && plan.deletes.needsConfirmation) throw confirmDeletionsError(plan);
         if (!body.confirm_insufficient_space) {
