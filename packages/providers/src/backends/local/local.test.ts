@@ -4,6 +4,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  renameSync,
   rmSync,
   symlinkSync,
   utimesSync,
@@ -104,6 +105,26 @@ describe('local backend confinement', () => {
       'inner.txt:',
       'secret-link.txt:outside',
     ]);
+  });
+
+  it('small files read, written and hashed in a folder that was swapped for a link leaving the root are refused', async () => {
+    const small = (text: string) => Buffer.from(text);
+    expect((await provider.putSmall('/box/a.txt', small('new'), { size: 3 })).size).toBe(3);
+    expect((await provider.readSmall('/box/a.txt', 1024))?.toString()).toBe('new');
+    expect((await provider.readSmall('/inside-link.txt', 1024))?.toString()).toBe('inner');
+    expect(await code(provider.readSmall('/box/secret-link.txt', 1024))).toBe('permission');
+    // The folder is moved away and a link of its name leads outside, where a file of the same name waits.
+    renameSync(join(root, 'box'), join(root, 'box-before'));
+    symlinkSync(outside, join(root, 'box'));
+    writeFileSync(join(outside, 'a.txt'), 'outside');
+    expect(await code(provider.readSmall('/box/a.txt', 1024))).toBe('permission');
+    expect(await code(provider.hash('/box/a.txt', 'md5'))).toBe('permission');
+    expect(await code(provider.putSmall('/box/b.txt', small('b'), { size: 1 }))).toBe('permission');
+    expect(await code(provider.putSmall('/box/a.txt', small('b'), { size: 1 }))).toBe('permission');
+    expect(existsSync(join(outside, 'b.txt'))).toBe(false);
+    expect(readFileSync(join(outside, 'a.txt'), 'utf8')).toBe('outside');
+    // Its files are where the folder went.
+    expect((await provider.readSmall('/box-before/a.txt', 1024))?.toString()).toBe('new');
   });
 
   it('refuses dot-dot segments and NUL in paths and names', async () => {

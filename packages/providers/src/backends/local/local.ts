@@ -56,6 +56,7 @@ import { hashFile } from '../../hashing.ts';
 import { baseName, checkName, cleanPath, joinPath, parentPath, pathSegments, restoredName } from '../../path.ts';
 import { fsError } from './errors.ts';
 import { HashFsError, hashPool, type HashScope } from './hash-pool.ts';
+import { RealFolders } from './real-folders.ts';
 import { mapLimit } from '../../map-limit.ts';
 import { SMALL_FILE_READ_SIZE, fileReadRing, fileReadStream, fileWriteStream, recycle } from '../../recycle.ts';
 import {
@@ -332,6 +333,8 @@ export class LocalProvider implements Provider {
   private readonly hashThreads: boolean;
   /** What the hashing threads may open: the root, without the protected paths. */
   private readonly hashScope: HashScope;
+  /** Folders' real paths for the small-file calls (one per file otherwise). */
+  private readonly folders = new RealFolders();
 
   constructor(realRoot: string, opts: LocalOptions = {}) {
     this.root = realRoot;
@@ -379,13 +382,18 @@ export class LocalProvider implements Provider {
     return real;
   }
 
-  /** `realOf` (following links) without a trip through the thread pool: for the small-file hash. */
+  /**
+   * `realOf` (following links) without a trip through the thread pool, for the small-file calls:
+   * the folder's real path (`folders`), and the file's own only when it is a link.
+   */
   private realOfSync(path: string): string {
     const segs = pathSegments(path);
     if (segs.length === 0) return this.root;
     let real: string;
     try {
-      real = realpathSync.native(join(this.root, ...segs));
+      const name = segs.pop() as string;
+      real = join(segs.length === 0 ? this.root : this.folders.resolve(join(this.root, ...segs)), name);
+      if (lstatSync(real).isSymbolicLink()) real = realpathSync.native(real);
     } catch (err) {
       throw resolveError(err, path);
     }
@@ -751,7 +759,7 @@ export class LocalProvider implements Provider {
     if (segs.length === 0) return this.root;
     let real: string;
     try {
-      real = realpathSync.native(join(this.root, ...segs));
+      real = this.folders.resolve(join(this.root, ...segs));
     } catch {
       return undefined; // made, or its error told, by mkdirp
     }
