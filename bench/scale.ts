@@ -47,7 +47,16 @@ import {
   type PostgresServer,
 } from '@skyferry/testing';
 import { MiB, runMeasured, table } from './lib/measure.ts';
-import { ApiServer, leftRows, postgresBytes, sqliteBytes, type ProbeReport, type TaskRun } from './lib/server-task.ts';
+import {
+  ApiServer,
+  leftRows,
+  postgresBytes,
+  postgresTables,
+  sqliteBytes,
+  tablesGrown,
+  type ProbeReport,
+  type TaskRun,
+} from './lib/server-task.ts';
 import { settle } from './lib/settle.ts';
 import { makeTree, type Tree } from './lib/tree.ts';
 
@@ -283,6 +292,8 @@ async function serverRow(
   const runs: TaskRun[] = [];
   const growth: number[] = [];
   const wal: number[] = [];
+  // PostgreSQL: the tables that grew most in each run, heap and indexes apart.
+  const grownTables: string[] = [];
   let idle: ProbeReport | undefined;
   try {
     await server.signUp();
@@ -292,14 +303,18 @@ async function serverRow(
     const sky = async (): Promise<Measure> => {
       const target = join(work, `dst-task-${round++}`);
       let before = 0;
+      let tablesBefore: Awaited<ReturnType<typeof postgresTables>> | undefined;
       const { id, t0 } = await taskInto(server, tree, source, target, async () => {
         before = databaseUrl ? await postgresBytes(databaseUrl) : sqliteBytes(dataDir).db;
+        if (databaseUrl) tablesBefore = await postgresTables(databaseUrl);
       });
       const r = await server.watch(id, t0);
       if (r.state !== 0 || r.finished !== tree.files)
         throw new Error(`task ended in state ${r.state}, ${r.finished} files`);
-      if (databaseUrl) growth.push((await postgresBytes(databaseUrl)) - before);
-      else {
+      if (databaseUrl) {
+        growth.push((await postgresBytes(databaseUrl)) - before);
+        if (tablesBefore) grownTables.push(tablesGrown(tablesBefore, await postgresTables(databaseUrl), tree.files));
+      } else {
         const after = sqliteBytes(dataDir);
         growth.push(after.db - before);
         wal.push(after.wal);
@@ -326,7 +341,7 @@ async function serverRow(
         return `run ${i + 1}: at the largest resident size (${p ? secs(p.atMs) : '?'} s) rss ${mb(p?.rss ?? 0)} (freed lazily, the kernel's to take back: ${mb(r.lazyFreeAtPeak)}), heap ${mb(p?.heapUsed ?? 0)} in use of ${mb(p?.heapTotal ?? 0)}, external ${mb(p?.external ?? 0)} (array buffers ${mb(p?.arrayBuffers ?? 0)}); largest heap in use ${mb(m.maxHeapUsed)}, heap ${mb(m.maxHeapTotal)}, external ${mb(m.maxExternal)}`;
       })
       .join('; ')}`,
-    `database growth per run ${growth.map((g) => `${Math.round(g / tree.files)} B/file`).join(', ')}${wal.length > 0 ? ` (SQLite: the database file once its WAL is written back; the WAL file at the end of each run ${wal.map((w) => `${mb(w)} MiB`).join(', ')})` : ''}; rows left after the runs: ${left.checkpoints} checkpoints, ${left.syncState} sync state`,
+    `database growth per run ${growth.map((g) => `${Math.round(g / tree.files)} B/file`).join(', ')}${wal.length > 0 ? ` (SQLite: the database file once its WAL is written back; the WAL file at the end of each run ${wal.map((w) => `${mb(w)} MiB`).join(', ')})` : ''}${grownTables.length > 0 ? ` (the tables that grew most: ${grownTables.map((g, i) => `run ${i + 1}: ${g || 'none'}`).join('; ')})` : ''}; rows left after the runs: ${left.checkpoints} checkpoints, ${left.syncState} sync state`,
   );
   return row;
 }

@@ -348,6 +348,42 @@ export async function postgresBytes(url: string): Promise<number> {
   }
 }
 
+/** Each table's size in bytes (PostgreSQL): its heap with TOAST, and its indexes. */
+export async function postgresTables(url: string): Promise<Map<string, { heap: number; indexes: number }>> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const r = await client.query<{ name: string; heap: string; indexes: string }>(
+      `select c.relname as name, pg_table_size(c.oid) as heap, pg_indexes_size(c.oid) as indexes
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where c.relkind = 'r' and n.nspname = 'public'`,
+    );
+    return new Map(r.rows.map((row) => [row.name, { heap: Number(row.heap), indexes: Number(row.indexes) }]));
+  } finally {
+    await client.end();
+  }
+}
+
+/** The tables that grew most between two `postgresTables`, per file: "name heap +h, indexes +i B/file". */
+export function tablesGrown(
+  before: Map<string, { heap: number; indexes: number }>,
+  after: Map<string, { heap: number; indexes: number }>,
+  files: number,
+): string {
+  const grown = [...after].map(([name, a]) => {
+    const b = before.get(name) ?? { heap: 0, indexes: 0 };
+    return { name, heap: a.heap - b.heap, indexes: a.indexes - b.indexes };
+  });
+  grown.sort((x, y) => y.heap + y.indexes - (x.heap + x.indexes));
+  const perFile = (n: number) => Math.round(n / files);
+  return grown
+    .slice(0, 3)
+    .filter((g) => g.heap + g.indexes > 0)
+    .map((g) => `${g.name} heap +${perFile(g.heap)}, indexes +${perFile(g.indexes)} B/file`)
+    .join('; ');
+}
+
 /** Rows a database holds in the tables a run fills (they should be empty once it ended). */
 export async function leftRows(
   url: string | undefined,
