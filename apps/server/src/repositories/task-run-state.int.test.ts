@@ -96,6 +96,10 @@ describeEachDialect('task run state', (getDb, dialect) => {
       const free = await sql<{ freelist_count: number }>`pragma freelist_count`.execute(db);
       return ((pages.rows[0]?.page_count ?? 0) - (free.rows[0]?.freelist_count ?? 0)) * 4096;
     };
+    // PostgreSQL: the primary key's index too (a vacuum leaves its emptied pages with it).
+    const indexes = async () =>
+      Number((await sql<{ n: string }>`select pg_indexes_size('task_checkpoints') as n`.execute(db)).rows[0]?.n ?? 0);
+    const indexStart = dialect === 'postgres' ? await indexes() : 0;
     const before = await used();
     const store = new TaskCheckpointStore(db, 'task-space');
     await Promise.all(
@@ -104,9 +108,19 @@ describeEachDialect('task run state', (getDb, dialect) => {
       ),
     );
     expect(await used()).toBeGreaterThan(before + 200_000);
+    const indexBefore = dialect === 'postgres' ? await indexes() : 0;
     await store.clear();
     expect(await store.count()).toBe(0);
     expect(await used()).toBeLessThan(before + 40_000);
+    if (dialect === 'postgres') {
+      expect(indexBefore).toBeGreaterThan(indexStart + 200_000);
+      expect(await indexes()).toBeLessThan(indexStart + 40_000);
+      // No invalid copy of the index is left behind.
+      const copies = await sql<{
+        n: string;
+      }>`select count(*) as n from pg_indexes where tablename = 'task_checkpoints'`.execute(db);
+      expect(Number(copies.rows[0]?.n)).toBe(1);
+    }
   });
 
   it('forgets a run’s finished files a few thousand at a time, the event loop turning between (SQLite runs each statement on it)', async () => {

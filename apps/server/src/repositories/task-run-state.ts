@@ -25,6 +25,8 @@ import {
 const BATCH = 400;
 /** Rows a run's end forgets in one SQLite statement (`clear`): a few milliseconds' work. */
 const CLEAR_CHUNK = 2000;
+/** A run that forgets this many rows or more has the checkpoints' index rebuilt on PostgreSQL. */
+const REINDEX_AFTER_ROWS = 1000;
 
 /** Rows recording folders the run writes temporary files into: this prefix and the folder's key. */
 const TEMP_PREFIX = '#temp|';
@@ -203,12 +205,14 @@ export class TaskCheckpointStore implements CheckpointStore {
       .limit(CLEAR_CHUNK);
     // A few thousand rows a statement (a run has a row a file): SQLite runs each statement on the
     // event loop, and the server answers between them.
+    let deleted = 0;
     for (;;) {
       const res = await this.db
         .deleteFrom('task_checkpoints')
         .where('task_id', '=', this.taskId)
         .where('key', 'in', forgotten)
         .executeTakeFirst();
+      deleted += Number(res.numDeletedRows);
       if (Number(res.numDeletedRows) < CLEAR_CHUNK) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -216,6 +220,20 @@ export class TaskCheckpointStore implements CheckpointStore {
     // database's growth. One now frees them (and gives emptied pages at the end back).
     if (this.postgres) {
       await sql`vacuum task_checkpoints`.execute(this.db).catch(() => undefined);
+      if (deleted >= REINDEX_AFTER_ROWS) await this.rebuildIndex();
+    }
+  }
+
+  /**
+   * A B-tree keeps the pages a vacuum empties (about 120 B a file of a run's rows): rebuilt, the
+   * primary key's index holds only the rows left. `concurrently`: writes of other runs go on
+   * meanwhile. One that fails leaves an invalid copy behind, which goes too.
+   */
+  private async rebuildIndex(): Promise<void> {
+    try {
+      await sql`reindex index concurrently task_checkpoints_pk`.execute(this.db);
+    } catch {
+      await sql`drop index concurrently if exists task_checkpoints_pk_ccnew`.execute(this.db).catch(() => undefined);
     }
   }
 
