@@ -128,7 +128,10 @@ async function skyferryCopy(
     SKYFERRY_STATE_DIR: state,
     ...env,
   });
-  if (!/success: /.test(m.stdout + m.stderr)) throw new Error(`skyferry copy: ${m.stdout}${m.stderr}`);
+  // Every file of the tree, not only a run that says it succeeded.
+  const done = /success: (\d+) of (\d+) done/.exec(m.stdout + m.stderr);
+  if (!done || Number(done[1]) !== tree.files || Number(done[2]) !== tree.files)
+    throw new Error(`skyferry copy of ${tree.files} files: ${m.stdout}${m.stderr}`);
   clean?.();
   return { ms: m.ms, peak: m.peakRss, cpu: m.cpuMs };
 }

@@ -416,6 +416,31 @@ describe('local backend confinement', () => {
   });
 });
 
+describe('local backend listings on a disk found slow while it lists', () => {
+  let base: string;
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  it('lists every name of a large folder when its synchronous lstat stops partway (each call over budget)', async () => {
+    base = mkdtempSync(join(tmpdir(), 'skyferry-local-slow-'));
+    mkdirSync(join(base, 'big'));
+    const names = Array.from({ length: 1500 }, (_, i) => `f-${String(i).padStart(4, '0')}.txt`);
+    for (const n of names) writeFileSync(join(base, 'big', n), n);
+    // A budget below zero: every synchronous slice counts as slow, so the disk is set aside for a
+    // while after a few slices and the names no slice reached are stated the async way.
+    const slow = await openLocal({ path: base }, { localRoots: [base] }, { syncHashBudgetMs: -1 });
+    const listed: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await slow.list('/big', { pageToken: token, pageSize: 1000 });
+      for (const e of page.entries) listed.push(e.name);
+      token = page.nextPageToken;
+    } while (token);
+    expect(listed).toEqual(names);
+    const first = (await slow.list('/big', { pageSize: 1000 })).entries;
+    expect(first[999]).toMatchObject({ name: names[999], kind: 'file', size: names[999]?.length });
+  });
+});
+
 describe('local backend: temporary files a cut-off write left behind', () => {
   let base: string;
   let root: string;

@@ -546,10 +546,12 @@ export class LocalProvider implements Provider {
     // What the synchronous lstat did not settle (links, errors, a slow disk) is stated here.
     const rest: number[] = [];
     const known = await this.lstatSlices(real, slice);
-    known.forEach((st, i) => {
+    // Every index, not `forEach`: the names no slice reached are holes in `known`, which it skips.
+    for (let i = 0; i < slice.length; i++) {
+      const st = known[i];
       if (!st || st.isSymbolicLink()) rest.push(i);
       else if (!this.isProtected(join(real, slice[i] as string))) stats[i] = { st, link: undefined };
-    });
+    }
     await mapLimit(rest, STAT_CONCURRENCY, async (i) => {
       stats[i] = await this.statListed(real, d, slice[i] as string, unlisted);
     });
