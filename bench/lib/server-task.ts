@@ -335,34 +335,33 @@ export function sqliteBytes(dataDir: string): { db: number; wal: number } {
   return { db: size('skyferry.db'), wal };
 }
 
-/** Bytes of a PostgreSQL database. */
-export async function postgresBytes(url: string): Promise<number> {
+/** One query's rows on a connection of its own. */
+async function pgRows<R extends object>(url: string, text: string): Promise<R[]> {
   const pg = (await import('pg')).default;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const r = await client.query<{ n: string }>('select pg_database_size(current_database()) as n');
-    return Number(r.rows[0]?.n ?? 0);
+    return (await client.query<R>(text)).rows;
   } finally {
     await client.end();
   }
 }
 
+/** Bytes of a PostgreSQL database. */
+export async function postgresBytes(url: string): Promise<number> {
+  const rows = await pgRows<{ n: string }>(url, 'select pg_database_size(current_database()) as n');
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** Each table's size in bytes (PostgreSQL): its heap with TOAST, and its indexes. */
 export async function postgresTables(url: string): Promise<Map<string, { heap: number; indexes: number }>> {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const r = await client.query<{ name: string; heap: string; indexes: string }>(
-      `select c.relname as name, pg_table_size(c.oid) as heap, pg_indexes_size(c.oid) as indexes
-         from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where c.relkind = 'r' and n.nspname = 'public'`,
-    );
-    return new Map(r.rows.map((row) => [row.name, { heap: Number(row.heap), indexes: Number(row.indexes) }]));
-  } finally {
-    await client.end();
-  }
+  const rows = await pgRows<{ name: string; heap: string; indexes: string }>(
+    url,
+    `select c.relname as name, pg_table_size(c.oid) as heap, pg_indexes_size(c.oid) as indexes
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where c.relkind = 'r' and n.nspname = 'public'`,
+  );
+  return new Map(rows.map((row) => [row.name, { heap: Number(row.heap), indexes: Number(row.indexes) }]));
 }
 
 /** The tables that grew most between two `postgresTables`, per file: "name heap +h, indexes +i B/file". */

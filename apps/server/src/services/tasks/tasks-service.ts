@@ -116,6 +116,9 @@ interface OpenedCloud {
  * starting, retrying, cancelling and deleting them. Runs themselves happen in `TaskRunner`, on
  * whichever worker the queue hands the job to.
  */
+/** How `create` plans for Edit: with the task's two-way state, within a time budget, for its figures only. */
+type PlanWith = { twoWayState?: TwoWayStateStore; signal?: AbortSignal; countOnly?: boolean };
+
 export class TasksService {
   private readonly o: Required<TasksServiceOptions>;
 
@@ -241,7 +244,7 @@ export class TasksService {
     userId: string,
     body: CreateTaskBody,
     headerTimeZone: string | undefined,
-    planWith: { twoWayState?: TwoWayStateStore; signal?: AbortSignal; countOnly?: boolean } = {},
+    planWith: PlanWith = {},
   ): Promise<CreateTaskData> {
     const now = this.o.now();
     const taskType = body.task_type === TaskType.migrate ? TaskType.migrate : TaskType.sync;
@@ -342,7 +345,7 @@ export class TasksService {
       sameCloud: boolean;
       source: OpenedCloud;
       target: OpenedCloud;
-      planWith: { twoWayState?: TwoWayStateStore; signal?: AbortSignal; countOnly?: boolean };
+      planWith: PlanWith;
     },
   ): Promise<CreateTaskData> {
     const { now, taskType, syncMode, mode, paths, targetPath, timeZone, schedule, nextRun, sameCloud, source, target } =
